@@ -1,0 +1,195 @@
+package dev.recount.core.config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * recount's settings: the documented defaults in {@code config/recount.properties}, then an optional
+ * config file, then a few environment variables (what {@code .recount/local.env} exports), then flags.
+ *
+ * <p>Unknown keys are rejected rather than ignored, so a typo in a config file cannot silently leave a
+ * default in force. Passwords are never read from the file or flags, only via {@link #postgresPassword()}.
+ */
+public final class RecountConfig {
+    static final String DEFAULTS_RESOURCE = "/dev/recount/core/config/recount.properties";
+
+    /** Environment variables that override a setting (the names .recount/local.env exports). */
+    static final Map<String, String> ENV_OVERRIDES = Map.of(
+            "KAFKA_BOOTSTRAP_SERVERS", "kafka.bootstrap-servers",
+            "RECOUNT_JDBC_URL", "postgres.jdbc-url",
+            "PGUSER", "postgres.user");
+
+    private final Map<String, String> values;
+    private final Map<String, String> environment;
+
+    private RecountConfig(Map<String, String> values, Map<String, String> environment) {
+        this.values = values;
+        this.environment = environment;
+    }
+
+    /** Defaults only, ignoring the environment: for tests and for printing the reference. */
+    public static RecountConfig defaults() {
+        return new RecountConfig(loadDefaults(), Map.of());
+    }
+
+    /**
+     * Defaults, then {@code configFile} (may be null), then the environment's overrides.
+     *
+     * @throws IllegalArgumentException naming the file and key when the file has an unknown key
+     */
+    public static RecountConfig load(Path configFile, Map<String, String> environment) {
+        Map<String, String> values = loadDefaults();
+        if (configFile != null) {
+            Properties file = new Properties();
+            try (Reader in = Files.newBufferedReader(configFile, StandardCharsets.UTF_8)) {
+                file.load(in);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read config file " + configFile + ": " + e.getMessage(), e);
+            }
+            for (String key : file.stringPropertyNames()) {
+                requireKnown(values, key, "config file " + configFile);
+                values.put(key, file.getProperty(key).trim());
+            }
+        }
+        ENV_OVERRIDES.forEach((env, key) -> {
+            String v = environment.get(env);
+            if (v != null && !v.isBlank()) values.put(key, v.trim());
+        });
+        return new RecountConfig(values, Map.copyOf(environment));
+    }
+
+    /** The config file named by $RECOUNT_CONFIG, if set, merged with the process environment. */
+    public static RecountConfig fromEnvironment(Path explicitFile) {
+        Map<String, String> env = System.getenv();
+        Path file = explicitFile;
+        if (file == null && env.get("RECOUNT_CONFIG") != null && !env.get("RECOUNT_CONFIG").isBlank()) {
+            file = Path.of(env.get("RECOUNT_CONFIG"));
+        }
+        return load(file, env);
+    }
+
+    /** A copy with {@code key} set, as a command-line flag does. Null values leave the setting as it is. */
+    public RecountConfig with(String key, String value) {
+        if (value == null) return this;
+        Map<String, String> copy = new TreeMap<>(values);
+        requireKnown(copy, key, "flag");
+        copy.put(key, value.trim());
+        return new RecountConfig(copy, environment);
+    }
+
+    public String get(String key) {
+        String v = values.get(key);
+        if (v == null) throw new IllegalArgumentException("unknown setting '" + key + "'");
+        return v;
+    }
+
+    public Duration duration(String key) {
+        try {
+            return Durations.parse(get(key));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("setting " + key + ": " + e.getMessage(), e);
+        }
+    }
+
+    public int integer(String key) {
+        try {
+            return Integer.parseInt(get(key));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'", e);
+        }
+    }
+
+    public double decimal(String key) {
+        try {
+            return Double.parseDouble(get(key));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("setting " + key + " must be a number, got '" + get(key) + "'", e);
+        }
+    }
+
+    public ZoneId timeZone() {
+        try {
+            return ZoneId.of(get("time-zone"));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("setting time-zone: unknown zone '" + get("time-zone") + "'", e);
+        }
+    }
+
+    /** The event-time settings that stream and batch must agree on. */
+    public EventTimeSettings eventTime() {
+        String horizon = get("dedup.horizon");
+        Duration window = duration("window.size");
+        Duration ooo = duration("watermark.out-of-orderness");
+        Duration lateness = duration("window.allowed-lateness");
+        return new EventTimeSettings(
+                window,
+                ooo,
+                lateness,
+                duration("watermark.idleness"),
+                horizon.isBlank() ? window.plus(ooo).plus(lateness) : duration("dedup.horizon"),
+                duration("validation.max-past"),
+                duration("validation.max-future"));
+    }
+
+    public Topics topics() {
+        return new Topics(get("topics.input"), get("topics.dead-letter"), get("topics.backfill"),
+                integer("topics.input-partitions"));
+    }
+
+    public PostgresSettings postgres() {
+        return new PostgresSettings(get("postgres.jdbc-url"), get("postgres.user"), get("postgres.schema"),
+                integer("postgres.pool-size"));
+    }
+
+    /**
+     * The PostgreSQL password: from the environment variable named by {@code postgres.password-env},
+     * else the first line of {@code postgres.password-file}, else null (trust or peer auth).
+     */
+    public String postgresPassword() {
+        String fromEnv = environment.get(get("postgres.password-env"));
+        if (fromEnv != null) return fromEnv;
+        String file = get("postgres.password-file");
+        if (file.isBlank()) return null;
+        try {
+            return Files.readAllLines(Path.of(file), StandardCharsets.UTF_8).stream()
+                    .findFirst().orElse("").trim();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read postgres.password-file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Every setting, sorted, for `--help` style listings and diagnostics. Passwords are never in here. */
+    public Map<String, String> asMap() {
+        return new TreeMap<>(values);
+    }
+
+    private static void requireKnown(Map<String, String> known, String key, String where) {
+        if (!known.containsKey(key)) {
+            throw new IllegalArgumentException("unknown setting '" + key + "' in " + where
+                    + " (see config/recount.properties for every setting)");
+        }
+    }
+
+    private static Map<String, String> loadDefaults() {
+        Properties p = new Properties();
+        try (InputStream in = RecountConfig.class.getResourceAsStream(DEFAULTS_RESOURCE)) {
+            Objects.requireNonNull(in, "defaults resource missing from the build: " + DEFAULTS_RESOURCE);
+            p.load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read built-in defaults", e);
+        }
+        Map<String, String> values = new TreeMap<>();
+        p.stringPropertyNames().forEach(k -> values.put(k, p.getProperty(k).trim()));
+        return values;
+    }
+}

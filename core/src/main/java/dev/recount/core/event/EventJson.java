@@ -1,0 +1,40 @@
+package dev.recount.core.event;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/** The wire form of an event (CONTRACT §1). The generator writes it; the backfill record embeds it. */
+public final class EventJson {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private EventJson() {}
+
+    public static ObjectNode toNode(AdEvent e) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("event_id", e.eventId);
+        n.put("event_type", e.eventType.wireName());
+        n.put("event_ts", e.eventTs);
+        n.put("campaign_id", e.campaignId);
+        n.put("channel_id", e.channelId);
+        n.put("cost_micros", e.costMicros);
+        return n;
+    }
+
+    public static String toJson(AdEvent e) {
+        return toNode(e).toString();
+    }
+
+    /** Reads the six contract fields back; for records recount wrote itself, so it fails loudly rather than validating. */
+    public static AdEvent fromNode(JsonNode n) {
+        AdEvent e = new AdEvent();
+        e.eventId = n.required("event_id").asText();
+        e.eventType = EventType.fromWire(n.required("event_type").asText())
+                .orElseThrow(() -> new IllegalArgumentException("unknown event_type in " + n));
+        e.eventTs = n.required("event_ts").asLong();
+        e.campaignId = n.required("campaign_id").asText();
+        e.channelId = n.required("channel_id").asText();
+        e.costMicros = n.required("cost_micros").asLong();
+        return e;
+    }
+}

@@ -1,0 +1,135 @@
+package dev.recount.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.core.config.Durations;
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.event.DeadLetterRecord;
+import dev.recount.core.event.EventType;
+import dev.recount.core.event.InvalidReason;
+import dev.recount.core.lake.LakeLayout;
+import dev.recount.core.metrics.Metric;
+import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowAlignment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class DefinitionsTest {
+    static final long T0 = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
+    static final WindowAlignment MINUTE = new WindowAlignment(60_000);
+
+    static AdEvent event(EventType type, long cost) {
+        return new AdEvent("e", type, T0, "c", "ch", cost, "t", 0, 0, T0);
+    }
+
+    @Test
+    void windowsAreAlignedToTheEpochIncludingTheirFirstAndLastMillisecond() {
+        assertThat(MINUTE.windowStart(T0)).isEqualTo(T0);
+        assertThat(MINUTE.windowStart(T0 + 59_999)).isEqualTo(T0);
+        assertThat(MINUTE.windowStart(T0 + 60_000)).isEqualTo(T0 + 60_000);
+        assertThat(MINUTE.windowEnd(T0 + 1)).isEqualTo(T0 + 60_000);
+        assertThat(MINUTE.windowStart(-1)).isEqualTo(-60_000);
+        assertThat(MINUTE.isAligned(T0)).isTrue();
+        assertThat(MINUTE.isAligned(T0 + 1)).isFalse();
+    }
+
+    @Test
+    void tooLateFollowsFlinksRuleOnTheWindowsLastMillisecond() {
+        long lateness = Duration.ofMinutes(2).toMillis();
+        long lastMs = T0 + 59_999;
+        assertThat(MINUTE.isTooLate(T0, lateness, lastMs + lateness - 1)).isFalse();
+        assertThat(MINUTE.isTooLate(T0, lateness, lastMs + lateness)).isTrue();
+    }
+
+    @Test
+    void metricsCountByTypeAndSumSpendOverAllTypes() {
+        MetricsAccumulator acc = new MetricsAccumulator()
+                .add(event(EventType.IMPRESSION, 10))
+                .add(event(EventType.IMPRESSION, 20))
+                .add(event(EventType.CLICK, 300))
+                .add(event(EventType.CONVERSION, 4000));
+
+        assertThat(acc.toMetrics()).isEqualTo(new WindowMetrics(2, 1, 1, 4330, 4));
+        assertThat(new MetricsAccumulator().merge(acc).merge(acc).toMetrics()).isEqualTo(new WindowMetrics(4, 2, 2, 8660, 8));
+    }
+
+    @Test
+    void sqlContributionStatesTheSameRuleAsJava() {
+        // Evaluate each SQL expression for one event by hand-substitution: the expression shapes are fixed.
+        for (EventType type : EventType.values()) {
+            for (Metric m : Metric.values()) {
+                String sql = m.sqlContribution("t", "c");
+                long expected = m.contribution(event(type, 77));
+                long sqlValue = evaluate(sql, type.wireName(), 77);
+                assertThat(sqlValue).as(m + " for " + type + ": " + sql).isEqualTo(expected);
+            }
+        }
+    }
+
+    /** A tiny evaluator for exactly the two shapes Metric emits. */
+    static long evaluate(String sql, String typeValue, long cost) {
+        String s = sql.replace("CAST(c AS BIGINT)", Long.toString(cost)).replace("CAST(1 AS BIGINT)", "1")
+                .replace("CAST(0 AS BIGINT)", "0");
+        if (s.startsWith("CASE WHEN t = '")) {
+            String wanted = s.substring("CASE WHEN t = '".length(), s.indexOf("' THEN "));
+            String then = s.substring(s.indexOf(" THEN ") + 6, s.indexOf(" ELSE "));
+            return wanted.equals(typeValue) ? Long.parseLong(then) : 0;
+        }
+        return Long.parseLong(s);
+    }
+
+    @Test
+    void overflowIsAnErrorNotAWrongNumber() {
+        MetricsAccumulator acc = new MetricsAccumulator().add(event(EventType.CLICK, Long.MAX_VALUE));
+        assertThatThrownBy(() -> acc.add(event(EventType.CLICK, 1))).isInstanceOf(ArithmeticException.class);
+    }
+
+    @Test
+    void lakePartitionsAreUtcDateAndHour() {
+        assertThat(LakeLayout.partitionPath(Instant.parse("2026-11-29T07:59:59.999Z").toEpochMilli()))
+                .isEqualTo("event_date=2026-11-29/event_hour=07");
+        assertThat(LakeLayout.datesCovering(T0, T0 + Duration.ofDays(1).toMillis())).hasSize(2);
+    }
+
+    @Test
+    void durationsAcceptIsoAndShorthand() {
+        assertThat(Durations.parse("PT30S")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(Durations.parse("30s")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(Durations.parse("5m")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(Durations.parse("1h")).isEqualTo(Duration.ofHours(1));
+        assertThat(Durations.parse("7d")).isEqualTo(Duration.ofDays(7));
+        assertThat(Durations.parse("250ms")).isEqualTo(Duration.ofMillis(250));
+        assertThat(Durations.format(Duration.ofMinutes(2))).isEqualTo("2m");
+        assertThatThrownBy(() -> Durations.parse("5 minutes")).hasMessageContaining("5 minutes");
+        assertThatThrownBy(() -> Durations.parse("-PT5S")).hasMessageContaining("negative");
+    }
+
+    @Test
+    void backfillRecordsRoundTrip() {
+        AdEvent e = new AdEvent("e-9", EventType.CONVERSION, T0 + 5, "c<1>", "app", 12, "in", 1, 99, T0 + 600_000);
+        BackfillRecord r = new BackfillRecord(e, T0, T0 + 60_000, T0 + 500_000, "in", 1, 99);
+
+        BackfillRecord back = BackfillRecord.fromJson(r.toJson());
+
+        assertThat(back.windowStart()).isEqualTo(T0);
+        assertThat(back.watermark()).isEqualTo(T0 + 500_000);
+        assertThat(back.event().eventId).isEqualTo("e-9");
+        assertThat(back.event().campaignId).isEqualTo("c<1>");
+        assertThat(back.offset()).isEqualTo(99);
+    }
+
+    @Test
+    void deadLetterKeepsTheRawValueButCapsItsSize() {
+        String small = DeadLetterRecord.toJson(InvalidReason.SCHEMA, "bad", "in", 0, 5, T0, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
+        assertThat(small).contains("\"reason\":\"schema\"").contains("\"raw\":\"{\\\"a\\\":1}\"").doesNotContain("raw_truncated");
+
+        String big = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, new byte[2_000_000]);
+        assertThat(big.length()).isLessThan(1_000_000);
+        assertThat(big).contains("\"raw_truncated\":true").contains("\"raw_bytes\":2000000");
+    }
+}

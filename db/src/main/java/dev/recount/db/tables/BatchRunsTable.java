@@ -1,0 +1,95 @@
+package dev.recount.db.tables;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Optional;
+
+/** {@code batch_runs}: one row per batch run, written at its start and updated at its end. */
+public final class BatchRunsTable {
+    public static final String TABLE = "batch_runs";
+
+    public enum Mode { RANGE, AFFECTED, NIGHTLY;
+        public String wireName() { return name().toLowerCase(java.util.Locale.ROOT); }
+    }
+
+    public enum Status { RUNNING, SUCCEEDED, FAILED;
+        public String wireName() { return name().toLowerCase(java.util.Locale.ROOT); }
+    }
+
+    /** A finished or running run, as read back. Range bounds are null for an `affected` run with no range. */
+    public record Run(long runId, Mode mode, Long rangeFrom, Long rangeTo, Status status, boolean forced,
+                      Long eventsRead, Long windowsWritten, Long windowsDeleted, String details, String error) {}
+
+    private BatchRunsTable() {}
+
+    /** Records a run as running; commits on its own so the row is visible even if the run later dies. */
+    public static long start(Connection conn, Mode mode, Long fromMillis, Long toMillis, boolean forced)
+            throws SQLException {
+        String sql = "INSERT INTO " + TABLE + " (mode, range_from, range_to, status, forced)"
+                + " VALUES (?, ?, ?, 'running', ?) RETURNING run_id";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setString(1, mode.wireName());
+            bindNullableTs(ps, 2, fromMillis);
+            bindNullableTs(ps, 3, toMillis);
+            ps.setBoolean(4, forced);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Marks the run succeeded; {@code detailsJson} may be null. Call inside the transaction that wrote the results. */
+    public static void succeed(Connection conn, long runId, long eventsRead, long windowsWritten, long windowsDeleted,
+                               Long fromMillis, Long toMillis, String detailsJson) throws SQLException {
+        String sql = "UPDATE " + TABLE + " SET status = 'succeeded', events_read = ?, windows_written = ?,"
+                + " windows_deleted = ?, range_from = COALESCE(?, range_from), range_to = COALESCE(?, range_to),"
+                + " details = ?::jsonb, finished_at = now() WHERE run_id = ?";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setLong(1, eventsRead);
+            ps.setLong(2, windowsWritten);
+            ps.setLong(3, windowsDeleted);
+            bindNullableTs(ps, 4, fromMillis);
+            bindNullableTs(ps, 5, toMillis);
+            if (detailsJson == null) ps.setNull(6, Types.VARCHAR); else ps.setString(6, detailsJson);
+            ps.setLong(7, runId);
+            requireOne(ps.executeUpdate(), runId);
+        }
+    }
+
+    public static void fail(Connection conn, long runId, String error) throws SQLException {
+        String sql = "UPDATE " + TABLE + " SET status = 'failed', error = ?, finished_at = now() WHERE run_id = ?";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setString(1, error == null ? "unknown error" : error);
+            ps.setLong(2, runId);
+            requireOne(ps.executeUpdate(), runId);
+        }
+    }
+
+    public static Optional<Run> find(Connection conn, long runId) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE run_id = ?")) {
+            ps.setLong(1, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) return Optional.empty();
+                return Optional.of(new Run(rs.getLong("run_id"),
+                        Mode.valueOf(rs.getString("mode").toUpperCase(java.util.Locale.ROOT)),
+                        Timestamps.readNullable(rs, "range_from"), Timestamps.readNullable(rs, "range_to"),
+                        Status.valueOf(rs.getString("status").toUpperCase(java.util.Locale.ROOT)),
+                        rs.getBoolean("forced"), (Long) rs.getObject("events_read"),
+                        (Long) rs.getObject("windows_written"), (Long) rs.getObject("windows_deleted"),
+                        rs.getString("details"), rs.getString("error")));
+            }
+        }
+    }
+
+    private static void bindNullableTs(PreparedStatement ps, int i, Long millis) throws SQLException {
+        if (millis == null) ps.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE); else Timestamps.bind(ps, i, millis);
+    }
+
+    private static void requireOne(int updated, long runId) {
+        if (updated != 1) throw new IllegalStateException("batch run " + runId + " not found");
+    }
+}

@@ -1,0 +1,146 @@
+package dev.recount.db.tables;
+
+import dev.recount.core.window.WindowKey;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * {@code batch_window_metrics} and its staging table. A run loads its rows into
+ * {@code batch_window_metrics_staging} (from the driver or from Spark's JDBC writer), then
+ * {@link #replaceFromStaging} swaps them in for its scope in one transaction: keys without events vanish,
+ * rerunning gives identical rows, a crash before the commit leaves the previous result.
+ */
+public final class BatchWindowMetricsTable {
+    public static final String TABLE = "batch_window_metrics";
+    public static final String STAGING_TABLE = "batch_window_metrics_staging";
+    /** Column order of the staging table, for Spark's JDBC writer. */
+    public static final String STAGING_COLUMNS =
+            "run_id, window_start, window_end, campaign_id, channel_id, " + MetricColumns.LIST;
+
+    /** Which windows a run replaces: a time range, or an explicit set of window starts (`affected`). */
+    public sealed interface Scope permits Range, Windows {}
+
+    public record Range(long fromMillis, long toMillis) implements Scope {
+        public Range {
+            if (toMillis <= fromMillis) throw new IllegalArgumentException("range must not be empty: [" + fromMillis + ", " + toMillis + ")");
+        }
+    }
+
+    public record Windows(Collection<Long> windowStartsMillis) implements Scope {}
+
+    /** How many keys a replace wrote and how many previous keys in scope it removed. */
+    public record ReplaceResult(long written, long deleted) {}
+
+    private BatchWindowMetricsTable() {}
+
+    public static void insertStaging(Connection conn, long runId, List<WindowRow> rows) throws SQLException {
+        String sql = "INSERT INTO " + STAGING_TABLE + " (" + STAGING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            for (WindowRow r : rows) {
+                ps.setLong(1, runId);
+                Timestamps.bind(ps, 2, r.key().windowStartMillis());
+                Timestamps.bind(ps, 3, r.windowEndMillis());
+                ps.setString(4, r.key().campaignId());
+                ps.setString(5, r.key().channelId());
+                MetricColumns.bind(ps, 6, r.metrics());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /**
+     * Replaces every row in {@code scope} with the staged rows of {@code runId} and clears the staging rows.
+     * Runs on {@code conn} without committing: the caller commits together with the run's status.
+     * Staged rows outside the scope are an error (the run computed more than it may replace).
+     */
+    public static ReplaceResult replaceFromStaging(Connection conn, Scope scope, long runId) throws SQLException {
+        String inScope = scopePredicate(scope, "s.window_start");
+        try (PreparedStatement ps = conn.prepareStatement(
+                "SELECT count(*) FROM " + STAGING_TABLE + " s WHERE s.run_id = ? AND NOT (" + inScope + ")")) {
+            ps.setLong(1, runId);
+            bindScope(ps, 2, scope, conn);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (rs.getLong(1) > 0) {
+                    throw new IllegalStateException("run " + runId + " staged " + rs.getLong(1) + " rows outside its scope " + scope);
+                }
+            }
+        }
+        long deleted;
+        String vanished = "DELETE FROM " + TABLE + " t WHERE " + scopePredicate(scope, "t.window_start")
+                + " AND NOT EXISTS (SELECT 1 FROM " + STAGING_TABLE + " s WHERE s.run_id = ?"
+                + " AND s.window_start = t.window_start AND s.campaign_id = t.campaign_id AND s.channel_id = t.channel_id)";
+        try (PreparedStatement ps = conn.prepareStatement(vanished)) {
+            int next = bindScope(ps, 1, scope, conn);
+            ps.setLong(next, runId);
+            deleted = ps.executeUpdate();
+        }
+        long written;
+        String upsert = "INSERT INTO " + TABLE + " (window_start, window_end, campaign_id, channel_id, "
+                + MetricColumns.LIST + ", run_id, computed_at)"
+                + " SELECT window_start, window_end, campaign_id, channel_id, " + MetricColumns.LIST + ", run_id, now()"
+                + " FROM " + STAGING_TABLE + " WHERE run_id = ?"
+                + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
+                + MetricColumns.SET_FROM_EXCLUDED + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at";
+        try (PreparedStatement ps = conn.prepareStatement(upsert)) {
+            ps.setLong(1, runId);
+            written = ps.executeUpdate();
+        }
+        clearStaging(conn, runId);
+        return new ReplaceResult(written, deleted);
+    }
+
+    /** Drops a run's staged rows (after a replace, or to clean up a failed run). */
+    public static void clearStaging(Connection conn, long runId) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + STAGING_TABLE + " WHERE run_id = ?")) {
+            ps.setLong(1, runId);
+            ps.executeUpdate();
+        }
+    }
+
+    public static List<WindowRow> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
+        String sql = "SELECT * FROM " + TABLE + " WHERE window_start >= ? AND window_start < ?"
+                + " ORDER BY window_start, campaign_id, channel_id";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            Timestamps.bind(ps, 1, fromMillis);
+            Timestamps.bind(ps, 2, toMillis);
+            List<WindowRow> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    WindowKey key = new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
+                            rs.getString("channel_id"));
+                    rows.add(new WindowRow(key, Timestamps.read(rs, "window_end"), MetricColumns.read(rs)));
+                }
+            }
+            return rows;
+        }
+    }
+
+    private static String scopePredicate(Scope scope, String column) {
+        return scope instanceof Range ? column + " >= ? AND " + column + " < ?" : column + " = ANY (?)";
+    }
+
+    private static int bindScope(PreparedStatement ps, int first, Scope scope, Connection conn) throws SQLException {
+        if (scope instanceof Range r) {
+            Timestamps.bind(ps, first, r.fromMillis());
+            Timestamps.bind(ps, first + 1, r.toMillis());
+            return first + 2;
+        }
+        Windows w = (Windows) scope;
+        Object[] starts = w.windowStartsMillis().stream()
+                .map(ms -> OffsetDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC)).toArray();
+        Array array = conn.createArrayOf("timestamptz", starts);
+        ps.setArray(first, array);
+        return first + 1;
+    }
+}

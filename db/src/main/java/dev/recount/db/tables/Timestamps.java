@@ -1,0 +1,26 @@
+package dev.recount.db.tables;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+/** timestamptz ⇄ epoch millis, the one conversion every table class uses. */
+public final class Timestamps {
+    private Timestamps() {}
+
+    public static void bind(PreparedStatement ps, int index, long epochMillis) throws SQLException {
+        ps.setObject(index, OffsetDateTime.ofInstant(Instant.ofEpochMilli(epochMillis), ZoneOffset.UTC));
+    }
+
+    public static long read(ResultSet rs, String column) throws SQLException {
+        return rs.getObject(column, OffsetDateTime.class).toInstant().toEpochMilli();
+    }
+
+    public static Long readNullable(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant().toEpochMilli();
+    }
+}

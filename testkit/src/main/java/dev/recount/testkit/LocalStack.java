@@ -1,0 +1,187 @@
+package dev.recount.testkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The embedded local stack (a real Kafka broker and a real PostgreSQL) for integration tests, started once
+ * per test JVM exactly as {@code ./recount up} starts it: by deploy's launcher in a child process, so the
+ * broker's Scala 2.13 classes never share a classpath with Flink or Spark. Stopped by a shutdown hook.
+ *
+ * <p>Tests isolate themselves with their own topics ({@link TestNames#unique}) and schemas
+ * ({@link #createSchema}), not their own stack: starting one takes seconds.
+ */
+public final class LocalStack {
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+    private static LocalStack shared;
+
+    private final Path home;
+    private final Map<String, String> env;
+
+    private LocalStack(Path home, Map<String, String> env) {
+        this.home = home;
+        this.env = env;
+    }
+
+    /** The stack of this JVM, started on first use. */
+    public static synchronized LocalStack shared() {
+        if (shared == null) {
+            try {
+                Path home = Files.createTempDirectory("recount-stack-");
+                shared = start(home);
+                LocalStack started = shared;
+                Runtime.getRuntime().addShutdownHook(new Thread(started::stopQuietly, "recount-stack-stop"));
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot create a directory for the local stack", e);
+            }
+        }
+        return shared;
+    }
+
+    /** Starts a stack with its data under {@code home} and waits until both services answer. */
+    public static LocalStack start(Path home) {
+        int exit = runLauncher(home, START_TIMEOUT, "up", "--home", home.toString());
+        if (exit != 0) {
+            throw new IllegalStateException("`recount up` exited " + exit + "; see " + home.resolve("launcher.log"));
+        }
+        return new LocalStack(home, readEnvFile(home.resolve("local.env")));
+    }
+
+    public void stop() {
+        int exit = runLauncher(home, Duration.ofMinutes(1), "down", "--home", home.toString());
+        if (exit != 0) throw new IllegalStateException("`recount down` exited " + exit + "; see " + home.resolve("launcher.log"));
+    }
+
+    public Path home() {
+        return home;
+    }
+
+    public String bootstrapServers() {
+        return require("KAFKA_BOOTSTRAP_SERVERS");
+    }
+
+    /** JDBC URL of the local database (no schema: tests pick their own). */
+    public String jdbcUrl() {
+        return require("RECOUNT_JDBC_URL");
+    }
+
+    public String adminUser() {
+        return require("PGUSER");
+    }
+
+    public String adminPassword() {
+        return env.getOrDefault("PGPASSWORD", "");
+    }
+
+    /** Everything local.env holds, e.g. to pass to a child process as its environment. */
+    public Map<String, String> environment() {
+        return Map.copyOf(env);
+    }
+
+    public Connection adminConnection() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(), adminUser(), adminPassword());
+    }
+
+    /** Creates an empty schema with a unique name (migrations are the caller's: db's Migrations.apply). */
+    public String createSchema(String prefix) {
+        String schema = TestNames.unique(prefix).replace('-', '_').toLowerCase();
+        try (Connection c = adminConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + schema);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create schema " + schema, e);
+        }
+        return schema;
+    }
+
+    private void stopQuietly() {
+        try {
+            stop();
+        } catch (RuntimeException e) {
+            System.err.println("recount testkit: stopping the local stack failed: " + e.getMessage());
+        }
+    }
+
+    private String require(String key) {
+        String v = env.get(key);
+        if (v == null || v.isBlank()) throw new IllegalStateException(key + " missing from " + home.resolve("local.env"));
+        return v;
+    }
+
+    /** Runs deploy's launcher main in a child JVM; its output goes to {@code home/launcher.log}. */
+    static int runLauncher(Path home, Duration timeout, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(deployClasspath());
+        command.add("dev.recount.deploy.RecountLocal");
+        command.addAll(List.of(args));
+        try {
+            Files.createDirectories(home);
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("launcher.log").toFile()))
+                    .start();
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("`recount " + String.join(" ", args) + "` did not finish within " + timeout);
+            }
+            return p.exitValue();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the local stack launcher", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the local stack", e);
+        }
+    }
+
+    /** deploy's jar plus its runtime classpath, as written by the build (see the root pom). */
+    static String deployClasspath() {
+        Path root = Path.of(System.getProperty("recount.root", "..")).toAbsolutePath().normalize();
+        Path target = root.resolve("deploy").resolve("target");
+        Path classpathFile = target.resolve("runtime.classpath");
+        try (var jars = Files.list(target)) {
+            Path jar = jars.filter(p -> p.getFileName().toString().matches("deploy-.*\\.jar"))
+                    .filter(p -> !p.getFileName().toString().contains("-sources"))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no deploy jar in " + target + ": build deploy first (mvn package)"));
+            return jar + java.io.File.pathSeparator + Files.readString(classpathFile, StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + classpathFile + ": build deploy first (mvn package)", e);
+        }
+    }
+
+    /** Reads shell assignments {@code KEY=value} or {@code export KEY='value'} as local.env holds them. */
+    static Map<String, String> readEnvFile(Path file) {
+        Map<String, String> values = new HashMap<>();
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                String l = line.strip();
+                if (l.isEmpty() || l.startsWith("#")) continue;
+                if (l.startsWith("export ")) l = l.substring("export ".length()).strip();
+                int eq = l.indexOf('=');
+                if (eq <= 0) continue;
+                String value = l.substring(eq + 1).strip();
+                if (value.length() >= 2 && (value.startsWith("'") && value.endsWith("'")
+                        || value.startsWith("\"") && value.endsWith("\""))) {
+                    value = value.substring(1, value.length() - 1);
+                }
+                values.put(l.substring(0, eq).strip(), value);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + file, e);
+        }
+        return values;
+    }
+}
