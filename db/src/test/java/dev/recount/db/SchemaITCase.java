@@ -1,0 +1,199 @@
+package dev.recount.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.BatchWindowMetricsTable;
+import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.db.tables.WindowRow;
+import dev.recount.testkit.LocalStack;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Migrations, least-privilege roles, and the table classes' guarantees on a real PostgreSQL. */
+class SchemaITCase {
+    static final long W0 = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
+    static final long MINUTE = 60_000;
+
+    static LocalStack stack;
+    String schema;
+
+    @BeforeAll
+    static void startStack() {
+        stack = LocalStack.shared();
+    }
+
+    @BeforeEach
+    void freshSchema() {
+        schema = stack.createSchema("db");
+        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+    }
+
+    Connection as(Role role) throws SQLException {
+        Connection c = stack.adminConnection();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            if (role != null) s.execute("SET ROLE " + role.roleName());
+        }
+        return c;
+    }
+
+    static StreamWindowMetricsTable.Row streamRow(String campaign, long spend, int revision) {
+        return new StreamWindowMetricsTable.Row(
+                new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1)), revision);
+    }
+
+    @Test
+    void migrationsApplyOnAnEmptySchemaAndAreIdempotent() throws SQLException {
+        MigrateResult again = Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+
+        assertThat(again.migrationsExecuted).isZero();
+        try (Connection c = as(null); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM flyway_schema_history WHERE success")) {
+            rs.next();
+            assertThat(rs.getInt(1)).isGreaterThanOrEqualTo(6);
+        }
+    }
+
+    @Test
+    void financeCanReadResultsButWriteNothing() throws SQLException {
+        try (Connection c = as(Role.FINANCE); Statement s = c.createStatement()) {
+            s.executeQuery("SELECT count(*) FROM window_metrics").close();
+            s.executeQuery("SELECT count(*) FROM reconciliation_runs").close();
+            for (String write : List.of(
+                    "INSERT INTO stream_window_metrics VALUES (now(), now() + interval '1 minute', 'c', 'w', 0,0,0,0,0, 1, now())",
+                    "DELETE FROM batch_window_metrics",
+                    "UPDATE window_corrections SET events = 0",
+                    "INSERT INTO correction_log (reconciliation_run_id, window_start, campaign_id, channel_id, metric, reason) VALUES (1, now(), 'c', 'w', 'events', 'x')")) {
+                assertThatThrownBy(() -> s.execute(write)).as(write)
+                        .isInstanceOf(SQLException.class).hasMessageContaining("permission denied");
+            }
+        }
+    }
+
+    @Test
+    void streamRoleWritesOnlyItsOwnTables() throws SQLException {
+        try (Connection c = as(Role.STREAM)) {
+            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 100, 1)));
+            try (Statement s = c.createStatement()) {
+                for (String other : List.of("SELECT * FROM batch_window_metrics", "SELECT * FROM reconciliation_runs",
+                        "INSERT INTO batch_runs (mode, status) VALUES ('range', 'running')",
+                        "DELETE FROM stream_window_metrics")) {
+                    assertThatThrownBy(() -> s.execute(other)).as(other).hasMessageContaining("permission denied");
+                }
+            }
+        }
+    }
+
+    @Test
+    void nobodyCanUpdateOrDeleteTheCorrectionLogNotEvenTheOwner() throws SQLException {
+        try (Connection admin = as(null); Statement s = admin.createStatement()) {
+            s.execute("INSERT INTO reconciliation_runs (range_from, range_to, status) VALUES (now(), now() + interval '1 hour', 'running')");
+            s.execute("INSERT INTO correction_log (reconciliation_run_id, window_start, campaign_id, channel_id, metric,"
+                    + " before_value, after_value, reason) SELECT max(run_id), now(), 'c', 'w', 'events', 1, 2, 'test' FROM reconciliation_runs");
+            assertThatThrownBy(() -> s.execute("UPDATE correction_log SET after_value = 3"))
+                    .hasMessageContaining("correction_log is append-only: UPDATE");
+            assertThatThrownBy(() -> s.execute("DELETE FROM correction_log"))
+                    .hasMessageContaining("correction_log is append-only: DELETE");
+            assertThatThrownBy(() -> s.execute("TRUNCATE correction_log"))
+                    .hasMessageContaining("correction_log is append-only: TRUNCATE");
+        }
+        try (Connection c = as(Role.RECONCILER); Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.execute("DELETE FROM correction_log")).hasMessageContaining("permission denied");
+        }
+    }
+
+    @Test
+    void aReplayedOlderRevisionNeverOverwritesANewerOne() throws SQLException {
+        try (Connection c = as(Role.STREAM)) {
+            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 100, 2)));
+            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 50, 1)));
+            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE))
+                    .extracting(r -> r.window().metrics().spendMicros(), StreamWindowMetricsTable.Row::revision)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(100L, 2));
+
+            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 130, 3)));
+            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE).get(0).window().metrics().spendMicros())
+                    .isEqualTo(130);
+        }
+    }
+
+    @Test
+    void batchReplaceRemovesVanishedKeysAndKeepsTheOldResultUntilCommit() throws SQLException {
+        BatchWindowMetricsTable.Range range = new BatchWindowMetricsTable.Range(W0, W0 + 2 * MINUTE);
+        try (Connection c = as(Role.BATCH)) {
+            replace(c, range, List.of(batchRow("c1", 10), batchRow("c2", 20)));
+            replace(c, range, List.of(batchRow("c1", 11)));
+            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + 2 * MINUTE))
+                    .extracting(r -> r.key().campaignId() + "=" + r.metrics().spendMicros())
+                    .containsExactly("c1=11");
+
+            c.setAutoCommit(false);
+            long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, range.fromMillis(), range.toMillis(), false);
+            BatchWindowMetricsTable.insertStaging(c, run, List.of(batchRow("c9", 99)));
+            BatchWindowMetricsTable.replaceFromStaging(c, range, run);
+            c.rollback(); // a crash before commit
+            c.setAutoCommit(true);
+            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + 2 * MINUTE))
+                    .extracting(r -> r.key().campaignId()).containsExactly("c1");
+        }
+    }
+
+    @Test
+    void servingViewPrefersCorrectionsThenStreamAndShowsBatchOnlyKeys() throws SQLException {
+        try (Connection c = as(Role.STREAM)) {
+            StreamWindowMetricsTable.upsert(c, List.of(streamRow("both", 100, 1), streamRow("corrected", 5, 1)));
+        }
+        try (Connection c = as(Role.BATCH)) {
+            replace(c, new BatchWindowMetricsTable.Range(W0, W0 + MINUTE),
+                    List.of(batchRow("both", 101), batchRow("batch-only", 7), batchRow("corrected", 6)));
+        }
+        try (Connection admin = as(null); Statement s = admin.createStatement()) {
+            s.execute("INSERT INTO reconciliation_runs (range_from, range_to, status) VALUES (now(), now() + interval '1 hour', 'succeeded')");
+            s.execute("INSERT INTO window_corrections (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
+                    + " conversions, spend_micros, events, reconciliation_run_id) SELECT window_start, window_end, campaign_id,"
+                    + " channel_id, impressions, clicks, conversions, spend_micros, events, (SELECT max(run_id) FROM reconciliation_runs)"
+                    + " FROM batch_window_metrics WHERE campaign_id = 'corrected'");
+        }
+        try (Connection c = as(Role.STREAM)) {
+            StreamWindowMetricsTable.upsert(c, List.of(streamRow("corrected", 500, 2))); // a later re-firing
+        }
+        try (Connection c = as(Role.FINANCE); PreparedStatement ps = c.prepareStatement(
+                "SELECT campaign_id, spend_micros, source, is_final FROM window_metrics ORDER BY campaign_id");
+             ResultSet rs = ps.executeQuery()) {
+            StringBuilder rows = new StringBuilder();
+            while (rs.next()) {
+                rows.append(rs.getString(1)).append(':').append(rs.getLong(2)).append(':').append(rs.getString(3))
+                        .append(':').append(rs.getBoolean(4)).append(' ');
+            }
+            assertThat(rows.toString().trim())
+                    .isEqualTo("batch-only:7:batch:false both:100:stream:false corrected:6:batch:true");
+        }
+    }
+
+    static WindowRow batchRow(String campaign, long spend) {
+        return new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1));
+    }
+
+    static void replace(Connection c, BatchWindowMetricsTable.Scope scope, List<WindowRow> rows) throws SQLException {
+        long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, W0, W0 + 2 * MINUTE, false);
+        c.setAutoCommit(false);
+        BatchWindowMetricsTable.insertStaging(c, run, rows);
+        BatchWindowMetricsTable.ReplaceResult r = BatchWindowMetricsTable.replaceFromStaging(c, scope, run);
+        BatchRunsTable.succeed(c, run, rows.size(), r.written(), r.deleted(), null, null, null);
+        c.commit();
+        c.setAutoCommit(true);
+    }
+}
