@@ -105,11 +105,19 @@ public final class LocalStack {
         return schema;
     }
 
+    /** For the shared stack at JVM exit: stop it and remove its data, which nobody will read again. */
     private void stopQuietly() {
         try {
             stop();
-        } catch (RuntimeException e) {
-            System.err.println("recount testkit: stopping the local stack failed: " + e.getMessage());
+            deleteTree(home);
+        } catch (RuntimeException | IOException e) {
+            System.err.println("recount testkit: stopping the local stack in " + home + " failed: " + e.getMessage());
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }
     }
 

@@ -1,0 +1,26 @@
+package dev.recount.deploy;
+
+import dev.recount.core.config.RecountConfig;
+import dev.recount.deploy.local.LocalEnvFile;
+import dev.recount.deploy.local.StackLayout;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Where the commands that talk to Kafka connect when nothing says otherwise: the local stack's own local.env.
+ * Order: an explicit flag; then {@code kafka.bootstrap-servers} from $KAFKA_BOOTSTRAP_SERVERS or a config file;
+ * then the local stack's {@code <local.home>/local.env}; then the built-in default.
+ */
+public final class LocalConnection {
+    private LocalConnection() {}
+
+    public static String kafkaBootstrapServers(RecountConfig config, String flag) {
+        if (flag != null && !flag.isBlank()) return flag.trim();
+        String configured = config.get("kafka.bootstrap-servers");
+        if (!configured.equals(RecountConfig.defaults().get("kafka.bootstrap-servers"))) return configured;
+        Map<String, String> local = LocalEnvFile.read(new StackLayout(Path.of(config.get("local.home"))).envFile());
+        String fromStack = local.get("KAFKA_BOOTSTRAP_SERVERS");
+        return fromStack != null && !fromStack.isBlank() ? fromStack : configured;
+    }
+}

@@ -1,0 +1,196 @@
+package dev.recount.deploy;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.deploy.local.StackException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code produce} (CONTRACT §5): sends a file of JSON lines to Kafka in file order, one record per line. The value
+ * is the line's raw bytes (invalid lines too: recognising them is the streaming job's work, which dead-letters
+ * them with a reason); the key is the line's {@code campaign_id} when the line is a JSON object with a string
+ * campaign_id, so one campaign's events share a partition and keep their order; otherwise the key is null.
+ *
+ * <p>Delivery: an idempotent producer with acks=all, so a retried send is neither lost nor duplicated, and the
+ * records of one partition arrive in file order. Blank lines carry no record and are skipped (and counted).
+ */
+@Command(name = "produce", mixinStandardHelpOptions = true,
+        description = "Send a file of JSON lines to Kafka, one record per line, in file order, keyed by campaign_id.")
+final class ProduceCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(1);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--file", paramLabel = "F", required = true, description = "File of JSON lines (one event per line).")
+    Path file;
+
+    @Option(names = "--rate", paramLabel = "N", defaultValue = "0",
+            description = "At most N records per second (default: 0 = as fast as possible).")
+    double rate;
+
+    @Option(names = "--topic", paramLabel = "T", description = "Topic (default: topics.input from the config).")
+    String topic;
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
+            description = "Kafka (default: $KAFKA_BOOTSTRAP_SERVERS or the config's kafka.bootstrap-servers; "
+                    + "else the local stack's local.env).")
+    String bootstrapServers;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Config file over the built-in defaults (default: $RECOUNT_CONFIG if set).")
+    Path configFile;
+
+    @Override
+    public Integer call() {
+        if (!(rate >= 0) || Double.isInfinite(rate)) {
+            throw new ParameterException(spec.commandLine(), "--rate must be a number >= 0, got " + rate);
+        }
+        RecountConfig config = RecountConfig.fromEnvironment(configFile);
+        String target = topic != null ? topic : config.topics().input();
+        String bootstrap = LocalConnection.kafkaBootstrapServers(config, bootstrapServers);
+        PrintWriter out = spec.commandLine().getOut();
+
+        Counts counts = new Counts();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        long start = System.nanoTime();
+        long nextProgress = start + PROGRESS_EVERY.toNanos();
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(bootstrap))) {
+            byte[] line;
+            while ((line = readLine(in)) != null) {
+                if (isBlank(line)) {
+                    counts.blank++;
+                    continue;
+                }
+                if (rate > 0) pace(start, counts.sent, rate);
+                byte[] key = keyOf(line);
+                if (key == null) counts.unkeyed++;
+                producer.send(new ProducerRecord<>(target, key, line), (metadata, e) -> {
+                    if (e != null) failure.compareAndSet(null, e);
+                });
+                counts.sent++;
+                if (failure.get() != null) break;
+                if (System.nanoTime() >= nextProgress) {
+                    out.printf("sent %d records to %s%n", counts.sent, target);
+                    out.flush();
+                    nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
+                }
+            }
+            producer.flush();
+        } catch (NoSuchFileException e) {
+            throw new StackException("no such file: " + file);
+        } catch (IOException e) {
+            throw new StackException("cannot read " + file + ": " + e.getMessage(), e);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw new StackException("sending to " + target + " at " + bootstrap + " failed: " + e.getMessage(), e);
+        }
+        if (failure.get() != null) {
+            throw new StackException("sending to " + target + " at " + bootstrap + " failed: " + failure.get().getMessage()
+                    + " (is the stack up? `recount up`)", failure.get());
+        }
+        double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
+        out.printf("produced %d records from %s to %s at %s in %.1f s (%d without a campaign_id key%s)%n",
+                counts.sent, file, target, bootstrap, seconds, counts.unkeyed,
+                counts.blank == 0 ? "" : ", " + counts.blank + " blank lines skipped");
+        return 0;
+    }
+
+    /** The record key: the line's campaign_id as UTF-8 when the line is a JSON object with a string campaign_id. */
+    static byte[] keyOf(byte[] line) {
+        try {
+            JsonNode node = JSON.readTree(line);
+            if (node == null || !node.isObject()) return null;
+            JsonNode campaign = node.get("campaign_id");
+            return campaign != null && campaign.isTextual() ? campaign.textValue().getBytes(StandardCharsets.UTF_8) : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The next line's raw bytes without its line terminator ({@code \n} or {@code \r\n}); null at the end. Bytes,
+     * not characters: a line that is not valid UTF-8 is sent exactly as it is, for the job to dead-letter.
+     */
+    static byte[] readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+        int b;
+        boolean any = false;
+        while ((b = in.read()) != -1) {
+            any = true;
+            if (b == '\n') break;
+            line.write(b);
+        }
+        if (!any) return null;
+        byte[] bytes = line.toByteArray();
+        if (bytes.length > 0 && bytes[bytes.length - 1] == '\r') {
+            return Arrays.copyOf(bytes, bytes.length - 1);
+        }
+        return bytes;
+    }
+
+    static boolean isBlank(byte[] line) {
+        for (byte b : line) {
+            if (b != ' ' && b != '\t' && b != '\r') return false;
+        }
+        return true;
+    }
+
+    /** Waits until record number {@code sent} (0-based) is due at {@code rate} records per second since {@code start}. */
+    private static void pace(long start, long sent, double rate) {
+        long due = start + (long) (sent * 1e9 / rate);
+        long wait;
+        while ((wait = due - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(wait);
+        }
+    }
+
+    private static Map<String, Object> producerConfig(String bootstrap) {
+        return Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.CLIENT_ID_CONFIG, "recount-produce",
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.LINGER_MS_CONFIG, 5,
+                // Fail within seconds, not a minute, when nothing listens at the bootstrap address.
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(15),
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(60));
+    }
+
+    private static final class Counts {
+        long sent;
+        long unkeyed;
+        long blank;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.recount.deploy;
+
+import dev.recount.core.config.RecountConfig;
+import dev.recount.deploy.local.EmbeddedStack;
+import dev.recount.deploy.local.StackLayout;
+import dev.recount.deploy.local.StackStatus;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.util.concurrent.Callable;
+
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Show what of the local stack runs where: pids, ports, data directories, bootstrap servers, JDBC URL.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:both Kafka and PostgreSQL run and answer",
+            "1:status could not be determined (an error)",
+            "2:invalid arguments",
+            "3:nothing runs",
+            "4:partly running: one service is stopped or does not answer"})
+final class StatusCommand implements Callable<Integer> {
+    static final int ALL_UP = 0;
+    static final int NOTHING_RUNS = 3;
+    static final int PARTLY_RUNNING = 4;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    StackOptions stack;
+
+    @Override
+    public Integer call() {
+        RecountConfig config = stack.config();
+        StackLayout layout = stack.layout(config);
+        PrintWriter out = spec.commandLine().getOut();
+        if (!Files.isDirectory(layout.home())) {
+            out.println("no local stack in " + layout.home() + " (`recount up` creates one)");
+            return NOTHING_RUNS;
+        }
+        StackStatus status = new EmbeddedStack(layout, line -> {}).status(true);
+        String summary = status.allUp() ? "running" : status.noneRunning() ? "stopped" : "partly running";
+        out.println("recount local stack in " + layout.home() + ": " + summary);
+        StatusPrinter.print(out, status);
+        return status.allUp() ? ALL_UP : status.noneRunning() ? NOTHING_RUNS : PARTLY_RUNNING;
+    }
+}

@@ -1,0 +1,34 @@
+package dev.recount.deploy;
+
+import dev.recount.deploy.local.ServiceState;
+import dev.recount.deploy.local.StackStatus;
+
+import java.io.PrintWriter;
+
+/** The "what runs where" block that {@code up} and {@code status} print. */
+final class StatusPrinter {
+    private StatusPrinter() {}
+
+    static void print(PrintWriter out, StackStatus status) {
+        service(out, status.kafka());
+        service(out, status.postgres());
+        if (!status.bootstrapServers().isEmpty()) out.printf("  %-18s %s%n", "bootstrap servers", status.bootstrapServers());
+        if (!status.jdbcUrl().isEmpty()) {
+            out.printf("  %-18s %s%s%n", "JDBC URL", status.jdbcUrl(),
+                    status.adminUser().isEmpty() ? "" : " (user " + status.adminUser() + ")");
+        }
+        out.printf("  %-18s %s%n", "settings", status.layout().envFile());
+        out.printf("  %-18s %s%n", "logs", status.layout().logs());
+    }
+
+    private static void service(PrintWriter out, ServiceState s) {
+        String state = !s.running() ? "stopped"
+                : "running, pid " + s.pid() + (s.answering() ? "" : ", NOT answering");
+        String where = s.port() > 0 ? "127.0.0.1:" + s.port() : "-";
+        out.printf("  %-18s %-30s %-17s data %s%n", s.name(), state, where, s.data());
+        if (!s.running() && s.stalePid().isPresent()) {
+            out.printf("  %-18s (pid %d of a previous run is gone without a clean shutdown; `recount up` recovers)%n",
+                    "", s.stalePid().getAsLong());
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package dev.recount.deploy;
+
+import dev.recount.deploy.local.LocalEnvFile;
+import dev.recount.deploy.local.Ports;
+import dev.recount.deploy.local.ProcessProbe;
+import dev.recount.deploy.local.StackFiles;
+import dev.recount.testkit.LocalStack;
+import dev.recount.testkit.Poll;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The local stack's whole life on real processes, started the way ./recount and testkit start it (deploy's jar and
+ * runtime classpath in a child JVM): up, produce and consume, migrations, status, up again, down, up on the same
+ * data, and recovery after both services were killed with SIGKILL.
+ */
+class LocalStackITCase {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String INPUT = "ad-events";
+    private static final String VALID = "{\"event_id\":\"it-1\",\"event_type\":\"click\",\"event_ts\":1795946400000,"
+            + "\"campaign_id\":\"c-42\",\"channel_id\":\"web\",\"cost_micros\":1500}";
+    private static final String INVALID = "this line is not JSON";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void upProduceStatusDownUpAgainAndRecoverFromAKill() throws Exception {
+        Path home = tmp.resolve("stack");
+        step("up");
+        LocalStack stack = LocalStack.start(home);
+        try {
+            // --- up: local.env, topics, migrations
+            step("checks after up");
+            Map<String, String> env = stack.environment();
+            assertThat(env).containsKeys("KAFKA_BOOTSTRAP_SERVERS", "PGHOST", "PGPORT", "PGDATABASE", "PGUSER",
+                    "PGPASSWORD", "RECOUNT_JDBC_URL");
+            assertThat(stack.bootstrapServers()).matches("127\\.0\\.0\\.1:\\d+");
+            assertThat(stack.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + env.get("PGPORT") + "/recount");
+            assertThat(env.get("PGDATABASE")).isEqualTo("recount");
+            assertThat(stack.adminPassword()).hasSizeGreaterThanOrEqualTo(16);
+            assertThat(sourcedByShell(home, "PGPASSWORD")).isEqualTo(stack.adminPassword());
+            assertThat(sourcedByShell(home, "RECOUNT_JDBC_URL")).isEqualTo(stack.jdbcUrl());
+            assertThat(partitions(stack)).containsEntry(INPUT, 3).containsEntry("ad-events-dlq", 3).containsEntry("ad-events-late", 3);
+            // Password authentication, not trust: a wrong password is refused.
+            String jdbcUrl = stack.jdbcUrl();
+            String adminUser = stack.adminUser();
+            assertThatThrownBy(() -> DriverManager.getConnection(jdbcUrl, adminUser, "wrong").close())
+                    .isInstanceOf(SQLException.class).hasMessageContaining("password authentication failed");
+            try (Connection c = stack.adminConnection(); Statement s = c.createStatement()) {
+                assertThat(scalar(s, "SELECT count(*) FROM recount.flyway_schema_history WHERE success")).isGreaterThanOrEqualTo(6);
+                assertThat(scalar(s, "SELECT count(*) FROM pg_tables WHERE schemaname = 'recount' "
+                        + "AND tablename IN ('stream_window_metrics', 'batch_window_metrics', 'batch_runs')")).isEqualTo(3);
+                s.execute("CREATE TABLE public.itcase_marker (note text)");
+                s.execute("INSERT INTO public.itcase_marker VALUES ('written before the restart')");
+            }
+
+            // --- produce, then consume back: both lines, in order, keyed by campaign_id (the invalid one unkeyed)
+            step("produce, then consume back");
+            Path file = tmp.resolve("events.jsonl");
+            Files.writeString(file, VALID + "\n\n" + INVALID + "\n", StandardCharsets.UTF_8);
+            CommandRun produced = CommandRun.of("produce", "--file", file.toString(), "--bootstrap-servers", stack.bootstrapServers());
+            assertThat(produced.exitCode()).as(produced.err()).isZero();
+            assertThat(produced.out()).contains("produced 2 records", "1 without a campaign_id key", "1 blank lines skipped");
+            assertRecordsAreThere(stack.bootstrapServers());
+
+            // --- status: both services, pids, ports
+            step("status");
+            long kafkaPid = StackFiles.readPid(home.resolve("kafka/broker.pid")).orElseThrow();
+            long postgresPid = StackFiles.readPid(home.resolve("postgres/data/postmaster.pid")).orElseThrow();
+            CommandRun status = CommandRun.of("status", "--home", home.toString());
+            assertThat(status.exitCode()).as(status.out()).isEqualTo(StatusCommand.ALL_UP);
+            assertThat(status.out()).contains("running, pid " + kafkaPid, "running, pid " + postgresPid,
+                    stack.bootstrapServers(), stack.jdbcUrl());
+
+            // --- up again: harmless, says so, changes nothing
+            step("up again");
+            CommandRun upAgain = CommandRun.of("up", "--home", home.toString());
+            assertThat(upAgain.exitCode()).as(upAgain.err()).isZero();
+            assertThat(upAgain.out()).contains("already running");
+            assertThat(StackFiles.readPid(home.resolve("kafka/broker.pid"))).hasValue(kafkaPid);
+            assertThat(LocalEnvFile.read(home.resolve("local.env"))).isEqualTo(env);
+
+            // --- down: processes gone, ports closed
+            step("down");
+            int kafkaPort = port(stack.bootstrapServers());
+            int postgresPort = Integer.parseInt(env.get("PGPORT"));
+            stack.stop();
+            assertThat(ProcessProbe.isAlive(kafkaPid)).as("Kafka broker process").isFalse();
+            assertThat(ProcessProbe.isAlive(postgresPid)).as("postmaster process").isFalse();
+            assertThat(Ports.isOpen(kafkaPort)).as("Kafka port").isFalse();
+            assertThat(Ports.isOpen(postgresPort)).as("PostgreSQL port").isFalse();
+            CommandRun stopped = CommandRun.of("status", "--home", home.toString());
+            assertThat(stopped.exitCode()).as(stopped.out()).isEqualTo(StatusCommand.NOTHING_RUNS);
+
+            // --- up on the same data: the row, the schema and the records are still there
+            step("up on the same data");
+            stack = LocalStack.start(home);
+            assertDataSurvived(stack);
+
+            // --- kill -9 both: status says so, and up recovers them with their data
+            step("kill -9 both");
+            long killedKafka = StackFiles.readPid(home.resolve("kafka/broker.pid")).orElseThrow();
+            long killedPostgres = StackFiles.readPid(home.resolve("postgres/data/postmaster.pid")).orElseThrow();
+            ProcessHandle.of(killedKafka).orElseThrow().destroyForcibly();
+            ProcessHandle.of(killedPostgres).orElseThrow().destroyForcibly();
+            Poll.until(WAIT, "both services to die", () -> !ProcessProbe.isAlive(killedKafka) && !ProcessProbe.isAlive(killedPostgres));
+            CommandRun crashed = CommandRun.of("status", "--home", home.toString());
+            assertThat(crashed.exitCode()).as(crashed.out()).isEqualTo(StatusCommand.NOTHING_RUNS);
+            assertThat(crashed.out()).contains("pid " + killedKafka + " of a previous run is gone",
+                    "pid " + killedPostgres + " of a previous run is gone");
+            stack = LocalStack.start(home);
+            assertThat(Files.readString(home.resolve("launcher.log"))).contains("gone without a clean shutdown");
+            assertDataSurvived(stack);
+            step("final down");
+        } finally {
+            stopQuietly(stack);
+        }
+        step("stopped");
+        assertThat(CommandRun.of("status", "--home", home.toString()).exitCode()).isEqualTo(StatusCommand.NOTHING_RUNS);
+    }
+
+    private final long started = System.nanoTime();
+
+    /** Marks a step in the test output with the seconds since the start: where the time goes on a slow machine. */
+    private void step(String name) {
+        System.out.printf("[%5.1f s] %s%n", (System.nanoTime() - started) / 1e9, name);
+    }
+
+    private static void assertDataSurvived(LocalStack stack) throws Exception {
+        try (Connection c = stack.adminConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT note FROM public.itcase_marker")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).isEqualTo("written before the restart");
+            assertThat(scalar(c.createStatement(), "SELECT count(*) FROM recount.flyway_schema_history WHERE success"))
+                    .isGreaterThanOrEqualTo(6);
+        }
+        assertRecordsAreThere(stack.bootstrapServers());
+    }
+
+    /** Reads the input topic from the beginning until both produced records are seen. */
+    private static void assertRecordsAreThere(String bootstrap) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false))) {
+            List<TopicPartition> parts = consumer.partitionsFor(INPUT, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).collect(Collectors.toList());
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            List<ConsumerRecord<byte[], byte[]>> seen = new ArrayList<>();
+            Poll.until(WAIT, "the two produced records on " + INPUT, () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
+                return seen.size() >= 2;
+            });
+            assertThat(seen).hasSize(2);
+            ConsumerRecord<byte[], byte[]> valid = find(seen, VALID);
+            ConsumerRecord<byte[], byte[]> invalid = find(seen, INVALID);
+            assertThat(new String(valid.key(), StandardCharsets.UTF_8)).isEqualTo("c-42");
+            assertThat(invalid.key()).isNull();
+        }
+    }
+
+    private static ConsumerRecord<byte[], byte[]> find(List<ConsumerRecord<byte[], byte[]>> records, String value) {
+        Optional<ConsumerRecord<byte[], byte[]>> r = records.stream()
+                .filter(x -> new String(x.value(), StandardCharsets.UTF_8).equals(value)).findFirst();
+        assertThat(r).as("record with value %s", value).isPresent();
+        return r.get();
+    }
+
+    private static Map<String, Integer> partitions(LocalStack stack) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+            Map<String, TopicDescription> d = admin.describeTopics(List.of(INPUT, "ad-events-dlq", "ad-events-late"))
+                    .allTopicNames().get(30, TimeUnit.SECONDS);
+            return d.values().stream().collect(Collectors.toMap(TopicDescription::name, t -> t.partitions().size()));
+        }
+    }
+
+    /** What a POSIX shell sees after {@code . local.env}: the file must be valid shell, not only parseable by us. */
+    private static String sourcedByShell(Path home, String variable) throws Exception {
+        Process p = new ProcessBuilder("sh", "-c", ". \"$1\" && printf '%s' \"$" + variable + "\"", "sh",
+                home.resolve("local.env").toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+        return out;
+    }
+
+    private static long scalar(Statement s, String sql) throws Exception {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            assertThat(rs.next()).isTrue();
+            return rs.getLong(1);
+        }
+    }
+
+    private static int port(String hostPort) {
+        return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
+    }
+
+    private static void stopQuietly(LocalStack stack) {
+        try {
+            stack.stop();
+        } catch (RuntimeException e) {
+            System.err.println("stopping the local stack failed: " + e.getMessage());
+        }
+    }
+}
