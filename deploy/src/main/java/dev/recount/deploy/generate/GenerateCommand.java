@@ -1,0 +1,147 @@
+package dev.recount.deploy.generate;
+
+import dev.recount.core.config.Durations;
+import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.config.Instants;
+import dev.recount.core.config.RecountConfig;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code ./recount generate}: synthetic ad traffic to Kafka or a JSON-lines file, plus its ground truth. */
+@Command(name = "generate", mixinStandardHelpOptions = true,
+        description = {
+            "Synthetic ad traffic: skewed campaigns and channels, impressions/clicks/conversions with realistic costs,",
+            "heavy-tailed arrival delays, too-late events, duplicate sends, every class of invalid record, and a phase",
+            "in which one input partition goes quiet. Writes the exact expected per-window totals (expected.csv) and a",
+            "summary.json next to the output. Records carry their simulated arrival time as Kafka timestamp."})
+public final class GenerateCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--events", defaultValue = "50000", description = "Valid unique events in the main range (default: ${DEFAULT-VALUE}).")
+    long events;
+    @Option(names = "--span", defaultValue = "5m", description = "Event-time length of the main range (default: ${DEFAULT-VALUE}).")
+    String span;
+    @Option(names = "--tail", description = "Thin traffic after the main range so its windows close (default: window + out-of-orderness + allowed lateness + 30s).")
+    String tail;
+    @Option(names = "--start", description = "Event time of the main range's start, ISO-8601 (default: now, floored to the minute, minus span).")
+    String start;
+    @Option(names = "--campaigns", defaultValue = "20", description = "Number of campaigns, Zipf-skewed (default: ${DEFAULT-VALUE}).")
+    int campaigns;
+    @Option(names = "--seed", defaultValue = "1", description = "Random seed; the same seed and options give the same records (default: ${DEFAULT-VALUE}).")
+    long seed;
+    @Option(names = "--delay-median", defaultValue = "2s", description = "Median arrival delay (default: ${DEFAULT-VALUE}).")
+    String delayMedian;
+    @Option(names = "--delay-p99", defaultValue = "45s", description = "99th percentile arrival delay (default: ${DEFAULT-VALUE}).")
+    String delayP99;
+    @Option(names = "--too-late-share", defaultValue = "0.01", description = "Share of events delayed beyond the allowed lateness (default: ${DEFAULT-VALUE}).")
+    double tooLateShare;
+    @Option(names = "--duplicate-share", defaultValue = "0.02", description = "Share of events sent twice (default: ${DEFAULT-VALUE}).")
+    double duplicateShare;
+    @Option(names = "--invalid-share", defaultValue = "0.01", description = "Invalid records per valid event (default: ${DEFAULT-VALUE}).")
+    double invalidShare;
+    @Option(names = "--quiet", defaultValue = "0.4-0.6", description = "Fractions of the main range during which one partition is quiet, or 'none' (default: ${DEFAULT-VALUE}).")
+    String quiet;
+    @Option(names = "--rate", defaultValue = "0", description = "Records per second to Kafka; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
+    double rate;
+    @Option(names = "--file", description = "Write JSON lines to this file instead of Kafka (null values are skipped there).")
+    Path file;
+    @Option(names = "--partitions", description = "Partitions to plan for in --file mode (default: topics.input-partitions).")
+    Integer partitions;
+    @Option(names = "--topic", description = "Topic (default: topics.input).")
+    String topic;
+    @Option(names = "--truth-dir", description = "Where expected.csv and summary.json go (default: <file>.truth/, or .recount/generated/seed-<seed>/).")
+    Path truthDir;
+    @Option(names = "--config", description = "Config file (default: $RECOUNT_CONFIG or the built-in defaults).")
+    Path config;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        RecountConfig cfg = RecountConfig.fromEnvironment(config);
+        EventTimeSettings time = cfg.eventTime();
+        String targetTopic = topic != null ? topic : cfg.topics().input();
+        int parts = file != null ? (partitions != null ? partitions : cfg.topics().inputPartitions())
+                : topicPartitions(cfg, targetTopic);
+        TrafficProfile profile = profile(time, parts);
+        Path truthAt = truthDir != null ? truthDir
+                : file != null ? Path.of(file + ".truth") : Path.of(cfg.get("local.home"), "generated", "seed-" + seed);
+
+        GroundTruth truth = new GroundTruth(time.windows());
+        TrafficGenerator generator = new TrafficGenerator(profile, truth);
+        Progress progress = new Progress(out, "generate");
+        long sent = file != null ? writeFile(generator, progress) : KafkaTrafficSender.send(cfg.get("kafka.bootstrap-servers"), targetTopic, generator, rate, progress);
+        truth.write(truthAt);
+        out.printf("generate: %d records (%d valid in [%s, %s), %d tail, %d duplicates, %d invalid %s) -> %s%n",
+                sent, truth.validMain(), profile.start(), profile.mainEnd(), truth.validTail(), truth.duplicates(),
+                truth.invalidTotal(), truth.invalidByReason(), file != null ? file : "topic " + targetTopic);
+        out.printf("generate: ground truth in %s (expected.csv, summary.json)%n", truthAt);
+        out.flush();
+        return 0;
+    }
+
+    TrafficProfile profile(EventTimeSettings time, int parts) {
+        Duration spanD = Durations.parse(span);
+        Duration tailD = tail != null ? Durations.parse(tail)
+                : time.windowSize().plus(time.outOfOrderness()).plus(time.allowedLateness()).plusSeconds(30);
+        Instant startAt = start != null ? Instants.parseInstant(start)
+                : Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(spanD);
+        double quietFrom = 0;
+        double quietTo = 0;
+        if (!"none".equalsIgnoreCase(quiet)) {
+            String[] q = quiet.split("-");
+            if (q.length != 2) throw new IllegalArgumentException("--quiet must look like 0.4-0.6 or be 'none', got '" + quiet + "'");
+            quietFrom = Double.parseDouble(q[0]);
+            quietTo = Double.parseDouble(q[1]);
+        }
+        // Too late means beyond window + out-of-orderness + lateness; twice the out-of-orderness of margin
+        // keeps "intended too late" from landing inside the lateness when partitions' watermarks differ.
+        Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().multipliedBy(2)).plus(time.allowedLateness());
+        return new TrafficProfile(startAt, spanD, tailD, events, campaigns, seed, parts,
+                Durations.parse(delayMedian), Durations.parse(delayP99), tooLateShare, tooLateDelay,
+                duplicateShare, invalidShare, quietFrom, quietTo, time.maxPast(), time.maxFuture());
+    }
+
+    private long writeFile(TrafficGenerator generator, Progress progress) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) Files.createDirectories(parent);
+        long n = 0;
+        try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+            while (generator.hasNext()) {
+                GeneratedRecord r = generator.next();
+                if (r.value() == null) continue; // a line cannot be null; the Kafka path sends these
+                os.write(r.value());
+                os.write('\n');
+                progress.tick(++n);
+            }
+        }
+        return n;
+    }
+
+    static int topicPartitions(RecountConfig cfg, String topic) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.get("kafka.bootstrap-servers"));
+        try (Admin admin = Admin.create(p)) {
+            return admin.describeTopics(java.util.List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(topic).partitions().size();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("cannot read topic " + topic + " at " + cfg.get("kafka.bootstrap-servers")
+                    + " (is the stack up? `./recount up`): " + e.getCause().getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package dev.recount.deploy.generate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.EventValidator;
+import dev.recount.core.event.InvalidReason;
+import dev.recount.core.event.ValidationResult;
+import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowAlignment;
+import dev.recount.core.window.WindowKey;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TrafficGeneratorTest {
+    static final Instant START = Instant.parse("2026-11-29T10:00:00Z");
+    static final WindowAlignment MINUTE = new WindowAlignment(60_000);
+    static final Duration TOO_LATE = Duration.ofMinutes(4);
+
+    static TrafficProfile profile(long seed) {
+        return new TrafficProfile(START, Duration.ofMinutes(5), Duration.ofMinutes(4), 20_000, 20, seed, 3,
+                Duration.ofSeconds(2), Duration.ofSeconds(45), 0.01, TOO_LATE, 0.02, 0.01, 0.4, 0.6,
+                Duration.ofDays(7), Duration.ofMinutes(5));
+    }
+
+    @Test
+    void theSameSeedGivesTheSameRecordsInArrivalOrder() {
+        List<GeneratedRecord> a = TrafficGenerator.all(profile(7), new GroundTruth(MINUTE));
+        List<GeneratedRecord> b = TrafficGenerator.all(profile(7), new GroundTruth(MINUTE));
+
+        assertThat(a).hasSameSizeAs(b);
+        for (int i = 0; i < a.size(); i++) {
+            assertThat(a.get(i).arrivalTs()).isEqualTo(b.get(i).arrivalTs());
+            assertThat(a.get(i).value()).isEqualTo(b.get(i).value());
+            if (i > 0) assertThat(a.get(i).arrivalTs()).isGreaterThanOrEqualTo(a.get(i - 1).arrivalTs());
+        }
+    }
+
+    /** An independent recount of what was sent: validate every record, count each event_id once. */
+    @Test
+    void groundTruthEqualsARecountOfTheRecordsActuallySent() {
+        GroundTruth truth = new GroundTruth(MINUTE);
+        List<GeneratedRecord> records = TrafficGenerator.all(profile(11), truth);
+        EventValidator validator = new EventValidator(Duration.ofDays(7), Duration.ofMinutes(5));
+
+        Map<WindowKey, MetricsAccumulator> recount = new HashMap<>();
+        Map<InvalidReason, Long> invalid = new EnumMap<>(InvalidReason.class);
+        Set<String> seen = new HashSet<>();
+        long duplicates = 0;
+        long mainEnd = START.plus(Duration.ofMinutes(5)).toEpochMilli();
+        for (GeneratedRecord r : records) {
+            ValidationResult v = validator.validate(r.value(), r.arrivalTs(), "t", r.partition(), 0);
+            if (!v.isValid()) {
+                invalid.merge(v.reason(), 1L, Long::sum);
+                continue;
+            }
+            AdEvent e = v.event();
+            if (!seen.add(e.eventId)) {
+                duplicates++;
+                continue;
+            }
+            if (e.eventTs < mainEnd) {
+                recount.computeIfAbsent(new WindowKey(MINUTE.windowStart(e.eventTs), e.campaignId, e.channelId),
+                        k -> new MetricsAccumulator()).add(e);
+            }
+        }
+        Map<WindowKey, WindowMetrics> expected = new HashMap<>();
+        recount.forEach((k, acc) -> expected.put(k, acc.toMetrics()));
+
+        assertThat(truth.mainWindows()).containsExactlyInAnyOrderEntriesOf(expected);
+        assertThat(truth.validMain()).isEqualTo(20_000);
+        assertThat(duplicates).isEqualTo(truth.duplicates()).isGreaterThan(0);
+        assertThat(invalid).isEqualTo(truth.invalidByReason());
+        assertThat(invalid.keySet()).containsExactlyInAnyOrder(InvalidReason.values());
+        assertThat(truth.invalidTotal()).isEqualTo(200);
+    }
+
+    @Test
+    void everyInvalidClassAppearsWithItsReason() {
+        List<GeneratedRecord> records = TrafficGenerator.all(profile(3), new GroundTruth(MINUTE));
+        long nulls = records.stream().filter(r -> r.value() == null).count();
+        long notUtf8 = records.stream().filter(r -> r.value() != null && !isUtf8(r.value())).count();
+
+        assertThat(nulls).isPositive();
+        assertThat(notUtf8).isPositive();
+        assertThat(records.stream().filter(r -> r.kind() == GeneratedRecord.Kind.INVALID).map(GeneratedRecord::invalidReason))
+                .contains(InvalidReason.values());
+    }
+
+    @Test
+    void onePartitionIsQuietDuringTheQuietPhaseOnly() {
+        GroundTruth truth = new GroundTruth(MINUTE);
+        List<GeneratedRecord> records = TrafficGenerator.all(profile(5), truth);
+        long quietFrom = START.plus(Duration.ofMinutes(2)).toEpochMilli();
+        long quietTo = START.plus(Duration.ofMinutes(3)).toEpochMilli();
+        int quiet = truth.quietPartition();
+
+        List<GeneratedRecord> onQuiet = records.stream().filter(r -> r.partition() == quiet).toList();
+        assertThat(onQuiet).isNotEmpty();
+        // Silent in arrival time (what idleness sees) ...
+        assertThat(onQuiet).noneMatch(r -> r.arrivalTs() >= quietFrom && r.arrivalTs() < quietTo);
+        // ... with no events of its campaigns in the phase, while the other partitions carry on.
+        assertThat(onQuiet).noneMatch(r -> r.kind() != GeneratedRecord.Kind.INVALID && r.eventTs() >= quietFrom && r.eventTs() < quietTo);
+        assertThat(records).anyMatch(r -> r.partition() != quiet && r.arrivalTs() >= quietFrom && r.arrivalTs() < quietTo);
+    }
+
+    @Test
+    void arrivalDelaysFollowTheConfiguredMedianAndTail() {
+        List<GeneratedRecord> records = TrafficGenerator.all(profile(9), new GroundTruth(MINUTE));
+        long[] delays = records.stream().filter(r -> r.kind() == GeneratedRecord.Kind.VALID)
+                .mapToLong(r -> r.arrivalTs() - r.eventTs()).sorted().toArray();
+        long tooLate = Arrays.stream(delays).filter(d -> d >= TOO_LATE.toMillis()).count();
+
+        assertThat(delays[delays.length / 2]).isBetween(1_700L, 2_300L);
+        // 1 % too late plus the log-normal's own 1 % above 45 s: p98 sits near 45 s.
+        assertThat(delays[(int) (delays.length * 0.98)]).isBetween(30_000L, 60_000L);
+        assertThat((double) tooLate / delays.length).isBetween(0.006, 0.014);
+    }
+
+    @Test
+    void writesExpectedTotalsAndASummaryNextToTheOutput(@TempDir Path dir) throws Exception {
+        GroundTruth truth = new GroundTruth(MINUTE);
+        TrafficGenerator.all(profile(1), truth);
+        truth.write(dir);
+
+        List<String> csv = Files.readAllLines(dir.resolve("expected.csv"));
+        assertThat(csv.get(0)).isEqualTo("range,window_start,window_end,campaign_id,channel_id,impressions,clicks,conversions,spend_micros,events");
+        assertThat(csv.stream().filter(l -> l.startsWith("main,")).count()).isEqualTo(truth.mainWindows().size());
+        assertThat(Files.readString(dir.resolve("summary.json")))
+                .contains("\"valid_main\": 20000").contains("\"main_from\": \"2026-11-29T10:00:00Z\"");
+    }
+
+    static boolean isUtf8(byte[] b) {
+        try {
+            java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
+    }
+}
