@@ -1,0 +1,97 @@
+package dev.recount.deploy.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.db.tables.Timestamps;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What a demo run did, read back from PostgreSQL and the topics (not from the demo's own bookkeeping). */
+record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long invalidSent,
+                   Map<String, Long> deadLetterByReason, long tooLate, long windows, long lateRefirings,
+                   long streamSpend, long finalSpend, long expectedSpend, long streamEvents) {
+
+    static DemoSummary collect(Map<String, String> env, RecountConfig cfg, Instant from, Instant to, JsonNode truth)
+            throws SQLException, IOException {
+        ObjectMapper json = new ObjectMapper();
+        Map<String, Long> byReason = new TreeMap<>();
+        for (byte[] v : DemoRun.readTopic(env, DemoRun.DEAD_LETTER)) {
+            byReason.merge(json.readTree(v).path("reason").asText("?"), 1L, Long::sum);
+        }
+        long tooLate = DemoRun.readTopic(env, DemoRun.BACKFILL).size();
+        long windows;
+        long refirings;
+        long streamSpend;
+        long streamEvents;
+        long finalSpend;
+        try (Connection c = DemoRun.admin(env); Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + DemoRun.SCHEMA);
+            try (PreparedStatement ps = c.prepareStatement("SELECT count(*), coalesce(sum(revision - 1), 0),"
+                    + " coalesce(sum(spend_micros), 0), coalesce(sum(events), 0) FROM stream_window_metrics"
+                    + " WHERE window_start >= ? AND window_start < ?")) {
+                Timestamps.bind(ps, 1, from.toEpochMilli());
+                Timestamps.bind(ps, 2, to.toEpochMilli());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    windows = rs.getLong(1);
+                    refirings = rs.getLong(2);
+                    streamSpend = rs.getLong(3);
+                    streamEvents = rs.getLong(4);
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(spend_micros), 0) FROM window_metrics"
+                    + " WHERE window_start >= ? AND window_start < ?")) {
+                Timestamps.bind(ps, 1, from.toEpochMilli());
+                Timestamps.bind(ps, 2, to.toEpochMilli());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    finalSpend = rs.getLong(1);
+                }
+            }
+        }
+        long validMain = truth.path("valid_main").asLong();
+        long sent = validMain + truth.path("valid_tail").asLong() + truth.path("duplicates_sent").asLong()
+                + truth.path("invalid_total").asLong();
+        return new DemoSummary(sent, validMain, truth.path("duplicates_sent").asLong(), truth.path("invalid_total").asLong(),
+                byReason, tooLate, windows, refirings, streamSpend, finalSpend,
+                truth.path("main_totals").path("spend_micros").asLong(), streamEvents);
+    }
+
+    void print(PrintWriter out, String verdict, Path report, String webUi, boolean streamStillRunning) {
+        long diff = finalSpend - streamSpend;
+        out.println();
+        out.println("recount demo: summary");
+        out.printf("  %-28s %,d (%,d valid in the main range, %,d duplicate sends, %,d invalid)%n",
+                "records sent", recordsSent, validMain, duplicatesSent, invalidSent);
+        out.printf("  %-28s %,d %s%n", "dead-letter records", deadLetterByReason.values().stream().mapToLong(Long::longValue).sum(),
+                deadLetterByReason);
+        out.printf("  %-28s %,d windows, %,d late re-firings (revision > 1)%n", "stream results", windows, lateRefirings);
+        out.printf("  %-28s %,d (on the backfill topic, recomputed by the batch layer)%n", "too-late events", tooLate);
+        out.printf("  %-28s %s%n", "stream spend", money(streamSpend));
+        out.printf("  %-28s %s  (generator's ground truth: %s)%n", "final spend (window_metrics)", money(finalSpend),
+                money(expectedSpend));
+        out.printf("  %-28s %s (%s of final)%n", "difference", money(diff),
+                finalSpend == 0 ? "n/a" : String.format("%.3f%%", 100.0 * diff / finalSpend));
+        out.printf("  %-28s %s%n", "verdict", verdict);
+        out.printf("  %-28s %s%n", "report", report);
+        out.printf("  %-28s %s%s%n", "Flink Web UI", webUi, streamStillRunning ? "" : " (served while the job ran)");
+        out.printf("  %-28s . %s && psql -c 'SELECT * FROM %s.window_metrics LIMIT 10'%n", "look yourself",
+                "<home>/local.env", DemoRun.SCHEMA);
+    }
+
+    /** micro-units → currency units with six decimals, exactly (no floating point). */
+    static String money(long micros) {
+        return BigDecimal.valueOf(micros, 6).toPlainString();
+    }
+}

@@ -1,0 +1,214 @@
+package dev.recount.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.MetricColumns;
+import dev.recount.db.tables.Timestamps;
+import dev.recount.testkit.LocalStack;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 6's acceptance test: {@code ./recount demo} at reduced size, run exactly as a user runs it (the
+ * launcher; the stream job, Spark and the reconciler each in their own JVM), then checked against the
+ * generator's ground truth:
+ * <ul>
+ *   <li>after reconciliation {@code window_metrics} equals the ground truth for every key of the range;</li>
+ *   <li>the dead-letter topic holds exactly the invalid records sent, by reason;</li>
+ *   <li>every unique valid event is accounted for exactly once: counted in {@code stream_window_metrics} or on the
+ *       backfill topic, never both, never neither — per window key and metric, stream + backfill = truth.</li>
+ * </ul>
+ */
+class DemoITCase {
+    static final Instant START = Instant.parse("2026-11-29T10:00:00Z");
+    static final Instant MAIN_END = START.plus(Duration.ofMinutes(3));
+
+    static Path home;
+    static LocalStack stack;
+    static String output;
+
+    @BeforeAll
+    static void runTheDemo() throws Exception {
+        home = Files.createTempDirectory("recount-demo-");
+        // Started first, so the demo leaves it running for the checks below.
+        stack = LocalStack.start(home);
+        Path root = Path.of(System.getProperty("recount.root")).toAbsolutePath();
+        ProcessBuilder pb = new ProcessBuilder(root.resolve("recount").toString(), "demo", "--home", home.toString(),
+                "--events", "6000", "--span", "3m", "--rate", "4000", "--seed", "42", "--start", START.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(home.resolve("demo-output.txt").toFile());
+        pb.environment().put("RECOUNT_NO_BUILD", "1");
+        pb.environment().put("RECOUNT_NO_LOCAL_ENV", "1");
+        Process demo = pb.start();
+        boolean done = demo.waitFor(8, TimeUnit.MINUTES);
+        output = Files.readString(home.resolve("demo-output.txt"));
+        if (!done) demo.destroyForcibly();
+        assertThat(done).as("demo finished in time; output:\n" + output).isTrue();
+        assertThat(demo.exitValue()).as("demo exit code; output:\n" + output).isZero();
+    }
+
+    @AfterAll
+    static void stopStack() {
+        if (stack != null) stack.stop();
+    }
+
+    @Test
+    void printsTheSummaryAUserNeeds() {
+        assertThat(output).contains("[7/7] reconcile").contains("recount demo: summary")
+                .contains("dead-letter records").contains("late re-firings").contains("too-late events")
+                .contains("final spend").contains("verdict").contains("report.html").contains("Flink Web UI");
+    }
+
+    @Test
+    void windowMetricsEqualsTheGroundTruthForEveryKey() throws Exception {
+        Map<WindowKey, WindowMetrics> truth = groundTruth();
+        Map<WindowKey, WindowMetrics> served = new TreeMap<>(KEYS);
+        try (Connection c = demoSchema(); PreparedStatement ps = c.prepareStatement(
+                "SELECT * FROM window_metrics WHERE window_start >= ? AND window_start < ?")) {
+            Timestamps.bind(ps, 1, START.toEpochMilli());
+            Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    assertThat(rs.getBoolean("is_final")).isTrue();
+                    served.put(key(rs), MetricColumns.read(rs));
+                }
+            }
+        }
+        assertThat(truth).isNotEmpty();
+        assertThat(served).containsExactlyEntriesOf(truth);
+    }
+
+    @Test
+    void deadLetterTopicHoldsExactlyTheInvalidRecordsSent() throws Exception {
+        JsonNode summary = new ObjectMapper().readTree(home.resolve("demo/truth/summary.json").toFile());
+        Map<String, Long> expected = new TreeMap<>();
+        summary.path("invalid_by_reason").fields().forEachRemaining(e -> {
+            if (e.getValue().asLong() > 0) expected.put(e.getKey(), e.getValue().asLong());
+        });
+        Map<String, Long> got = new TreeMap<>();
+        ObjectMapper json = new ObjectMapper();
+        for (ConsumerRecord<byte[], byte[]> r : readTopic("demo-ad-events-dlq")) {
+            JsonNode dl = json.readTree(r.value());
+            assertThat(dl.has("detail") && dl.has("topic") && dl.has("partition") && dl.has("offset") && dl.has("record_ts")
+                    && dl.has("raw")).as(dl.toString()).isTrue();
+            got.merge(dl.get("reason").asText(), 1L, Long::sum);
+        }
+        assertThat(expected.keySet()).containsExactlyInAnyOrder("malformed", "schema", "timestamp");
+        assertThat(got).isEqualTo(expected);
+    }
+
+    @Test
+    void everyUniqueValidEventIsCountedOnceInTheStreamOrOnTheBackfillTopic() throws Exception {
+        Map<WindowKey, MetricsAccumulator> accounted = new HashMap<>();
+        try (Connection c = demoSchema(); PreparedStatement ps = c.prepareStatement(
+                "SELECT * FROM stream_window_metrics WHERE window_start >= ? AND window_start < ?")) {
+            Timestamps.bind(ps, 1, START.toEpochMilli());
+            Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) accounted.put(key(rs), accumulatorOf(MetricColumns.read(rs)));
+            }
+        }
+        Set<String> tooLateIds = new HashSet<>();
+        long tooLate = 0;
+        for (ConsumerRecord<byte[], byte[]> r : readTopic("demo-ad-events-late")) {
+            BackfillRecord b = BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8));
+            assertThat(tooLateIds.add(b.event().eventId)).as("event %s on the backfill topic twice", b.event().eventId).isTrue();
+            assertThat(b.watermark()).isGreaterThanOrEqualTo(b.windowEnd() - 1);
+            if (b.windowStart() < START.toEpochMilli() || b.windowStart() >= MAIN_END.toEpochMilli()) continue;
+            tooLate++;
+            accounted.computeIfAbsent(new WindowKey(b.windowStart(), b.event().campaignId, b.event().channelId),
+                    k -> new MetricsAccumulator()).add(b.event());
+        }
+        Map<WindowKey, WindowMetrics> got = new TreeMap<>(KEYS);
+        accounted.forEach((k, acc) -> got.put(k, acc.toMetrics()));
+
+        assertThat(tooLate).as("the generator sends ~1%% too-late events; some must reach the backfill topic").isPositive();
+        assertThat(got).containsExactlyEntriesOf(groundTruth());
+    }
+
+    static final java.util.Comparator<WindowKey> KEYS = java.util.Comparator.comparingLong(WindowKey::windowStartMillis)
+            .thenComparing(WindowKey::campaignId).thenComparing(WindowKey::channelId);
+
+    static Map<WindowKey, WindowMetrics> groundTruth() throws IOException {
+        Map<WindowKey, WindowMetrics> truth = new TreeMap<>(KEYS);
+        for (String line : Files.readAllLines(home.resolve("demo/truth/expected.csv"))) {
+            String[] f = line.split(",");
+            if (!f[0].equals("main")) continue;
+            truth.put(new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]), new WindowMetrics(
+                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9])));
+        }
+        return truth;
+    }
+
+    static WindowKey key(ResultSet rs) throws SQLException {
+        return new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"), rs.getString("channel_id"));
+    }
+
+    static MetricsAccumulator accumulatorOf(WindowMetrics m) {
+        MetricsAccumulator acc = new MetricsAccumulator();
+        acc.sums = new long[] {m.impressions(), m.clicks(), m.conversions(), m.spendMicros(), m.events()};
+        return acc;
+    }
+
+    static Connection demoSchema() throws SQLException {
+        Connection c = stack.adminConnection();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET search_path TO demo");
+        }
+        return c;
+    }
+
+    static List<ConsumerRecord<byte[], byte[]>> readTopic(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
+                    .map(i -> new TopicPartition(topic, i.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                assertThat(System.nanoTime()).as("reading " + topic + " in time").isLessThan(deadline);
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            return records;
+        }
+    }
+}
