@@ -1,0 +1,140 @@
+package dev.recount.db.tables;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * {@code reconciliation_runs}: one row per reconciliation, whatever its outcome. The row is written (and
+ * committed) at the start, so a run that dies is still visible; {@link #succeed} is called inside the run's
+ * own transaction, so "succeeded" and the corrections it applied become visible together.
+ */
+public final class ReconciliationRunsTable {
+    public static final String TABLE = "reconciliation_runs";
+
+    public enum Status { RUNNING, SUCCEEDED, FAILED;
+        public String wireName() { return name().toLowerCase(Locale.ROOT); }
+        static Status of(String wire) { return valueOf(wire.toUpperCase(Locale.ROOT)); }
+    }
+
+    public enum Verdict { WITHIN_TOLERANCE, BEYOND_TOLERANCE;
+        public String wireName() { return name().toLowerCase(Locale.ROOT); }
+        static Verdict of(String wire) { return wire == null ? null : valueOf(wire.toUpperCase(Locale.ROOT)); }
+    }
+
+    /** What a finished run found. {@code totalsJson} is a JSON object (the report's range totals). */
+    public record Outcome(Verdict verdict, long keysCompared, long keysMatched, long keysMismatched,
+                          long keysMissingInStream, long keysMissingInBatch, long valuesCorrected,
+                          String totalsJson, String reportDir) {
+        public Outcome {
+            java.util.Objects.requireNonNull(verdict, "verdict");
+            java.util.Objects.requireNonNull(totalsJson, "totalsJson");
+            if (keysCompared != keysMatched + keysMismatched + keysMissingInStream + keysMissingInBatch) {
+                throw new IllegalArgumentException("keysCompared " + keysCompared + " is not the sum of the classified keys");
+            }
+        }
+    }
+
+    /** A run as read back; the outcome columns are null unless it succeeded. */
+    public record Run(long runId, long rangeFrom, long rangeTo, Long batchRunId, Status status, Verdict verdict,
+                      Long keysCompared, Long keysMatched, Long keysMismatched, Long keysMissingInStream,
+                      Long keysMissingInBatch, Long valuesCorrected, String totalsJson, String reportDir,
+                      String error) {}
+
+    private ReconciliationRunsTable() {}
+
+    /** Records a run as running and returns its id. The caller commits it on its own (autocommit). */
+    public static long start(Connection conn, long fromMillis, long toMillis, Long batchRunId) throws SQLException {
+        String sql = "INSERT INTO " + TABLE + " (range_from, range_to, batch_run_id, status)"
+                + " VALUES (?, ?, ?, 'running') RETURNING run_id";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            Timestamps.bind(ps, 1, fromMillis);
+            Timestamps.bind(ps, 2, toMillis);
+            if (batchRunId == null) ps.setNull(3, Types.BIGINT); else ps.setLong(3, batchRunId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Marks the run succeeded with its outcome. Call inside the transaction that applied its corrections. */
+    public static void succeed(Connection conn, long runId, Outcome o) throws SQLException {
+        String sql = "UPDATE " + TABLE + " SET status = 'succeeded', verdict = ?, keys_compared = ?, keys_matched = ?,"
+                + " keys_mismatched = ?, keys_missing_in_stream = ?, keys_missing_in_batch = ?, values_corrected = ?,"
+                + " totals = ?::jsonb, report_dir = ?, finished_at = clock_timestamp(), error = NULL"
+                + " WHERE run_id = ? AND status = 'running'";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setString(1, o.verdict().wireName());
+            ps.setLong(2, o.keysCompared());
+            ps.setLong(3, o.keysMatched());
+            ps.setLong(4, o.keysMismatched());
+            ps.setLong(5, o.keysMissingInStream());
+            ps.setLong(6, o.keysMissingInBatch());
+            ps.setLong(7, o.valuesCorrected());
+            ps.setString(8, o.totalsJson());
+            if (o.reportDir() == null) ps.setNull(9, Types.VARCHAR); else ps.setString(9, o.reportDir());
+            ps.setLong(10, runId);
+            requireOne(ps.executeUpdate(), runId);
+        }
+    }
+
+    /** Marks the run failed; its corrections were rolled back, so only the error is recorded. */
+    public static void fail(Connection conn, long runId, String error) throws SQLException {
+        String sql = "UPDATE " + TABLE + " SET status = 'failed', error = ?, finished_at = clock_timestamp()"
+                + " WHERE run_id = ?";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setString(1, error == null || error.isBlank() ? "unknown error" : error);
+            ps.setLong(2, runId);
+            requireOne(ps.executeUpdate(), runId);
+        }
+    }
+
+    public static Optional<Run> find(Connection conn, long runId) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE run_id = ?")) {
+            ps.setLong(1, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * The exact ranges {@code [from, to)} of succeeded runs that lie within {@code [fromMillis, toMillis)},
+     * as {@code long[]{from, to}} pairs ordered by start: what `nightly-dates` treats as done.
+     */
+    public static List<long[]> succeededRangesWithin(Connection conn, long fromMillis, long toMillis) throws SQLException {
+        String sql = "SELECT DISTINCT range_from, range_to FROM " + TABLE
+                + " WHERE status = 'succeeded' AND range_from >= ? AND range_to <= ? ORDER BY range_from, range_to";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            Timestamps.bind(ps, 1, fromMillis);
+            Timestamps.bind(ps, 2, toMillis);
+            List<long[]> ranges = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ranges.add(new long[] {Timestamps.read(rs, "range_from"), Timestamps.read(rs, "range_to")});
+                }
+            }
+            return ranges;
+        }
+    }
+
+    private static Run read(ResultSet rs) throws SQLException {
+        return new Run(rs.getLong("run_id"), Timestamps.read(rs, "range_from"), Timestamps.read(rs, "range_to"),
+                (Long) rs.getObject("batch_run_id"), Status.of(rs.getString("status")), Verdict.of(rs.getString("verdict")),
+                (Long) rs.getObject("keys_compared"), (Long) rs.getObject("keys_matched"),
+                (Long) rs.getObject("keys_mismatched"), (Long) rs.getObject("keys_missing_in_stream"),
+                (Long) rs.getObject("keys_missing_in_batch"), (Long) rs.getObject("values_corrected"),
+                rs.getString("totals"), rs.getString("report_dir"), rs.getString("error"));
+    }
+
+    private static void requireOne(int updated, long runId) {
+        if (updated != 1) throw new IllegalStateException("reconciliation run " + runId + " not found or not running");
+    }
+}

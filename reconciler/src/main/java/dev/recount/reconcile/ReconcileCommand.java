@@ -1,0 +1,117 @@
+package dev.recount.reconcile;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.config.Instants;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.core.metrics.Metric;
+import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
+import dev.recount.reconcile.report.Money;
+import dev.recount.reconcile.report.ReportWriter;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code reconcile}: diff stream vs batch for a range, a date or a batch run; correct; report. */
+@Command(name = "reconcile", mixinStandardHelpOptions = true, sortOptions = false, version = "recount reconcile 0.1.0",
+        subcommands = NightlyDatesCommand.class,
+        description = {
+            "Compares what the streaming job wrote with what the batch layer recomputed, makes the batch values final"
+                    + " in window_metrics (source=batch, is_final=true), appends every changed value to the correction log,"
+                    + " and writes report.html, diffs.csv and summary.json.",
+            "Give exactly one of: --from/--to, --date, --batch-run. The range must be covered by a succeeded batch run.",
+            "A key's metric is within tolerance when |stream - batch| <= absolute OR <= relative * |batch|"
+                    + " (reconcile.tolerance.<metric>.relative/.absolute; a missing side counts as 0)."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:reconciled, every key within tolerance",
+            "1:error (the run, if started, is recorded as failed and rolled back)",
+            "2:bad command line or configuration",
+            "3:reconciled and corrected, but some key is beyond tolerance (alert)",
+            "4:refused: no succeeded batch run covers the range yet (run the backfill, then retry)"})
+public final class ReconcileCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--from", paramLabel = "T", description = "Start of the range (inclusive), e.g. 2026-11-28T00:00:00Z.")
+    String from;
+
+    @Option(names = "--to", paramLabel = "T", description = "End of the range (exclusive).")
+    String to;
+
+    @Option(names = "--date", paramLabel = "D", description = "One day, midnight to midnight in the configured time-zone, e.g. 2026-11-28.")
+    String date;
+
+    @Option(names = "--batch-run", paramLabel = "ID", description = "The windows of one succeeded batch run.")
+    Long batchRun;
+
+    @Option(names = "--report-dir", paramLabel = "DIR",
+            description = "Where run-<id>-<from>/ is written (default: reconcile.report-dir, .recount/reports).")
+    Path reportDir;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
+    Path configFile;
+
+    private final CommandEnvironment env;
+
+    public ReconcileCommand(CommandEnvironment env) {
+        this.env = env;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cmd = spec.commandLine();
+        int forms = (from != null || to != null ? 1 : 0) + (date != null ? 1 : 0) + (batchRun != null ? 1 : 0);
+        if (forms != 1) {
+            throw new CommandLine.ParameterException(cmd, forms == 0
+                    ? "give the range to reconcile: --from T --to T, --date D or --batch-run ID"
+                    : "give only one of --from/--to, --date and --batch-run");
+        }
+        if ((from == null) != (to == null)) throw new CommandLine.ParameterException(cmd, "--from and --to go together");
+        RecountConfig config = env.config(cmd, configFile);
+        if (reportDir != null) config = config.with("reconcile.report-dir", reportDir.toString());
+        Reconciler.Settings settings;
+        Scope scope = null;
+        try {
+            settings = new Reconciler.Settings(config.timeZone(), Tolerances.fromConfig(config),
+                    Path.of(config.get("reconcile.report-dir")));
+            if (from != null) scope = ScopeResolver.range(Instants.parseInstant(from), Instants.parseInstant(to));
+            if (date != null) scope = ScopeResolver.date(Instants.parseDate(date), settings.zone());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
+        }
+        try (HikariDataSource pool = CommandEnvironment.pool(config)) {
+            if (scope == null) {
+                try (Connection conn = pool.getConnection()) {
+                    scope = ScopeResolver.batchRun(conn, batchRun);
+                }
+            }
+            RunResult r = new Reconciler(pool, settings, env.clock()).reconcile(scope);
+            print(cmd.getOut(), r);
+            return r.verdict() == Verdict.WITHIN_TOLERANCE ? ExitCodes.WITHIN_TOLERANCE : ExitCodes.BEYOND_TOLERANCE;
+        }
+    }
+
+    private static void print(PrintWriter out, RunResult r) {
+        KeyCounts k = r.comparison().range().counts();
+        GroupTotals t = r.comparison().range();
+        out.printf("reconcile run %d (%s [%s, %s)): %s%n", r.runId(), r.scope().label(), r.scope().from(), r.scope().to(),
+                r.verdict() == Verdict.WITHIN_TOLERANCE ? "WITHIN TOLERANCE" : "BEYOND TOLERANCE");
+        out.printf("  keys %d: %d match, %d mismatch, %d missing in stream, %d missing in batch; %d beyond tolerance%n",
+                k.compared(), k.matched(), k.mismatched(), k.missingInStream(), k.missingInBatch(), k.beyondTolerance());
+        out.printf("  spend stream %s, batch %s, final %s (stream - batch %s)%n", Money.grouped(t.stream().spendMicros()),
+                Money.grouped(t.batch().spendMicros()), Money.grouped(r.finalTotals().spendMicros()),
+                Money.grouped(t.difference(Metric.SPEND_MICROS)));
+        out.printf("  events stream %d, batch %d, final %d%n", t.stream().events(), t.batch().events(), r.finalTotals().events());
+        out.printf("  corrections: %d keys finalized or changed, %d values changed %s%n", r.keysFinalized(),
+                r.valuesCorrected(), r.corrections());
+        out.printf("  report: %s%n", r.reportDir().resolve(ReportWriter.HTML));
+        out.flush();
+    }
+
+}

@@ -1,0 +1,56 @@
+package dev.recount.reconcile.report;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
+/**
+ * Spend is stored in micro-units (long); people read currency units. Conversions go through
+ * {@link BigDecimal#valueOf(long, int)}, which is exact: no value is ever passed through a double.
+ */
+public final class Money {
+    private Money() {}
+
+    /** {@code 1234567 → "1.234567"}, {@code -5 → "-0.000005"}: six decimals, no grouping (for CSV and JSON). */
+    public static String units(long micros) {
+        return BigDecimal.valueOf(micros, 6).toPlainString();
+    }
+
+    /** As {@link #units} with thousands separators, for people: {@code 1234567890123 → "1,234,567.890123"}. */
+    public static String grouped(long micros) {
+        String plain = units(micros);
+        boolean negative = plain.startsWith("-");
+        String digits = negative ? plain.substring(1) : plain;
+        int dot = digits.indexOf('.');
+        String whole = digits.substring(0, dot);
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < whole.length(); i++) {
+            if (i > 0 && (whole.length() - i) % 3 == 0) sb.append(',');
+            sb.append(whole.charAt(i));
+        }
+        return (negative ? "-" : "") + sb + digits.substring(dot);
+    }
+
+    /** Axis labels: as few decimals as the value needs ({@code 2500000 → "2.5"}). */
+    public static String compact(long micros) {
+        BigDecimal v = BigDecimal.valueOf(micros, 6).stripTrailingZeros();
+        return v.scale() < 0 ? v.setScale(0, RoundingMode.UNNECESSARY).toPlainString() : v.toPlainString();
+    }
+
+    /**
+     * (stream − batch) / batch as a percentage with four decimals ("+0.1250 %"), exact up to that rounding;
+     * "0 %" when both are 0 and "n/a" when only batch is 0 (no base to relate to).
+     */
+    public static String relativePercent(long stream, long batch) {
+        BigDecimal diff = BigDecimal.valueOf(stream).subtract(BigDecimal.valueOf(batch));
+        if (batch == 0) return diff.signum() == 0 ? "0 %" : "n/a";
+        BigDecimal pct = diff.multiply(BigDecimal.valueOf(100)).divide(BigDecimal.valueOf(batch).abs(), 4, RoundingMode.HALF_EVEN);
+        return (pct.signum() > 0 ? "+" : "") + pct.toPlainString() + " %";
+    }
+
+    /** (stream − batch) / |batch| as a plain decimal with six places for CSV ("" when batch is 0 and stream is not). */
+    public static String relative(long stream, long batch) {
+        BigDecimal diff = BigDecimal.valueOf(stream).subtract(BigDecimal.valueOf(batch));
+        if (batch == 0) return diff.signum() == 0 ? "0" : "";
+        return diff.divide(BigDecimal.valueOf(batch).abs(), 6, RoundingMode.HALF_EVEN).toPlainString();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.recount.reconcile.report;
+
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.db.tables.CorrectionLogTable;
+import dev.recount.db.tables.ReconciliationDiffsTable;
+import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
+import dev.recount.reconcile.Comparison;
+import dev.recount.reconcile.Scope;
+import dev.recount.reconcile.Tolerances;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything a run's report shows, read inside the run's transaction. The full list of diffs is not in here
+ * (it can be millions of rows): {@link ReportWriter} streams it into diffs.csv.
+ *
+ * @param largestMismatches      the value mismatches that moved spend the most, largest first
+ * @param largestMissingInStream keys only the batch has, by spend, largest first
+ * @param largestMissingInBatch  keys only the stream has, by spend, largest first
+ */
+public record ReportData(long runId, Scope scope, ZoneId zone, Instant generatedAt, Verdict verdict,
+                         Comparison comparison, WindowMetrics finalTotals, long keysFinalized,
+                         Map<CorrectionLogTable.Reason, Long> corrections, Tolerances tolerances,
+                         List<ReconciliationDiffsTable.Row> largestMismatches,
+                         List<ReconciliationDiffsTable.Row> largestMissingInStream,
+                         List<ReconciliationDiffsTable.Row> largestMissingInBatch) {
+    public ReportData {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(zone, "zone");
+        Objects.requireNonNull(generatedAt, "generatedAt");
+        Objects.requireNonNull(verdict, "verdict");
+        Objects.requireNonNull(comparison, "comparison");
+        Objects.requireNonNull(finalTotals, "finalTotals");
+        Objects.requireNonNull(tolerances, "tolerances");
+        corrections = Map.copyOf(corrections);
+        largestMismatches = List.copyOf(largestMismatches);
+        largestMissingInStream = List.copyOf(largestMissingInStream);
+        largestMissingInBatch = List.copyOf(largestMissingInBatch);
+    }
+
+    public long valuesCorrected() {
+        return corrections.values().stream().mapToLong(Long::longValue).sum();
+    }
+}

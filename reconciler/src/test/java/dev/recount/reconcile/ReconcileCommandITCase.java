@@ -1,0 +1,159 @@
+package dev.recount.reconcile;
+
+import static dev.recount.reconcile.testutils.ReconcileDb.key;
+import static dev.recount.reconcile.testutils.ReconcileDb.m;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.reconcile.testutils.ReconcileDb;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line in-process: exit codes for within / beyond tolerance / not covered, and nightly-dates. */
+class ReconcileCommandITCase {
+    /** Days run midnight to midnight in New York (UTC-5 in November). */
+    static final String ZONE = "America/New_York";
+    static final Instant DAY_27 = Instant.parse("2026-11-27T05:00:00Z");
+    static final Instant DAY_28 = Instant.parse("2026-11-28T05:00:00Z");
+    static final Instant DAY_29 = Instant.parse("2026-11-29T05:00:00Z");
+    static final Clock NOW = Clock.fixed(Instant.parse("2026-11-30T12:00:00Z"), ZoneOffset.UTC);
+    static final WindowKey K = key(DAY_28.plusSeconds(3600), "camp-1", "web");
+
+    @TempDir
+    Path tmp;
+
+    ReconcileDb db;
+    Path config;
+    String out;
+    String err;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db = ReconcileDb.fresh("cli");
+        config = db.configFile(tmp, "time-zone=" + ZONE, "reconcile.report-dir=" + tmp.resolve("reports"),
+                // 1 % of spend, or 10 micro-units, either way
+                "reconcile.tolerance.spend_micros.relative=0.01", "reconcile.tolerance.spend_micros.absolute=10");
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.close();
+    }
+
+    int run(String... args) {
+        StringWriter o = new StringWriter();
+        StringWriter e = new StringWriter();
+        String[] all = new String[args.length + 2];
+        all[0] = "--config";
+        all[1] = config.toString();
+        System.arraycopy(args, 0, all, 2, args.length);
+        boolean sub = args.length > 0 && args[0].equals("nightly-dates");
+        int code = ReconcileMain.execute(new CommandEnvironment(db.environment(), NOW), new PrintWriter(o), new PrintWriter(e),
+                sub ? withConfigAfter(args) : all);
+        out = o.toString();
+        err = e.toString();
+        return code;
+    }
+
+    String[] withConfigAfter(String[] args) {
+        String[] all = new String[args.length + 2];
+        System.arraycopy(args, 0, all, 0, args.length);
+        all[args.length] = "--config";
+        all[args.length + 1] = config.toString();
+        return all;
+    }
+
+    @Test
+    void exitCodeSaysWhetherTheDayIsWithinTolerance() throws Exception {
+        db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
+        db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_009_000, 11)));
+        // 9000 micros off on 1009000 = 0.89 %: within 1 %.
+        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.WITHIN_TOLERANCE);
+        assertThat(err).isEmpty();
+        assertThat(out).contains("WITHIN TOLERANCE").contains("[2026-11-28T05:00:00Z, 2026-11-29T05:00:00Z)")
+                .contains("1 mismatch");
+
+        db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_020_000, 11)));
+        // 20000 off on 1020000 = 1.96 %: beyond.
+        assertThat(run("--from", DAY_28.toString(), "--to", DAY_29.toString())).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(out).contains("BEYOND TOLERANCE").contains("1 beyond tolerance");
+        Path report = tmp.resolve("reports");
+        try (var dirs = Files.list(report)) {
+            assertThat(dirs.map(p -> p.getFileName().toString()).sorted().toList())
+                    .containsExactly("run-1-20261128T050000Z", "run-2-20261128T050000Z");
+        }
+    }
+
+    @Test
+    void refusesADayTheBatchHasNotCovered() throws Exception {
+        db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
+        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(err.strip()).startsWith("reconcile: refused: no succeeded batch run covers").doesNotContain("\n");
+        assertThat(out).isEmpty();
+    }
+
+    @Test
+    void reconcilesTheWindowsOfABatchRun() throws Exception {
+        db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
+        long runId = db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_000_000, 11)));
+        assertThat(run("--batch-run", String.valueOf(runId))).isEqualTo(ExitCodes.WITHIN_TOLERANCE);
+        assertThat(out).contains("batch run " + runId).contains("1 match");
+        assertThat(run("--batch-run", "999")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(err).contains("batch run 999 does not exist");
+    }
+
+    @Test
+    void nightlyDatesListsTheDaysNotYetReconciledInOrder() throws Exception {
+        db.batchRange(DAY_27, DAY_29, Map.<WindowKey, WindowMetrics>of());
+        assertThat(run("--date", "2026-11-28")).isZero();
+
+        assertThat(run("nightly-dates", "--since", "2026-11-25")).isZero();
+        // Until yesterday (the 29th in New York): the 28th is done.
+        assertThat(out.lines().toList()).containsExactly("2026-11-25", "2026-11-26", "2026-11-27", "2026-11-29");
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28")).isZero();
+        assertThat(out).isEmpty();
+
+        // A range run that spans two days does not make either of them done.
+        assertThat(run("--from", DAY_27.toString(), "--to", DAY_29.toString())).isZero();
+        assertThat(run("nightly-dates", "--since", "2026-11-27", "--until", "2026-11-28")).isZero();
+        assertThat(out.lines().toList()).containsExactly("2026-11-27");
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-27")).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void aFailedRunIsRecordedAndLeavesNothingBehind() throws Exception {
+        db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
+        db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_000_000, 11)));
+        // The report directory cannot be created: a file stands where it should go.
+        Path blocker = tmp.resolve("blocked");
+        Files.writeString(blocker, "not a directory");
+        assertThat(run("--date", "2026-11-28", "--report-dir", blocker.toString())).isEqualTo(ExitCodes.ERROR);
+        assertThat(err.strip()).startsWith("reconcile: failed:").doesNotContain("\n");
+        try (Connection c = db.admin(); Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT status, error FROM reconciliation_runs")) {
+                rs.next();
+                assertThat(rs.getString("status")).isEqualTo("failed");
+                assertThat(rs.getString("error")).isNotBlank();
+            }
+            try (ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM window_corrections) + (SELECT count(*)"
+                    + " FROM correction_log) + (SELECT count(*) FROM reconciliation_diffs)")) {
+                rs.next();
+                assertThat(rs.getLong(1)).as("rolled back").isZero();
+            }
+        }
+    }
+}

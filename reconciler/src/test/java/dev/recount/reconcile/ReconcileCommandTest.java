@@ -1,0 +1,74 @@
+package dev.recount.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Usage errors are caught before anything connects: exit 2 with a one-line reason. */
+class ReconcileCommandTest {
+    String out;
+    String err;
+
+    int run(String... args) {
+        StringWriter o = new StringWriter();
+        StringWriter e = new StringWriter();
+        // No database behind this URL: a usage error must be reported before any connection is tried.
+        int code = ReconcileMain.execute(new CommandEnvironment(Map.of("RECOUNT_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"),
+                Clock.fixed(Instant.parse("2026-11-29T00:00:00Z"), ZoneOffset.UTC)), new PrintWriter(o), new PrintWriter(e), args);
+        out = o.toString();
+        err = e.toString();
+        return code;
+    }
+
+    @Test
+    void helpListsTheExitCodes() {
+        assertThat(run("--help")).isZero();
+        assertThat(out).contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--config")
+                .contains("Exit codes:").contains("3   reconciled and corrected, but some key is beyond tolerance");
+        assertThat(run("nightly-dates", "--help")).isZero();
+        assertThat(out).contains("--since", "--until");
+    }
+
+    @Test
+    void rejectsAMissingOrAmbiguousScope() {
+        assertThat(run()).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.strip()).isEqualTo("reconcile: give the range to reconcile: --from T --to T, --date D or --batch-run ID (see --help)");
+        assertThat(run("--date", "2026-11-28", "--batch-run", "3")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("only one of");
+        assertThat(run("--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("--from and --to go together");
+    }
+
+    @Test
+    void rejectsBadValuesInOneLine() {
+        assertThat(run("--from", "yesterday", "--to", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.strip()).contains("cannot read instant 'yesterday'").doesNotContain("\n");
+        assertThat(run("--from", "2026-11-28T00:00:00Z", "--to", "2026-11-27T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("must be after --from");
+        assertThat(run("--date", "28.11.2026")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("cannot read date");
+        assertThat(run("--batch-run", "x")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("nightly-dates")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("--since");
+    }
+
+    @Test
+    void rejectsABadConfigFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path cfg = dir.resolve("bad.properties");
+        java.nio.file.Files.writeString(cfg, "reconcile.tolerance.clicks.relative=lots\n");
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("reconcile.tolerance.clicks.relative must be a decimal number");
+        java.nio.file.Files.writeString(cfg, "reconcile.tolerance.clicks.absolute=-1\n");
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("absolute tolerance must be >= 0");
+        java.nio.file.Files.writeString(cfg, "reconcile.tolerance.typo=1\n");
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("unknown setting 'reconcile.tolerance.typo'");
+    }
+}

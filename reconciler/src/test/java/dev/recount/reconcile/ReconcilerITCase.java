@@ -1,0 +1,328 @@
+package dev.recount.reconcile;
+
+import static dev.recount.reconcile.testutils.ReconcileDb.key;
+import static dev.recount.reconcile.testutils.ReconcileDb.m;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.core.metrics.Metric;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.CorrectionLogTable;
+import dev.recount.db.tables.CorrectionLogTable.Reason;
+import dev.recount.db.tables.ReconciliationDiffsTable;
+import dev.recount.db.tables.ReconciliationDiffsTable.Status;
+import dev.recount.db.tables.ReconciliationRunsTable;
+import dev.recount.db.tables.WindowCorrectionsTable;
+import dev.recount.db.tables.WindowMetricsView;
+import dev.recount.reconcile.testutils.ReconcileDb;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Classification, diffs, totals and corrections on prepared stream and batch rows, against a real PostgreSQL. */
+class ReconcilerITCase {
+    /** 23:58 on 2026-11-28 in Auckland (UTC+13): W2 is the first window of the 29th there. */
+    static final ZoneId ZONE = ZoneId.of("Pacific/Auckland");
+    static final Instant W0 = Instant.parse("2026-11-28T10:58:00Z");
+    static final Instant W1 = W0.plusSeconds(60);
+    static final Instant W2 = W0.plusSeconds(120);
+    static final Instant FROM = W0;
+    static final Instant TO = W0.plusSeconds(600);
+    static final Instant OUTSIDE = TO.plusSeconds(3600);
+    static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T02:00:00Z"), ZoneOffset.UTC);
+
+    static final WindowKey MATCH = key(W0, "camp-a", "web");
+    static final WindowKey MISMATCH = key(W0, "camp-a", "app");
+    static final WindowKey ONLY_BATCH = key(W1, "camp-b", "web");
+    static final WindowKey ONLY_STREAM = key(W2, "camp-b", "app");
+    static final WindowKey NOT_IN_RANGE = key(OUTSIDE, "camp-a", "web");
+
+    static final WindowMetrics MATCH_V = m(100, 5, 1, 2_000_000, 106);
+    static final WindowMetrics MISMATCH_S = m(10, 2, 0, 1_500_000, 12);
+    static final WindowMetrics MISMATCH_B = m(10, 3, 0, 1_750_000, 13);
+    static final WindowMetrics ONLY_BATCH_V = m(7, 0, 0, 70_000, 7);
+    static final WindowMetrics ONLY_STREAM_V = m(3, 1, 0, 333_333, 4);
+
+    @TempDir
+    Path reports;
+
+    ReconcileDb db;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db = ReconcileDb.fresh("reconciler");
+        db.stream(MATCH, MATCH_V, 1);
+        db.stream(MISMATCH, MISMATCH_S, 2);
+        db.stream(ONLY_STREAM, ONLY_STREAM_V, 1);
+        db.stream(NOT_IN_RANGE, m(1, 0, 0, 10, 1), 1);
+        db.batchRange(FROM, TO, batchRows(MISMATCH_B));
+        db.batchRange(OUTSIDE, OUTSIDE.plusSeconds(60), Map.of(NOT_IN_RANGE, m(2, 0, 0, 20, 2)));
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.close();
+    }
+
+    static Map<WindowKey, WindowMetrics> batchRows(WindowMetrics mismatchBatch) {
+        Map<WindowKey, WindowMetrics> rows = new LinkedHashMap<>();
+        rows.put(MATCH, MATCH_V);
+        rows.put(MISMATCH, mismatchBatch);
+        rows.put(ONLY_BATCH, ONLY_BATCH_V);
+        return rows;
+    }
+
+    Reconciler reconciler(Tolerances tolerances) {
+        return new Reconciler(db.reconcilerPool(), new Reconciler.Settings(ZONE, tolerances, reports), CLOCK);
+    }
+
+    @Test
+    void runsAsTheReconcilerRole() throws Exception {
+        try (Connection c = db.reconcilerPool().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT current_user")) {
+            rs.next();
+            assertThat(rs.getString(1)).isEqualTo("recount_reconciler");
+        }
+    }
+
+    @Test
+    void classifiesEveryKeyWithExactDiffsAndTotals() throws Exception {
+        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+
+        KeyCounts k = r.comparison().range().counts();
+        assertThat(k).isEqualTo(new KeyCounts(4, 1, 1, 1, 1, 3));
+        assertThat(r.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
+        assertThat(r.comparison().range().stream()).isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V));
+        assertThat(r.comparison().range().batch()).isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V));
+        assertThat(r.finalTotals()).isEqualTo(r.comparison().range().batch());
+        assertThat(r.comparison().range().difference(Metric.SPEND_MICROS)).isEqualTo(
+                2_000_000 + 1_500_000 + 333_333 - (2_000_000 + 1_750_000 + 70_000));
+
+        // Per window.
+        assertThat(r.comparison().windows()).extracting(Comparison.WindowTotal::windowStartMillis)
+                .containsExactly(W0.toEpochMilli(), W1.toEpochMilli(), W2.toEpochMilli());
+        Comparison.WindowTotal w0 = r.comparison().windows().get(0);
+        assertThat(w0.windowEndMillis()).isEqualTo(W0.plusSeconds(60).toEpochMilli());
+        assertThat(w0.totals().counts()).isEqualTo(new KeyCounts(2, 1, 1, 0, 0, 1));
+        assertThat(w0.totals().stream()).isEqualTo(MATCH_V.plus(MISMATCH_S));
+        assertThat(w0.totals().batch()).isEqualTo(MATCH_V.plus(MISMATCH_B));
+        assertThat(r.comparison().windows().get(2).totals().batch()).isEqualTo(WindowMetrics.ZERO);
+
+        // Per campaign per day, days in Auckland time: W2 (11:00Z) is already the 29th there.
+        assertThat(r.comparison().campaignDays()).extracting(c -> c.campaignId() + "@" + c.day())
+                .containsExactly("camp-a@2026-11-28", "camp-b@2026-11-28", "camp-b@2026-11-29");
+        Comparison.CampaignDayTotal b28 = r.comparison().campaignDays().get(1);
+        assertThat(b28.totals().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
+        assertThat(b28.totals().stream()).isEqualTo(WindowMetrics.ZERO);
+        assertThat(b28.totals().batch()).isEqualTo(ONLY_BATCH_V);
+
+        try (Connection c = db.admin()) {
+            List<ReconciliationDiffsTable.Row> diffs = ReconciliationDiffsTable.readRun(c, r.runId());
+            assertThat(diffs).containsExactly(
+                    new ReconciliationDiffsTable.Row(MISMATCH, W1.toEpochMilli(), Status.MISMATCH, false, 2, MISMATCH_S, MISMATCH_B),
+                    new ReconciliationDiffsTable.Row(ONLY_BATCH, W2.toEpochMilli(), Status.MISSING_IN_STREAM, false, null, null, ONLY_BATCH_V),
+                    new ReconciliationDiffsTable.Row(ONLY_STREAM, W2.plusSeconds(60).toEpochMilli(), Status.MISSING_IN_BATCH, false, 1, ONLY_STREAM_V, null));
+
+            ReconciliationRunsTable.Run run = ReconciliationRunsTable.find(c, r.runId()).orElseThrow();
+            assertThat(run.status()).isEqualTo(ReconciliationRunsTable.Status.SUCCEEDED);
+            assertThat(run.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
+            assertThat(List.of(run.keysCompared(), run.keysMatched(), run.keysMismatched(), run.keysMissingInStream(),
+                    run.keysMissingInBatch(), run.valuesCorrected())).containsExactly(4L, 1L, 1L, 1L, 1L, 13L);
+            assertThat(run.totalsJson()).contains("\"spend_micros\": 3820000");
+            assertThat(run.reportDir()).isEqualTo(r.reportDir().toString());
+        }
+        assertThat(r.reportDir().getFileName().toString()).isEqualTo("run-" + r.runId() + "-20261128T105800Z");
+        assertThat(r.reportDir().resolve("report.html")).isRegularFile();
+        assertThat(r.reportDir().resolve("diffs.csv")).isRegularFile();
+        assertThat(r.reportDir().resolve("summary.json")).isRegularFile();
+        assertThat(Files.list(reports).toList()).hasSize(1); // no partial directory left behind
+    }
+
+    @Test
+    void batchBecomesFinalAndEveryChangedValueIsLoggedOnce() throws Exception {
+        RunResult first = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(first.keysFinalized()).isEqualTo(4);
+        assertThat(first.corrections()).isEqualTo(Map.of(Reason.STREAM_MISMATCH, 3L, Reason.MISSING_IN_STREAM, 5L,
+                Reason.MISSING_IN_BATCH, 5L));
+
+        try (Connection c = db.admin()) {
+            assertThat(WindowMetricsView.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli())).containsExactly(
+                    served(MISMATCH, MISMATCH_B), served(MATCH, MATCH_V), served(ONLY_BATCH, ONLY_BATCH_V));
+            // Outside the range nothing was finalized.
+            assertThat(WindowMetricsView.find(c, NOT_IN_RANGE).orElseThrow().source()).isEqualTo(WindowMetricsView.Source.STREAM);
+            assertThat(WindowCorrectionsTable.find(c, ONLY_STREAM).orElseThrow().removed()).isTrue();
+
+            List<CorrectionLogTable.Entry> log = CorrectionLogTable.readRun(c, first.runId());
+            assertThat(log).hasSize(13);
+            assertThat(log).filteredOn(e -> e.key().equals(MISMATCH)).extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after() + ":" + e.reason().wireName())
+                    .containsExactlyInAnyOrder("clicks:2->3:stream_mismatch", "spend_micros:1500000->1750000:stream_mismatch",
+                            "events:12->13:stream_mismatch");
+            assertThat(log).filteredOn(e -> e.key().equals(ONLY_BATCH))
+                    .allSatisfy(e -> {
+                        assertThat(e.before()).isNull();
+                        assertThat(e.after()).isEqualTo(ONLY_BATCH_V.get(e.metric()));
+                        assertThat(e.reason()).isEqualTo(Reason.MISSING_IN_STREAM);
+                    }).hasSize(5);
+            assertThat(log).filteredOn(e -> e.key().equals(ONLY_STREAM))
+                    .allSatisfy(e -> {
+                        assertThat(e.before()).isEqualTo(ONLY_STREAM_V.get(e.metric()));
+                        assertThat(e.after()).isNull();
+                        assertThat(e.reason()).isEqualTo(Reason.MISSING_IN_BATCH);
+                    }).hasSize(5);
+            assertThat(log).noneMatch(e -> e.key().equals(MATCH));
+        }
+
+        // The stream fires again for a finalized key (a higher revision): the served value does not move.
+        db.stream(MISMATCH, m(11, 9, 9, 9_999_999, 29), 3);
+        db.stream(ONLY_STREAM, m(4, 1, 0, 444_444, 5), 2);
+        try (Connection c = db.admin()) {
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+        }
+
+        // Reconciling again with no new batch data changes nothing and appends nothing.
+        List<WindowCorrectionsTable.Row> before;
+        String finalizedAtBefore;
+        try (Connection c = db.admin()) {
+            before = WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli());
+            finalizedAtBefore = finalizedAt(c);
+        }
+        RunResult again = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(again.keysFinalized()).isZero();
+        assertThat(again.valuesCorrected()).isZero();
+        try (Connection c = db.admin()) {
+            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli())).isEqualTo(before);
+            assertThat(finalizedAt(c)).isEqualTo(finalizedAtBefore);
+            assertThat(CorrectionLogTable.readRun(c, again.runId())).isEmpty();
+            assertThat(ReconciliationRunsTable.find(c, again.runId()).orElseThrow().valuesCorrected()).isZero();
+        }
+
+        // A newer batch result for a finalized key: the change is applied and logged as batch_changed.
+        db.batchRange(FROM, TO, batchRows(m(10, 4, 0, 1_750_000, 14)));
+        RunResult third = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(third.keysFinalized()).isEqualTo(1);
+        assertThat(third.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 2L));
+        try (Connection c = db.admin()) {
+            assertThat(CorrectionLogTable.readRun(c, third.runId())).extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after())
+                    .containsExactlyInAnyOrder("clicks:3->4", "events:13->14");
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().window().metrics()).isEqualTo(m(10, 4, 0, 1_750_000, 14));
+            assertThat(CorrectionLogTable.readKey(c, MISMATCH)).hasSize(5);
+        }
+    }
+
+    @Test
+    void keyDroppedByALaterBatchIsHiddenAndLogged() throws Exception {
+        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        Map<WindowKey, WindowMetrics> shrunk = batchRows(MISMATCH_B);
+        shrunk.remove(ONLY_BATCH); // e.g. its events turned out invalid: neither side has the key any more
+        db.batchRange(FROM, TO, shrunk);
+
+        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(r.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 5L));
+        try (Connection c = db.admin()) {
+            assertThat(WindowMetricsView.find(c, ONLY_BATCH)).isEmpty();
+            assertThat(CorrectionLogTable.readRun(c, r.runId())).allSatisfy(e -> assertThat(e.after()).isNull());
+        }
+    }
+
+    @Test
+    void verdictFollowsTolerances() throws Exception {
+        EnumMap<Metric, Tolerances.Tolerance> loose = new EnumMap<>(Metric.class);
+        // The mismatch differs by 1 click, 1 event and 250000 micros of 1750000 (14.29 %); a missing key by all it has.
+        loose.put(Metric.IMPRESSIONS, new Tolerances.Tolerance(BigDecimal.ZERO, 7));
+        loose.put(Metric.CLICKS, new Tolerances.Tolerance(BigDecimal.ZERO, 1));
+        loose.put(Metric.CONVERSIONS, new Tolerances.Tolerance(BigDecimal.ZERO, 0));
+        loose.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.143"), 333_333));
+        loose.put(Metric.EVENTS, new Tolerances.Tolerance(BigDecimal.ZERO, 7));
+        RunResult within = reconciler(new Tolerances(loose)).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(within.comparison().range().counts().beyondTolerance()).isZero();
+        assertThat(within.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.WITHIN_TOLERANCE);
+
+        // Absolute 200000 no longer covers the stream-only key's 333333; the mismatch's 250000 is still within
+        // relatively (250000 <= 0.143 * 1750000 = 250250).
+        loose.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.143"), 200_000));
+        RunResult one = reconciler(new Tolerances(loose)).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(one.comparison().range().counts().beyondTolerance()).isEqualTo(1);
+        assertThat(one.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
+
+        loose.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.142"), 200_000));
+        RunResult two = reconciler(new Tolerances(loose)).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(two.comparison().range().counts().beyondTolerance()).isEqualTo(2);
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, two.runId()))
+                    .extracting(d -> d.key().campaignId() + "/" + d.key().channelId() + ":" + d.withinTolerance())
+                    .containsExactly("camp-a/app:false", "camp-b/web:true", "camp-b/app:false");
+        }
+    }
+
+    @Test
+    void refusesARangeTheBatchHasNotFullyCovered() throws Exception {
+        Instant later = TO.plusSeconds(7200);
+        assertThatThrownBy(() -> reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, later)))
+                .isInstanceOf(NotCoveredException.class)
+                .hasMessageContaining("no succeeded batch run covers")
+                .hasMessageContaining("2026-11-28 11:08:00+00");
+        try (Connection c = db.admin()) {
+            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), later.toEpochMilli())).isEmpty();
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                    "SELECT status, error FROM reconciliation_runs ORDER BY run_id DESC LIMIT 1")) {
+                rs.next();
+                assertThat(rs.getString("status")).isEqualTo("failed");
+                assertThat(rs.getString("error")).contains("no succeeded batch run covers");
+            }
+        }
+        assertThat(Files.list(reports).toList()).isEmpty();
+
+        // Two adjacent succeeded runs together cover the range.
+        db.batchRange(TO, OUTSIDE, Map.of());
+        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, OUTSIDE.plusSeconds(60)));
+        assertThat(r.comparison().range().counts().compared()).isEqualTo(5);
+    }
+
+    @Test
+    void reconcilesTheWindowsOfAnAffectedBatchRun() throws Exception {
+        long affected = db.batchAffected(Map.of(ONLY_BATCH, ONLY_BATCH_V));
+        Scope scope;
+        try (Connection c = db.reconcilerPool().getConnection()) {
+            scope = ScopeResolver.batchRun(c, affected);
+        }
+        assertThat(scope.windowStarts()).containsExactly(W1.toEpochMilli());
+        RunResult r = reconciler(Tolerances.exact()).reconcile(scope);
+        assertThat(r.comparison().range().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
+        try (Connection c = db.admin()) {
+            assertThat(WindowMetricsView.find(c, ONLY_BATCH).orElseThrow().isFinal()).isTrue();
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().isFinal()).isFalse();
+            assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().batchRunId()).isEqualTo(affected);
+        }
+    }
+
+    static WindowMetricsView.Row served(WindowKey key, WindowMetrics v) {
+        return new WindowMetricsView.Row(new dev.recount.db.tables.WindowRow(key, key.windowStartMillis() + 60_000, v),
+                WindowMetricsView.Source.BATCH, true);
+    }
+
+    static String finalizedAt(Connection c) throws Exception {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT string_agg(finalized_at::text || reconciliation_run_id, ',' ORDER BY campaign_id, channel_id) FROM window_corrections")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+}
