@@ -1,5 +1,6 @@
 package dev.recount.deploy;
 
+import dev.recount.deploy.advise.AdviseCommand;
 import dev.recount.deploy.demo.DemoCommand;
 import dev.recount.deploy.generate.GenerateCommand;
 import dev.recount.deploy.local.StackException;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "recount", mixinStandardHelpOptions = true,
         description = "recount's local stack and tools. Every command has --help.",
         subcommands = {UpCommand.class, DownCommand.class, StatusCommand.class, ProduceCommand.class,
-                GenerateCommand.class, DemoCommand.class, HelpCommand.class})
+                GenerateCommand.class, DemoCommand.class, AdviseCommand.class, HelpCommand.class})
 public final class RecountLocal implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RecountLocal.class);
 

@@ -25,7 +25,8 @@ public final class NightlyDatesCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--since", required = true, paramLabel = "D", description = "First day to consider, e.g. 2026-11-20.")
+    @Option(names = "--since", paramLabel = "D", description = "First day to consider, e.g. 2026-11-20. Without it: yesterday"
+            + " in the configured time-zone, printed whether done or not (what a plain `nightly` reruns).")
     String since;
 
     @Option(names = "--until", paramLabel = "D", description = "Last day to consider (default: yesterday in the configured time-zone).")
@@ -45,6 +46,12 @@ public final class NightlyDatesCommand implements Callable<Integer> {
         CommandLine cmd = spec.commandLine();
         RecountConfig config = env.config(cmd, configFile);
         ZoneId zone = config.timeZone();
+        if (since == null) {
+            // A plain `nightly` always (re)runs yesterday: both steps are idempotent for a date.
+            cmd.getOut().println(LocalDate.now(env.clock().withZone(zone)).minusDays(1));
+            cmd.getOut().flush();
+            return 0;
+        }
         LocalDate first;
         LocalDate last;
         try {
