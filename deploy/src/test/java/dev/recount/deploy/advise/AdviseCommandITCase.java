@@ -1,0 +1,91 @@
+package dev.recount.deploy.advise;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.deploy.RecountLocal;
+import dev.recount.testkit.LocalStack;
+import dev.recount.testkit.TestNames;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code advise} against a real Kafka broker: it reads exactly the records whose timestamps fall in [from, to) on
+ * every partition, skips invalid records and repeated ids, and reports what it read.
+ */
+class AdviseCommandITCase {
+    static final Instant FROM = Instant.parse("2026-11-28T10:00:00Z");
+    static final Instant TO = Instant.parse("2026-11-28T11:00:00Z");
+
+    @Test
+    void readsTheTimeRangeOfEveryPartitionAndAdvises() throws Exception {
+        LocalStack stack = LocalStack.shared();
+        String topic = TestNames.unique("advise");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+            // Old fixed timestamps: keep them whatever the date is when this runs.
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1).configs(Map.of("retention.ms", "-1"))))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        long from = FROM.toEpochMilli();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                ProducerConfig.ACKS_CONFIG, "all"))) {
+            for (int p = 0; p < 2; p++) {
+                send(producer, topic, p, from - 60_000, event("before-" + p, from - 65_000));   // before the range
+                for (int i = 0; i < 50; i++) {
+                    long arrival = from + i * 60_000L;
+                    send(producer, topic, p, arrival, event("in-" + p + "-" + i, arrival - 2_000 - i * 100L));
+                    if (i == 10 && p == 0) send(producer, topic, p, arrival + 1, "not json".getBytes(StandardCharsets.UTF_8));
+                    if (i == 10 && p == 1) send(producer, topic, p, arrival + 1, event("in-1-0", from - 2_000)); // repeated id
+                    // A timestamp that steps back before `from` inside the offset range: skipped, and said so.
+                    if (i == 20 && p == 0) send(producer, topic, p, from - 5_000, event("stale-0", from - 6_000));
+                }
+                send(producer, topic, p, TO.toEpochMilli() + 1_000, event("after-" + p, TO.toEpochMilli()));
+            }
+            producer.flush();
+        }
+
+        CommandLine cl = RecountLocal.commandLine();
+        if (!cl.getSubcommands().containsKey("advise")) cl.addSubcommand("advise", new AdviseCommand());
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = cl.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(
+                "advise", "--from", FROM.toString(), "--to", TO.toString(), "--topic", topic,
+                "--bootstrap-servers", stack.bootstrapServers());
+
+        assertThat(exit).as(err.toString()).isZero();
+        // 2 × 50 in range, plus the invalid record and the repeated id; the records before and after are not read.
+        assertThat(out.toString())
+                .contains("102 records, 100 valid events, 1 invalid and 1 repeated event_ids skipped,"
+                        + " 1 records in the offset range but outside the time range")
+                .contains("watermark.out-of-orderness=")
+                .contains("recommended");
+        // Delays 2.0 s .. 6.9 s: p99 rounds up to 10 s.
+        assertThat(out.toString()).contains("watermark.out-of-orderness=10s");
+    }
+
+    static void send(KafkaProducer<byte[], byte[]> producer, String topic, int partition, long ts, byte[] value)
+            throws Exception {
+        producer.send(new ProducerRecord<>(topic, partition, ts, null, value)).get(30, TimeUnit.SECONDS);
+    }
+
+    static byte[] event(String id, long eventTs) {
+        return ("{\"event_id\":\"" + id + "\",\"event_type\":\"impression\",\"event_ts\":" + eventTs
+                + ",\"campaign_id\":\"c-1\",\"channel_id\":\"web\",\"cost_micros\":1000}").getBytes(StandardCharsets.UTF_8);
+    }
+}
