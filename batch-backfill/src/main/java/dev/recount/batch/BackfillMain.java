@@ -1,0 +1,277 @@
+package dev.recount.batch;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.config.Durations;
+import dev.recount.core.config.Instants;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.db.Database;
+import dev.recount.db.Role;
+import dev.recount.db.tables.BatchRunsTable.Mode;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ./recount backfill range|affected|nightly}: recompute window metrics exactly from the raw event lake
+ * (CONTRACT §5). Also the main class of the spark-submit application jar. Exit codes: {@link ExitCodes}.
+ */
+@Command(name = "backfill", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = BackfillMain.Version.class,
+        subcommands = {BackfillMain.RangeCommand.class, BackfillMain.AffectedCommand.class,
+                BackfillMain.NightlyCommand.class},
+        description = "Recompute window metrics exactly from the raw event lake with Spark.",
+        footer = {"", "Exit codes: 0 ok, 1 failed, 2 bad arguments, 3 refused (range beyond the lake's completeness"
+                + " boundary), 4 lock timeout (an overlapping backfill ran longer than batch.lock-timeout)."})
+public final class BackfillMain implements Callable<Integer> {
+    private final Map<String, String> environment;
+    private final Clock clock;
+    private final SparkSessions sparkSessions;
+    private final long driverMaxRows;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public BackfillMain(Map<String, String> environment, Clock clock, SparkSessions sparkSessions, long driverMaxRows) {
+        this.environment = Map.copyOf(environment);
+        this.clock = clock;
+        this.sparkSessions = sparkSessions;
+        this.driverMaxRows = driverMaxRows;
+    }
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        int exit = execute(new BackfillMain(System.getenv(), Clock.systemUTC(), SparkSessions.OWNED,
+                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS), out, err, args);
+        System.exit(exit);
+    }
+
+    /** Runs one command line in-process and returns its exit code; output and errors go to {@code out}/{@code err}. */
+    public static int execute(BackfillMain main, PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = new CommandLine(main);
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("backfill: " + BackfillRunner.oneLine(ex)
+                    + " (see " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
+            return ExitCodes.BAD_ARGUMENTS;
+        });
+        cl.setExecutionExceptionHandler((ex, c, parsed) -> {
+            c.getErr().println("backfill: " + BackfillRunner.oneLine(ex));
+            return ex instanceof BackfillException b ? b.exitCode() : ExitCodes.FAILED;
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: range, affected or nightly");
+    }
+
+    /** Options every subcommand takes. */
+    static final class CommonOptions {
+        @Option(names = "--config", paramLabel = "FILE",
+                description = "Settings file (default: $RECOUNT_CONFIG; see config/recount.properties).")
+        Path config;
+
+        @Option(names = "--lake", paramLabel = "PATH", description = "Raw event lake: directory or URI (lake.path).")
+        String lake;
+
+        @Option(names = "--master", paramLabel = "URL",
+                description = "Spark master, e.g. local[4] (default: spark-submit's, else batch.spark-master).")
+        String master;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+        boolean help;
+
+        @Option(names = "--progress-every", paramLabel = "DURATION", defaultValue = "10s",
+                description = "How often a long run logs its Spark progress (default: ${DEFAULT-VALUE}).")
+        String progressEvery;
+    }
+
+    /** What a subcommand needs: settings read, arguments checked, then Spark and the database opened. */
+    private abstract static class BackfillCommand implements Callable<Integer> {
+        @ParentCommand
+        BackfillMain main;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Mixin
+        CommonOptions common;
+
+        interface Work {
+            void run(BackfillRunner runner, BackfillSettings settings) throws Exception;
+        }
+
+        private RecountConfig config;
+
+        BackfillSettings settings() {
+            try {
+                Path file = common.config;
+                String fromEnv = main.environment.get("RECOUNT_CONFIG");
+                if (file == null && fromEnv != null && !fromEnv.isBlank()) file = Path.of(fromEnv);
+                config = RecountConfig.load(file, main.environment).with("lake.path", common.lake);
+                return BackfillSettings.from(config);
+            } catch (IllegalArgumentException e) {
+                throw BackfillException.badArguments(e.getMessage());
+            }
+        }
+
+        int withRunner(BackfillSettings settings, Work work) throws Exception {
+            Duration progress;
+            String password;
+            try {
+                progress = Durations.parse(common.progressEvery);
+                password = config.postgresPassword();
+            } catch (IllegalArgumentException e) {
+                throw BackfillException.badArguments(e.getMessage());
+            }
+            try (HikariDataSource db = Database.pool(settings.postgres(), password, Role.BATCH)) {
+                SparkSession spark = main.sparkSessions.open(settings, common.master);
+                try {
+                    work.run(new BackfillRunner(spark, db, settings, password, main.driverMaxRows, progress), settings);
+                } finally {
+                    main.sparkSessions.release(spark);
+                }
+            }
+            return ExitCodes.OK;
+        }
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+    }
+
+    @Command(name = "range", sortOptions = false,
+            description = "Recompute every window in [from, to) from the lake and replace the batch result there.")
+    static final class RangeCommand extends BackfillCommand {
+        @Option(names = "--from", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+                description = "First window start, ISO-8601 UTC (e.g. 2026-11-29T00:00:00Z); window-aligned.")
+        Instant from;
+
+        @Option(names = "--to", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+                description = "End (exclusive), window-aligned; must not be beyond the lake's completeness boundary.")
+        Instant to;
+
+        @Option(names = "--force", description = "Recompute even beyond the lake's completeness boundary (recorded).")
+        boolean force;
+
+        @Override
+        public Integer call() throws Exception {
+            BackfillSettings settings = settings();
+            TimeRange range = checkedRange(from, to, settings);
+            return withRunner(settings, (runner, s) ->
+                    out().println(runner.recomputeRange(Mode.RANGE, range, force).summary()));
+        }
+    }
+
+    @Command(name = "affected", sortOptions = false,
+            description = {"Recompute the windows named by the backfill topic (too-late events) since the last run.",
+                    "Offsets are committed only after results that include those events are committed; an event not"
+                            + " yet visible in the lake stays on the topic for the next run."})
+    static final class AffectedCommand extends BackfillCommand {
+        @Option(names = "--force", description = "Also recompute windows beyond the lake's completeness boundary.")
+        boolean force;
+
+        @Option(names = "--max-records", paramLabel = "N", defaultValue = "500000",
+                description = "Read at most about N backfill records per run (default: ${DEFAULT-VALUE}).")
+        int maxRecords;
+
+        @Override
+        public Integer call() throws Exception {
+            BackfillSettings settings = settings();
+            if (maxRecords < 1) throw BackfillException.badArguments("--max-records must be at least 1");
+            return withRunner(settings, (runner, s) ->
+                    out().println(runner.recomputeAffected(force, maxRecords).summary()));
+        }
+    }
+
+    @Command(name = "nightly", sortOptions = false,
+            description = {"Recompute the previous day (or --date) in the configured time-zone, then the affected"
+                    + " windows.", "The day is [midnight, next midnight) in time-zone: 23 or 25 hours on daylight"
+                    + " saving days; a window belongs to the day its start falls in. Rerunning a date replaces the"
+                    + " same rows."})
+    static final class NightlyCommand extends BackfillCommand {
+        @Option(names = "--date", paramLabel = "DATE", converter = DateConverter.class,
+                description = "The day to recompute, e.g. 2026-11-28 (default: yesterday in time-zone).")
+        LocalDate date;
+
+        @Option(names = "--force", description = "Recompute even beyond the lake's completeness boundary (recorded).")
+        boolean force;
+
+        @Option(names = "--max-records", paramLabel = "N", defaultValue = "500000",
+                description = "Read at most about N backfill records (default: ${DEFAULT-VALUE}).")
+        int maxRecords;
+
+        @Override
+        public Integer call() throws Exception {
+            BackfillSettings settings = settings();
+            LocalDate day = date != null ? date : NightlyRange.previousDay(main.clock, settings.timeZone());
+            TimeRange range;
+            try {
+                range = NightlyRange.forDate(day, settings.timeZone(), settings.windows());
+            } catch (IllegalArgumentException e) {
+                throw BackfillException.badArguments("nightly " + day + ": " + e.getMessage());
+            }
+            return withRunner(settings, (runner, s) -> {
+                out().println(runner.recomputeRange(Mode.NIGHTLY, range, force).summary());
+                out().println(runner.recomputeAffected(force, maxRecords).summary());
+            });
+        }
+    }
+
+    /** The version Maven recorded in the jar. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() throws java.io.IOException {
+            java.util.Properties p = new java.util.Properties();
+            try (var in = BackfillMain.class.getResourceAsStream("/META-INF/maven/dev.recount/batch-backfill/pom.properties")) {
+                if (in != null) p.load(in);
+            }
+            return new String[] {"recount backfill " + p.getProperty("version", "(development build)")};
+        }
+    }
+
+    static TimeRange checkedRange(Instant from, Instant to, BackfillSettings settings) {
+        try {
+            return TimeRange.of(from, to).requireAligned(settings.windows());
+        } catch (IllegalArgumentException e) {
+            throw BackfillException.badArguments(e.getMessage());
+        }
+    }
+
+    static final class InstantConverter implements CommandLine.ITypeConverter<Instant> {
+        @Override
+        public Instant convert(String value) {
+            try {
+                return Instants.parseInstant(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    static final class DateConverter implements CommandLine.ITypeConverter<LocalDate> {
+        @Override
+        public LocalDate convert(String value) {
+            try {
+                return Instants.parseDate(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,411 @@
+package dev.recount.batch;
+
+import static org.apache.spark.sql.functions.coalesce;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.sum;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.lake.LakeLayout;
+import dev.recount.core.metrics.Metric;
+import dev.recount.core.window.WindowAlignment;
+import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.BatchRunsTable.Mode;
+import dev.recount.db.tables.BatchWindowMetricsTable;
+import dev.recount.db.tables.StreamProgressTable;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One backfill run from start to finish: a {@code batch_runs} row (committed at once, so even a run that dies
+ * is visible), the completeness boundary, the advisory locks, the Spark computation, staging, and ONE
+ * transaction that replaces the run's scope and marks the run succeeded. Any failure rolls back, drops the
+ * run's staging rows and records the error on the run row; the previous result stays in place.
+ */
+public final class BackfillRunner {
+    private static final Logger LOG = LoggerFactory.getLogger(BackfillRunner.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Results up to this many window rows are staged from the driver; larger ones from the executors. */
+    public static final long DEFAULT_DRIVER_MAX_ROWS = 50_000;
+    private static final Duration TOPIC_READ_TIMEOUT = Duration.ofMinutes(5);
+    private static final int MAX_PENDING_IN_DETAILS = 100;
+
+    private final SparkSession spark;
+    private final DataSource db;
+    private final BackfillSettings settings;
+    private final StagingWriter staging;
+    private final Supplier<Consumer<byte[], String>> consumers;
+    private final Duration progressInterval;
+
+    public BackfillRunner(SparkSession spark, DataSource db, BackfillSettings settings, String password,
+                          long driverMaxRows, Duration progressInterval) {
+        this.spark = spark;
+        this.db = db;
+        this.settings = settings;
+        this.staging = new StagingWriter(settings.postgres(), password, driverMaxRows);
+        this.consumers = () -> BackfillTopicReader.newConsumer(settings.bootstrapServers(), settings.affectedGroup());
+        this.progressInterval = progressInterval;
+    }
+
+    /** What a range (or nightly) run did. */
+    public record RangeReport(long runId, Mode mode, TimeRange range, boolean forced, long events, long lakeRows,
+                              long windowsWritten, long windowsDeleted, Duration elapsed) {
+        public String summary() {
+            return "run " + runId + " (" + mode.wireName() + " " + range + (forced ? ", forced" : "") + "): "
+                    + events + " events (" + lakeRows + " lake rows), " + windowsWritten + " window rows written, "
+                    + windowsDeleted + " deleted, " + seconds(elapsed);
+        }
+    }
+
+    /** What an affected run did; {@code pending} records stay uncommitted on the topic and are retried. */
+    public record AffectedReport(long runId, int recordsRead, int malformed, List<Long> windows, long events,
+                                 long windowsWritten, long windowsDeleted, int pending, Map<String, Long> committed,
+                                 boolean truncated, Duration elapsed) {
+        public String summary() {
+            StringBuilder s = new StringBuilder("run " + runId + " (affected): " + recordsRead + " backfill records, "
+                    + windows.size() + " windows recomputed (" + events + " events, " + windowsWritten
+                    + " window rows written, " + windowsDeleted + " deleted), " + seconds(elapsed));
+            if (pending > 0) s.append("; ").append(pending).append(" records pending (not in the lake yet or beyond"
+                    + " its completeness boundary), retried by the next run");
+            if (malformed > 0) s.append("; ").append(malformed).append(" malformed records skipped");
+            if (truncated) s.append("; more records remain on the topic: run again");
+            return s.toString();
+        }
+    }
+
+    public RangeReport recomputeRange(Mode mode, TimeRange range, boolean force) throws SQLException {
+        range.requireAligned(settings.windows());
+        long started = System.nanoTime();
+        try (Connection conn = db.getConnection()) {
+            long runId = BatchRunsTable.start(conn, mode, range.fromMillis(), range.toMillis(), force);
+            LOG.info("run {}: {} {}{}", runId, mode.wireName(), range, force ? " (forced)" : "");
+            try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout());
+                 ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval)) {
+                Optional<Long> until = requireComplete(conn, range.toMillis(), force);
+                locks.lockRange(range, settings.windows());
+                describeJobs(runId, mode.wireName() + " " + range);
+                LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
+                Dataset<Row> events = WindowAggregation.deduplicate(
+                        new LakeReader(spark, settings.lakePath()).read(List.of(range)));
+                Computed c = computeAndStage(conn, runId, events);
+                ObjectNode details = c.details();
+                details.put("lake_complete_until", until.map(ms -> Instant.ofEpochMilli(ms).toString()).orElse(null));
+                BatchWindowMetricsTable.ReplaceResult r = commitResult(conn, runId,
+                        new BatchWindowMetricsTable.Range(range.fromMillis(), range.toMillis()), c, null, null, details);
+                return new RangeReport(runId, mode, range, force, c.events(), c.lakeRows(), r.written(), r.deleted(),
+                        Duration.ofNanos(System.nanoTime() - started));
+            } catch (Exception | Error e) {
+                recordFailure(conn, runId, e);
+                throw e;
+            }
+        }
+    }
+
+    public AffectedReport recomputeAffected(boolean force, int maxRecords) throws SQLException {
+        long started = System.nanoTime();
+        WindowAlignment windows = settings.windows();
+        try (Connection conn = db.getConnection()) {
+            long runId = BatchRunsTable.start(conn, Mode.AFFECTED, null, null, force);
+            LOG.info("run {}: affected windows from topic {} (group {}){}", runId, settings.backfillTopic(),
+                    settings.affectedGroup(), force ? " (forced)" : "");
+            Map<TopicPartition, Long> commits;
+            AffectedReport report;
+            try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout());
+                 ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval);
+                 Consumer<byte[], String> consumer = consumers.get()) {
+                try {
+                    locks.lockBackfillTopic();
+                    BackfillBatch batch = BackfillTopicReader.readAvailable(consumer, settings.backfillTopic(),
+                            maxRecords, TOPIC_READ_TIMEOUT);
+                    Optional<Long> until = StreamProgressTable.lakeCompleteUntil(conn);
+
+                    // Which records can be settled now: an event is settled once a committed result includes it.
+                    Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>();
+                    List<BackfillBatch.Entry> candidates = new ArrayList<>();
+                    int malformed = 0;
+                    for (BackfillBatch.Entry e : batch.entries()) {
+                        if (e.record() == null) {
+                            malformed++;
+                            continue;
+                        }
+                        long windowEnd = windows.windowEnd(e.record().event().eventTs);
+                        if (!force && (until.isEmpty() || windowEnd > until.get())) {
+                            pending.put(e, "beyond the lake's completeness boundary");
+                        } else {
+                            candidates.add(e);
+                        }
+                    }
+                    TreeSet<Long> candidateWindows = new TreeSet<>();
+                    for (BackfillBatch.Entry e : candidates) candidateWindows.add(windowOf(e, windows));
+
+                    TreeSet<Long> readyWindows = new TreeSet<>();
+                    Computed c = Computed.empty();
+                    BatchWindowMetricsTable.ReplaceResult r = new BatchWindowMetricsTable.ReplaceResult(0, 0);
+                    if (!candidateWindows.isEmpty()) {
+                        locks.lockWindows(candidateWindows);
+                        describeJobs(runId, "affected " + candidateWindows.size() + " windows");
+                        Dataset<Row> events = WindowAggregation.deduplicate(new LakeReader(spark, settings.lakePath())
+                                .read(TimeRange.ofWindows(candidateWindows, windows)))
+                                .persist(StorageLevel.MEMORY_AND_DISK());
+                        try {
+                            Set<String> visible = visibleEvents(events, candidates, windows);
+                            for (BackfillBatch.Entry e : candidates) {
+                                if (visible.contains(visibilityKey(e.record().event().eventId, windowOf(e, windows)))) {
+                                    readyWindows.add(windowOf(e, windows));
+                                } else {
+                                    pending.put(e, "not in the lake yet");
+                                }
+                            }
+                            if (!readyWindows.isEmpty()) {
+                                c = computeAndStage(conn, runId, events.filter(
+                                        WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows)
+                                                .isin(readyWindows.toArray())));
+                            }
+                        } finally {
+                            events.unpersist();
+                        }
+                    }
+                    commits = batch.offsetsToCommit(e -> !pending.containsKey(e));
+                    ObjectNode details = c.details();
+                    details.put("records_read", batch.entries().size());
+                    details.put("malformed_skipped", malformed);
+                    ArrayNode windowList = details.putArray("windows");
+                    readyWindows.forEach(w -> windowList.add(Instant.ofEpochMilli(w).toString()));
+                    details.set("pending", pendingJson(pending));
+                    details.set("offsets_to_commit", offsetsJson(commits));
+                    if (!readyWindows.isEmpty()) {
+                        r = commitResult(conn, runId, new BatchWindowMetricsTable.Windows(List.copyOf(readyWindows)), c,
+                                readyWindows.first(), readyWindows.last() + windows.sizeMillis(), details);
+                    } else {
+                        commitResult(conn, runId, null, c, null, null, details);
+                    }
+                    Map<String, Long> committed = new LinkedHashMap<>();
+                    commits.forEach((tp, o) -> committed.put(tp.toString(), o));
+                    report = new AffectedReport(runId, batch.entries().size(), malformed, List.copyOf(readyWindows),
+                            c.events(), r.written(), r.deleted(), pending.size(), committed, batch.truncated(),
+                            Duration.ofNanos(System.nanoTime() - started));
+                    pending.forEach((e, why) -> LOG.warn("run {}: backfill record {}@{} (event {}) pending: {}", runId,
+                            e.partition(), e.offset(), e.record().event().eventId, why));
+                } catch (Exception | Error e) {
+                    recordFailure(conn, runId, e);
+                    throw e;
+                }
+                // Only now, with the results that include these events committed, are the records acknowledged.
+                // If this commit fails the run's result stands; the next run recomputes the same windows again.
+                if (!commits.isEmpty()) {
+                    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+                    commits.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o, "recount batch run " + runId)));
+                    try {
+                        consumer.commitSync(offsets);
+                    } catch (RuntimeException e) {
+                        throw new IllegalStateException("run " + runId + " committed its results, but committing the"
+                                + " backfill offsets failed (" + e.getMessage() + "); the next run recomputes those"
+                                + " windows again", e);
+                    }
+                }
+                LOG.info("run {}: committed backfill offsets {}", runId, commits);
+                return report;
+            }
+        }
+    }
+
+    /** The outcome of the Spark part of a run, before the replace. */
+    private record Computed(long rows, long events, long lakeRows, StagingWriter.Path path, long computeMillis,
+                            long stageMillis) {
+        static Computed empty() {
+            return new Computed(0, 0, 0, StagingWriter.Path.DRIVER, 0, 0);
+        }
+
+        ObjectNode details() {
+            ObjectNode d = JSON.createObjectNode();
+            d.put("lake_rows", lakeRows);
+            d.put("duplicates_dropped", lakeRows - events);
+            d.put("staged_from", path.name().toLowerCase(java.util.Locale.ROOT));
+            d.put("compute_ms", computeMillis);
+            d.put("stage_ms", stageMillis);
+            return d;
+        }
+    }
+
+    /** Aggregates de-duplicated events per window key and loads the rows into staging for {@code runId}. */
+    private Computed computeAndStage(Connection conn, long runId, Dataset<Row> deduplicated) throws SQLException {
+        long t0 = System.nanoTime();
+        Dataset<Row> windowsAgg = WindowAggregation.aggregate(deduplicated, settings.windows())
+                .persist(StorageLevel.MEMORY_AND_DISK());
+        try {
+            LOG.info("run {}: aggregating", runId);
+            Row totals = windowsAgg.agg(count(lit(1)),
+                    coalesce(sum(col(Metric.EVENTS.column())), lit(0L)),
+                    coalesce(sum(col(WindowAggregation.LAKE_ROWS)), lit(0L))).first();
+            long rows = totals.getLong(0);
+            long events = totals.getLong(1);
+            long lakeRows = totals.getLong(2);
+            long t1 = System.nanoTime();
+            LOG.info("run {}: {} events ({} lake rows) in {} window rows; staging them", runId, events, lakeRows, rows);
+            StagingWriter.Path path = staging.write(windowsAgg, rows, runId, settings.windows().sizeMillis(), conn);
+            long t2 = System.nanoTime();
+            return new Computed(rows, events, lakeRows, path, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+        } finally {
+            windowsAgg.unpersist();
+        }
+    }
+
+    /**
+     * The one transaction: replace the scope from staging and mark the run succeeded, together. With a null
+     * scope (nothing to recompute) only the run row is finished.
+     */
+    private BatchWindowMetricsTable.ReplaceResult commitResult(Connection conn, long runId,
+                                                               BatchWindowMetricsTable.Scope scope, Computed c,
+                                                               Long rangeFrom, Long rangeTo, ObjectNode details)
+            throws SQLException {
+        long t0 = System.nanoTime();
+        conn.setAutoCommit(false);
+        try {
+            // The staging table's statistics describe an earlier run's rows (often they say "no rows of this
+            // run_id"), and a fresh result table may look tiny: PostgreSQL then plans the vanished-keys anti-join as
+            // a nested loop over staging, quadratic in the row count (a full day, 720k keys: over ten minutes
+            // instead of 15 s). A hash join is right at every size here. LOCAL: ends with this transaction.
+            try (java.sql.Statement s = conn.createStatement()) {
+                s.execute("SET LOCAL enable_nestloop = off");
+            }
+            BatchWindowMetricsTable.ReplaceResult r = scope == null
+                    ? new BatchWindowMetricsTable.ReplaceResult(0, 0)
+                    : BatchWindowMetricsTable.replaceFromStaging(conn, scope, runId);
+            details.put("replace_ms", (System.nanoTime() - t0) / 1_000_000);
+            BatchRunsTable.succeed(conn, runId, c.events(), r.written(), r.deleted(), rangeFrom, rangeTo,
+                    details.toString());
+            conn.commit();
+            LOG.info("run {}: committed {} window rows, {} vanished keys deleted", runId, r.written(), r.deleted());
+            return r;
+        } catch (SQLException | RuntimeException e) {
+            conn.rollback();
+            throw e;
+        } finally {
+            conn.setAutoCommit(true);
+        }
+    }
+
+    /** Refuses a range ending after the lake's completeness boundary (or when none is recorded) unless forced. */
+    private static Optional<Long> requireComplete(Connection conn, long toMillis, boolean force) throws SQLException {
+        Optional<Long> until = StreamProgressTable.lakeCompleteUntil(conn);
+        if (until.isPresent() && toMillis <= until.get()) return until;
+        String why = until.isEmpty()
+                ? "no lake completeness recorded yet (the stream job has not committed a checkpoint)"
+                : "the lake is complete only until " + Instant.ofEpochMilli(until.get());
+        if (!force) {
+            throw BackfillException.refusedByBoundary("range ends at " + Instant.ofEpochMilli(toMillis) + " but " + why
+                    + "; rerun later, or pass --force to recompute from an incomplete lake");
+        }
+        LOG.warn("forced: range ends at {} but {}", Instant.ofEpochMilli(toMillis), why);
+        return until;
+    }
+
+    /** Which candidate events are in the lake now, in the window their backfill record names. */
+    private Set<String> visibleEvents(Dataset<Row> events, List<BackfillBatch.Entry> candidates, WindowAlignment windows) {
+        StructType schema = new StructType()
+                .add("wanted_id", DataTypes.StringType)
+                .add("wanted_window", DataTypes.LongType);
+        List<Row> wanted = new ArrayList<>();
+        for (BackfillBatch.Entry e : candidates) wanted.add(RowFactory.create(e.record().event().eventId, windowOf(e, windows)));
+        Dataset<Row> wantedDf = functions.broadcast(spark.createDataFrame(wanted, schema));
+        Dataset<Row> inLake = events.select(col(LakeLayout.EVENT_ID),
+                WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows).as(WindowAggregation.WINDOW_START));
+        Dataset<Row> present = inLake.join(wantedDf,
+                inLake.col(LakeLayout.EVENT_ID).equalTo(wantedDf.col("wanted_id"))
+                        .and(inLake.col(WindowAggregation.WINDOW_START).equalTo(wantedDf.col("wanted_window"))),
+                "left_semi");
+        Set<String> visible = new HashSet<>();
+        for (Row r : present.collectAsList()) visible.add(visibilityKey(r.getString(0), r.getLong(1)));
+        return visible;
+    }
+
+    private static String visibilityKey(String eventId, long windowStart) {
+        return windowStart + "/" + eventId;
+    }
+
+    /** The window an event belongs to by the batch layer's own window definition. */
+    private static long windowOf(BackfillBatch.Entry e, WindowAlignment windows) {
+        AdEvent event = e.record().event();
+        return windows.windowStart(event.eventTs);
+    }
+
+    private void describeJobs(long runId, String what) {
+        spark.sparkContext().setJobGroup("recount-backfill-run-" + runId, "recount backfill run " + runId + ": " + what,
+                false);
+    }
+
+    private static ArrayNode pendingJson(Map<BackfillBatch.Entry, String> pending) {
+        ArrayNode list = JSON.createArrayNode();
+        pending.entrySet().stream().limit(MAX_PENDING_IN_DETAILS).forEach(p -> {
+            ObjectNode n = list.addObject();
+            n.put("topic", p.getKey().partition().topic());
+            n.put("partition", p.getKey().partition().partition());
+            n.put("offset", p.getKey().offset());
+            n.put("event_id", p.getKey().record().event().eventId);
+            n.put("reason", p.getValue());
+        });
+        return list;
+    }
+
+    private static ObjectNode offsetsJson(Map<TopicPartition, Long> commits) {
+        ObjectNode n = JSON.createObjectNode();
+        commits.forEach((tp, o) -> n.put(tp.toString(), o));
+        return n;
+    }
+
+    /** Rolls back, drops the run's staging rows and records the error; never hides the original failure. */
+    private static void recordFailure(Connection conn, long runId, Throwable failure) {
+        try {
+            if (!conn.getAutoCommit()) {
+                conn.rollback();
+                conn.setAutoCommit(true);
+            }
+            BatchWindowMetricsTable.clearStaging(conn, runId);
+            BatchRunsTable.fail(conn, runId, oneLine(failure));
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+        LOG.error("run {} failed: {}", runId, oneLine(failure));
+    }
+
+    static String oneLine(Throwable t) {
+        String m = t.getMessage();
+        if (m == null || m.isBlank()) m = t.getClass().getSimpleName();
+        int nl = m.indexOf('\n');
+        return nl > 0 ? m.substring(0, nl) : m;
+    }
+
+    private static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.recount.batch;
+
+import dev.recount.core.event.BackfillRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the backfill topic for {@code affected}: everything from the consumer group's committed offsets up to
+ * the end offsets as of the start of the run (records appended meanwhile are left for the next run).
+ * Partitions are assigned explicitly rather than subscribed: no group rebalance to wait for, and the run's
+ * advisory lock already guarantees a single reader. Offsets are committed by the caller, never automatically.
+ */
+final class BackfillTopicReader {
+    private static final Logger LOG = LoggerFactory.getLogger(BackfillTopicReader.class);
+    private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private BackfillTopicReader() {}
+
+    static KafkaConsumer<byte[], String> newConsumer(String bootstrapServers, String groupId) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, "recount-backfill-affected");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        // A group that never committed starts at the beginning: no too-late event is ever skipped.
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // The stream job writes the topic in transactions; records of aborted ones were never "too late".
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return new KafkaConsumer<>(p);
+    }
+
+    static BackfillBatch readAvailable(Consumer<byte[], String> consumer, String topic, int maxRecords,
+                                       Duration timeout) {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, METADATA_TIMEOUT);
+        if (infos == null || infos.isEmpty()) {
+            throw new IllegalStateException("backfill topic '" + topic + "' does not exist (setting topics.backfill)");
+        }
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo i : infos) partitions.add(new TopicPartition(topic, i.partition()));
+        partitions.sort(BackfillBatch.PARTITION_ORDER);
+        consumer.assign(partitions);
+        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions), METADATA_TIMEOUT);
+        for (TopicPartition tp : partitions) {
+            OffsetAndMetadata c = committed.get(tp);
+            if (c != null) consumer.seek(tp, c.offset()); else consumer.seekToBeginning(List.of(tp));
+        }
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, METADATA_TIMEOUT);
+        Map<TopicPartition, Long> start = new HashMap<>();
+        Map<TopicPartition, Long> readUntil = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            long position = consumer.position(tp, METADATA_TIMEOUT);
+            start.put(tp, position);
+            readUntil.put(tp, position);
+        }
+        List<BackfillBatch.Entry> entries = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean truncated = false;
+        while (!reachedEnd(consumer, partitions, end)) {
+            if (entries.size() >= maxRecords) {
+                truncated = true;
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("reading backfill topic '" + topic + "' up to its end offsets " + end
+                        + " did not finish within " + timeout);
+            }
+            for (ConsumerRecord<byte[], String> r : consumer.poll(POLL)) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                if (r.offset() >= end.get(tp)) continue;
+                entries.add(parse(tp, r.offset(), r.value()));
+                readUntil.put(tp, r.offset() + 1);
+            }
+        }
+        for (TopicPartition tp : partitions) {
+            // Whole partition seen: also step over transaction markers and aborted records below the end.
+            if (consumer.position(tp, METADATA_TIMEOUT) >= end.get(tp)) readUntil.put(tp, end.get(tp));
+        }
+        entries.sort(java.util.Comparator.comparing(BackfillBatch.Entry::partition, BackfillBatch.PARTITION_ORDER)
+                .thenComparingLong(BackfillBatch.Entry::offset));
+        LOG.info("read {} records from backfill topic {} ({} partitions, from {} to {}){}", entries.size(), topic,
+                partitions.size(), start, readUntil, truncated ? ", stopped at the record limit" : "");
+        return new BackfillBatch(Map.copyOf(start), Map.copyOf(readUntil), List.copyOf(entries), truncated);
+    }
+
+    private static boolean reachedEnd(Consumer<byte[], String> consumer, List<TopicPartition> partitions,
+                                      Map<TopicPartition, Long> end) {
+        for (TopicPartition tp : partitions) {
+            if (consumer.position(tp, METADATA_TIMEOUT) < end.get(tp)) return false;
+        }
+        return true;
+    }
+
+    private static BackfillBatch.Entry parse(TopicPartition tp, long offset, String value) {
+        try {
+            if (value == null) throw new IllegalArgumentException("empty value");
+            return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(value), null);
+        } catch (IllegalArgumentException e) {
+            LOG.error("backfill record {}-{}@{} is not a backfill record and is skipped: {}", tp.topic(),
+                    tp.partition(), offset, e.getMessage());
+            return new BackfillBatch.Entry(tp, offset, null, e.getMessage());
+        }
+    }
+}

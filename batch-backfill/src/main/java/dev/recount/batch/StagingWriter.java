@@ -1,0 +1,138 @@
+package dev.recount.batch;
+
+import dev.recount.core.config.PostgresSettings;
+import dev.recount.core.lake.LakeLayout;
+import dev.recount.core.metrics.Metric;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.Role;
+import dev.recount.db.tables.BatchWindowMetricsTable;
+import dev.recount.db.tables.WindowRow;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Properties;
+import org.apache.spark.api.java.function.ForeachPartitionFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loads a run's window rows into {@code batch_window_metrics_staging}, always through
+ * {@link BatchWindowMetricsTable#insertStaging} (one row binder for every path), in one of two ways decided by
+ * size:
+ * <ul>
+ *   <li>up to {@code driverMaxRows} rows: collected to the driver and inserted on the run's own connection —
+ *       no extra connections, no second Spark job for a handful of windows;</li>
+ *   <li>more: each Spark partition inserts its own rows from the executor that holds it, in parallel, so a
+ *       large result never has to fit in the driver's memory.</li>
+ * </ul>
+ * Staging is not the result: nothing is visible until {@code replaceFromStaging} commits, so rows loaded over
+ * many connections (and partly loaded ones, if a task fails and is retried) are harmless.
+ */
+final class StagingWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(StagingWriter.class);
+    static final int INSERT_CHUNK = 5_000;
+    private static final int MAX_WRITERS = 8;
+    private static final long ROWS_PER_WRITER = 100_000;
+
+    enum Path { DRIVER, EXECUTORS }
+
+    private final PostgresSettings postgres;
+    private final String password;
+    private final long driverMaxRows;
+
+    StagingWriter(PostgresSettings postgres, String password, long driverMaxRows) {
+        this.postgres = postgres;
+        this.password = password;
+        this.driverMaxRows = driverMaxRows;
+    }
+
+    /** Writes {@code aggregated} (from {@link WindowAggregation#aggregate}) as run {@code runId}'s staging rows. */
+    Path write(Dataset<Row> aggregated, long rowCount, long runId, long windowSizeMillis, Connection runConnection)
+            throws SQLException {
+        if (rowCount <= driverMaxRows) {
+            List<WindowRow> chunk = new ArrayList<>(INSERT_CHUNK);
+            for (Row r : aggregated.collectAsList()) {
+                chunk.add(toWindowRow(r, windowSizeMillis));
+                if (chunk.size() == INSERT_CHUNK) {
+                    BatchWindowMetricsTable.insertStaging(runConnection, runId, chunk);
+                    chunk.clear();
+                }
+            }
+            if (!chunk.isEmpty()) BatchWindowMetricsTable.insertStaging(runConnection, runId, chunk);
+            return Path.DRIVER;
+        }
+        // A few large partitions rather than the shuffle's many small ones: one connection and a run of full
+        // batches each, instead of hundreds of connections with a handful of rows.
+        int writers = (int) Math.max(1, Math.min(MAX_WRITERS, rowCount / ROWS_PER_WRITER));
+        LOG.info("run {}: staging {} window rows from the executors over {} connections", runId, rowCount, writers);
+        aggregated.coalesce(writers).foreachPartition(new InsertPartition(postgres, password, runId, windowSizeMillis));
+        return Path.EXECUTORS;
+    }
+
+    static WindowRow toWindowRow(Row r, long windowSizeMillis) {
+        long start = r.getLong(r.fieldIndex(WindowAggregation.WINDOW_START));
+        WindowKey key = new WindowKey(start, r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
+                r.getString(r.fieldIndex(LakeLayout.CHANNEL_ID)));
+        WindowMetrics metrics = new WindowMetrics(metric(r, Metric.IMPRESSIONS), metric(r, Metric.CLICKS),
+                metric(r, Metric.CONVERSIONS), metric(r, Metric.SPEND_MICROS), metric(r, Metric.EVENTS));
+        return new WindowRow(key, start + windowSizeMillis, metrics);
+    }
+
+    private static long metric(Row r, Metric m) {
+        return r.getLong(r.fieldIndex(m.column()));
+    }
+
+    /**
+     * Runs on an executor: one plain JDBC connection per partition, with the same schema and role a
+     * {@code Database.pool(..., Role.BATCH)} connection has (a pool per task would outlive nothing).
+     */
+    private static final class InsertPartition implements ForeachPartitionFunction<Row> {
+        private static final long serialVersionUID = 1L;
+        private final PostgresSettings postgres;
+        private final String password;
+        private final long runId;
+        private final long windowSizeMillis;
+
+        InsertPartition(PostgresSettings postgres, String password, long runId, long windowSizeMillis) {
+            this.postgres = postgres;
+            this.password = password;
+            this.runId = runId;
+            this.windowSizeMillis = windowSizeMillis;
+        }
+
+        @Override
+        public void call(Iterator<Row> rows) throws SQLException {
+            if (!rows.hasNext()) return;
+            Properties props = new Properties();
+            props.setProperty("user", postgres.user());
+            if (password != null) props.setProperty("password", password);
+            // Lets the driver send each chunk as multi-row INSERTs: several times fewer round trips.
+            props.setProperty("reWriteBatchedInserts", "true");
+            // The driver class directly, not DriverManager: on an executor the driver sits in the application
+            // jar's class loader, which DriverManager does not always consult.
+            Connection opened = new org.postgresql.Driver().connect(postgres.jdbcUrl(), props);
+            if (opened == null) throw new SQLException("not a PostgreSQL JDBC URL: " + postgres.jdbcUrl());
+            try (Connection conn = opened) {
+                conn.setSchema(postgres.schema());
+                try (Statement s = conn.createStatement()) {
+                    s.execute("SET ROLE " + Role.BATCH.roleName());
+                }
+                List<WindowRow> chunk = new ArrayList<>(INSERT_CHUNK);
+                while (rows.hasNext()) {
+                    chunk.add(toWindowRow(rows.next(), windowSizeMillis));
+                    if (chunk.size() == INSERT_CHUNK) {
+                        BatchWindowMetricsTable.insertStaging(conn, runId, chunk);
+                        chunk.clear();
+                    }
+                }
+                if (!chunk.isEmpty()) BatchWindowMetricsTable.insertStaging(conn, runId, chunk);
+            }
+        }
+    }
+}

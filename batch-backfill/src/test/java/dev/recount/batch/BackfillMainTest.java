@@ -1,0 +1,115 @@
+package dev.recount.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line in-process: parsing, --help and the exit codes of bad arguments. None of these reach
+ * Spark or the database (the provider below fails the test if asked for a session).
+ */
+class BackfillMainTest {
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T06:00:00Z"), ZoneOffset.UTC);
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyCommandHasHelp() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("range", "affected", "nightly", "Exit codes: 0 ok");
+        assertThat(run("range", "--help")).isZero();
+        assertThat(out.toString()).contains("--from", "--to", "--force", "--config", "--lake", "--master");
+        assertThat(run("affected", "--help")).isZero();
+        assertThat(out.toString()).contains("--force", "--max-records", "--config");
+        assertThat(run("nightly", "--help")).isZero();
+        assertThat(out.toString()).contains("--date", "--force", "time-zone");
+    }
+
+    @Test
+    void aMissingCommandIsABadArgument() {
+        assertThat(run()).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("missing command: range, affected or nightly");
+    }
+
+    @Test
+    void unreadableOrMissingInstantsAreBadArguments() {
+        assertThat(run("range", "--from", "yesterday", "--to", "2026-11-28T11:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("cannot read instant 'yesterday'");
+        assertThat(run("range", "--from", "2026-11-28T10:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(err.toString()).contains("--to");
+    }
+
+    @Test
+    void aRangeThatIsNotWindowAlignedIsRefusedBeforeAnythingRuns() {
+        assertThat(run("range", "--from", "2026-11-28T10:00:30Z", "--to", "2026-11-28T11:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("--from 2026-11-28T10:00:30Z is not aligned to the 1m window size;"
+                + " use 2026-11-28T10:00:00Z or 2026-11-28T10:01:00Z");
+    }
+
+    @Test
+    void anEmptyRangeIsABadArgument() {
+        assertThat(run("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("must not be empty");
+    }
+
+    @Test
+    void windowSizeComesFromTheConfigFile() throws IOException {
+        Path config = Files.writeString(dir.resolve("recount.properties"), "window.size=1h\n");
+        assertThat(run("range", "--config", config.toString(), "--from", "2026-11-28T10:01:00Z", "--to",
+                "2026-11-28T11:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("not aligned to the 1h window size");
+    }
+
+    @Test
+    void badSettingsAndOptionsAreBadArguments() throws IOException {
+        Path config = Files.writeString(dir.resolve("typo.properties"), "batch.lock-timout=1m\n");
+        assertThat(run("affected", "--config", config.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("unknown setting 'batch.lock-timout'");
+
+        assertThat(run("nightly", "--date", "2026-13-01")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(err.toString()).contains("cannot read date '2026-13-01'");
+
+        assertThat(run("affected", "--max-records", "0")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(err.toString()).contains("--max-records must be at least 1");
+
+        assertThat(run("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T11:00:00Z", "--bogus")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(err.toString()).contains("--bogus");
+    }
+
+    private int run(String... args) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        BackfillMain main = new BackfillMain(Map.of(), CLOCK, new SparkSessions() {
+            @Override
+            public SparkSession open(BackfillSettings settings, String masterOverride) {
+                throw new AssertionError("argument errors must be caught before Spark starts");
+            }
+
+            @Override
+            public void release(SparkSession session) {}
+        }, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS);
+        return BackfillMain.execute(main, new PrintWriter(out, true), new PrintWriter(err, true), args);
+    }
+
+    private void assertOneLineError(String expected) {
+        assertThat(err.toString()).startsWith("backfill: ").contains(expected);
+        assertThat(err.toString().strip().lines()).hasSize(1);
+    }
+}

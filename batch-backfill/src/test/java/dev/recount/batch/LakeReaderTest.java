@@ -1,0 +1,89 @@
+package dev.recount.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.batch.testutils.LakeFixture;
+import dev.recount.batch.testutils.SharedSpark;
+import dev.recount.core.lake.LakeLayout;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Reading Parquet in the lake's exact layout: range trimming, partition pruning, in-progress files. */
+class LakeReaderTest {
+    private static final long FROM = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
+    private static final long TO = Instant.parse("2026-11-28T12:00:00Z").toEpochMilli();
+
+    @TempDir
+    Path lakeDir;
+
+    @Test
+    void readsExactlyTheEventsInTheRangeFromTheFirstToTheLastMillisecond() {
+        LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
+        lake.write(List.of(
+                LakeEvent.of("before", "click", FROM - 1, "c", "ch", 1, 1),
+                LakeEvent.of("first", "click", FROM, "c", "ch", 1, 2),
+                LakeEvent.of("middle", "click", FROM + 3_600_000, "c", "ch", 1, 3),
+                LakeEvent.of("last", "click", TO - 1, "c", "ch", 1, 4),
+                LakeEvent.of("after", "click", TO, "c", "ch", 1, 5)));
+
+        assertThat(eventIds(new TimeRange(FROM, TO))).containsExactlyInAnyOrder("first", "middle", "last");
+    }
+
+    @Test
+    void neverOpensFilesOfHoursOrDaysOutsideTheRange() {
+        LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
+        lake.write(List.of(LakeEvent.of("inside", "click", FROM + 5, "c", "ch", 1, 1)));
+        // Unreadable files in the hour before, the hour after and the previous day: opening any would fail.
+        lake.writeGarbage(FROM - 1);
+        lake.writeGarbage(TO);
+        lake.writeGarbage(FROM - 86_400_000);
+
+        assertThat(eventIds(new TimeRange(FROM, TO))).containsExactly("inside");
+    }
+
+    @Test
+    void ignoresInProgressFilesUntilTheyAreCommitted() {
+        LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
+        lake.write(List.of(LakeEvent.of("committed", "click", FROM, "c", "ch", 1, 1)));
+        List<Path> pending = lake.writeInProgress(List.of(LakeEvent.of("pending", "click", FROM + 1, "c", "ch", 1, 2)));
+        assertThat(pending.get(0).getFileName().toString()).startsWith(".");
+
+        assertThat(eventIds(new TimeRange(FROM, TO))).containsExactly("committed");
+        lake.commit(pending);
+        assertThat(eventIds(new TimeRange(FROM, TO))).containsExactlyInAnyOrder("committed", "pending");
+    }
+
+    @Test
+    void readsSeveralRangesAndAnEmptyLake() {
+        LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
+        assertThat(eventIds(new TimeRange(FROM, TO))).isEmpty();
+        lake.write(List.of(
+                LakeEvent.of("a", "click", FROM, "c", "ch", 1, 1),
+                LakeEvent.of("b", "click", FROM + 60_000, "c", "ch", 1, 2),
+                LakeEvent.of("c", "click", FROM + 86_400_000, "c", "ch", 1, 3)));
+
+        LakeReader reader = new LakeReader(SharedSpark.session(), lakeDir.toString());
+        List<Row> rows = reader.read(List.of(new TimeRange(FROM, FROM + 60_000),
+                new TimeRange(FROM + 86_400_000, FROM + 86_460_000))).collectAsList();
+        assertThat(rows).extracting(r -> r.getString(r.fieldIndex(LakeLayout.EVENT_ID))).containsExactlyInAnyOrder("a", "c");
+        assertThat(rows.get(0).schema().fieldNames()).containsExactly(LakeReader.FILE_SCHEMA.fieldNames());
+    }
+
+    @Test
+    void aLakeThatDoesNotExistIsAnErrorNotAnEmptyRange() {
+        LakeReader reader = new LakeReader(SharedSpark.session(), lakeDir.resolve("typo").toString());
+        assertThatThrownBy(() -> reader.read(List.of(new TimeRange(FROM, TO))))
+                .hasMessageContaining("typo does not exist (setting lake.path or --lake)");
+    }
+
+    private List<String> eventIds(TimeRange range) {
+        return new LakeReader(SharedSpark.session(), lakeDir.toString()).read(List.of(range))
+                .select(LakeLayout.EVENT_ID).as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    }
+}

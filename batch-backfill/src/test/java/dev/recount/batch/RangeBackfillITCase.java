@@ -1,0 +1,165 @@
+package dev.recount.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.batch.testutils.BatchStack;
+import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.WindowRow;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code backfill range} end to end: Parquet written in the lake's layout, a local SparkSession, the real
+ * PostgreSQL schema. Expectations are computed by hand from the fixture below.
+ */
+class RangeBackfillITCase {
+    private static final long MINUTE = 60_000;
+    private static final Instant W0 = Instant.parse("2026-11-28T10:00:00Z");
+    private static final long W = W0.toEpochMilli();
+    private static final String FROM = "2026-11-28T10:00:00Z";
+    private static final String TO = "2026-11-28T10:02:00Z";
+
+    /** Just before the range: the last millisecond of window 09:59. */
+    static final LakeEvent BEFORE = LakeEvent.of("before", "impression", W - 1, "c1", "ch1", 7, 100);
+    static final LakeEvent FIRST_MILLI = LakeEvent.of("first", "impression", W, "c1", "ch1", 100, 101);
+    static final LakeEvent LAST_MILLI = LakeEvent.of("last", "click", W + MINUTE - 1, "c1", "ch1", 250, 102);
+    /** Two copies with different payloads: the lower offset (cost 111) is the one counted. */
+    static final LakeEvent COPY_HIGH = LakeEvent.of("dup", "impression", W + 1_000, "c1", "ch1", 999, 110);
+    static final LakeEvent COPY_LOW = LakeEvent.of("dup", "impression", W + 1_000, "c1", "ch1", 111, 107);
+    /** Arrived an hour after its window closed: too late for the stream, still counted by the batch. */
+    static final LakeEvent TOO_LATE = LakeEvent.of("late", "click", W + 10_000, "c1", "ch1", 40, 300).receivedAfter(3_600_000);
+    static final LakeEvent OTHER_CAMPAIGN = LakeEvent.of("c2-imp", "impression", W + 30_000, "c2", "ch1", 0, 103);
+    static final LakeEvent OTHER_CHANNEL = LakeEvent.of("ch2-conv", "conversion", W + 30_000, "c1", "ch2", 3_000, 104);
+    static final LakeEvent NEXT_WINDOW = LakeEvent.of("next", "conversion", W + MINUTE, "c1", "ch1", 5_000, 105);
+    /** The first millisecond after the range. */
+    static final LakeEvent AFTER = LakeEvent.of("after", "click", W + 2 * MINUTE, "c1", "ch1", 1, 106);
+
+    static final List<WindowRow> EXPECTED = List.of(
+            row(W, "c1", "ch1", new WindowMetrics(2, 2, 0, 100 + 250 + 111 + 40, 4)),
+            row(W, "c1", "ch2", new WindowMetrics(0, 0, 1, 3_000, 1)),
+            row(W, "c2", "ch1", new WindowMetrics(1, 0, 0, 0, 1)),
+            row(W + MINUTE, "c1", "ch1", new WindowMetrics(0, 0, 1, 5_000, 1)));
+    static final WindowRow BEFORE_ROW = row(W - MINUTE, "c1", "ch1", new WindowMetrics(1, 0, 0, 7, 1));
+
+    @TempDir
+    Path dir;
+
+    BatchStack t;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        t = new BatchStack(dir);
+        t.lakeCompleteUntil(Instant.parse("2026-11-28T11:00:00Z"));
+    }
+
+    private void writeFixture() {
+        t.lake.write(List.of(BEFORE, FIRST_MILLI, LAST_MILLI, COPY_HIGH, OTHER_CAMPAIGN, OTHER_CHANNEL, NEXT_WINDOW, AFTER));
+        // The other copies arrive in later files (and another Kafka partition), as replays do.
+        t.lake.write(List.of(LAST_MILLI.copyAt("ad-events", 1, 0), COPY_LOW));
+        t.lake.write(List.of(TOO_LATE));
+    }
+
+    @Test
+    void recomputesExactTotalsAndRerunningTheRangeGivesIdenticalRows() throws Exception {
+        writeFixture();
+        assertThat(t.backfill("range", "--from", "2026-11-28T09:00:00Z", "--to", FROM)).isZero();
+        long earlierRun = t.lastRun().runId();
+
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+
+        assertThat(t.lastOut.strip()).matches(java.util.regex.Pattern.quote("run " + (earlierRun + 1) + " (range ["
+                + FROM + ", " + TO + ")): 7 events (9 lake rows), 4 window rows written, 0 deleted, ") + "\\d+\\.\\d s");
+        List<WindowRow> rows = t.batchRows();
+        assertThat(rows).containsExactly(concat(BEFORE_ROW, EXPECTED));
+        BatchRunsTable.Run run = t.lastRun();
+        assertThat(run.mode()).isEqualTo(BatchRunsTable.Mode.RANGE);
+        assertThat(run.status()).isEqualTo(BatchRunsTable.Status.SUCCEEDED);
+        assertThat(run.rangeFrom()).isEqualTo(W);
+        assertThat(run.rangeTo()).isEqualTo(W + 2 * MINUTE);
+        assertThat(run.forced()).isFalse();
+        assertThat(run.eventsRead()).isEqualTo(7);
+        assertThat(run.windowsWritten()).isEqualTo(4);
+        assertThat(run.windowsDeleted()).isZero();
+        assertThat(run.details()).contains("\"lake_rows\": 9", "\"duplicates_dropped\": 2", "\"staged_from\": \"driver\"");
+        assertThat(run.error()).isNull();
+
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isZero();
+        assertThat(t.batchRows()).isEqualTo(rows);
+        long rerun = t.lastRun().runId();
+        assertThat(t.lastRun().windowsDeleted()).isZero();
+        // The rerun owns the range's rows now; the row outside the range is untouched.
+        assertThat(t.rowRunIds()).containsExactly(
+                Map.entry("2026-11-28T09:59:00Z/c1/ch1", earlierRun),
+                Map.entry("2026-11-28T10:00:00Z/c1/ch1", rerun),
+                Map.entry("2026-11-28T10:00:00Z/c1/ch2", rerun),
+                Map.entry("2026-11-28T10:00:00Z/c2/ch1", rerun),
+                Map.entry("2026-11-28T10:01:00Z/c1/ch1", rerun));
+    }
+
+    @Test
+    void shrinkingDataRemovesTheKeysThatNoLongerHaveEvents() throws Exception {
+        t.lake.write(List.of(FIRST_MILLI));
+        List<Path> c2File = t.lake.write(List.of(OTHER_CAMPAIGN));
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isZero();
+        assertThat(t.batchRows()).extracting(r -> r.key().campaignId()).containsExactly("c1", "c2");
+
+        t.lake.delete(c2File);
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isZero();
+
+        assertThat(t.batchRows()).containsExactly(row(W, "c1", "ch1", new WindowMetrics(1, 0, 0, 100, 1)));
+        assertThat(t.lastRun().windowsDeleted()).isEqualTo(1);
+        assertThat(t.lastOut).contains("1 window rows written, 1 deleted");
+    }
+
+    @Test
+    void largeResultsAreStagedFromTheExecutorsWithTheSameRows() throws Exception {
+        writeFixture();
+        assertThat(t.backfill(0, "range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.batchRows()).containsExactlyElementsOf(EXPECTED);
+        assertThat(t.lastRun().details()).contains("\"staged_from\": \"executors\"");
+    }
+
+    @Test
+    void aRangeBeyondTheCompletenessBoundaryIsRefusedUnlessForced() throws Exception {
+        BatchStack fresh = new BatchStack(dir.resolve("fresh"));
+        fresh.lake.write(List.of(FIRST_MILLI));
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(fresh.lastErr.strip()).isEqualTo("backfill: range ends at 2026-11-28T10:02:00Z but no lake"
+                + " completeness recorded yet (the stream job has not committed a checkpoint); rerun later, or pass"
+                + " --force to recompute from an incomplete lake");
+
+        fresh.lakeCompleteUntil(Instant.parse("2026-11-28T10:01:00Z"));
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(fresh.lastErr).contains("the lake is complete only until 2026-11-28T10:01:00Z");
+        assertThat(fresh.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
+        assertThat(fresh.lastRun().error()).contains("the lake is complete only until");
+        assertThat(fresh.batchRows()).isEmpty();
+
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO, "--force")).isZero();
+        assertThat(fresh.lastOut).contains("forced");
+        assertThat(fresh.lastRun().forced()).isTrue();
+        assertThat(fresh.batchRows()).containsExactly(row(W, "c1", "ch1", new WindowMetrics(1, 0, 0, 100, 1)));
+
+        // Up to the boundary exactly is fine.
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", "2026-11-28T10:01:00Z")).isZero();
+    }
+
+    static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
+        return new WindowRow(new WindowKey(start, campaign, channel), start + MINUTE, m);
+    }
+
+    private static WindowRow[] concat(WindowRow first, List<WindowRow> rest) {
+        WindowRow[] all = new WindowRow[rest.size() + 1];
+        all[0] = first;
+        for (int i = 0; i < rest.size(); i++) all[i + 1] = rest.get(i);
+        return all;
+    }
+}

@@ -1,0 +1,83 @@
+package dev.recount.batch.testutils;
+
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.event.EventType;
+import dev.recount.core.window.WindowAlignment;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** The backfill topic of one test on the shared broker: create it, put too-late records on it, read the group's offsets. */
+public final class BackfillTopic {
+    private static final WindowAlignment MINUTE = new WindowAlignment(60_000);
+
+    private final String bootstrap;
+    private final String topic;
+    private final String group;
+
+    public BackfillTopic(BatchStack t, int partitions) throws ExecutionException, InterruptedException {
+        this.bootstrap = t.stack.bootstrapServers();
+        this.topic = t.backfillTopic;
+        this.group = t.group;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+    }
+
+    /** Sends, in order, the backfill records the stream job would write for these too-late events. */
+    public void send(int partition, LakeEvent... tooLate) throws ExecutionException, InterruptedException {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            for (LakeEvent e : tooLate) {
+                producer.send(new ProducerRecord<>(topic, partition, e.campaignId(), recordFor(e))).get();
+            }
+        }
+    }
+
+    /** Sends a value that is not a backfill record. */
+    public void sendRaw(int partition, String value) throws ExecutionException, InterruptedException {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            producer.send(new ProducerRecord<>(topic, partition, null, value)).get();
+        }
+    }
+
+    /** The consumer group's committed offset per partition of this topic (partitions without one are absent). */
+    public Map<Integer, Long> committed() throws ExecutionException, InterruptedException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            Map<TopicPartition, OffsetAndMetadata> offsets =
+                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<Integer, Long> out = new TreeMap<>();
+            offsets.forEach((tp, o) -> {
+                if (tp.topic().equals(topic) && o != null) out.put(tp.partition(), o.offset());
+            });
+            return out;
+        }
+    }
+
+    static String recordFor(LakeEvent e) {
+        AdEvent event = new AdEvent(e.eventId(), EventType.fromWire(e.eventType()).orElseThrow(), e.eventTs(),
+                e.campaignId(), e.channelId(), e.costMicros(), e.topic(), e.partition(), e.offset(), e.recordTs());
+        long start = MINUTE.windowStart(e.eventTs());
+        return new BackfillRecord(event, start, start + MINUTE.sizeMillis(), e.recordTs() - 30_000, e.topic(),
+                e.partition(), e.offset()).toJson();
+    }
+}

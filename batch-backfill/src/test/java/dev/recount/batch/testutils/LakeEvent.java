@@ -1,0 +1,33 @@
+package dev.recount.batch.testutils;
+
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+
+/** One row of the raw event lake, with the Kafka coordinates the stream job records. */
+public record LakeEvent(String eventId, String eventType, long eventTs, String campaignId, String channelId,
+                        long costMicros, String topic, int partition, long offset, long recordTs) {
+
+    /** An event read at {@code offset} of partition 0 of ad-events, received right at its event time. */
+    public static LakeEvent of(String eventId, String eventType, long eventTs, String campaignId, String channelId,
+                               long costMicros, long offset) {
+        return new LakeEvent(eventId, eventType, eventTs, campaignId, channelId, costMicros, "ad-events", 0, offset,
+                eventTs);
+    }
+
+    /** The same event received again at other Kafka coordinates (a producer retry, a replay). */
+    public LakeEvent copyAt(String topic, int partition, long offset) {
+        return new LakeEvent(eventId, eventType, eventTs, campaignId, channelId, costMicros, topic, partition, offset,
+                recordTs);
+    }
+
+    /** The same event as seen when it arrived {@code delayMillis} after its event time (late data). */
+    public LakeEvent receivedAfter(long delayMillis) {
+        return new LakeEvent(eventId, eventType, eventTs, campaignId, channelId, costMicros, topic, partition, offset,
+                eventTs + delayMillis);
+    }
+
+    public Row toRow() {
+        return RowFactory.create(eventId, eventType, eventTs, campaignId, channelId, costMicros, topic, partition,
+                offset, recordTs);
+    }
+}
