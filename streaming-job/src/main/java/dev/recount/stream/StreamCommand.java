@@ -1,0 +1,119 @@
+package dev.recount.stream;
+
+import dev.recount.core.config.RecountConfig;
+import dev.recount.stream.run.RunningJob;
+import dev.recount.stream.run.StreamRun;
+import dev.recount.stream.run.StreamSettings;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import sun.misc.Signal;
+
+/** {@code stream}: runs the streaming job (CONTRACT §5). */
+@Command(name = "stream", mixinStandardHelpOptions = true,
+        description = {
+            "Run the streaming job: validate, de-duplicate and window the input topic into stream_window_metrics, "
+                    + "archive every valid event in the lake, send invalid records to the dead-letter topic and "
+                    + "too-late events to the backfill topic.",
+            "",
+            "It resumes from its last checkpoint in stream.checkpoint-dir when there is one (the first start reads "
+                    + "the input from the earliest offset). SIGTERM or Ctrl-C stops it with a savepoint, so the next "
+                    + "start resumes exactly there; a second Ctrl-C cancels.",
+            ""})
+public final class StreamCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--bounded", description = "Stop at the input offsets that were latest at start, flushing every window.")
+    boolean bounded;
+
+    @Option(names = "--from-earliest", description = "Discard the checkpoints and start over from the earliest input offset.")
+    boolean fromEarliest;
+
+    @Option(names = "--window", paramLabel = "D", description = "Window size (window.size), e.g. 1m or PT1M.")
+    String window;
+
+    @Option(names = "--out-of-orderness", paramLabel = "D", description = "Watermark out-of-orderness (watermark.out-of-orderness).")
+    String outOfOrderness;
+
+    @Option(names = "--allowed-lateness", paramLabel = "D", description = "Allowed lateness (window.allowed-lateness).")
+    String allowedLateness;
+
+    @Option(names = "--idleness", paramLabel = "D", description = "Partition idleness timeout (watermark.idleness).")
+    String idleness;
+
+    @Option(names = "--parallelism", paramLabel = "N", description = "Job parallelism (stream.parallelism).")
+    Integer parallelism;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Config file (else $RECOUNT_CONFIG); see config/recount.properties.")
+    Path config;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        StreamSettings settings = StreamSettings.from(RecountConfig.fromEnvironment(config)
+                .with("window.size", window)
+                .with("watermark.out-of-orderness", outOfOrderness)
+                .with("window.allowed-lateness", allowedLateness)
+                .with("watermark.idleness", idleness)
+                .with("stream.parallelism", parallelism == null ? null : parallelism.toString()));
+
+        int[] webUiPort = {-1};
+        RunningJob job = StreamRun.start(settings, bounded, fromEarliest, conf -> {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            if (!(env instanceof LocalStreamEnvironment)) return env; // `flink run`: the cluster's environment
+            Configuration local = new Configuration(conf);
+            webUiPort[0] = settings.webUiPort() == 0 ? freePort() : settings.webUiPort();
+            local.set(RestOptions.PORT, webUiPort[0]);
+            return StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(local);
+        }, out::println);
+        if (webUiPort[0] > 0) out.println("Flink Web UI: http://localhost:" + webUiPort[0]);
+        out.println("job " + job.jobId() + " running" + (bounded ? " until the offsets above" : "; Ctrl-C stops it with a savepoint"));
+
+        // Handled as signals rather than a shutdown hook: the JVM must keep running (with Flink's own shutdown
+        // hooks not yet fired) until the savepoint is written. A second signal cancels instead; the checkpoints
+        // are retained, so the next start still resumes (from the last checkpoint).
+        java.util.concurrent.atomic.AtomicInteger signals = new java.util.concurrent.atomic.AtomicInteger();
+        sun.misc.SignalHandler handler = sig -> {
+            if (signals.incrementAndGet() == 1) {
+                out.println("stopping with a savepoint (again to cancel)...");
+                job.stopWithSavepoint().whenComplete((path, e) ->
+                        out.println(e == null ? "savepoint " + path : "stop with savepoint failed: " + e.getMessage()));
+            } else {
+                out.println("cancelling; the next start resumes from the last checkpoint");
+                job.client().cancel();
+            }
+        };
+        Signal.handle(new Signal("TERM"), handler);
+        Signal.handle(new Signal("INT"), handler);
+
+        RunningJob.Outcome outcome = job.awaitEnd();
+        out.println(JobTotals.summary(job.totals()));
+        out.println(switch (outcome) {
+            case FINISHED -> "finished: every window up to the stopping offsets is flushed";
+            case STOPPED -> "stopped; `stream` resumes from the savepoint";
+        });
+        return 0;
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot find a free port for the Flink Web UI", e);
+        }
+    }
+
+}

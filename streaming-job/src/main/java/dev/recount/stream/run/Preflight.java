@@ -1,0 +1,73 @@
+package dev.recount.stream.run;
+
+import dev.recount.db.tables.StreamWindowMetricsTable;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job: the three
+ * topics exist, and PostgreSQL answers with recount's tables in the configured schema. Each failure is one line.
+ */
+final class Preflight {
+    private Preflight() {}
+
+    static void check(StreamSettings s) {
+        checkTopics(s);
+        checkPostgres(s);
+    }
+
+    private static void checkTopics(StreamSettings s) {
+        Properties p = new Properties();
+        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+        p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
+        try (Admin admin = Admin.create(p)) {
+            Set<String> existing = admin.listTopics().names().get(15, TimeUnit.SECONDS);
+            List<String> missing = new ArrayList<>();
+            for (String t : List.of(s.topics().input(), s.topics().deadLetter(), s.topics().backfill())) {
+                if (!existing.contains(t)) missing.add(t);
+            }
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException("Kafka at " + s.bootstrapServers() + " has no topic " + String.join(", ", missing)
+                        + " (`./recount up` creates them)");
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot reach Kafka at " + s.bootstrapServers() + " (is the stack up?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static void checkPostgres(StreamSettings s) {
+        Properties p = new Properties();
+        p.setProperty("user", s.postgres().user());
+        if (s.postgresPassword() != null) p.setProperty("password", s.postgresPassword());
+        p.setProperty("connectTimeout", "10");
+        try (Connection c = DriverManager.getConnection(s.postgres().jdbcUrl(), p);
+             PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
+            ps.setString(1, s.postgres().schema() + "." + StreamWindowMetricsTable.TABLE);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (rs.getString(1) == null) {
+                    throw new IllegalStateException("PostgreSQL schema '" + s.postgres().schema() + "' has no "
+                            + StreamWindowMetricsTable.TABLE + " table (`./recount up` applies the migrations)");
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reach PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
+        }
+    }
+}

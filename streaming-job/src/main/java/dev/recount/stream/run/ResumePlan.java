@@ -1,0 +1,46 @@
+package dev.recount.stream.run;
+
+import java.util.Map;
+import org.apache.flink.api.common.JobID;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * How a new run starts, decided by {@link RunLedger#plan}.
+ *
+ * @param fromJob          the run this one follows (null when FRESH)
+ * @param snapshot         the checkpoint or savepoint to restore ({@code _metadata}'s directory), or null
+ * @param startOffsets     where the input starts when nothing is restored (empty: earliest)
+ * @param closedUntil      windows ending at or before this are final (Long.MIN_VALUE: none)
+ * @param carriedStopOffsets when resuming an interrupted --bounded run: its stopping offsets, which it keeps
+ */
+public record ResumePlan(Kind kind, JobID fromJob, String snapshot, Map<TopicPartition, Long> startOffsets,
+                         long closedUntil, Map<TopicPartition, Long> carriedStopOffsets) {
+
+    public enum Kind {
+        /** No usable run: read the input from the earliest offset. */
+        FRESH,
+        /** Restore the latest checkpoint or savepoint of the previous run. */
+        RESTORE,
+        /** The previous run was a finished --bounded one: go on from its stopping offsets with fresh state. */
+        CONTINUE_AFTER_BOUNDED
+    }
+
+    public ResumePlan {
+        startOffsets = Map.copyOf(startOffsets);
+        carriedStopOffsets = carriedStopOffsets == null ? null : Map.copyOf(carriedStopOffsets);
+    }
+
+    public static ResumePlan fresh() {
+        return new ResumePlan(Kind.FRESH, null, null, Map.of(), Long.MIN_VALUE, null);
+    }
+
+    public String describe() {
+        return switch (kind) {
+            case FRESH -> "starting from the earliest input offsets";
+            case RESTORE -> "resuming from " + snapshot;
+            case CONTINUE_AFTER_BOUNDED -> "continuing after a finished --bounded run at its end offsets"
+                    + (closedUntil == Long.MIN_VALUE ? "" : " (windows ending by " + java.time.Instant.ofEpochMilli(closedUntil)
+                    + " are final)");
+        };
+    }
+}

@@ -1,0 +1,120 @@
+package dev.recount.stream.run;
+
+import dev.recount.core.event.EventValidator;
+import dev.recount.stream.StreamJob;
+import dev.recount.stream.StreamSinks;
+import dev.recount.stream.lake.LakeSink;
+import dev.recount.stream.sink.KafkaOutputs;
+import dev.recount.stream.sink.PostgresTarget;
+import dev.recount.stream.sink.WindowMetricsSink;
+import dev.recount.stream.source.KafkaInput;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.PipelineOptionsInternal;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Starts one run of the streaming job: decides where it resumes ({@link RunLedger#plan}), notes the run, configures
+ * checkpointing and restore, builds the pipeline with the real source and sinks, and submits it.
+ *
+ * <p>Checkpoints are retained on cancellation and failure, in {@code stream.checkpoint-dir}; the next start
+ * restores the newest one. Together with the two-phase sinks that makes a kill -9 at any moment harmless.
+ */
+public final class StreamRun {
+    public static final String JOB_NAME = "recount-stream";
+
+    /** Creates the execution environment: a local MiniCluster with Web UI, a cluster's context, or a test's. */
+    @FunctionalInterface
+    public interface Environments {
+        StreamExecutionEnvironment create(Configuration configuration);
+    }
+
+    private StreamRun() {}
+
+    /**
+     * @param log receives a few human-readable lines about the run (where it resumes, what it reads)
+     */
+    public static RunningJob start(StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments,
+                                   Consumer<String> log) throws Exception {
+        Objects.requireNonNull(s, "settings");
+        Preflight.check(s);
+        RunLedger ledger = new RunLedger(s.checkpointDir());
+        if (fromEarliest) {
+            ledger.discardAll();
+            log.accept("discarded the checkpoints in " + s.checkpointDir() + "; starting over from the earliest offsets");
+        }
+        long windowMillis = s.eventTime().windowSize().toMillis();
+        ResumePlan plan = ledger.plan(bounded, s.topics().input(), windowMillis);
+        log.accept(plan.describe());
+
+        Map<TopicPartition, Long> stopOffsets = null;
+        if (bounded) {
+            stopOffsets = new HashMap<>(KafkaOffsets.latest(s.bootstrapServers(), s.topics().input()));
+            if (plan.carriedStopOffsets() != null) stopOffsets.putAll(plan.carriedStopOffsets());
+            log.accept("--bounded: stopping at offsets " + RunRecord.formatOffsets(stopOffsets));
+        }
+
+        JobID jobId = JobID.generate();
+        ledger.recordStart(jobId, new RunRecord(System.currentTimeMillis(), s.topics().input(), windowMillis, bounded,
+                plan.closedUntil(), stopOffsets, false, Long.MIN_VALUE));
+        ledger.pruneAllExcept(jobId, plan.fromJob());
+
+        StreamExecutionEnvironment env = environments.create(configuration(s, jobId, plan));
+        KafkaInput input = new KafkaInput(s.bootstrapServers(), s.topics().input(), s.consumerGroup(),
+                new EventValidator(s.eventTime().maxPast(), s.eventTime().maxFuture()), plan.startOffsets(), stopOffsets);
+        StreamJob.build(env, input.source(), sinks(s), s.eventTime(), plan.closedUntil());
+
+        JobClient client = env.executeAsync(JOB_NAME);
+        if (!client.getJobID().equals(jobId)) {
+            // The run record would describe another job's checkpoints: refuse rather than resume wrongly later.
+            client.cancel();
+            throw new IllegalStateException("Flink ignored the fixed job id " + jobId + " (got " + client.getJobID() + ")");
+        }
+        return new RunningJob(client, ledger, plan, bounded, ledger.jobDirectory(jobId).toString());
+    }
+
+    public static StreamSinks sinks(StreamSettings s) {
+        return new StreamSinks(
+                new WindowMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword()), StreamSettings.JOB_NAME),
+                LakeSink.create(s.lakePath().toString()),
+                KafkaOutputs.deadLetters(s.bootstrapServers(), s.topics().deadLetter(), s.transactionalIdPrefix("dead-letter")),
+                KafkaOutputs.backfill(s.bootstrapServers(), s.topics().backfill(), s.transactionalIdPrefix("backfill")));
+    }
+
+    static Configuration configuration(StreamSettings s, JobID jobId, ResumePlan plan) {
+        Configuration c = new Configuration();
+        c.set(PipelineOptions.NAME, JOB_NAME);
+        // Known ids, so the run record can be written before the first checkpoint exists.
+        c.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, jobId.toHexString());
+        c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
+        // Every type in the pipeline has a Flink serializer; Kryo creeping in would be a silent slowdown.
+        c.set(PipelineOptions.GENERIC_TYPES, false);
+        // No copy per record between chained operators. Safe here: no function keeps a reference to an input
+        // record (state holds a Boolean, accumulators and freshly built rows), and every sink serializes or writes
+        // a record before it returns.
+        c.set(PipelineOptions.OBJECT_REUSE, true);
+
+        c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, s.checkpointInterval());
+        c.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+        c.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+        c.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toString());
+        c.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, s.checkpointDir().toString());
+        c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        if (plan.kind() == ResumePlan.Kind.RESTORE) c.set(StateRecoveryOptions.SAVEPOINT_PATH, plan.snapshot());
+        return c;
+    }
+}

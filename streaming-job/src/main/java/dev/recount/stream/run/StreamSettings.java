@@ -1,0 +1,66 @@
+package dev.recount.stream.run;
+
+import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.config.PostgresSettings;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.core.config.Topics;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/** The settings `stream` uses, read once from {@link RecountConfig} (defaults &lt; file &lt; environment &lt; flags). */
+public record StreamSettings(
+        EventTimeSettings eventTime,
+        Topics topics,
+        String bootstrapServers,
+        PostgresSettings postgres,
+        String postgresPassword,
+        int parallelism,
+        Duration checkpointInterval,
+        URI checkpointDir,
+        URI lakePath,
+        int webUiPort) {
+
+    /** Which stream_progress row the job advances. */
+    public static final String JOB_NAME = "recount-stream";
+    private static final Pattern URI_SCHEME = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*:/.*");
+
+    public StreamSettings {
+        if (parallelism < 1) throw new IllegalArgumentException("stream.parallelism must be >= 1, got " + parallelism);
+        if (checkpointInterval.toMillis() < 10) {
+            throw new IllegalArgumentException("stream.checkpoint-interval must be at least 10ms, got " + checkpointInterval);
+        }
+        if (webUiPort < 0 || webUiPort > 65535) throw new IllegalArgumentException("stream.web-ui-port must be 0..65535, got " + webUiPort);
+    }
+
+    public static StreamSettings from(RecountConfig config) {
+        return new StreamSettings(
+                config.eventTime(),
+                config.topics(),
+                config.get("kafka.bootstrap-servers"),
+                config.postgres(),
+                config.postgresPassword(),
+                config.integer("stream.parallelism"),
+                config.duration("stream.checkpoint-interval"),
+                toUri(config.get("stream.checkpoint-dir")),
+                toUri(config.get("lake.path")),
+                config.integer("stream.web-ui-port"));
+    }
+
+    /** A URI as given (s3a://, hdfs://, file:/...), or a local path made absolute. */
+    static URI toUri(String pathOrUri) {
+        if (URI_SCHEME.matcher(pathOrUri).matches()) return URI.create(pathOrUri);
+        return Path.of(pathOrUri).toAbsolutePath().normalize().toUri();
+    }
+
+    /** Unique per job (its PostgreSQL schema) and sink across the Kafka cluster, and stable across restarts. */
+    public String transactionalIdPrefix(String sink) {
+        return JOB_NAME + "." + postgres.schema() + "." + topics.input() + "." + sink;
+    }
+
+    /** The consumer group the source commits offsets to (for lag monitoring only). */
+    public String consumerGroup() {
+        return JOB_NAME + "." + postgres.schema();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.recount.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.core.config.RecountConfig;
+import dev.recount.core.event.EventValidator;
+import dev.recount.stream.run.StreamRun;
+import dev.recount.stream.run.StreamSettings;
+import dev.recount.stream.source.KafkaInput;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.typeutils.PojoTypeInfo;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole job as `stream` builds it, without running it: every type has a Flink serializer (Kryo is switched off,
+ * so a generic type fails the graph), and every stage has its name and uid.
+ */
+class StreamJobGraphTest {
+
+    @Test
+    void everyRecordTypeIsAFlinkPojo() {
+        for (Class<?> type : List.of(dev.recount.core.event.AdEvent.class, dev.recount.core.event.BackfillRecord.class,
+                dev.recount.core.metrics.MetricsAccumulator.class, dev.recount.db.tables.StreamWindowMetricsTable.Row.class,
+                dev.recount.stream.source.ParsedRecord.class, dev.recount.stream.source.DeadLetter.class)) {
+            assertThat(TypeInformation.of(type)).as(type.getName()).isInstanceOf(PojoTypeInfo.class);
+        }
+    }
+
+    @Test
+    void buildsWithoutGenericTypesAndWithStableUids() {
+        StreamSettings settings = StreamSettings.from(RecountConfig.load(null, Map.of()));
+        Configuration conf = new Configuration();
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        KafkaInput input = new KafkaInput("localhost:9", "ad-events", "g", new EventValidator(
+                settings.eventTime().maxPast(), settings.eventTime().maxFuture()), Map.of(), null);
+
+        StreamJob.build(env, input.source(), StreamRun.sinks(settings), settings.eventTime(), Long.MIN_VALUE);
+        StreamGraph graph = env.getStreamGraph();
+
+        List<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID)
+                .filter(uid -> uid != null).collect(Collectors.toList());
+        assertThat(uids).contains(StreamJob.SOURCE, StreamJob.VALIDATE, StreamJob.DEDUP, StreamJob.WINDOW,
+                StreamJob.LATE_AT_WINDOW);
+        assertThat(String.join(",", uids)).contains(StreamJob.DEAD_LETTER_SINK, StreamJob.LAKE_SINK,
+                StreamJob.BACKFILL_SINK, StreamJob.WINDOW_METRICS_SINK);
+        assertThat(graph.getStreamNodes()).allSatisfy(n -> assertThat(n.getTransformationUID())
+                .as("uid of %s", n.getOperatorName()).isNotNull());
+    }
+}

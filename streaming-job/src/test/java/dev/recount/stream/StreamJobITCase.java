@@ -1,0 +1,217 @@
+package dev.recount.stream;
+
+import static dev.recount.stream.Fixtures.W0;
+import static dev.recount.stream.Fixtures.W1;
+import static dev.recount.stream.Fixtures.W2;
+import static dev.recount.stream.Fixtures.W3;
+import static dev.recount.stream.Fixtures.ms;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.event.EventJson;
+import dev.recount.core.event.EventType;
+import dev.recount.core.lake.LakeLayout;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.StreamWindowMetricsTable.Row;
+import dev.recount.stream.run.RunningJob;
+import dev.recount.stream.run.StreamRun;
+import dev.recount.stream.testutils.FlinkCluster;
+import dev.recount.stream.testutils.LakeFiles;
+import dev.recount.stream.testutils.StreamTestStack;
+import dev.recount.testkit.Poll;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole job on a real Kafka broker and PostgreSQL (Flink MiniCluster in this JVM), driven by a scripted stream
+ * in phases. Each phase waits for an effect that proves how far the watermark has got, so which events are on time,
+ * late or too late does not depend on timing.
+ *
+ * <p>Partition 1 gets one event and then goes quiet: the windows still close (idleness).
+ */
+class StreamJobITCase {
+    @RegisterExtension
+    static final FlinkCluster FLINK = new FlinkCluster(2);
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final StreamTestStack stack = new StreamTestStack();
+    private final Map<String, Long> validOffsets = new HashMap<>(); // "partition:offset" -> event_ts
+    private KafkaProducer<byte[], byte[]> producer;
+    private String input;
+    private StreamTestStack.Job job;
+
+    @Test
+    void scriptedStream(@TempDir Path home) throws Exception {
+        input = stack.createTopic("input", 2);
+        job = stack.newJob(input, home, Map.of(
+                "window.size", "1m", "watermark.out-of-orderness", "5s", "window.allowed-lateness", "1m",
+                "watermark.idleness", "1s", "stream.parallelism", "2"));
+        producer = stack.producer();
+        RunningJob running = StreamRun.start(job.settings(), false, false,
+                FLINK.environments(), line -> {});
+        try {
+            // Phase 1: on-time events, duplicates and every kind of invalid record; p1 speaks once, then is quiet.
+            event(1, "idle-1", EventType.IMPRESSION, W0.plusSeconds(5), "camp-a", "search", 1_000);
+            event(1, "i2", EventType.IMPRESSION, W0.plusSeconds(4), "camp-b", "display", 1_000); // dup of p0's i2
+            event(0, "i1", EventType.IMPRESSION, W0.plusSeconds(1), "camp-a", "search", 1_000);
+            event(0, "c1", EventType.CLICK, W0.plusSeconds(2), "camp-a", "search", 250_000);
+            event(0, "v1", EventType.CONVERSION, W0.plusSeconds(3), "camp-a", "search", 5_000_000);
+            event(0, "i2", EventType.IMPRESSION, W0.plusSeconds(4), "camp-b", "display", 1_000);
+            event(0, "c1", EventType.CLICK, W0.plusSeconds(2), "camp-a", "search", 250_000);
+            Map<Long, String> invalidReasons = sendInvalidRecords(W0.plusSeconds(6));
+            event(0, "a1", EventType.IMPRESSION, W1.plusSeconds(10), "camp-a", "search", 1_000); // moves p0 past W0
+
+            Row w0 = awaitRow(key(W0, "camp-a", "search"), 1);
+            assertThat(w0.window().metrics()).isEqualTo(new WindowMetrics(2, 1, 1, 5_252_000, 4));
+            assertThat(awaitRow(key(W0, "camp-b", "display"), 1).window().metrics())
+                    .isEqualTo(new WindowMetrics(1, 0, 0, 1_000, 1));
+
+            // Phase 2: within allowed lateness W0 fires again with full totals; the duplicate counts nothing.
+            event(0, "late-1", EventType.CLICK, W0.plusSeconds(30), "camp-a", "search", 100);
+            event(0, "c1", EventType.CLICK, W0.plusSeconds(2), "camp-a", "search", 250_000);
+            assertThat(awaitRow(key(W0, "camp-a", "search"), 2).window().metrics())
+                    .isEqualTo(new WindowMetrics(2, 2, 1, 5_252_100, 5));
+
+            // Phase 3: move event time on until W2 has fired, so W0 is surely past its lateness; then a too-late event.
+            event(0, "b1", EventType.IMPRESSION, W2.plusSeconds(30), "camp-a", "search", 1_000);
+            event(0, "b2", EventType.IMPRESSION, W3.plusSeconds(10), "camp-a", "search", 1_000);
+            awaitRow(key(W2, "camp-a", "search"), 1);
+            AdEvent tooLate = event(0, "too-late-1", EventType.CLICK, W0.plusSeconds(40), "camp-a", "search", 777);
+
+            List<BackfillRecord> backfill = Poll.untilPresent(WAIT, "the too-late event on the backfill topic", () -> {
+                List<BackfillRecord> r = stack.readCommitted(job.settings().topics().backfill()).stream()
+                        .map(c -> BackfillRecord.fromJson(new String(c.value(), StandardCharsets.UTF_8))).toList();
+                return r.isEmpty() ? Optional.empty() : Optional.of(r);
+            });
+            assertThat(backfill).hasSize(1);
+            BackfillRecord b = backfill.get(0);
+            assertThat(b.event().eventId).isEqualTo("too-late-1");
+            assertThat(b.event().costMicros).isEqualTo(777);
+            assertThat(b.windowStart()).isEqualTo(ms(W0));
+            assertThat(b.windowEnd()).isEqualTo(ms(W1));
+            assertThat(b.watermark()).isGreaterThanOrEqualTo(ms(W2) - 1);
+            assertThat(b.partition()).isEqualTo(0);
+            assertThat(b.offset()).isEqualTo(tooLate.offset);
+
+            // The job's own totals (accumulators, read while it runs).
+            Poll.until(WAIT, "the job's totals", () -> JobTotals.summary(running.totals()).equals(
+                    "valid events 13; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
+                            + "too late 1; window firings 5 (late re-firings 1)"));
+
+            // The stream's rows: W0 stayed at revision 2, W1 and W2 fired once.
+            Poll.until(WAIT, "W1 and W2 rows", () -> stack.windowRows(job).size() == 4);
+            Map<WindowKey, Row> rows = stack.windowRows(job).stream().collect(Collectors.toMap(r -> r.window().key(), r -> r));
+            assertThat(rows.get(key(W0, "camp-a", "search")).revision()).isEqualTo(2);
+            assertThat(rows.get(key(W1, "camp-a", "search"))).isEqualTo(row(W1, "camp-a", "search", 1,
+                    new WindowMetrics(1, 0, 0, 1_000, 1)));
+            assertThat(rows.get(key(W2, "camp-a", "search"))).isEqualTo(row(W2, "camp-a", "search", 1,
+                    new WindowMetrics(1, 0, 0, 1_000, 1)));
+
+            // Dead letters: one per invalid record, with its reason and coordinates, exactly once.
+            List<ConsumerRecord<byte[], byte[]>> dead = stack.readCommitted(job.settings().topics().deadLetter());
+            Map<Long, String> deadReasons = new HashMap<>();
+            for (ConsumerRecord<byte[], byte[]> d : dead) {
+                JsonNode n = JSON.readTree(d.value());
+                assertThat(n.get("topic").asText()).isEqualTo(input);
+                assertThat(n.get("partition").asInt()).isZero();
+                assertThat(n.has("detail") && n.has("raw") && n.has("record_ts")).isTrue();
+                deadReasons.put(n.get("offset").asLong(), n.get("reason").asText());
+            }
+            assertThat(dead).hasSize(invalidReasons.size());
+            assertThat(deadReasons).isEqualTo(invalidReasons);
+
+            // The lake: every valid record (duplicates, late and too-late ones too) exactly once, in its hour.
+            Poll.until(WAIT, "every valid record in the lake", () -> LakeFiles.read(job.lake()).size() >= validOffsets.size());
+            List<LakeFiles.LakeRow> lake = LakeFiles.read(job.lake());
+            Map<String, Long> lakeOffsets = new HashMap<>();
+            for (LakeFiles.LakeRow r : lake) {
+                String coordinates = r.get(LakeLayout.KAFKA_PARTITION) + ":" + r.get(LakeLayout.KAFKA_OFFSET);
+                assertThat(lakeOffsets.put(coordinates, Long.parseLong(r.get(LakeLayout.EVENT_TS))))
+                        .as("lake row %s once", coordinates).isNull();
+                assertThat(r.get(LakeLayout.KAFKA_TOPIC)).isEqualTo(input);
+                assertThat(r.partitionPath()).isEqualTo(LakeLayout.partitionPath(Long.parseLong(r.get(LakeLayout.EVENT_TS))));
+            }
+            assertThat(lakeOffsets).isEqualTo(validOffsets);
+
+            // How far the lake is complete: recorded, one checkpoint behind the watermark.
+            long progress = Poll.untilPresent(WAIT, "stream_progress", () -> stack.lakeCompleteUntil(job)
+                    .filter(t -> t >= ms(W2)));
+            assertThat(progress).isLessThan(ms(W3.plusSeconds(10)));
+        } finally {
+            producer.close();
+            running.client().cancel().get();
+        }
+    }
+
+    /** Sends every class of invalid record to partition 0; returns offset -> expected dead-letter reason. */
+    private Map<Long, String> sendInvalidRecords(Instant recordTime) {
+        long recordTs = ms(recordTime);
+        String valid = EventJson.toJson(new AdEvent("x1", EventType.CLICK, recordTs - 1_000, "camp-a", "search", 1,
+                null, 0, 0, 0));
+        byte[] huge = new byte[1_000_000];
+        Arrays.fill(huge, (byte) '{');
+        Map<Long, String> reasons = new HashMap<>();
+        List<Object[]> cases = new ArrayList<>();
+        cases.add(new Object[] {"{not json".getBytes(StandardCharsets.UTF_8), "malformed"});
+        cases.add(new Object[] {"[1,2,3]".getBytes(StandardCharsets.UTF_8), "malformed"});
+        cases.add(new Object[] {null, "malformed"});
+        cases.add(new Object[] {new byte[] {(byte) 0xff, (byte) 0xfe, '{', '}'}, "malformed"});
+        cases.add(new Object[] {huge, "malformed"});
+        cases.add(new Object[] {valid.replace("\"event_id\":\"x1\",", "").getBytes(StandardCharsets.UTF_8), "schema"});
+        cases.add(new Object[] {valid.replace("\"event_id\":\"x1\"", "\"event_id\":\"\"").getBytes(StandardCharsets.UTF_8), "schema"});
+        cases.add(new Object[] {valid.replace("\"cost_micros\":1", "\"cost_micros\":\"1\"").getBytes(StandardCharsets.UTF_8), "schema"});
+        cases.add(new Object[] {valid.replace("\"click\"", "\"tap\"").getBytes(StandardCharsets.UTF_8), "schema"});
+        cases.add(new Object[] {valid.replace("\"cost_micros\":1", "\"cost_micros\":-1").getBytes(StandardCharsets.UTF_8), "schema"});
+        cases.add(new Object[] {valid.replace("\"cost_micros\":1", "\"cost_micros\":123456789012345678901234567890")
+                .getBytes(StandardCharsets.UTF_8), "schema"});
+        cases.add(new Object[] {valid.replace("\"event_ts\":" + (recordTs - 1_000), "\"event_ts\":" + (recordTs + 600_000))
+                .getBytes(StandardCharsets.UTF_8), "timestamp"});
+        for (Object[] c : cases) {
+            reasons.put(StreamTestStack.send(producer, input, 0, recordTs, "camp-a", (byte[]) c[0]), (String) c[1]);
+        }
+        return reasons;
+    }
+
+    private AdEvent event(int partition, String id, EventType type, Instant time, String campaign, String channel,
+                          long cost) {
+        AdEvent e = new AdEvent(id, type, ms(time), campaign, channel, cost, input, partition, 0, ms(time) + 1_000);
+        e.offset = StreamTestStack.send(producer, input, partition, e.recordTs, campaign,
+                EventJson.toJson(e).getBytes(StandardCharsets.UTF_8));
+        validOffsets.put(partition + ":" + e.offset, e.eventTs);
+        return e;
+    }
+
+    private Row awaitRow(WindowKey key, int revision) {
+        return Poll.untilPresent(WAIT, key + " at revision " + revision, () -> stack.windowRows(job).stream()
+                .filter(r -> r.window().key().equals(key) && r.revision() >= revision).findFirst());
+    }
+
+    private static WindowKey key(Instant windowStart, String campaign, String channel) {
+        return new WindowKey(ms(windowStart), campaign, channel);
+    }
+
+    private static Row row(Instant windowStart, String campaign, String channel, int revision, WindowMetrics m) {
+        return new Row(new dev.recount.db.tables.WindowRow(key(windowStart, campaign, channel), ms(windowStart) + 60_000, m),
+                revision);
+    }
+}

@@ -1,0 +1,49 @@
+package dev.recount.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+
+/** The command line, in-process with captured output: help, and one-line failures before anything is started. */
+class StreamJobMainTest {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return StreamJobMain.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    }
+
+    @Test
+    void helpListsTheContractFlags() {
+        assertThat(run("stream", "--help")).isZero();
+        assertThat(out.toString()).contains("--bounded", "--from-earliest", "--window", "--out-of-orderness",
+                "--allowed-lateness", "--idleness", "--config", "--parallelism");
+    }
+
+    @Test
+    void aBadDurationFailsWithOneLine() {
+        assertThat(run("stream", "--window", "banana")).isEqualTo(1);
+        assertThat(err.toString()).startsWith("recount stream: ").contains("banana");
+        assertThat(err.toString().strip()).doesNotContain("\n");
+    }
+
+    @Test
+    void aDedupHorizonTooShortForTheLatenessIsRejected() {
+        assertThat(run("stream", "--allowed-lateness", "-5m")).isNotZero();
+        assertThat(err.toString().strip()).startsWith("recount stream: ").doesNotContain("\n");
+    }
+
+    @Test
+    void aMalformedNumberIsAUsageErrorOnOneLine() {
+        assertThat(run("stream", "--parallelism", "many")).isEqualTo(2);
+        assertThat(err.toString().strip()).startsWith("recount stream: ").contains("many").doesNotContain("\n");
+    }
+
+    @Test
+    void aMissingConfigFileIsNamed() {
+        assertThat(run("stream", "--config", "/nonexistent/recount.properties")).isEqualTo(1);
+        assertThat(err.toString()).contains("/nonexistent/recount.properties");
+    }
+}

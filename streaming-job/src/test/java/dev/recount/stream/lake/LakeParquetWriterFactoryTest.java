@@ -1,0 +1,70 @@
+package dev.recount.stream.lake;
+
+import static dev.recount.stream.Fixtures.W0;
+import static dev.recount.stream.Fixtures.click;
+import static dev.recount.stream.Fixtures.impression;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.core.event.AdEvent;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.api.common.serialization.BulkWriter;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The lake's Parquet files have exactly the columns the batch layer reads, and round-trip the events. */
+class LakeParquetWriterFactoryTest {
+
+    @Test
+    void writesTheLakeColumnsExactly(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("part-0.parquet");
+        AdEvent a = click("c1", W0.plusSeconds(1), 17);
+        AdEvent b = impression("i1", W0.plusSeconds(2), 18);
+        org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
+        try (FSDataOutputStream out = FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
+            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
+            writer.addElement(a);
+            writer.addElement(b);
+            writer.finish();
+        }
+
+        List<GenericRecord> records = new ArrayList<>();
+        try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration())).build()) {
+            for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
+        }
+
+        Schema schema = records.get(0).getSchema();
+        assertThat(schema.getFields()).extracting(f -> f.name() + ":" + f.schema().getType().getName()).containsExactly(
+                "event_id:string", "event_type:string", "event_ts:long", "campaign_id:string", "channel_id:string",
+                "cost_micros:long", "kafka_topic:string", "kafka_partition:int", "kafka_offset:long", "record_ts:long");
+        GenericRecord first = records.get(0);
+        assertThat(first.get("event_id").toString()).isEqualTo("c1");
+        assertThat(first.get("event_type").toString()).isEqualTo("click");
+        assertThat(first.get("event_ts")).isEqualTo(a.eventTs);
+        assertThat(first.get("cost_micros")).isEqualTo(250_000L);
+        assertThat(first.get("kafka_partition")).isEqualTo(0);
+        assertThat(first.get("kafka_offset")).isEqualTo(17L);
+        assertThat(first.get("record_ts")).isEqualTo(a.recordTs);
+        assertThat(records.get(1).get("event_type").toString()).isEqualTo("impression");
+    }
+
+    @Test
+    void bucketsAreHiveStyleUtcHours() {
+        LakeBucketAssigner assigner = new LakeBucketAssigner();
+        assertThat(assigner.getBucketId(click("a", W0.plusSeconds(3599), 0), null))
+                .isEqualTo("event_date=2026-11-29/event_hour=10");
+        assertThat(assigner.getBucketId(click("b", W0.plusSeconds(3600), 0), null))
+                .isEqualTo("event_date=2026-11-29/event_hour=11");
+        assertThat(assigner.getBucketId(click("c", W0.minusSeconds(36001), 0), null))
+                .isEqualTo("event_date=2026-11-28/event_hour=23");
+    }
+}

@@ -1,0 +1,70 @@
+package dev.recount.stream.sink;
+
+import static dev.recount.stream.Fixtures.W0;
+import static dev.recount.stream.Fixtures.W1;
+import static dev.recount.stream.Fixtures.W2;
+import static dev.recount.stream.Fixtures.ms;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.StreamWindowMetricsTable.Row;
+import dev.recount.db.tables.WindowRow;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.junit.jupiter.api.Test;
+
+/** The writer's two promises: one row per key (the latest revision) per checkpoint, and progress one checkpoint late. */
+class WindowMetricsWriterTest {
+    private final WindowMetricsWriter writer = new WindowMetricsWriter(new UnregisteredMetricsGroup(), null);
+
+    @Test
+    void keepsTheLatestRevisionPerKeyAndSortsByKey() throws Exception {
+        writer.write(row(ms(W1), "b", 1, 10), null);
+        writer.write(row(ms(W0), "a", 2, 20), null);
+        writer.write(row(ms(W0), "a", 1, 10), null); // an older revision arriving later never wins
+
+        List<WindowMetricsCommittable> committables = List.copyOf(writer.prepareCommit());
+
+        assertThat(committables).hasSize(1);
+        assertThat(committables.get(0).rows()).containsExactly(row(ms(W0), "a", 2, 20), row(ms(W1), "b", 1, 10));
+        assertThat(committables.get(0).progress()).isNull();
+        assertThat(writer.prepareCommit()).isEmpty();
+    }
+
+    @Test
+    void progressIsTheWatermarkOfThePreviousCheckpoint() throws Exception {
+        writer.writeWatermark(new Watermark(ms(W1)));
+        assertThat(writer.prepareCommit()).isEmpty(); // checkpoint 1: nothing to say yet
+        assertThat(writer.snapshotState(1)).containsExactly(new ProgressMark(1, ms(W1)));
+
+        writer.writeWatermark(new Watermark(ms(W2)));
+        writer.write(row(ms(W1), "a", 1, 5), null);
+        List<WindowMetricsCommittable> second = List.copyOf(writer.prepareCommit()); // checkpoint 2
+        writer.snapshotState(2);
+
+        assertThat(second.get(0).progress()).isEqualTo(new ProgressMark(1, ms(W1)));
+
+        // End of input: the final watermark is not event time the lake has reached.
+        writer.writeWatermark(Watermark.MAX_WATERMARK);
+        List<WindowMetricsCommittable> last = List.copyOf(writer.prepareCommit());
+        assertThat(last.get(0).progress()).isEqualTo(new ProgressMark(2, ms(W2)));
+        assertThat(writer.snapshotState(3)).containsExactly(new ProgressMark(3, ms(W2)));
+    }
+
+    @Test
+    void committablesSurviveTheirSerializerIncludingLongIds() throws Exception {
+        String longId = "c".repeat(100_000);
+        WindowMetricsCommittable c = new WindowMetricsCommittable(
+                List.of(row(ms(W0), longId, 3, 7), row(ms(W1), "ü-ß", 1, Long.MAX_VALUE)), new ProgressMark(9, -5));
+        WindowMetricsCommittable.Serializer serializer = new WindowMetricsCommittable.Serializer();
+
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(c))).isEqualTo(c);
+    }
+
+    private static Row row(long windowStart, String campaign, int revision, long events) {
+        return new Row(new WindowRow(new WindowKey(windowStart, campaign, "search"), windowStart + 60_000,
+                new WindowMetrics(events, 0, 0, 0, events)), revision);
+    }
+}

@@ -1,0 +1,131 @@
+package dev.recount.stream.source;
+
+import static dev.recount.stream.Fixtures.W0;
+import static dev.recount.stream.Fixtures.click;
+import static dev.recount.stream.Fixtures.ms;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.InvalidReason;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
+import org.apache.flink.util.clock.ManualClock;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Per-partition watermarks, combined the way Flink's source combines its partitions (a
+ * {@link WatermarkOutputMultiplexer}: the minimum over partitions that are not idle).
+ */
+class ValidEventWatermarksTest {
+    private static final Duration OUT_OF_ORDERNESS = Duration.ofSeconds(5);
+    private static final Duration IDLENESS = Duration.ofSeconds(60);
+
+    private final ManualClock clock = new ManualClock();
+    private final AtomicInteger idlePartitions = new AtomicInteger();
+    private final RecordingOutput combined = new RecordingOutput();
+    private final WatermarkOutputMultiplexer multiplexer = new WatermarkOutputMultiplexer(combined);
+    private final ValidEventWatermarks busy = partition("p0");
+    private final ValidEventWatermarks quiet = partition("p1");
+
+    @Test
+    void watermarkIsMaxValidEventTimeMinusOutOfOrderness() {
+        event(busy, "p0", click("a", W0.plusSeconds(30), 1));
+        event(busy, "p0", click("b", W0.plusSeconds(20), 2)); // out of order: does not move it back
+        event(quiet, "p1", click("c", W0.plusSeconds(40), 1));
+        emitPeriodic();
+
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(25)) - 1);
+    }
+
+    @Test
+    void invalidRecordsNeitherMoveTheWatermarkNorKeepAPartitionActive() {
+        event(busy, "p0", click("a", W0.plusSeconds(30), 1));
+        event(quiet, "p1", click("b", W0.plusSeconds(10), 1));
+        emitPeriodic();
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(5)) - 1);
+
+        // Idleness is measured from the first periodic check without activity.
+        for (int i = 0; i < 3; i++) {
+            clock.advanceTime(Duration.ofSeconds(40));
+            event(busy, "p0", click("a" + i, W0.plusSeconds(60 + i), 2 + i));
+            // A record far in the future but invalid: ignored entirely.
+            invalid(quiet, "p1", ms(W0.plusSeconds(3600)));
+            emitPeriodic();
+        }
+
+        assertThat(idlePartitions).hasValue(1);
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(62 - 5)) - 1);
+    }
+
+    @Test
+    void anIdlePartitionDoesNotHoldBackTheWatermark() {
+        event(busy, "p0", click("a", W0.plusSeconds(10), 1));
+        event(quiet, "p1", click("b", W0.plusSeconds(10), 1));
+        emitPeriodic();
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(5)) - 1);
+
+        // p1 goes quiet; p0 moves on. Within the idleness timeout p1 still holds the watermark.
+        clock.advanceTime(Duration.ofSeconds(30));
+        event(busy, "p0", click("c", W0.plusSeconds(120), 2));
+        emitPeriodic();
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(5)) - 1);
+        assertThat(idlePartitions).hasValue(0);
+
+        clock.advanceTime(IDLENESS.plusSeconds(1));
+        event(busy, "p0", click("d", W0.plusSeconds(121), 3));
+        emitPeriodic();
+        emitPeriodic();
+
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(116)) - 1);
+        assertThat(idlePartitions).hasValue(1);
+
+        // When p1 speaks again it counts again (and is no longer idle).
+        event(quiet, "p1", click("e", W0.plusSeconds(200), 2));
+        emitPeriodic();
+        assertThat(idlePartitions).hasValue(0);
+    }
+
+    private ValidEventWatermarks partition(String id) {
+        multiplexer.registerNewOutput(id);
+        return new ValidEventWatermarks(OUT_OF_ORDERNESS, IDLENESS, clock, idlePartitions);
+    }
+
+    private void event(ValidEventWatermarks generator, String id, AdEvent e) {
+        generator.onEvent(ParsedRecord.valid(e), e.eventTs, multiplexer.getDeferredOutput(id));
+    }
+
+    private void invalid(ValidEventWatermarks generator, String id, long kafkaTimestamp) {
+        generator.onEvent(ParsedRecord.invalid(new DeadLetter(InvalidReason.SCHEMA, "{}", null)), kafkaTimestamp,
+                multiplexer.getDeferredOutput(id));
+    }
+
+    private void emitPeriodic() {
+        busy.onPeriodicEmit(multiplexer.getDeferredOutput("p0"));
+        quiet.onPeriodicEmit(multiplexer.getDeferredOutput("p1"));
+        multiplexer.onPeriodicEmit();
+    }
+
+    private static final class RecordingOutput implements WatermarkOutput {
+        private final List<Long> watermarks = new ArrayList<>();
+
+        @Override
+        public void emitWatermark(Watermark watermark) {
+            watermarks.add(watermark.getTimestamp());
+        }
+
+        @Override
+        public void markIdle() {}
+
+        @Override
+        public void markActive() {}
+
+        long last() {
+            return watermarks.isEmpty() ? Long.MIN_VALUE : watermarks.get(watermarks.size() - 1);
+        }
+    }
+}
