@@ -94,6 +94,17 @@ class EventValidatorTest {
     }
 
     @Test
+    void idsLongerThanAKeyColumnCanHoldAreSchemaErrors() {
+        String fits = "c".repeat(EventValidator.MAX_ID_BYTES);
+        String tooLong = "\u00e9".repeat(EventValidator.MAX_ID_BYTES / 2 + 1); // 2 bytes each in UTF-8
+
+        assertThat(validate(event("").replace("\"c-1\"", "\"" + fits + "\"")).isValid()).isTrue();
+        ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + tooLong + "\""));
+        assertThat(r.reason()).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(r.detail()).contains("campaign_id").contains("258 bytes");
+    }
+
+    @Test
     void numbersWrittenAsStringsAreInvalid() {
         String json = event("").replace("\"event_ts\":" + EVENT_TS, "\"event_ts\":\"" + EVENT_TS + "\"");
         assertThat(validate(json).reason()).isEqualTo(InvalidReason.SCHEMA);

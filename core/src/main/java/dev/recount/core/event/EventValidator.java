@@ -18,14 +18,18 @@ import java.util.Optional;
  * The validation rules of CONTRACT §1, in the one place the stream job, the generator and the tests use.
  *
  * <p>Checks run in order malformed → schema → timestamp, and the first failure is reported. Beyond the
- * contract's letter: duplicate JSON keys are malformed (which value would count is ambiguous), and
- * blank strings count as empty ids.
+ * contract's letter: duplicate JSON keys are malformed (which value would count is ambiguous), blank strings
+ * count as empty ids, and an id longer than {@link #MAX_ID_BYTES} UTF-8 bytes is a schema error: the ids are
+ * PostgreSQL key columns, and an oversized key would fail every commit of the stream job, forever.
  */
 public final class EventValidator implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .build();
+
+    /** Longest event_id, campaign_id or channel_id accepted, in UTF-8 bytes (a B-tree key must fit a page third). */
+    public static final int MAX_ID_BYTES = 256;
 
     private final long maxPastMillis;
     private final long maxFutureMillis;
@@ -98,6 +102,8 @@ public final class EventValidator implements Serializable {
         if (n == null || n.isNull()) return field + " is missing";
         if (!n.isTextual()) return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
         if (n.textValue().isBlank()) return field + " is empty";
+        int bytes = n.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_ID_BYTES) return field + " is " + bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
         return null;
     }
 

@@ -17,13 +17,24 @@ import org.apache.flink.util.clock.RelativeClock;
  * <p>Invalid records are ignored completely: they neither move event time nor count as activity. Flink's own
  * {@code withIdleness} would count them, so a partition that only receives garbage would hold every window
  * open; that is why this generator does idleness itself (with Flink's {@link IdlenessTimer}).
+ *
+ * <p>Besides the periodic emit, {@link #onEvent} emits the watermark as soon as event time has advanced by
+ * {@link #EAGER_STEP_MILLIS}. A purely periodic watermark lags by one emit interval of processing time: when a
+ * backlog or replay pushes minutes of event time through in one interval, events far beyond the allowed lateness
+ * would be judged against a stale watermark and counted as on time. Emitting as event time advances keeps the
+ * too-late decision about the data, not the speed of reading it, at one watermark per partition per
+ * second of event time.
  */
 public final class ValidEventWatermarks implements WatermarkGenerator<ParsedRecord> {
     private final long outOfOrdernessMillis;
     private final IdlenessTimer idlenessTimer;
     private final AtomicInteger idlePartitions;
 
+    /** Event time the watermark must gain before {@link #onEvent} emits it instead of waiting for the period. */
+    static final long EAGER_STEP_MILLIS = 1_000;
+
     private long maxTimestamp;
+    private long lastEmitted = Long.MIN_VALUE;
     private boolean seenValidEvent;
     private boolean idle;
     /** Whether this partition is currently counted in {@code idlePartitions}. */
@@ -54,6 +65,15 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
             countedIdle = false;
             idlePartitions.decrementAndGet();
         }
+        long watermark = maxTimestamp - outOfOrdernessMillis - 1;
+        if (lastEmitted == Long.MIN_VALUE || watermark - lastEmitted >= EAGER_STEP_MILLIS) {
+            emit(output, watermark);
+        }
+    }
+
+    private void emit(WatermarkOutput output, long watermark) {
+        output.emitWatermark(new Watermark(watermark));
+        lastEmitted = watermark;
     }
 
     @Override
@@ -69,6 +89,6 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
             }
             return;
         }
-        output.emitWatermark(new Watermark(maxTimestamp - outOfOrdernessMillis - 1));
+        emit(output, maxTimestamp - outOfOrdernessMillis - 1);
     }
 }

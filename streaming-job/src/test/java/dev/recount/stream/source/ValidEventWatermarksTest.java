@@ -90,6 +90,24 @@ class ValidEventWatermarksTest {
         assertThat(idlePartitions).hasValue(0);
     }
 
+    @Test
+    void watermarkFollowsEventTimeWithoutWaitingForThePeriodicEmit() {
+        // No periodic emit at all: as in a replay that reads minutes of event time within one emit interval.
+        eventNow(busy, "p0", click("a", W0.plusSeconds(30), 1));
+        eventNow(quiet, "p1", click("b", W0.plusSeconds(40), 1));
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(25)) - 1);
+
+        eventNow(busy, "p0", click("c", W0.plusSeconds(30).plusMillis(500), 2)); // less than a step: no emit
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(25)) - 1);
+
+        eventNow(busy, "p0", click("d", W0.plusSeconds(240), 3));
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(35)) - 1); // now held by p1 at 40 s - 5 s
+    }
+
+    private void eventNow(ValidEventWatermarks generator, String id, AdEvent e) {
+        generator.onEvent(ParsedRecord.valid(e), e.eventTs, multiplexer.getImmediateOutput(id));
+    }
+
     private ValidEventWatermarks partition(String id) {
         multiplexer.registerNewOutput(id);
         return new ValidEventWatermarks(OUT_OF_ORDERNESS, IDLENESS, clock, idlePartitions);
