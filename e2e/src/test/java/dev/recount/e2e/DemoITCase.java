@@ -66,7 +66,7 @@ class DemoITCase {
         stack = LocalStack.start(home);
         Path root = Path.of(System.getProperty("recount.root")).toAbsolutePath();
         ProcessBuilder pb = new ProcessBuilder(root.resolve("recount").toString(), "demo", "--home", home.toString(),
-                "--events", "6000", "--span", "3m", "--rate", "4000", "--seed", "42", "--start", START.toString())
+                "--events", "6000", "--span", "3m", "--rate", "1000", "--seed", "42", "--start", START.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(home.resolve("demo-output.txt").toFile());
         pb.environment().put("RECOUNT_NO_BUILD", "1");

@@ -9,7 +9,6 @@ import dev.recount.core.config.RecountConfig;
 import dev.recount.db.Migrations;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.deploy.RecountLocal;
-import dev.recount.deploy.generate.GenerateCommand;
 import dev.recount.deploy.local.LocalEnvFile;
 import dev.recount.deploy.local.StackLayout;
 import java.io.IOException;
@@ -53,7 +52,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import picocli.CommandLine;
 
 /**
  * The steps of {@code ./recount demo}, in order, each printing one progress line. Everything the demo creates
@@ -99,7 +97,7 @@ final class DemoRun {
         Map<String, String> env = LocalEnvFile.read(layout.envFile());
 
         progress("resetting the demo workspace: topics " + INPUT + "*, schema " + SCHEMA + ", " + work);
-        Path configFile = writeDemoConfig(work, layout, base);
+        Path configFile = writeDemoConfig(work, layout, env);
         RecountConfig cfg = RecountConfig.load(configFile, env);
         EventTimeSettings time = cfg.eventTime();
         resetWorkspace(env, work);
@@ -122,8 +120,8 @@ final class DemoRun {
                     + " at " + (long) o.rate() + " records/s, with late, duplicate and invalid records");
             Path truthDir = work.resolve("truth");
             StringWriter genOut = new StringWriter();
-            int gen = new CommandLine(new GenerateCommand()).setOut(new PrintWriter(genOut)).setErr(new PrintWriter(genOut))
-                    .execute("--events", Long.toString(o.events()), "--span", o.span(), "--tail", Durations.format(tail),
+            int gen = RecountLocal.commandLine().setOut(new PrintWriter(genOut)).setErr(new PrintWriter(genOut))
+                    .execute("generate", "--events", Long.toString(o.events()), "--span", o.span(), "--tail", Durations.format(tail),
                             "--start", start.toString(), "--seed", Long.toString(o.seed()), "--rate", Double.toString(o.rate()),
                             "--config", configFile.toString(), "--truth-dir", truthDir.toString());
             if (gen != 0) throw new IllegalStateException("generate failed: " + genOut.toString().trim());
@@ -191,10 +189,14 @@ final class DemoRun {
         return !buf.toString().contains("already running");
     }
 
-    private Path writeDemoConfig(Path work, StackLayout layout, RecountConfig base) throws IOException {
+    private Path writeDemoConfig(Path work, StackLayout layout, Map<String, String> env) throws IOException {
         Files.createDirectories(work);
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("local.home", layout.home().toString());
+        // The stack's addresses, so in-process steps see them too (children also get local.env's environment).
+        settings.put("kafka.bootstrap-servers", env.get("KAFKA_BOOTSTRAP_SERVERS"));
+        settings.put("postgres.jdbc-url", env.get("RECOUNT_JDBC_URL"));
+        settings.put("postgres.user", env.get("PGUSER"));
         settings.put("topics.input", INPUT);
         settings.put("topics.dead-letter", DEAD_LETTER);
         settings.put("topics.backfill", BACKFILL);

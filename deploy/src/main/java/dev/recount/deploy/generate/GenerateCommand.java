@@ -109,9 +109,10 @@ public final class GenerateCommand implements Callable<Integer> {
             quietFrom = Double.parseDouble(q[0]);
             quietTo = Double.parseDouble(q[1]);
         }
-        // Too late means beyond window + out-of-orderness + lateness; twice the out-of-orderness of margin
-        // keeps "intended too late" from landing inside the lateness when partitions' watermarks differ.
-        Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().multipliedBy(2)).plus(time.allowedLateness());
+        // Too late means beyond window + out-of-orderness + lateness. Twice the out-of-orderness and lateness
+        // keeps "intended too late" clear of the boundary even when partitions' watermarks lag each other, as
+        // they do when a replay or demo pushes minutes of event time through in seconds.
+        Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
         return new TrafficProfile(startAt, spanD, tailD, events, campaigns, seed, parts,
                 Durations.parse(delayMedian), Durations.parse(delayP99), tooLateShare, tooLateDelay,
                 duplicateShare, invalidShare, quietFrom, quietTo, time.maxPast(), time.maxFuture());
