@@ -54,8 +54,15 @@ class ReconcileCommandTest {
         assertThat(run("--date", "28.11.2026")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("cannot read date");
         assertThat(run("--batch-run", "x")).isEqualTo(ExitCodes.USAGE);
-        assertThat(run("nightly-dates")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err).contains("--since");
+        assertThat(run("nightly-dates", "--since", "29.11.2026")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("cannot read date");
+    }
+
+    @Test
+    void nightlyDatesWithoutSinceIsYesterdayInTheConfiguredZone() {
+        // What a plain `./recount nightly` reruns; no database needed. The fixed clock is 2026-11-29T00:00Z.
+        assertThat(run("nightly-dates")).isZero();
+        assertThat(out.strip()).isEqualTo("2026-11-28");
     }
 
     @Test
