@@ -22,7 +22,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Migrations, least-privilege roles, and the table classes' guarantees on a real PostgreSQL. */
+/**
+ * Migrations, least-privilege roles, and the table classes' guarantees on a real PostgreSQL.
+ *
+ * <p>Tests module db, but lives in deploy: it needs the local stack, which deploy builds, and deploy is built after
+ * db (it depends on db's migrations).
+ */
 class SchemaITCase {
     static final long W0 = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
     static final long MINUTE = 60_000;
