@@ -1,6 +1,5 @@
 package dev.recount.db.tables;
 
-import dev.recount.core.window.WindowKey;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,7 +8,6 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
@@ -47,11 +45,7 @@ public final class BatchWindowMetricsTable {
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             for (WindowRow r : rows) {
                 ps.setLong(1, runId);
-                Timestamps.bind(ps, 2, r.key().windowStartMillis());
-                Timestamps.bind(ps, 3, r.windowEndMillis());
-                ps.setString(4, r.key().campaignId());
-                ps.setString(5, r.key().channelId());
-                MetricColumns.bind(ps, 6, r.metrics());
+                WindowColumns.bindRow(ps, 2, r);
                 ps.addBatch();
             }
             ps.executeBatch();
@@ -109,21 +103,7 @@ public final class BatchWindowMetricsTable {
     }
 
     public static List<WindowRow> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        String sql = "SELECT * FROM " + TABLE + " WHERE window_start >= ? AND window_start < ?"
-                + " ORDER BY window_start, campaign_id, channel_id";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            Timestamps.bind(ps, 1, fromMillis);
-            Timestamps.bind(ps, 2, toMillis);
-            List<WindowRow> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    WindowKey key = new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
-                            rs.getString("channel_id"));
-                    rows.add(new WindowRow(key, Timestamps.read(rs, "window_end"), MetricColumns.read(rs)));
-                }
-            }
-            return rows;
-        }
+        return WindowColumns.readRange(conn, TABLE, fromMillis, toMillis, WindowColumns::readRow);
     }
 
     private static String scopePredicate(Scope scope, String column) {

@@ -114,9 +114,7 @@ public final class CorrectionLogTable {
             List<Entry> entries = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    WindowKey key = new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
-                            rs.getString("channel_id"));
-                    entries.add(new Entry(rs.getLong("reconciliation_run_id"), key,
+                    entries.add(new Entry(rs.getLong("reconciliation_run_id"), WindowColumns.readKey(rs),
                             Metric.valueOf(rs.getString("metric").toUpperCase(Locale.ROOT)),
                             (Long) rs.getObject("before_value"), (Long) rs.getObject("after_value"),
                             Reason.of(rs.getString("reason"))));

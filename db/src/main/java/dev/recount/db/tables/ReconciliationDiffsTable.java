@@ -70,10 +70,7 @@ public final class ReconciliationDiffsTable {
 
     public static void bind(PreparedStatement ps, long runId, Row r) throws SQLException {
         ps.setLong(1, runId);
-        Timestamps.bind(ps, 2, r.key().windowStartMillis());
-        Timestamps.bind(ps, 3, r.windowEndMillis());
-        ps.setString(4, r.key().campaignId());
-        ps.setString(5, r.key().channelId());
+        WindowColumns.bindKey(ps, 2, r.key(), r.windowEndMillis());
         ps.setString(6, r.status().wireName());
         ps.setBoolean(7, r.withinTolerance());
         if (r.streamRevision() == null) ps.setNull(8, Types.INTEGER); else ps.setInt(8, r.streamRevision());
@@ -138,8 +135,7 @@ public final class ReconciliationDiffsTable {
     }
 
     public static Row read(ResultSet rs) throws SQLException {
-        WindowKey key = new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
-                rs.getString("channel_id"));
+        WindowKey key = WindowColumns.readKey(rs);
         Status status = Status.of(rs.getString("status"));
         Integer revision = (Integer) rs.getObject("stream_revision");
         WindowMetrics stream = status == Status.MISSING_IN_STREAM ? null : MetricColumns.read(rs, "stream_");

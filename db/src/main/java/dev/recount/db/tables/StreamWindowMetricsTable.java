@@ -1,11 +1,8 @@
 package dev.recount.db.tables;
 
-import dev.recount.core.window.WindowKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -34,12 +31,7 @@ public final class StreamWindowMetricsTable {
     private StreamWindowMetricsTable() {}
 
     public static void bind(PreparedStatement ps, Row row) throws SQLException {
-        WindowRow w = row.window();
-        Timestamps.bind(ps, 1, w.key().windowStartMillis());
-        Timestamps.bind(ps, 2, w.windowEndMillis());
-        ps.setString(3, w.key().campaignId());
-        ps.setString(4, w.key().channelId());
-        int next = MetricColumns.bind(ps, 5, w.metrics());
+        int next = WindowColumns.bindRow(ps, 1, row.window());
         ps.setInt(next, row.revision());
     }
 
@@ -56,21 +48,7 @@ public final class StreamWindowMetricsTable {
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
     public static List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        String sql = "SELECT * FROM " + TABLE + " WHERE window_start >= ? AND window_start < ?"
-                + " ORDER BY window_start, campaign_id, channel_id";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            Timestamps.bind(ps, 1, fromMillis);
-            Timestamps.bind(ps, 2, toMillis);
-            List<Row> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    WindowKey key = new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
-                            rs.getString("channel_id"));
-                    rows.add(new Row(new WindowRow(key, Timestamps.read(rs, "window_end"), MetricColumns.read(rs)),
-                            rs.getInt("revision")));
-                }
-            }
-            return rows;
-        }
+        return WindowColumns.readRange(conn, TABLE, fromMillis, toMillis,
+                rs -> new Row(WindowColumns.readRow(rs), rs.getInt("revision")));
     }
 }

@@ -7,7 +7,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -50,12 +49,7 @@ public final class WindowCorrectionsTable {
     private WindowCorrectionsTable() {}
 
     public static void bind(PreparedStatement ps, Row r) throws SQLException {
-        WindowRow w = r.window();
-        Timestamps.bind(ps, 1, w.key().windowStartMillis());
-        Timestamps.bind(ps, 2, w.windowEndMillis());
-        ps.setString(3, w.key().campaignId());
-        ps.setString(4, w.key().channelId());
-        int next = MetricColumns.bind(ps, 5, w.metrics());
+        int next = WindowColumns.bindRow(ps, 1, r.window());
         ps.setBoolean(next, r.removed());
         ps.setLong(next + 1, r.reconciliationRunId());
         if (r.batchRunId() == null) ps.setNull(next + 2, Types.BIGINT); else ps.setLong(next + 2, r.batchRunId());
@@ -88,24 +82,11 @@ public final class WindowCorrectionsTable {
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
     public static List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        String sql = "SELECT * FROM " + TABLE + " WHERE window_start >= ? AND window_start < ?"
-                + " ORDER BY window_start, campaign_id, channel_id";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            Timestamps.bind(ps, 1, fromMillis);
-            Timestamps.bind(ps, 2, toMillis);
-            List<Row> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) rows.add(read(rs));
-            }
-            return rows;
-        }
+        return WindowColumns.readRange(conn, TABLE, fromMillis, toMillis, WindowCorrectionsTable::read);
     }
 
     private static Row read(ResultSet rs) throws SQLException {
-        WindowKey key = new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
-                rs.getString("channel_id"));
-        return new Row(new WindowRow(key, Timestamps.read(rs, "window_end"), MetricColumns.read(rs)),
-                rs.getBoolean("removed"), rs.getLong("reconciliation_run_id"), (Long) rs.getObject("batch_run_id"));
+        return new Row(WindowColumns.readRow(rs), rs.getBoolean("removed"), rs.getLong("reconciliation_run_id"), (Long) rs.getObject("batch_run_id"));
     }
 
     private static String qualified(String prefix) {

@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -48,17 +47,7 @@ public final class WindowMetricsView {
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
     public static List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        String sql = "SELECT * FROM " + VIEW + " WHERE window_start >= ? AND window_start < ?"
-                + " ORDER BY window_start, campaign_id, channel_id";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            Timestamps.bind(ps, 1, fromMillis);
-            Timestamps.bind(ps, 2, toMillis);
-            List<Row> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) rows.add(read(rs));
-            }
-            return rows;
-        }
+        return WindowColumns.readRange(conn, VIEW, fromMillis, toMillis, WindowMetricsView::read);
     }
 
     /** The summed metrics served for windows starting in {@code [fromMillis, toMillis)}. */
@@ -77,9 +66,6 @@ public final class WindowMetricsView {
     }
 
     private static Row read(ResultSet rs) throws SQLException {
-        WindowKey key = new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
-                rs.getString("channel_id"));
-        return new Row(new WindowRow(key, Timestamps.read(rs, "window_end"), MetricColumns.read(rs)),
-                Source.valueOf(rs.getString("source").toUpperCase(Locale.ROOT)), rs.getBoolean("is_final"));
+        return new Row(WindowColumns.readRow(rs), Source.valueOf(rs.getString("source").toUpperCase(Locale.ROOT)), rs.getBoolean("is_final"));
     }
 }
