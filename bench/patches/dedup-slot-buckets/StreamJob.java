@@ -1,0 +1,110 @@
+package dev.recount.stream;
+
+import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.stream.route.DedupAndRouteTooLate;
+import dev.recount.stream.route.LateAtWindowToBackfill;
+import dev.recount.stream.route.RouteInvalidRecords;
+import dev.recount.stream.source.InputWatermarks;
+import dev.recount.stream.source.ParsedRecord;
+import dev.recount.stream.window.CampaignChannelKey;
+import dev.recount.stream.window.MetricsAggregate;
+import dev.recount.stream.window.RevisionedWindowFunction;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The speed layer's pipeline, top-down (CONTRACT §1–§4):
+ *
+ * <pre>
+ * kafka-input (validates; per-partition watermarks from valid events only)
+ *   └ validate ──dead letters──▶ dead-letter-sink
+ *       ├──────────────────────▶ lake-sink (every valid event, before de-duplication: the lake is raw)
+ *       └ keyBy event_id ▶ dedup ──too late──▶ backfill-sink
+ *           └ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
+ *               └ window-metrics-sink (PostgreSQL, two-phase)
+ * </pre>
+ *
+ * Every operator has a fixed uid, so state in checkpoints survives changes to the job.
+ */
+public final class StreamJob {
+    public static final String SOURCE = "kafka-input";
+    public static final String VALIDATE = "validate";
+    public static final String DEAD_LETTER_SINK = "dead-letter-sink";
+    public static final String LAKE_SINK = "lake-sink";
+    public static final String DEDUP = "dedup-and-route-too-late";
+    public static final String WINDOW = "window-metrics";
+    public static final String LATE_AT_WINDOW = "late-at-window";
+    public static final String BACKFILL_SINK = "backfill-sink";
+    public static final String WINDOW_METRICS_SINK = "window-metrics-sink";
+
+    /** Events the window operator found too late; {@link DedupAndRouteTooLate} should have caught them all. */
+    public static final OutputTag<AdEvent> LATE_AT_WINDOW_TAG =
+            new OutputTag<>("late-at-window", TypeInformation.of(AdEvent.class));
+
+    private StreamJob() {}
+
+    /**
+     * Adds the pipeline to {@code env}. Checkpointing, parallelism and restore settings are the caller's.
+     *
+     * @param closedUntil windows ending at or before this (epoch ms) are final and receive no more events
+     *                    (after a finished --bounded run); {@code Long.MIN_VALUE} for none
+     */
+    public static void build(StreamExecutionEnvironment env, Source<ParsedRecord, ?, ?> input, StreamSinks sinks,
+                             EventTimeSettings settings, long closedUntil) {
+        Objects.requireNonNull(settings, "settings");
+        DataStream<ParsedRecord> records = env
+                .fromSource(input, new InputWatermarks(settings.outOfOrderness(), settings.idleness()), SOURCE,
+                        TypeInformation.of(ParsedRecord.class))
+                .uid(SOURCE);
+
+        SingleOutputStreamOperator<AdEvent> valid = records
+                .process(new RouteInvalidRecords(), TypeInformation.of(AdEvent.class))
+                .name(VALIDATE).uid(VALIDATE);
+        valid.getSideOutput(RouteInvalidRecords.DEAD_LETTERS)
+                .sinkTo(sinks.deadLetters()).name(DEAD_LETTER_SINK).uid(DEAD_LETTER_SINK);
+        valid.sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
+
+        SingleOutputStreamOperator<AdEvent> unique = valid
+                .keyBy(DedupAndRouteTooLate::bucketKey, Types.LONG)
+                .process(new DedupAndRouteTooLate(settings.windows(), settings.allowedLateness(),
+                        settings.dedupHorizon(), closedUntil), TypeInformation.of(AdEvent.class))
+                .name(DEDUP).uid(DEDUP);
+
+        SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
+        DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(LATE_AT_WINDOW_TAG)
+                .process(new LateAtWindowToBackfill(settings.windows()), TypeInformation.of(BackfillRecord.class))
+                .name(LATE_AT_WINDOW).uid(LATE_AT_WINDOW);
+        unique.getSideOutput(DedupAndRouteTooLate.TOO_LATE).union(lateAtWindow)
+                .sinkTo(sinks.backfill()).name(BACKFILL_SINK).uid(BACKFILL_SINK);
+
+        windows.sinkTo(sinks.windowMetrics()).name(WINDOW_METRICS_SINK).uid(WINDOW_METRICS_SINK);
+    }
+
+    /**
+     * Tumbling event-time windows per (campaign, channel) with allowed lateness; the metrics are core's
+     * aggregate, the window function only adds key, bounds and revision.
+     */
+    public static SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windowMetrics(
+            DataStream<AdEvent> events, EventTimeSettings settings) {
+        return events
+                .keyBy(new CampaignChannelKey(), CampaignChannelKey.TYPE)
+                .window(TumblingEventTimeWindows.of(settings.windowSize()))
+                .allowedLateness(settings.allowedLateness())
+                .sideOutputLateData(LATE_AT_WINDOW_TAG)
+                .aggregate(new MetricsAggregate(), new RevisionedWindowFunction(),
+                        TypeInformation.of(MetricsAccumulator.class), TypeInformation.of(MetricsAccumulator.class),
+                        TypeInformation.of(StreamWindowMetricsTable.Row.class))
+                .name(WINDOW).uid(WINDOW);
+    }
+}

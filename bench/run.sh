@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# recount side-by-side benchmarks (issue 8). Not a test. Prints a table and writes docs/benchmarks.md.
+#
+#   bench/run.sh [--events N] [--batch-events N] [--only stream,profile,improve,batch,reconcile,memory,freshness]
+#                [--rate R] [--fresh-seconds S] [--home DIR]
+#
+# Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
+# read from DIR, default .recount). Every engine runs in its own JVM, one after the other, on the same data.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+V=0.1.0-SNAPSHOT
+EVENTS=5000000; BATCH_EVENTS=20000000; ONLY="stream,profile,improve,batch,reconcile,memory,freshness"; RATE=20000
+HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
+    --only) ONLY="$2"; shift 2;; --rate) RATE="$2"; shift 2;; --fresh-seconds) FRESH_SECONDS="$2"; shift 2;; --home) HOME_DIR="$2"; shift 2;;
+    -h|--help) sed -n 2,8p "$0"; exit 0;;
+    *) echo "bench: unknown option $1" >&2; exit 2;;
+  esac
+done
+wants() { [[ ",$ONLY," == *",$1,"* ]]; }
+[ -f "$HOME_DIR/local.env" ] || { echo "bench: no $HOME_DIR/local.env: start the stack with ./recount up --home $HOME_DIR" >&2; exit 1; }
+# shellcheck disable=SC1091
+. "$HOME_DIR/local.env"
+export KAFKA_BOOTSTRAP_SERVERS RECOUNT_JDBC_URL PGUSER PGPASSWORD
+
+# BENCH_OUT=<an earlier run dir> adds to that run's results (e.g. to run the sections in several goes).
+OUT="${BENCH_OUT:-$ROOT/bench/target/run-$(date -u +%Y%m%dT%H%M%S)}"; mkdir -p "$OUT"
+RESULTS="$OUT/results.tsv"; touch "$RESULTS"
+OPENS=$(sed -n 's:.*<java17.opens>\(.*\)</java17.opens>.*:\1:p' "$ROOT/pom.xml")
+
+echo "bench: building the bench module (profile bench)..." >&2
+(cd "$ROOT" && mvn -q -o -Pbench -pl bench package -DskipTests) >"$OUT/build.log" 2>&1 \
+  || (cd "$ROOT" && mvn -q -Pbench -pl bench package -DskipTests) >"$OUT/build.log" 2>&1
+BENCH_CP="$ROOT/bench/target/bench-$V.jar:$(cat "$ROOT/bench/target/runtime.classpath")"
+# Snapshot the other modules' jars: their owners may rebuild them while this runs.
+SNAP="$OUT/jars"; mkdir -p "$SNAP"
+for m in streaming-job batch-backfill db; do cp "$ROOT/$m/target/$m-$V.jar" "$SNAP/"; done
+STREAM_CP="$SNAP/streaming-job-$V.jar:$(cat "$ROOT/streaming-job/target/runtime.classpath")"
+BATCH_CP="$SNAP/batch-backfill-$V.jar:$(cat "$ROOT/batch-backfill/target/runtime.classpath")"
+DB_CP="$SNAP/db-$V.jar:$(cat "$ROOT/db/target/runtime.classpath")"
+
+record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" | tee -a "$RESULTS" >&2; }   # name value unit note
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b-a}'; }
+run_id=$(date +%s | tail -c 6)
+
+fresh_schema() { java -cp "$DB_CP:$BENCH_CP" dev.recount.bench.Admin schema "$1" >>"$OUT/admin.log" 2>&1; }
+new_topics() { java -cp "$BENCH_CP" dev.recount.bench.Admin topics 3 "$@" >>"$OUT/admin.log" 2>&1; }
+stream_config() {  # file topic schema dir
+  cat > "$1" <<CFG
+topics.input=$2
+topics.dead-letter=$2-dlq
+topics.backfill=$2-late
+postgres.schema=$3
+stream.parallelism=$PAR
+stream.checkpoint-dir=$4/checkpoints
+lake.path=$4/lake
+stream.web-ui-port=0
+CFG
+}
+
+# ---------------------------------------------------------------- 1. stream throughput (a) (b) (c)
+if wants stream || wants profile || wants improve; then
+  TOPIC="bench-$run_id"
+  new_topics "$TOPIC" "$TOPIC-dlq" "$TOPIC-late"
+  echo "bench: preloading $EVENTS events into $TOPIC (./recount generate)..." >&2
+  t0=$(now)
+  RECOUNT_NO_BUILD=1 "$ROOT/recount" generate --events "$EVENTS" --span 2h --start 2026-11-29T00:00:00Z --rate 0 \
+    --topic "$TOPIC" --truth-dir "$OUT/truth" >"$OUT/generate.log" 2>&1
+  RECORDS=$(java -cp "$BENCH_CP" dev.recount.bench.Topics "$TOPIC" 2>/dev/null | tail -1)
+  record preload_s "$(secs "$t0" "$(now)")" s "$RECORDS records (valid+duplicates+invalid+too-late) in $TOPIC, 3 partitions"
+fi
+if wants stream; then
+  echo "bench: (c) ingest ceiling..." >&2
+  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" >"$OUT/c.log" 2>&1
+  C_S=$(secs "$t0" "$(now)"); record c_ingest_ceiling_s "$C_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c.log") s"
+
+  echo "bench: (b) Flink SQL..." >&2
+  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b_$run_id" "$PAR" 10s >"$OUT/b.log" 2>&1
+  B_S=$(secs "$t0" "$(now)"); record b_flink_sql_s "$B_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b.log") s; $(grep '^flink-sql:' "$OUT/b.log")"
+
+  echo "bench: (a) recount streaming job as shipped..." >&2
+  fresh_schema "bench_a_$run_id"; stream_config "$OUT/a.properties" "$TOPIC" "bench_a_$run_id" "$OUT/a"
+  t0=$(now); java -Xmx2g -cp "$STREAM_CP" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
+    --config "$OUT/a.properties" >"$OUT/a.log" 2>&1
+  A_S=$(secs "$t0" "$(now)")
+  A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_$run_id.stream_window_metrics" 2>/dev/null | tail -1)
+  record a_recount_stream_s "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS"
+  for x in a:$A_S b:$B_S c:$C_S; do
+    record "${x%%:*}_events_per_s" "$(awk -v n="$RECORDS" -v s="${x#*:}" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
+  done
+  record ratio_a_over_b "$(awk -v a="$A_S" -v b="$B_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b"
+  record ratio_a_over_c "$(awk -v a="$A_S" -v c="$C_S" 'BEGIN{printf "%.2f", c/a}')" x "throughput a / throughput c"
+fi
+
+# ---------------------------------------------------------------- 6. profile (a) with JFR
+if wants profile; then
+  echo "bench: profiling (a) with JFR..." >&2
+  fresh_schema "bench_p_$run_id"; stream_config "$OUT/p.properties" "$TOPIC" "bench_p_$run_id" "$OUT/p"
+  t0=$(now); java -Xmx2g -XX:StartFlightRecording=filename="$OUT/a.jfr",settings=profile \
+    -cp "$STREAM_CP" dev.recount.stream.StreamJobMain stream --bounded --from-earliest --config "$OUT/p.properties" >"$OUT/p.log" 2>&1
+  record a_with_jfr_s "$(secs "$t0" "$(now)")" s "JFR profile settings on"
+  jfr print --events jdk.ExecutionSample "$OUT/a.jfr" > "$OUT/samples.txt"
+  # Top frames (self time) and the recount/Flink frame nearest the top (who is busy).
+  awk '/stackTrace = \[/{getline; sub(/^[ \t]+/,""); sub(/line:.*/,""); top[$0]++; n++} END{for(f in top) printf "%6.2f%%  %s\n", 100*top[f]/n, f}' \
+    "$OUT/samples.txt" | sort -rn | head -25 > "$OUT/profile-top-self.txt"
+  awk '/stackTrace = \[/{inst=1; got=0; next} inst && /dev\.recount\./ && !got {sub(/^[ \t]+/,""); sub(/line:.*/,""); own[$0]++; got=1} /^\]/{inst=0} /^jdk.ExecutionSample/{n++} END{for(f in own) printf "%6.2f%%  %s\n", 100*own[f]/n, f}' \
+    "$OUT/samples.txt" | sort -rn | head -20 > "$OUT/profile-top-recount.txt"
+  awk '/sampledThread = /{t=$0; sub(/.*sampledThread = "/,"",t); sub(/".*/,"",t); gsub(/[0-9]+/,"N",t); th[t]++; n++} END{for(x in th) printf "%6.2f%%  %s\n", 100*th[x]/n, x}' \
+    "$OUT/samples.txt" | sort -rn | head -15 > "$OUT/profile-threads.txt"
+fi
+
+# ---------------------------------------------------------------- 6b. the profiled improvement, before/after
+# bench/patches/dedup-slot-buckets: copies of StreamJob + DedupAndRouteTooLate with the de-dup keyed by
+# (10 s event-time slot, id-hash bucket) — one cleanup timer per key instead of one per event id. Compiled against
+# the snapshot and put first on the classpath; the module itself is untouched.
+if wants improve; then
+  PATCH="$OUT/patch-classes"; mkdir -p "$PATCH"
+  javac -nowarn -d "$PATCH" -cp "$STREAM_CP" "$ROOT"/bench/patches/dedup-slot-buckets/*.java
+  for variant in shipped patched; do
+    cp_extra=""; [ "$variant" = patched ] && cp_extra="$PATCH:"
+    fresh_schema "bench_i_${variant}_$run_id"; stream_config "$OUT/i-$variant.properties" "$TOPIC" "bench_i_${variant}_$run_id" "$OUT/i-$variant"
+    t0=$(now); java -Xmx2g -cp "$cp_extra$STREAM_CP" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
+      --config "$OUT/i-$variant.properties" >"$OUT/i-$variant.log" 2>&1
+    S=$(secs "$t0" "$(now)")
+    ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_i_${variant}_$run_id.stream_window_metrics" 2>/dev/null | tail -1)
+    record "improve_${variant}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; rows/events: $ROWS; $(grep -o 'duplicates dropped [0-9,]*' "$OUT/i-$variant.log")"
+  done
+fi
+
+# ---------------------------------------------------------------- 2. batch: Spark vs DuckDB on the same lake
+if wants batch; then
+  LAKE="$ROOT/bench/target/lake-$BATCH_EVENTS"
+  echo "bench: batch lake ($BATCH_EVENTS events) + recount backfill range (BatchRecomputeBench)..." >&2
+  t0=$(now)
+  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+     --lake "$LAKE" --runs 1) >"$OUT/batch-recompute.log" 2>&1
+  record backfill_range_s "$(awk '/^run 1:/{print $3}' "$OUT/batch-recompute.log")" s "recount backfill range end to end (Spark + PostgreSQL staging/replace), $(grep -o 'compute [0-9]* ms' "$OUT/batch-recompute.log")"
+  echo "bench: Spark SQL query vs DuckDB on the same Parquet..." >&2
+  java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.SparkLakeQuery "$LAKE" 2026-11-28 2 >"$OUT/spark.log" 2>&1
+  java -Xmx4g -cp "$BENCH_CP" dev.recount.bench.DuckDbLakeQuery "$LAKE" 2026-11-28 2 2 >"$OUT/duckdb.log" 2>&1
+  SP=$(awk '/^RESULT spark/{s=$4} END{print s}' "$OUT/spark.log"); DK=$(awk '/^RESULT duckdb/{s=$4} END{print s}' "$OUT/duckdb.log")
+  LR=$(awk '/^RESULT duckdb/{s=$3} END{print s}' "$OUT/duckdb.log")
+  record spark_query_s "$SP" s "warm (2nd) run, local[2], $LR lake rows; first: $(awk '/^RESULT spark/{print $4; exit}' "$OUT/spark.log") s; $(grep '^spark run 2' "$OUT/spark.log")"
+  record duckdb_query_s "$DK" s "warm (2nd) run, 2 threads; first: $(awk '/^RESULT duckdb/{print $4; exit}' "$OUT/duckdb.log") s; $(grep '^duckdb run 2' "$OUT/duckdb.log")"
+  record ratio_spark_over_duckdb "$(awk -v a="$SP" -v b="$DK" 'BEGIN{printf "%.2f", a/b}')" x "Spark time / DuckDB time (same query, same files)"
+fi
+
+# ---------------------------------------------------------------- 3. reconcile (ReconcileBench, its own stack)
+if wants reconcile; then
+  if [ -f "$ROOT/reconciler/target/test.classpath" ] && [ -d "$ROOT/reconciler/target/test-classes" ]; then
+    echo "bench: ReconcileBench..." >&2
+    (cd "$ROOT" && java -Xmx2g -Drecount.root="$ROOT" -cp "reconciler/target/test-classes:reconciler/target/classes:$(cat reconciler/target/test.classpath)" \
+      dev.recount.reconcile.bench.ReconcileBench) >"$OUT/reconcile.log" 2>&1 || true
+    record reconcile_first_keys_per_s "$(awk -F'|' '/^\| first/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "1,008,000 keys, first run (finalizes + corrects), total $(awk -F'|' '/^\| first/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
+    record reconcile_rerun_keys_per_s "$(awk -F'|' '/^\| rerun/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "rerun, no change, total $(awk -F'|' '/^\| rerun/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
+  else
+    record reconcile "not run" - "reconciler test classes not built (see reconciler/README.md)"
+  fi
+fi
+
+# ---------------------------------------------------------------- 4. memory at ~100k window keys
+if wants memory; then
+  echo "bench: memory (StreamThroughputBench --keys 100000)..." >&2
+  java -Xmx2g -Xlog:gc:file="$OUT/gc-memory.log" -cp "$STREAM_CP" dev.recount.stream.bench.StreamThroughputBench \
+    --events 1000000 --keys 100000 >"$OUT/memory.log" 2>&1 || true
+  PEAK_AFTER=$(grep -E 'Pause (Young|Full)' "$OUT/gc-memory.log" | grep -o '[0-9]*M->[0-9]*M'  | awk -F'->' '{sub(/M/,"",$2); if ($2+0>m) m=$2+0} END{print m}')
+  PEAK_BEFORE=$(grep -o '[0-9]*M->[0-9]*M' "$OUT/gc-memory.log" | awk -F'->' '{sub(/M/,"",$1); if ($1+0>m) m=$1+0} END{print m}')
+  record memory_peak_heap_after_gc_mb "$PEAK_AFTER" MiB "max heap after a young/mixed/full GC (old-gen garbage not yet collected included), -Xmx2g, 1M events, 100,000 campaign x channel keys; max used before GC: ${PEAK_BEFORE} MiB; $(grep -o 'stream_window_metrics: .*' "$OUT/memory.log")"
+fi
+
+# ---------------------------------------------------------------- 5. freshness at a steady rate
+if wants freshness; then
+  FT="bench-fresh-$run_id"; new_topics "$FT" "$FT-dlq" "$FT-late"
+  fresh_schema "bench_f_$run_id"; stream_config "$OUT/f.properties" "$FT" "bench_f_$run_id" "$OUT/f"
+  echo "bench: freshness at $RATE events/s ($FRESH_SECONDS s of traffic)..." >&2
+  java -Xmx2g -cp "$STREAM_CP" dev.recount.stream.StreamJobMain stream --from-earliest --config "$OUT/f.properties" >"$OUT/f-job.log" 2>&1 &
+  JOB_PID=$!
+  for _ in $(seq 1 120); do grep -q "running" "$OUT/f-job.log" 2>/dev/null && break; sleep 1; done
+  java -cp "$BENCH_CP" dev.recount.bench.RateProducer "$FT" "$RATE" "$FRESH_SECONDS" >"$OUT/f-generate.log" 2>&1 &
+  GEN_PID=$!
+  java -cp "$BENCH_CP" dev.recount.bench.FreshnessProbe "bench_f_$run_id" $((FRESH_SECONDS + 10)) 30000 1 >"$OUT/freshness.log" 2>&1
+  wait "$GEN_PID" 2>/dev/null || true; kill "$JOB_PID" 2>/dev/null || true; wait "$JOB_PID" 2>/dev/null || true
+  read -r P50 P99 NW < <(awk '/^RESULT freshness/{print $3, $4, $5}' "$OUT/freshness.log")
+  record freshness_p50_ms "$P50" ms "$(tail -1 "$OUT/f-generate.log"), $NW windows (first skipped)"
+  record freshness_p99_ms "$P99" ms "delay from window end + 30 s out-of-orderness to first row visible in PostgreSQL"
+fi
+
+java -cp "$BENCH_CP" dev.recount.bench.Report "$RESULTS" "$OUT" "$ROOT/docs/benchmarks.md"

@@ -1,0 +1,50 @@
+package dev.recount.bench;
+
+import dev.recount.db.Migrations;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * Set-up steps of bench/run.sh: {@code schema NAME} (fresh schema + migrations), {@code topics PARTITIONS T...},
+ * {@code count TABLE} (rows and summed events).
+ */
+public final class Admin {
+    public static void main(String[] args) throws Exception {
+        String url = System.getenv("RECOUNT_JDBC_URL");
+        String user = System.getenv("PGUSER");
+        String password = System.getenv().getOrDefault("PGPASSWORD", "");
+        switch (args[0]) {
+            case "schema" -> {
+                try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+                    s.execute("DROP SCHEMA IF EXISTS " + args[1] + " CASCADE");
+                    s.execute("CREATE SCHEMA " + args[1]);
+                }
+                Migrations.apply(url, user, password, args[1]);
+            }
+            case "topics" -> {
+                int partitions = Integer.parseInt(args[1]);
+                List<NewTopic> topics = new ArrayList<>();
+                for (int i = 2; i < args.length; i++) topics.add(new NewTopic(args[i], partitions, (short) 1));
+                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                        Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, System.getenv("KAFKA_BOOTSTRAP_SERVERS")))) {
+                    admin.createTopics(topics).all().get();
+                }
+            }
+            case "count" -> {
+                try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + args[1])) {
+                    rs.next();
+                    System.out.println(rs.getLong(1) + " rows / " + rs.getLong(2) + " events");
+                }
+            }
+            default -> throw new IllegalArgumentException("unknown step " + args[0]);
+        }
+    }
+}

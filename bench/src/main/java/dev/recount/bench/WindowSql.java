@@ -1,0 +1,39 @@
+package dev.recount.bench;
+
+import dev.recount.core.metrics.Metric;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The window metrics as SQL select items, built from core's {@link Metric#sqlContribution} so that Flink SQL,
+ * DuckDB and Spark SQL sum exactly what the shipped jobs sum (no second copy of the definitions).
+ */
+final class WindowSql {
+    private WindowSql() {}
+
+    /** {@code SUM(<contribution>) AS impressions, ...} over columns {@code event_type} and {@code cost_micros}. */
+    static String metricSums() {
+        List<String> items = new ArrayList<>();
+        for (Metric m : Metric.values()) {
+            items.add("SUM(" + m.sqlContribution("event_type", "cost_micros") + ") AS " + m.column());
+        }
+        return String.join(", ", items);
+    }
+
+    /**
+     * The batch recompute over lake rows in {@code source} (a table expression): one row per event_id, the copy
+     * with the lowest (kafka_topic, kafka_partition, kafka_offset), then summed per (window_start, campaign,
+     * channel). Window start as in WindowAggregation: {@code ts - pmod(ts, size)}; event_ts is never negative here,
+     * so {@code %} equals pmod. Standard SQL that both DuckDB and Spark SQL accept.
+     */
+    static String batchRecompute(String source, long fromMillis, long toMillis, long windowMillis) {
+        return "WITH ranked AS (SELECT event_id, event_ts, event_type, campaign_id, channel_id, cost_micros, "
+                + "ROW_NUMBER() OVER (PARTITION BY event_id ORDER BY kafka_topic, kafka_partition, kafka_offset, event_ts, "
+                + "event_type, campaign_id, channel_id, cost_micros) AS copy_rank, "
+                + "COUNT(*) OVER (PARTITION BY event_id) AS lake_rows "
+                + "FROM " + source + " WHERE event_ts >= " + fromMillis + " AND event_ts < " + toMillis + ") "
+                + "SELECT event_ts - (event_ts % " + windowMillis + ") AS window_start, campaign_id, channel_id, "
+                + metricSums() + ", SUM(lake_rows) AS lake_rows "
+                + "FROM ranked WHERE copy_rank = 1 GROUP BY 1, 2, 3";
+    }
+}
