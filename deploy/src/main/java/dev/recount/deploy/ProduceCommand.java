@@ -6,9 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.deploy.local.StackException;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -26,11 +24,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code produce} (CONTRACT §5): sends a file of JSON lines to Kafka in file order, one record per line. The value
@@ -85,14 +80,14 @@ final class ProduceCommand implements Callable<Integer> {
         long start = System.nanoTime();
         long nextProgress = start + PROGRESS_EVERY.toNanos();
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(bootstrap))) {
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(RecordProducers.idempotentBytes(bootstrap, "recount-produce"))) {
             byte[] line;
             while ((line = readLine(in)) != null) {
                 if (isBlank(line)) {
                     counts.blank++;
                     continue;
                 }
-                if (rate > 0) pace(start, counts.sent, rate);
+                if (rate > 0) RecordProducers.pace(start, counts.sent, rate);
                 byte[] key = keyOf(line);
                 if (key == null) counts.unkeyed++;
                 producer.send(new ProducerRecord<>(target, key, line), (metadata, e) -> {
@@ -163,29 +158,6 @@ final class ProduceCommand implements Callable<Integer> {
             if (b != ' ' && b != '\t' && b != '\r') return false;
         }
         return true;
-    }
-
-    /** Waits until record number {@code sent} (0-based) is due at {@code rate} records per second since {@code start}. */
-    private static void pace(long start, long sent, double rate) {
-        long due = start + (long) (sent * 1e9 / rate);
-        long wait;
-        while ((wait = due - System.nanoTime()) > 0) {
-            LockSupport.parkNanos(wait);
-        }
-    }
-
-    private static Map<String, Object> producerConfig(String bootstrap) {
-        return Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.CLIENT_ID_CONFIG, "recount-produce",
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 5,
-                // Fail within seconds, not a minute, when nothing listens at the bootstrap address.
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(15),
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(60));
     }
 
     private static final class Counts {
