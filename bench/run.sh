@@ -113,12 +113,15 @@ if wants profile; then
 fi
 
 # ---------------------------------------------------------------- 6b. the profiled improvement, before/after
-# bench/patches/dedup-slot-buckets: copies of StreamJob + DedupAndRouteTooLate with the de-dup keyed by
-# (10 s event-time slot, id-hash bucket) — one cleanup timer per key instead of one per event id. Compiled against
-# the snapshot and put first on the classpath; the module itself is untouched.
+# bench/patches/dedup-slot-buckets.diff: StreamJob + DedupAndRouteTooLate with the de-dup keyed by
+# (10 s event-time slot, id-hash bucket) — one cleanup timer per key instead of one per event id. Applied to copies
+# of the sources, compiled against the snapshot and put first on the classpath; the module itself is untouched.
 if wants improve; then
-  PATCH="$OUT/patch-classes"; mkdir -p "$PATCH"
-  javac -nowarn -d "$PATCH" -cp "$STREAM_CP" "$ROOT"/bench/patches/dedup-slot-buckets/*.java
+  PATCH="$OUT/patch-classes"; PATCH_SRC="$OUT/patch-src"; mkdir -p "$PATCH" "$PATCH_SRC"
+  (cd "$ROOT" && cp --parents streaming-job/src/main/java/dev/recount/stream/StreamJob.java \
+      streaming-job/src/main/java/dev/recount/stream/route/DedupAndRouteTooLate.java "$PATCH_SRC")
+  patch -s -d "$PATCH_SRC" -p0 < "$ROOT/bench/patches/dedup-slot-buckets.diff"
+  javac -nowarn -d "$PATCH" -cp "$STREAM_CP" $(find "$PATCH_SRC" -name '*.java')
   for variant in shipped patched; do
     cp_extra=""; [ "$variant" = patched ] && cp_extra="$PATCH:"
     fresh_schema "bench_i_${variant}_$run_id"; stream_config "$OUT/i-$variant.properties" "$TOPIC" "bench_i_${variant}_$run_id" "$OUT/i-$variant"
