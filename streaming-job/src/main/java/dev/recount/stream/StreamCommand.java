@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
@@ -41,6 +42,10 @@ public final class StreamCommand implements Callable<Integer> {
     @Option(names = "--from-earliest", description = "Discard the checkpoints and start over from the earliest input offset.")
     boolean fromEarliest;
 
+    @Option(names = "--allow-non-restored-state", description = "Resume even if the checkpoint holds state of an "
+            + "operator this version no longer has (as Flink's --allowNonRestoredState); that state is dropped.")
+    boolean allowNonRestoredState;
+
     @Option(names = "--window", paramLabel = "D", description = "Window size (window.size), e.g. 1m or PT1M.")
     String window;
 
@@ -70,7 +75,9 @@ public final class StreamCommand implements Callable<Integer> {
                 .with("stream.parallelism", parallelism == null ? null : parallelism.toString()));
 
         int[] webUiPort = {-1};
-        RunningJob job = StreamRun.start(settings, bounded, fromEarliest, conf -> {
+        RunningJob job = StreamRun.start(settings, bounded, fromEarliest, runConf -> {
+            Configuration conf = new Configuration(runConf);
+            conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, allowNonRestoredState);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
             if (!(env instanceof LocalStreamEnvironment)) return env; // `flink run`: the cluster's environment
             Configuration local = new Configuration(conf);

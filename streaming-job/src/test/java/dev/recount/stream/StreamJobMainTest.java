@@ -18,7 +18,7 @@ class StreamJobMainTest {
     @Test
     void helpListsTheContractFlags() {
         assertThat(run("stream", "--help")).isZero();
-        assertThat(out.toString()).contains("--bounded", "--from-earliest", "--window", "--out-of-orderness",
+        assertThat(out.toString()).contains("--bounded", "--from-earliest", "--allow-non-restored-state", "--window", "--out-of-orderness",
                 "--allowed-lateness", "--idleness", "--config", "--parallelism");
     }
 
