@@ -30,7 +30,7 @@ import org.apache.flink.util.OutputTag;
  * kafka-input (validates; per-partition watermarks from valid events only)
  *   └ validate ──dead letters──▶ dead-letter-sink
  *       ├──────────────────────▶ lake-sink (every valid event, before de-duplication: the lake is raw)
- *       └ keyBy event_id ▶ dedup ──too late──▶ backfill-sink
+ *       └ keyBy hash bucket of event_id ▶ dedup ──too late──▶ backfill-sink
  *           └ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
  *               └ window-metrics-sink (PostgreSQL, two-phase)
  * </pre>
@@ -43,6 +43,8 @@ public final class StreamJob {
     public static final String DEAD_LETTER_SINK = "dead-letter-sink";
     public static final String LAKE_SINK = "lake-sink";
     public static final String DEDUP = "dedup-and-route-too-late";
+    /** Not {@link #DEDUP}: the state moved from one entry per id to id buckets, see DedupAndRouteTooLate. */
+    public static final String DEDUP_UID = "dedup-by-id-bucket";
     public static final String WINDOW = "window-metrics";
     public static final String LATE_AT_WINDOW = "late-at-window";
     public static final String BACKFILL_SINK = "backfill-sink";
@@ -76,10 +78,10 @@ public final class StreamJob {
         valid.sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
 
         SingleOutputStreamOperator<AdEvent> unique = valid
-                .keyBy(e -> e.eventId, Types.STRING)
-                .process(new DedupAndRouteTooLate(settings.windows(), settings.allowedLateness(),
-                        settings.dedupHorizon(), closedUntil), TypeInformation.of(AdEvent.class))
-                .name(DEDUP).uid(DEDUP);
+                .keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
+                .transform(DEDUP, TypeInformation.of(AdEvent.class), new DedupAndRouteTooLate(settings.windows(),
+                        settings.allowedLateness(), settings.dedupHorizon(), closedUntil))
+                .uid(DEDUP_UID);
 
         SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
         DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(LATE_AT_WINDOW_TAG)

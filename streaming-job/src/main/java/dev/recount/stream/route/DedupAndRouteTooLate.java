@@ -6,24 +6,37 @@ import dev.recount.core.window.WindowAlignment;
 import dev.recount.stream.JobTotals;
 import java.time.Duration;
 import org.apache.flink.api.common.accumulators.LongCounter;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.util.Collector;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Keyed by {@code event_id}: lets each id through at most once (CONTRACT §2) and sends events that are too late
- * for their window (CONTRACT §3) to the {@link #TOO_LATE} side output instead of the window.
+ * Lets each {@code event_id} through at most once (CONTRACT §2) and sends events that are too late for their
+ * window (CONTRACT §3) to the {@link #TOO_LATE} side output instead of the window.
  *
- * <p>An id is remembered until the watermark passes {@code event_ts + dedup horizon}. The horizon is at least
- * window + out-of-orderness + allowed lateness (core's {@code EventTimeSettings} enforces that), so by the time an
- * id is forgotten, any copy of it would be too late for its window anyway: it goes to the backfill topic, where
- * the batch layer de-duplicates, and is never counted twice by the stream.
+ * <p>An id is remembered until the watermark passes {@code event_ts + dedup horizon}, rounded up to the next
+ * cleanup step (an eighth of the horizon). The horizon is at least window + out-of-orderness + allowed lateness
+ * (core's {@code EventTimeSettings} enforces that), so by the time an id is forgotten, any copy of it would be too
+ * late for its window anyway: it goes to the backfill topic, where the batch layer de-duplicates, and is never
+ * counted twice by the stream. The id is the whole key: copies are dropped whatever their {@code event_ts}.
+ *
+ * <p>How ids are kept, and why it is an operator rather than a {@code KeyedProcessFunction}: keyed by the id, every
+ * event cost a state entry and its own cleanup timer, and the timer heap was a third of the job's busiest task
+ * (docs/benchmarks.md §6). Here the stream is keyed by {@link #idBucket} (1024 buckets); a bucket has one map of
+ * its ids, plus, per cleanup step, the list of ids due then — state in the step's <em>namespace</em>, which a
+ * process function cannot use — and one timer per step. Forgetting a step's ids touches exactly those ids.
  *
  * <p>"Too late" is core's {@link WindowAlignment#isTooLate} with this operator's current watermark. The window
  * operator downstream never has a higher watermark than this operator had when it sent the event, so whatever
@@ -33,21 +46,35 @@ import org.apache.flink.util.OutputTag;
  * <p>{@code closedUntil}: after a finished {@code --bounded} run every window it flushed is final; a later run
  * treats windows ending at or before {@code closedUntil} as too late, as if the watermark were there already.
  */
-public final class DedupAndRouteTooLate extends KeyedProcessFunction<String, AdEvent, AdEvent> {
-    private static final long serialVersionUID = 1L;
+public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
+        implements OneInputStreamOperator<AdEvent, AdEvent>, Triggerable<Integer, Long> {
+    private static final long serialVersionUID = 2L;
 
     public static final OutputTag<BackfillRecord> TOO_LATE =
             new OutputTag<>("too-late", TypeInformation.of(BackfillRecord.class));
     public static final String DUPLICATES_METRIC = "duplicatesDropped";
     public static final String TOO_LATE_METRIC = "tooLateEvents";
 
+    /**
+     * Number of id buckets: far more than Flink's key groups (128 by default), so every subtask gets a share at
+     * any parallelism; few enough that cleanup timers stay a handful per step. Part of the state layout, like
+     * {@link #idBucket}: changing either re-buckets the ids, so the operator would need a new uid.
+     */
+    public static final int ID_BUCKETS = 1024;
+    static final int CLEANUP_STEPS_PER_HORIZON = 8;
+
     private final WindowAlignment windows;
     private final long allowedLatenessMillis;
     private final long horizonMillis;
+    private final long cleanupStepMillis;
     /** The watermark this operator acts as if it had at least; Long.MIN_VALUE when there is no such floor. */
     private final long floorWatermark;
 
-    private transient ValueState<Boolean> seen;
+    /** The bucket's ids (value unused). */
+    private transient MapState<String, Boolean> seen;
+    /** Per cleanup step (the namespace: the step's end, epoch ms): the bucket's ids to forget then. */
+    private transient ListStateDescriptor<String> dueAt;
+    private transient InternalTimerService<Long> cleanup;
     private transient Counter duplicates;
     private transient Counter tooLate;
     private transient LongCounter duplicatesTotal;
@@ -61,44 +88,81 @@ public final class DedupAndRouteTooLate extends KeyedProcessFunction<String, AdE
         this.windows = windows;
         this.allowedLatenessMillis = allowedLateness.toMillis();
         this.horizonMillis = dedupHorizon.toMillis();
+        this.cleanupStepMillis = Math.max(1_000L, horizonMillis / CLEANUP_STEPS_PER_HORIZON);
         // isTooLate(ts) <=> windowEnd(ts) - 1 + lateness <= watermark, so a watermark of closedUntil - 1 + lateness
         // makes exactly the windows ending at or before closedUntil too late.
         this.floorWatermark = closedUntil == Long.MIN_VALUE ? Long.MIN_VALUE : closedUntil - 1 + allowedLatenessMillis;
     }
 
+    /**
+     * The key this operator must be keyed by. {@link String#hashCode} is fixed by the Java specification, so an id
+     * lands in the same bucket after a restore on any JVM. The top bits of a Fibonacci hash, not {@code hash mod
+     * 1024}: the ids of one bucket then still differ in the low bits that the bucket's hash map indexes by.
+     */
+    public static Integer idBucket(AdEvent event) {
+        return (event.eventId.hashCode() * 0x9E3779B9) >>> (Integer.SIZE - 10);
+    }
+
     @Override
-    public void open(OpenContext openContext) {
-        seen = getRuntimeContext().getState(new ValueStateDescriptor<>("seen", Types.BOOLEAN));
-        duplicates = getRuntimeContext().getMetricGroup().counter(DUPLICATES_METRIC);
-        tooLate = getRuntimeContext().getMetricGroup().counter(TOO_LATE_METRIC);
+    public void open() throws Exception {
+        super.open();
+        seen = getPartitionedState(new MapStateDescriptor<>("seen-ids", Types.STRING, Types.BOOLEAN));
+        dueAt = new ListStateDescriptor<>("ids-due", Types.STRING);
+        cleanup = getInternalTimerService("dedup-cleanup", LongSerializer.INSTANCE, this);
+        duplicates = getMetricGroup().counter(DUPLICATES_METRIC);
+        tooLate = getMetricGroup().counter(TOO_LATE_METRIC);
         duplicatesTotal = JobTotals.counter(getRuntimeContext(), DUPLICATES_METRIC);
         tooLateTotal = JobTotals.counter(getRuntimeContext(), TOO_LATE_METRIC);
     }
 
     @Override
-    public void processElement(AdEvent event, Context ctx, Collector<AdEvent> out) throws Exception {
-        if (seen.value() != null) {
+    public void processElement(StreamRecord<AdEvent> record) throws Exception {
+        AdEvent event = record.getValue();
+        if (seen.contains(event.eventId)) {
             duplicates.inc();
             duplicatesTotal.add(1L);
             return;
         }
-        seen.update(Boolean.TRUE);
-        ctx.timerService().registerEventTimeTimer(saturatedAdd(event.eventTs, horizonMillis));
+        seen.put(event.eventId, Boolean.TRUE);
+        long forgetAt = forgetAt(event.eventTs);
+        idsDueAt(forgetAt).add(event.eventId);
+        cleanup.registerEventTimeTimer(forgetAt, forgetAt); // once per bucket and step: Flink de-duplicates timers
 
-        long watermark = Math.max(ctx.timerService().currentWatermark(), floorWatermark);
+        long watermark = Math.max(cleanup.currentWatermark(), floorWatermark);
         if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
             tooLate.inc();
             tooLateTotal.add(1L);
-            ctx.output(TOO_LATE, new BackfillRecord(event, windows.windowStart(event.eventTs),
-                    windows.windowEnd(event.eventTs), watermark, event.topic, event.partition, event.offset));
+            output.collect(TOO_LATE, new StreamRecord<>(new BackfillRecord(event, windows.windowStart(event.eventTs),
+                    windows.windowEnd(event.eventTs), watermark, event.topic, event.partition, event.offset),
+                    record.getTimestamp()));
             return;
         }
-        out.collect(event);
+        output.collect(record);
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<AdEvent> out) {
-        seen.clear();
+    public void onEventTime(InternalTimer<Integer, Long> timer) throws Exception {
+        ListState<String> due = idsDueAt(timer.getNamespace());
+        for (String id : due.get()) {
+            seen.remove(id);
+        }
+        due.clear();
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<Integer, Long> timer) {
+        // no processing-time timers
+    }
+
+    private ListState<String> idsDueAt(long forgetAt) throws Exception {
+        return getPartitionedState(forgetAt, LongSerializer.INSTANCE, dueAt);
+    }
+
+    /** {@code eventTs + horizon}, rounded up to the cleanup step, so that a bucket has one timer per step. */
+    long forgetAt(long eventTs) {
+        long due = saturatedAdd(eventTs, horizonMillis);
+        long rest = Math.floorMod(due, cleanupStepMillis);
+        return rest == 0 ? due : saturatedAdd(due, cleanupStepMillis - rest);
     }
 
     private static long saturatedAdd(long a, long b) {

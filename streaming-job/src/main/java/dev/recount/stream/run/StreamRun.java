@@ -103,7 +103,7 @@ public final class StreamRun {
         // Every type in the pipeline has a Flink serializer; Kryo creeping in would be a silent slowdown.
         c.set(PipelineOptions.GENERIC_TYPES, false);
         // No copy per record between chained operators. Safe here: no function keeps a reference to an input
-        // record (state holds a Boolean, accumulators and freshly built rows), and every sink serializes or writes
+        // record (state holds immutable id Strings, accumulators and freshly built rows), and every sink serializes or writes
         // a record before it returns.
         c.set(PipelineOptions.OBJECT_REUSE, true);
 

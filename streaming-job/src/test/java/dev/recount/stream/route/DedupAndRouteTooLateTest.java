@@ -9,7 +9,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.jobgraph.OperatorID;
@@ -18,7 +23,6 @@ import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
 import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -29,13 +33,18 @@ class DedupAndRouteTooLateTest {
     private static final long LATENESS = SETTINGS.allowedLateness().toMillis();
     private static final long HORIZON = SETTINGS.dedupHorizon().toMillis();
 
-    private KeyedOneInputStreamOperatorTestHarness<String, AdEvent, AdEvent> harness;
+    private KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, AdEvent> harness;
     private DedupAndRouteTooLate function;
 
     /** Captures the operator's metrics, so the counters can be asserted. */
     private final InterceptingOperatorMetricGroup metrics = new InterceptingOperatorMetricGroup();
 
     private void open(long closedUntil) throws Exception {
+        open(closedUntil, null);
+    }
+
+    /** Opens a fresh operator, restored from {@code snapshot} when one is given. */
+    private void open(long closedUntil, OperatorSubtaskState snapshot) throws Exception {
         function = new DedupAndRouteTooLate(SETTINGS.windows(), SETTINGS.allowedLateness(), SETTINGS.dedupHorizon(),
                 closedUntil);
         MockEnvironment environment = new MockEnvironmentBuilder()
@@ -47,8 +56,11 @@ class DedupAndRouteTooLateTest {
                     }
                 })
                 .build();
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(function),
-                e -> e.eventId, Types.STRING, environment);
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(function,
+                DedupAndRouteTooLate::idBucket, Types.INT, environment);
+        if (snapshot != null) {
+            harness.initializeState(snapshot);
+        }
         harness.open();
     }
 
@@ -115,24 +127,88 @@ class DedupAndRouteTooLateTest {
     }
 
     @Test
-    void idsAreForgottenOnceTheWatermarkPassesTheHorizon() throws Exception {
+    void anIdIsRememberedUntilTheWatermarkPassesItsHorizonWhateverElseSharesItsBucket() throws Exception {
         open(Long.MIN_VALUE);
-        feed(click("c1", W0.plusSeconds(10), 1));
-        feed(click("c2", W0.plusSeconds(50), 2));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(2);
-        assertThat(harness.numEventTimeTimers()).isEqualTo(2);
+        List<String> ids = idsInOneBucket(2);
+        AdEvent early = click(ids.get(0), W0.plusSeconds(10), 1);
+        Instant laterTime = W0.plusSeconds(10 + HORIZON / 2 / 1000);
+        AdEvent later = click(ids.get(1), laterTime, 2);
+        feed(early);
+        feed(later);
+        long earlyForgetAt = function.forgetAt(early.eventTs);
+        assertThat(earlyForgetAt).isGreaterThanOrEqualTo(early.eventTs + HORIZON)
+                .isLessThan(early.eventTs + HORIZON + HORIZON / 8 + 1_000);
 
-        harness.processWatermark(new Watermark(ms(W0) + 10_000 + HORIZON));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
+        // One tick before: the copy is still known (and dropped, although it is too late by now).
+        harness.processWatermark(new Watermark(earlyForgetAt - 1));
+        feed(click(ids.get(0), W0.plusSeconds(10), 3));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).isNull();
 
-        harness.processWatermark(new Watermark(ms(W0) + 50_000 + HORIZON));
+        // At its horizon the early id is forgotten, the later one in the same bucket is not.
+        harness.processWatermark(new Watermark(earlyForgetAt));
+        feed(click(ids.get(0), W0.plusSeconds(10), 4));
+        feed(click(ids.get(1), laterTime, 5));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(2);
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event().offset)
+                .as("a copy arriving after its id was forgotten is too late for its window: never counted twice")
+                .containsExactly(4L);
+        assertThat(harness.extractOutputValues()).containsExactly(early, later);
+    }
+
+    @Test
+    void allStateAndTimersAreGoneOnceEveryHorizonHasPassed() throws Exception {
+        open(Long.MIN_VALUE);
+        for (int i = 0; i < 200; i++) {
+            feed(click("id-" + i, W0.plusSeconds(i % 60), i));
+        }
+        assertThat(harness.extractOutputValues()).hasSize(200);
+        assertThat(harness.numKeyedStateEntries()).isPositive();
+
+        harness.processWatermark(new Watermark(function.forgetAt(ms(W0) + 59_000)));
         assertThat(harness.numKeyedStateEntries()).isZero();
         assertThat(harness.numEventTimeTimers()).isZero();
+    }
 
-        // A copy arriving after its id was forgotten is too late for its window, so it cannot be counted twice.
-        feed(click("c1", W0.plusSeconds(10), 3));
-        assertThat(harness.extractOutputValues()).hasSize(2);
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).hasSize(1);
+    @Test
+    void idsInOneBucketAndCleanupStepShareOneTimer() throws Exception {
+        open(Long.MIN_VALUE);
+        for (String id : idsInOneBucket(50)) {
+            feed(click(id, W0.plusSeconds(10), 1));
+        }
+        assertThat(harness.extractOutputValues()).hasSize(50);
+        assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+    }
+
+    @Test
+    void rememberedIdsSurviveARestoreFromACheckpoint() throws Exception {
+        open(Long.MIN_VALUE);
+        AdEvent first = click("c1", W0.plusSeconds(10), 1);
+        feed(first);
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+
+        open(Long.MIN_VALUE, snapshot);
+        feed(click("c1", W0.plusSeconds(10), 2));
+        feed(click("c2", W0.plusSeconds(10), 3));
+        assertThat(harness.extractOutputValues()).extracting(e -> e.eventId).containsExactly("c2");
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+        harness.processWatermark(new Watermark(function.forgetAt(first.eventTs)));
+        assertThat(harness.numEventTimeTimers()).as("the restored timer fired too").isZero();
+        assertThat(harness.numKeyedStateEntries()).as("and forgot the restored ids").isZero();
+    }
+
+    /** Distinct ids that hash to one bucket (the first bucket that collects {@code n}). */
+    private static List<String> idsInOneBucket(int n) {
+        Map<Integer, List<String>> byBucket = new HashMap<>();
+        for (int i = 0; ; i++) {
+            AdEvent e = click("evt-" + i, W0, 0);
+            List<String> ids = byBucket.computeIfAbsent(DedupAndRouteTooLate.idBucket(e), b -> new ArrayList<>());
+            ids.add(e.eventId);
+            if (ids.size() == n) {
+                return ids;
+            }
+        }
     }
 
     private void feed(AdEvent e) throws Exception {
