@@ -2,7 +2,7 @@
 # recount side-by-side benchmarks (issue 8). Not a test. Prints a table and writes docs/benchmarks.md.
 #
 #   bench/run.sh [--events N] [--batch-events N] [--only stream,profile,improve,batch,reconcile,memory,freshness]
-#                [--rate R] [--fresh-seconds S] [--home DIR]
+#                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]
 #
 # Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
 # read from DIR, default .recount). Every engine runs in its own JVM, one after the other, on the same data.
@@ -11,10 +11,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 V=0.1.0-SNAPSHOT
 EVENTS=5000000; BATCH_EVENTS=20000000; ONLY="stream,profile,improve,batch,reconcile,memory,freshness"; RATE=20000
 HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
+BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
     --only) ONLY="$2"; shift 2;; --rate) RATE="$2"; shift 2;; --fresh-seconds) FRESH_SECONDS="$2"; shift 2;; --home) HOME_DIR="$2"; shift 2;;
+    --baseline-rev) BASELINE_REV="$2"; shift 2;; --improve-rounds) IMPROVE_ROUNDS="$2"; shift 2;;
     -h|--help) sed -n 2,8p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
@@ -67,7 +69,7 @@ if wants stream || wants profile || wants improve; then
   new_topics "$TOPIC" "$TOPIC-dlq" "$TOPIC-late"
   echo "bench: preloading $EVENTS events into $TOPIC (./recount generate)..." >&2
   t0=$(now)
-  RECOUNT_NO_BUILD=1 "$ROOT/recount" generate --events "$EVENTS" --span 2h --start 2026-11-29T00:00:00Z --rate 0 \
+  RECOUNT_NO_BUILD=1 RECOUNT_NO_LOCAL_ENV=1 "$ROOT/recount" generate --events "$EVENTS" --span 2h --start 2026-11-29T00:00:00Z --rate 0 \
     --topic "$TOPIC" --truth-dir "$OUT/truth" >"$OUT/generate.log" 2>&1
   RECORDS=$(java -cp "$BENCH_CP" dev.recount.bench.Topics "$TOPIC" 2>/dev/null | tail -1)
   record preload_s "$(secs "$t0" "$(now)")" s "$RECORDS records (valid+duplicates+invalid+too-late) in $TOPIC, 3 partitions"
@@ -113,23 +115,30 @@ if wants profile; then
 fi
 
 # ---------------------------------------------------------------- 6b. the profiled improvement, before/after
-# bench/patches/dedup-slot-buckets.diff: StreamJob + DedupAndRouteTooLate with the de-dup keyed by
-# (10 s event-time slot, id-hash bucket) — one cleanup timer per key instead of one per event id. Applied to copies
-# of the sources, compiled against the snapshot and put first on the classpath; the module itself is untouched.
+# "before" is the streaming job built from git revision $BASELINE_REV (the last commit before the id-bucketed
+# de-dup), "after" is the snapshot of the current build. They run alternately, $IMPROVE_ROUNDS times each, on the
+# same preloaded topic, each into a fresh schema.
 if wants improve; then
-  PATCH="$OUT/patch-classes"; PATCH_SRC="$OUT/patch-src"; mkdir -p "$PATCH" "$PATCH_SRC"
-  (cd "$ROOT" && cp --parents streaming-job/src/main/java/dev/recount/stream/StreamJob.java \
-      streaming-job/src/main/java/dev/recount/stream/route/DedupAndRouteTooLate.java "$PATCH_SRC")
-  patch -s -d "$PATCH_SRC" -p0 < "$ROOT/bench/patches/dedup-slot-buckets.diff"
-  javac -nowarn -d "$PATCH" -cp "$STREAM_CP" $(find "$PATCH_SRC" -name '*.java')
-  for variant in shipped patched; do
-    cp_extra=""; [ "$variant" = patched ] && cp_extra="$PATCH:"
-    fresh_schema "bench_i_${variant}_$run_id"; stream_config "$OUT/i-$variant.properties" "$TOPIC" "bench_i_${variant}_$run_id" "$OUT/i-$variant"
-    t0=$(now); java -Xmx2g -cp "$cp_extra$STREAM_CP" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
-      --config "$OUT/i-$variant.properties" >"$OUT/i-$variant.log" 2>&1
-    S=$(secs "$t0" "$(now)")
-    ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_i_${variant}_$run_id.stream_window_metrics" 2>/dev/null | tail -1)
-    record "improve_${variant}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; rows/events: $ROWS; $(grep -o 'duplicates dropped [0-9,]*' "$OUT/i-$variant.log")"
+  BASE_SRC="$OUT/baseline-src"
+  if [ ! -f "$BASE_SRC/streaming-job/target/streaming-job-$V.jar" ]; then
+    echo "bench: building the baseline streaming job at $BASELINE_REV..." >&2
+    rm -rf "$BASE_SRC"; mkdir -p "$BASE_SRC"
+    (cd "$ROOT" && git archive "$BASELINE_REV") | tar -x -C "$BASE_SRC"
+    (cd "$BASE_SRC" && mvn -q -o -pl streaming-job -am package -DskipTests) >"$OUT/baseline-build.log" 2>&1
+  fi
+  BASE_CP="$BASE_SRC/streaming-job/target/streaming-job-$V.jar:$(cat "$BASE_SRC/streaming-job/target/runtime.classpath")"
+  for round in $(seq 1 "$IMPROVE_ROUNDS"); do
+    for variant in before after; do
+      cp_run="$STREAM_CP"; [ "$variant" = before ] && cp_run="$BASE_CP"
+      name="i_${variant}_${round}_$run_id"
+      fresh_schema "bench_$name"; stream_config "$OUT/$name.properties" "$TOPIC" "bench_$name" "$OUT/$name"
+      echo "bench: improve round $round, $variant..." >&2
+      t0=$(now); java -Xmx2g -cp "$cp_run" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
+        --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
+      S=$(secs "$t0" "$(now)")
+      ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_$name.stream_window_metrics" 2>/dev/null | tail -1)
+      record "improve_${variant}_${round}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; rows/events: $ROWS; $(grep -o 'duplicates dropped [0-9,]*' "$OUT/$name.log")"
+    done
   done
 fi
 
