@@ -3,7 +3,7 @@ package dev.recount.core.event;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
@@ -24,9 +24,11 @@ import java.util.Optional;
  */
 public final class EventValidator implements Serializable {
     private static final long serialVersionUID = 1L;
-    private static final ObjectMapper MAPPER = JsonMapper.builder()
+    /** A reader bound to JsonNode: {@code ObjectMapper.readTree} resolved that type again for every record. */
+    private static final ObjectReader TREE_READER = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .build();
+            .build()
+            .readerFor(JsonNode.class);
 
     /** Longest event_id, campaign_id or channel_id accepted, in UTF-8 bytes (a B-tree key must fit a page third). */
     public static final int MAX_ID_BYTES = 256;
@@ -51,7 +53,7 @@ public final class EventValidator implements Serializable {
         if (text.isEmpty()) return ValidationResult.invalid(InvalidReason.MALFORMED, "record value is not valid UTF-8");
         JsonNode root;
         try {
-            root = MAPPER.readTree(text.get());
+            root = TREE_READER.readTree(text.get());
         } catch (JsonProcessingException e) {
             return ValidationResult.invalid(InvalidReason.MALFORMED, "not valid JSON: " + e.getOriginalMessage());
         }
@@ -102,7 +104,9 @@ public final class EventValidator implements Serializable {
         if (n == null || n.isNull()) return field + " is missing";
         if (!n.isTextual()) return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
         if (n.textValue().isBlank()) return field + " is empty";
-        int bytes = n.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        // A UTF-16 unit is at most 3 UTF-8 bytes: short strings need no encoding to be measured.
+        if (n.textValue().length() * 3 <= MAX_ID_BYTES) return null;
+        int bytes = n.textValue().getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_ID_BYTES) return field + " is " + bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
         return null;
     }
