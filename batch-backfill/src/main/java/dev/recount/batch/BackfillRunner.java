@@ -107,7 +107,7 @@ public final class BackfillRunner {
         range.requireAligned(settings.windows());
         long started = System.nanoTime();
         try (Connection conn = db.getConnection()) {
-            long runId = BatchRunsTable.start(conn, mode, range.fromMillis(), range.toMillis(), force);
+            long runId = startRun(conn, mode, range.fromMillis(), range.toMillis(), force);
             LOG.info("run {}: {} {}{}", runId, mode.wireName(), range, force ? " (forced)" : "");
             try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout());
                  ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval)) {
@@ -135,7 +135,7 @@ public final class BackfillRunner {
         long started = System.nanoTime();
         WindowAlignment windows = settings.windows();
         try (Connection conn = db.getConnection()) {
-            long runId = BatchRunsTable.start(conn, Mode.AFFECTED, null, null, force);
+            long runId = startRun(conn, Mode.AFFECTED, null, null, force);
             LOG.info("run {}: affected windows from topic {} (group {}){}", runId, settings.backfillTopic(),
                     settings.affectedGroup(), force ? " (forced)" : "");
             Map<TopicPartition, Long> commits;
@@ -381,6 +381,21 @@ public final class BackfillRunner {
         ObjectNode n = JSON.createObjectNode();
         commits.forEach((tp, o) -> n.put(tp.toString(), o));
         return n;
+    }
+
+    /**
+     * Records the run (holding its liveness lock until {@link RunLocks#close}) and fails the runs whose process
+     * died without finishing: without that they would stay "running" forever, with their staged rows.
+     */
+    private static long startRun(Connection conn, Mode mode, Long fromMillis, Long toMillis, boolean force)
+            throws SQLException {
+        long runId = BatchRunsTable.start(conn, mode, fromMillis, toMillis, force);
+        List<Long> abandoned = BatchRunsTable.failAbandoned(conn, runId);
+        if (!abandoned.isEmpty()) {
+            LOG.warn("run {}: marked runs {} failed: their process ended without finishing (killed?); their staged"
+                    + " rows are dropped, their previous results were never touched", runId, abandoned);
+        }
+        return runId;
     }
 
     /** Rolls back, drops the run's staging rows and records the error; never hides the original failure. */

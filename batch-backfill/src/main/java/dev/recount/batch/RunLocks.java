@@ -49,7 +49,6 @@ final class RunLocks implements AutoCloseable {
     private final Connection conn;
     private final int namespace;
     private final Duration timeout;
-    private boolean holdsAny;
 
     private RunLocks(Connection conn, int namespace, Duration timeout) {
         this.conn = conn;
@@ -117,7 +116,6 @@ final class RunLocks implements AutoCloseable {
                 ps.setInt(1, namespace);
                 ps.setInt(2, r.key());
                 ps.execute();
-                holdsAny = true;
             } catch (SQLException e) {
                 if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                     throw BackfillException.lockTimeout("another backfill holds an overlapping range (" + r.what()
@@ -139,20 +137,19 @@ final class RunLocks implements AutoCloseable {
             ps.setInt(2, r.key());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                boolean got = rs.getBoolean(1);
-                holdsAny |= got;
-                return got;
+                return rs.getBoolean(1);
             }
         }
     }
 
-    /** Releases every lock of this session, so the pooled connection goes back clean. */
+    /**
+     * Releases every lock of this session, so the pooled connection goes back clean: the range locks and the
+     * run's liveness lock ({@code BatchRunsTable.start}), which is why this runs even if no range lock was taken.
+     */
     @Override
     public void close() {
-        if (!holdsAny) return;
         try (Statement s = conn.createStatement()) {
             s.execute("SELECT pg_advisory_unlock_all()");
-            holdsAny = false;
         } catch (SQLException e) {
             // The locks end with the session anyway; a broken connection is evicted by the pool.
             LOG.warn("releasing backfill locks failed: {}", e.getMessage());

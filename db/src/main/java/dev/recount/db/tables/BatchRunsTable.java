@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /** {@code batch_runs}: one row per batch run, written at its start and updated at its end. */
@@ -25,16 +27,24 @@ public final class BatchRunsTable {
 
     private BatchRunsTable() {}
 
-    /** Records a run as running; commits on its own so the row is visible even if the run later dies. */
+    /**
+     * Records a run as running (committed on its own, so the row is visible even if the run later dies) and takes
+     * the run's <em>liveness lock</em>: a session advisory lock that {@code conn} holds until the run ends and
+     * releases with {@code pg_advisory_unlock_all()} — or that PostgreSQL drops when the run's process dies. Taken
+     * in the same statement as the insert, so no other session can see the row without its lock held.
+     * {@link #failAbandoned} relies on that.
+     */
     public static long start(Connection conn, Mode mode, Long fromMillis, Long toMillis, boolean forced)
             throws SQLException {
-        String sql = "INSERT INTO " + TABLE + " (mode, range_from, range_to, status, forced)"
-                + " VALUES (?, ?, ?, 'running', ?) RETURNING run_id";
+        String sql = "WITH run AS (INSERT INTO " + TABLE + " (mode, range_from, range_to, status, forced)"
+                + " VALUES (?, ?, ?, 'running', ?) RETURNING run_id)"
+                + " SELECT run_id, pg_advisory_lock(?, " + livenessKey("run_id") + ") FROM run";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setString(1, mode.wireName());
             bindNullableTs(ps, 2, fromMillis);
             bindNullableTs(ps, 3, toMillis);
             ps.setBoolean(4, forced);
+            ps.setInt(5, livenessNamespace(conn));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -58,6 +68,48 @@ public final class BatchRunsTable {
             ps.setLong(7, runId);
             requireOne(ps.executeUpdate(), runId);
         }
+    }
+
+    /**
+     * Fails every run still marked running whose liveness lock nobody holds: its process ended without finishing
+     * (killed, out of memory, machine lost). Drops their staged rows; their results were never committed (results
+     * and the success mark are one transaction), so nothing else needs undoing. A run that is alive holds its lock
+     * and is left alone. Returns the ids of the runs it failed.
+     *
+     * <p>The try-locks are transaction locks, released when this statement commits; the materialised CTE keeps
+     * them to the running rows, so the lock table never sees one entry per historical run.
+     */
+    public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
+        String sql = "WITH running AS MATERIALIZED (SELECT run_id FROM " + TABLE
+                + "   WHERE status = 'running' AND run_id <> ?),"
+                + " dead AS MATERIALIZED (SELECT run_id FROM running"
+                + "   WHERE pg_try_advisory_xact_lock(?, " + livenessKey("run_id") + ")),"
+                + " gone AS (UPDATE " + TABLE + " r SET status = 'failed', finished_at = now(), error = ?"
+                + "   FROM dead WHERE r.run_id = dead.run_id AND r.status = 'running' RETURNING r.run_id),"
+                + " cleared AS (DELETE FROM " + BatchWindowMetricsTable.STAGING_TABLE + " s"
+                + "   USING gone WHERE s.run_id = gone.run_id)"
+                + " SELECT run_id FROM gone ORDER BY run_id";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setLong(1, self);
+            ps.setInt(2, livenessNamespace(conn));
+            ps.setString(3, "abandoned: its process ended without finishing the run (killed, out of memory or"
+                    + " lost); found by run " + self);
+            List<Long> ids = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) ids.add(rs.getLong(1));
+            }
+            return ids;
+        }
+    }
+
+    /** Advisory-lock namespace of liveness locks: per schema, so environments sharing a database never meet. */
+    public static int livenessNamespace(Connection conn) throws SQLException {
+        return ("recount-batch-run:" + conn.getSchema()).hashCode();
+    }
+
+    /** The liveness lock's second key, a non-negative int from the bigint run id. */
+    private static String livenessKey(String runIdColumn) {
+        return "(" + runIdColumn + " % 2147483648)::int";
     }
 
     public static void fail(Connection conn, long runId, String error) throws SQLException {

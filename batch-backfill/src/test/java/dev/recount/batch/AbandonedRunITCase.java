@@ -1,0 +1,106 @@
+package dev.recount.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.batch.testutils.BatchStack;
+import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.BatchRunsTable.Mode;
+import dev.recount.db.tables.BatchRunsTable.Status;
+import dev.recount.db.tables.BatchWindowMetricsTable;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A backfill killed mid-run (kill -9, OOM, lost machine) leaves its run "running" with staged rows. The next run
+ * fails it and drops those rows — but never a run that is still alive. Runs are simulated with this test's own
+ * connections: {@link BatchRunsTable#start} on a connection is exactly what a backfill does first, and closing
+ * that connection is what PostgreSQL sees when the process dies.
+ */
+class AbandonedRunITCase {
+    private static final long W = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
+
+    @TempDir
+    Path dir;
+
+    BatchStack t;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        t = new BatchStack(dir);
+        t.lakeCompleteUntil(Instant.parse("2026-11-29T00:00:00Z"));
+        t.lake.write(List.of(LakeEvent.of("e1", "click", W, "c1", "ch1", 5, 1)));
+    }
+
+    @Test
+    void theNextRunFailsDeadRunsAndDropsTheirStagedRowsButLeavesLiveOnesAlone() throws Exception {
+        long dead;
+        try (Connection killed = t.admin()) {
+            dead = BatchRunsTable.start(killed, Mode.RANGE, W, W + 60_000, false);
+            stage(killed, dead, 3);
+        } // the session ends: as if the process had died
+        try (Connection alive = t.admin()) {
+            long live = BatchRunsTable.start(alive, Mode.NIGHTLY, W - 86_400_000, W, false);
+            stage(alive, live, 2);
+
+            assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"))
+                    .as(t.lastErr).isZero();
+
+            BatchRunsTable.Run deadRun = run(dead);
+            assertThat(deadRun.status()).isEqualTo(Status.FAILED);
+            assertThat(deadRun.error()).startsWith("abandoned: ");
+            assertThat(stagedRows(dead)).isZero();
+            assertThat(run(live).status()).as("a run whose session lives is still running").isEqualTo(Status.RUNNING);
+            assertThat(stagedRows(live)).isEqualTo(2);
+            assertThat(t.lastRun().status()).isEqualTo(Status.SUCCEEDED);
+            assertThat(t.batchRows()).hasSize(1);
+        }
+        // Now the second one's session has ended too; the next run cleans it up as well.
+        long live = t.runs().stream().filter(r -> r.mode() == Mode.NIGHTLY).findFirst().orElseThrow().runId();
+        assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"))
+                .as(t.lastErr).isZero();
+        assertThat(run(live).status()).isEqualTo(Status.FAILED);
+        assertThat(stagedRows(live)).isZero();
+        assertThat(t.runs()).filteredOn(r -> r.status() == Status.RUNNING).isEmpty();
+    }
+
+    private BatchRunsTable.Run run(long runId) throws SQLException {
+        try (Connection c = t.admin()) {
+            return BatchRunsTable.find(c, runId).orElseThrow();
+        }
+    }
+
+    private static void stage(Connection c, long runId, int rows) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + BatchWindowMetricsTable.STAGING_TABLE
+                + " (run_id, window_start, window_end, campaign_id, channel_id, impressions, clicks, conversions,"
+                + " spend_micros, events) SELECT ?, to_timestamp(?::double precision / 1000),"
+                + " to_timestamp(?::double precision / 1000), 'c' || g, 'ch', 0, 1, 0, 5, 1"
+                + " FROM generate_series(1, ?) g")) {
+            ps.setLong(1, runId);
+            ps.setLong(2, W);
+            ps.setLong(3, W + 60_000);
+            ps.setInt(4, rows);
+            ps.executeUpdate();
+        }
+    }
+
+    private long stagedRows(long runId) throws SQLException {
+        try (Connection c = t.admin();
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT count(*) FROM " + BatchWindowMetricsTable.STAGING_TABLE + " WHERE run_id = ?")) {
+            ps.setLong(1, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+}
