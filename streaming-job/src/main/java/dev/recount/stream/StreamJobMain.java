@@ -43,6 +43,9 @@ public final class StreamJobMain implements Runnable {
             t = t.getCause();
         }
         String m = message == null ? e.getClass().getSimpleName() : message;
+        // Flink names its own CLI's flag; say which one `recount stream` has (see docs/operations.md, upgrades).
+        m = m.replace("set the --allowNonRestoredState option on the CLI",
+                "start `recount stream` with --allow-non-restored-state");
         return m.replaceAll("\\s*\\R\\s*", " ").strip();
     }
 

@@ -46,4 +46,17 @@ class StreamJobMainTest {
         assertThat(run("stream", "--config", "/nonexistent/recount.properties")).isEqualTo(1);
         assertThat(err.toString()).contains("/nonexistent/recount.properties");
     }
+
+    @Test
+    void flinksRefusalOfUnclaimedStateNamesOurFlagOnOneLine() {
+        // The message Flink 2.2 gives when a checkpoint holds state of an operator the job no longer has.
+        Exception refused = new RuntimeException("Failed to rollback to checkpoint/savepoint file:/x/savepoint-1.",
+                new IllegalStateException("Failed to rollback to checkpoint/savepoint file:/x/savepoint-1. Cannot map"
+                        + " checkpoint/savepoint state for operator 877e to the new program, because the operator is"
+                        + " not available in the new program. If you want to allow to skip this, you can set the"
+                        + " --allowNonRestoredState option on the CLI.\n"));
+        assertThat(StreamJobMain.oneLine(refused))
+                .endsWith("you can start `recount stream` with --allow-non-restored-state.")
+                .doesNotContain("\n");
+    }
 }
