@@ -3,6 +3,7 @@ package dev.recount.stream;
 import static dev.recount.stream.Fixtures.W0;
 import static dev.recount.stream.Fixtures.ms;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
@@ -13,6 +14,7 @@ import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
+import dev.recount.stream.route.RouteInvalidRecords;
 import dev.recount.stream.run.ResumePlan;
 import dev.recount.stream.run.RunningJob;
 import dev.recount.stream.run.StreamRun;
@@ -34,6 +36,8 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -113,6 +117,73 @@ class StreamRecoveryITCase {
                     .map(r -> BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8))).toList();
             assertThat(backfill).extracting(b -> b.event().eventId).containsExactly("closed-window");
             assertLakeHoldsEveryValidRecordOnce(failing);
+        }
+    }
+
+    /**
+     * {@code stream.restore=cluster} (Kubernetes): the job resumes from exactly the snapshot the cluster passes —
+     * here set as {@code execution.state-recovery.path}, as the Flink Kubernetes Operator does — and from the
+     * earliest offsets when it passes none, never from a checkpoint it finds itself.
+     */
+    @Test
+    void underClusterRestoreTheJobResumesFromWhatTheClusterPassesAndNothingElse(@TempDir Path home) throws Exception {
+        input = stack.createTopic("cluster", PARTITIONS);
+        Map<String, String> settings = new HashMap<>(SETTINGS);
+        settings.put("stream.restore", "cluster");
+        StreamTestStack.Job job = stack.newJob(input, home, settings);
+        assertThatThrownBy(() -> StreamRun.start(job.settings(), true, false, FLINK.environments(), line -> {}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stream.restore=recount");
+
+        try (KafkaProducer<byte[], byte[]> producer = stack.producer()) {
+            produce(producer, 0, 100, Integer.MAX_VALUE);
+            long before = validSent();
+            RunningJob first = StreamRun.start(job.settings(), false, false, FLINK.environments(), line -> {});
+            assertThat(first.plan().kind()).isEqualTo(ResumePlan.Kind.CLUSTER_DECIDES);
+            Poll.until(WAIT, "the first run to read all " + before + " valid records", () -> valid(first) == before);
+            String savepoint = first.stopWithSavepoint().get(60, TimeUnit.SECONDS);
+            assertThat(first.awaitEnd(WAIT)).isEqualTo(RunningJob.Outcome.STOPPED);
+
+            produce(producer, 100, 160, Integer.MAX_VALUE);
+            long after = validSent() - before;
+            long w2 = ms(W0) + 120_000; // positions 80-119: opened by the first run, fired only by the restored one
+            RunningJob restored = StreamRun.start(job.settings(), false, false, restoringFrom(savepoint), line -> {});
+            Poll.until(WAIT, "the restored run to fire window " + w2,
+                    () -> rows(job).keySet().stream().anyMatch(k -> k.windowStartMillis() == w2));
+            // Firing w2 took every partition past position 123. Read from the earliest offsets, that would have
+            // meant reading (and counting) all the old records first.
+            assertThat(valid(restored)).as("records read by the restored run").isLessThanOrEqualTo(after);
+            Map<WindowKey, Row> expected = expectedRows();
+            assertThat(rows(job)).as("w2 holds the old events from the restored window state and the new ones")
+                    .isEqualTo(expected.entrySet().stream().filter(e -> e.getKey().windowStartMillis() <= w2)
+                            .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+            Poll.until(WAIT, "the restored run to read the " + after + " new records", () -> valid(restored) == after);
+            restored.client().cancel().get(30, TimeUnit.SECONDS);
+
+            // No snapshot passed: a fresh start, although the previous runs' checkpoints are in the directory.
+            RunningJob fresh = StreamRun.start(job.settings(), false, false, FLINK.environments(), line -> {});
+            Poll.until(WAIT, "a fresh start to read all " + (before + after) + " valid records from the earliest offsets",
+                    () -> valid(fresh) == before + after);
+            fresh.client().cancel().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** As the cluster would pass a savepoint: in the configuration the job's environment is created with. */
+    private static StreamRun.Environments restoringFrom(String savepoint) {
+        return conf -> {
+            Configuration withSavepoint = new Configuration(conf);
+            withSavepoint.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+            return FLINK.environments().create(withSavepoint);
+        };
+    }
+
+    private static long valid(RunningJob job) {
+        Object n = job.totals().get(RouteInvalidRecords.VALID_EVENTS_METRIC);
+        return n instanceof Number number ? number.longValue() : 0L;
+    }
+
+    private long validSent() {
+        synchronized (validCoordinates) {
+            return validCoordinates.size();
         }
     }
 

@@ -22,7 +22,12 @@ public record ResumePlan(Kind kind, JobID fromJob, String snapshot, Map<TopicPar
         /** Restore the latest checkpoint or savepoint of the previous run. */
         RESTORE,
         /** The previous run was a finished --bounded one: go on from its stopping offsets with fresh state. */
-        CONTINUE_AFTER_BOUNDED
+        CONTINUE_AFTER_BOUNDED,
+        /**
+         * stream.restore=cluster: whatever the cluster passes (execution.state-recovery.path), else the earliest
+         * offsets; the job looks at no checkpoint itself.
+         */
+        CLUSTER_DECIDES
     }
 
     public ResumePlan {
@@ -34,10 +39,16 @@ public record ResumePlan(Kind kind, JobID fromJob, String snapshot, Map<TopicPar
         return new ResumePlan(Kind.FRESH, null, null, Map.of(), Long.MIN_VALUE, null);
     }
 
+    public static ResumePlan clusterDecides() {
+        return new ResumePlan(Kind.CLUSTER_DECIDES, null, null, Map.of(), Long.MIN_VALUE, null);
+    }
+
     public String describe() {
         return switch (kind) {
             case FRESH -> "starting from the earliest input offsets";
             case RESTORE -> "resuming from " + snapshot;
+            case CLUSTER_DECIDES -> "stream.restore=cluster: resuming from the savepoint or checkpoint the cluster passes"
+                    + " (execution.state-recovery.path), if any; else from the earliest input offsets";
             case CONTINUE_AFTER_BOUNDED -> "continuing after a finished --bounded run at its end offsets"
                     + (closedUntil == Long.MIN_VALUE ? "" : " (windows ending by " + java.time.Instant.ofEpochMilli(closedUntil)
                     + " are final)");

@@ -50,6 +50,9 @@ public final class StreamRun {
     public static RunningJob start(StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments,
                                    Consumer<String> log) throws Exception {
         Objects.requireNonNull(s, "settings");
+        if (s.restore() == StreamSettings.Restore.CLUSTER) {
+            return startAsTheClusterDecides(s, bounded, fromEarliest, environments, log);
+        }
         Preflight.check(s);
         RunLedger ledger = new RunLedger(s.checkpointDir());
         if (fromEarliest) {
@@ -72,18 +75,40 @@ public final class StreamRun {
                 plan.closedUntil(), stopOffsets, false, Long.MIN_VALUE));
         ledger.pruneAllExcept(jobId, plan.fromJob());
 
-        StreamExecutionEnvironment env = environments.create(configuration(s, jobId, plan));
-        KafkaInput input = new KafkaInput(s.bootstrapServers(), s.topics().input(), s.consumerGroup(),
-                new EventValidator(s.eventTime().maxPast(), s.eventTime().maxFuture()), plan.startOffsets(), stopOffsets);
-        StreamJob.build(env, input.source(), sinks(s), s.eventTime(), plan.closedUntil());
-
-        JobClient client = env.executeAsync(JOB_NAME);
+        JobClient client = submit(s, environments.create(configuration(s, jobId, plan)), plan, stopOffsets);
         if (!client.getJobID().equals(jobId)) {
             // The run record would describe another job's checkpoints: refuse rather than resume wrongly later.
             client.cancel();
             throw new IllegalStateException("Flink ignored the fixed job id " + jobId + " (got " + client.getJobID() + ")");
         }
         return new RunningJob(client, ledger, plan, bounded, ledger.jobDirectory(jobId).toString());
+    }
+
+    /**
+     * {@code stream.restore=cluster}: the Flink Kubernetes Operator (or {@code flink run -s}) decides where a start
+     * resumes and knows the job by the id it assigned. The job then neither picks a snapshot nor fixes its own id —
+     * with both deciding, an upgrade could resume from the job's choice instead of the operator's savepoint.
+     */
+    private static RunningJob startAsTheClusterDecides(StreamSettings s, boolean bounded, boolean fromEarliest,
+                                                       Environments environments, Consumer<String> log) throws Exception {
+        if (bounded || fromEarliest) {
+            throw new IllegalArgumentException("--bounded and --from-earliest need stream.restore=recount; with"
+                    + " stream.restore=cluster the cluster decides where the job starts (deploy it without a savepoint"
+                    + " to start over)");
+        }
+        Preflight.check(s);
+        ResumePlan plan = ResumePlan.clusterDecides();
+        log.accept(plan.describe());
+        JobClient client = submit(s, environments.create(configuration(s, null, plan)), plan, null);
+        return new RunningJob(client, null, plan, false, s.checkpointDir().toString());
+    }
+
+    private static JobClient submit(StreamSettings s, StreamExecutionEnvironment env, ResumePlan plan,
+                                    Map<TopicPartition, Long> stopOffsets) throws Exception {
+        KafkaInput input = new KafkaInput(s.bootstrapServers(), s.topics().input(), s.consumerGroup(),
+                new EventValidator(s.eventTime().maxPast(), s.eventTime().maxFuture()), plan.startOffsets(), stopOffsets);
+        StreamJob.build(env, input.source(), sinks(s), s.eventTime(), plan.closedUntil());
+        return env.executeAsync(JOB_NAME);
     }
 
     public static StreamSinks sinks(StreamSettings s) {
@@ -97,8 +122,9 @@ public final class StreamRun {
     static Configuration configuration(StreamSettings s, JobID jobId, ResumePlan plan) {
         Configuration c = new Configuration();
         c.set(PipelineOptions.NAME, JOB_NAME);
-        // Known ids, so the run record can be written before the first checkpoint exists.
-        c.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, jobId.toHexString());
+        // Known ids, so the run record can be written before the first checkpoint exists (not when the cluster
+        // assigns the id: stream.restore=cluster).
+        if (jobId != null) c.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, jobId.toHexString());
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
         // Every type in the pipeline has a Flink serializer; Kryo creeping in would be a silent slowdown.
         c.set(PipelineOptions.GENERIC_TYPES, false);

@@ -20,7 +20,24 @@ public record StreamSettings(
         Duration checkpointInterval,
         URI checkpointDir,
         URI lakePath,
-        int webUiPort) {
+        int webUiPort,
+        Restore restore) {
+
+    /** Who decides where a start resumes ({@code stream.restore}). */
+    public enum Restore {
+        /** The job itself: the newest retained checkpoint or savepoint in stream.checkpoint-dir (RunLedger). */
+        RECOUNT,
+        /** The cluster: a savepoint or checkpoint the Flink Kubernetes Operator or {@code flink run -s} passes. */
+        CLUSTER;
+
+        static Restore parse(String value) {
+            return switch (value.strip()) {
+                case "recount" -> RECOUNT;
+                case "cluster" -> CLUSTER;
+                default -> throw new IllegalArgumentException("stream.restore must be recount or cluster, got '" + value + "'");
+            };
+        }
+    }
 
     /** Which stream_progress row the job advances. */
     public static final String JOB_NAME = "recount-stream";
@@ -45,7 +62,8 @@ public record StreamSettings(
                 config.duration("stream.checkpoint-interval"),
                 toUri(config.get("stream.checkpoint-dir")),
                 toUri(config.get("lake.path")),
-                config.integer("stream.web-ui-port"));
+                config.integer("stream.web-ui-port"),
+                Restore.parse(config.get("stream.restore")));
     }
 
     /** A URI as given (s3a://, hdfs://, file:/...), or a local path made absolute. */

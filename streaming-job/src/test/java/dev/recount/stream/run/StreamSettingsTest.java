@@ -1,0 +1,52 @@
+package dev.recount.stream.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.core.config.RecountConfig;
+import dev.recount.stream.run.StreamSettings.Restore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptionsInternal;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StreamSettingsTest {
+    /** The deployment files shipped in deploy/ (the tests run in the module directory). */
+    private static final Path K8S = Path.of("../deploy/k8s/config/recount.properties");
+    private static final Path COMPOSE = Path.of("../deploy/compose/recount.properties");
+
+    @Test
+    void onKubernetesTheOperatorDecidesWhereTheJobResumesElsewhereTheJobDoes() {
+        assertThat(settings(K8S).restore()).isEqualTo(Restore.CLUSTER);
+        assertThat(settings(COMPOSE).restore()).isEqualTo(Restore.RECOUNT);
+    }
+
+    @Test
+    void whenTheClusterDecidesTheJobSetsNeitherAJobIdNorASnapshot() {
+        Configuration c = StreamRun.configuration(settings(K8S), null, ResumePlan.clusterDecides());
+        assertThat(c.getOptional(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID)).isEmpty();
+        assertThat(c.getOptional(StateRecoveryOptions.SAVEPOINT_PATH)).isEmpty();
+
+        JobID own = JobID.generate();
+        ResumePlan restore = new ResumePlan(ResumePlan.Kind.RESTORE, own, "file:/ckpt/chk-3", Map.of(), Long.MIN_VALUE, null);
+        Configuration byRecount = StreamRun.configuration(settings(COMPOSE), own, restore);
+        assertThat(byRecount.get(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID)).isEqualTo(own.toHexString());
+        assertThat(byRecount.get(StateRecoveryOptions.SAVEPOINT_PATH)).isEqualTo("file:/ckpt/chk-3");
+    }
+
+    @Test
+    void anUnknownRestoreModeIsNamed(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("recount.properties"), "stream.restore=operator\n");
+        assertThatThrownBy(() -> settings(file)).hasMessageContaining("stream.restore must be recount or cluster")
+                .hasMessageContaining("operator");
+    }
+
+    private static StreamSettings settings(Path file) {
+        return StreamSettings.from(RecountConfig.load(file, Map.of()));
+    }
+}
