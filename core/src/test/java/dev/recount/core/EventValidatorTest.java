@@ -52,6 +52,45 @@ class EventValidatorTest {
         assertThat(r.detail()).contains("UTF-8");
     }
 
+    /** Bytes that are not strict UTF-8, inside an otherwise valid event's campaign_id. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "overlong slash        | C0 AF",
+            "encoded surrogate     | ED A0 80",
+            "truncated sequence    | E2 82",
+            "lone continuation     | 80",
+            "beyond U+10FFFF       | F4 90 80 80",
+    })
+    void invalidUtf8SequencesAreMalformed(String name, String hex) {
+        ValidationResult r = validator.validate(withCampaignBytes(hex), RECORD_TS, "in", 0, 0);
+        assertThat(r.reason()).as(name).isEqualTo(InvalidReason.MALFORMED);
+        assertThat(r.detail()).as(name).contains("UTF-8");
+    }
+
+    @Test
+    void jsonInUtf16IsMalformedThoughItsBytesLookAscii() {
+        assertThat(validator.validate(event("").getBytes(StandardCharsets.UTF_16BE), RECORD_TS, "in", 0, 0).reason())
+                .isEqualTo(InvalidReason.MALFORMED);
+        assertThat(validator.validate(event("").getBytes(StandardCharsets.UTF_16LE), RECORD_TS, "in", 0, 0).reason())
+                .isEqualTo(InvalidReason.MALFORMED);
+    }
+
+    @Test
+    void nonAsciiIdsAreValidUtf8() {
+        ValidationResult r = validate(event("").replace("c-1", "caf\u00e9-\uD83D\uDE80"));
+        assertThat(r.isValid()).as(r.toString()).isTrue();
+        assertThat(r.event().campaignId).isEqualTo("caf\u00e9-\uD83D\uDE80");
+    }
+
+    private byte[] withCampaignBytes(String hex) {
+        String[] parts = event("").split("c-1", 2);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.writeBytes(parts[0].getBytes(StandardCharsets.UTF_8));
+        for (String h : hex.strip().split(" ")) out.write(Integer.parseInt(h, 16));
+        out.writeBytes(parts[1].getBytes(StandardCharsets.UTF_8));
+        return out.toByteArray();
+    }
+
     @Test
     void oneMegabyteValueIsJudgedWithoutFailing() {
         String big = event(",\"padding\":\"" + "x".repeat(1_048_576) + "\"");
