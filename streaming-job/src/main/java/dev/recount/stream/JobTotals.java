@@ -48,7 +48,8 @@ public final class JobTotals {
                 get(accumulators, RevisionedWindowFunction.LATE_REFIRINGS_METRIC));
     }
 
-    private static long get(Map<String, Object> accumulators, String name) {
+    /** One total from {@code accumulators} (a JobClient's or a JobExecutionResult's), 0 if not reported yet. */
+    public static long get(Map<String, Object> accumulators, String name) {
         return accumulators.get(name) instanceof Number n ? n.longValue() : 0L;
     }
 }

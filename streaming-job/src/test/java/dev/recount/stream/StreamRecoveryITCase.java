@@ -177,8 +177,7 @@ class StreamRecoveryITCase {
     }
 
     private static long valid(RunningJob job) {
-        Object n = job.totals().get(RouteInvalidRecords.VALID_EVENTS_METRIC);
-        return n instanceof Number number ? number.longValue() : 0L;
+        return JobTotals.get(job.totals(), RouteInvalidRecords.VALID_EVENTS_METRIC);
     }
 
     private long validSent() {

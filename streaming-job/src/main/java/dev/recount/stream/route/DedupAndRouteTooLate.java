@@ -61,6 +61,8 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
      * {@link #idBucket}: changing either re-buckets the ids, so the operator would need a new uid.
      */
     public static final int ID_BUCKETS = 1024;
+    /** log2 of {@link #ID_BUCKETS}: a bucket is the top this-many bits of the id's hash. */
+    private static final int ID_BUCKET_BITS = Integer.numberOfTrailingZeros(ID_BUCKETS);
     static final int CLEANUP_STEPS_PER_HORIZON = 8;
 
     private final WindowAlignment windows;
@@ -100,7 +102,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
      * 1024}: the ids of one bucket then still differ in the low bits that the bucket's hash map indexes by.
      */
     public static Integer idBucket(AdEvent event) {
-        return (event.eventId.hashCode() * 0x9E3779B9) >>> (Integer.SIZE - 10);
+        return (event.eventId.hashCode() * 0x9E3779B9) >>> (Integer.SIZE - ID_BUCKET_BITS);
     }
 
     @Override
