@@ -63,6 +63,15 @@ stream.web-ui-port=0
 CFG
 }
 
+# One bounded run of the streaming job on $TOPIC into a fresh schema: name classpath [java options...].
+# Writes $OUT/<name>.properties and $OUT/<name>.log; the run's state and lake go under $OUT/<name>.
+bounded_stream_run() {
+  local name="$1" cp="$2"; shift 2
+  fresh_schema "bench_$name"; stream_config "$OUT/$name.properties" "$TOPIC" "bench_$name" "$OUT/$name"
+  java -Xmx2g "$@" -cp "$cp" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
+    --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
+}
+
 # ---------------------------------------------------------------- 1. stream throughput (a) (b) (c)
 if wants stream || wants profile || wants improve; then
   TOPIC="bench-$run_id"
@@ -84,9 +93,7 @@ if wants stream; then
   B_S=$(secs "$t0" "$(now)"); record b_flink_sql_s "$B_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b.log") s; $(grep '^flink-sql:' "$OUT/b.log")"
 
   echo "bench: (a) recount streaming job as shipped..." >&2
-  fresh_schema "bench_a_$run_id"; stream_config "$OUT/a.properties" "$TOPIC" "bench_a_$run_id" "$OUT/a"
-  t0=$(now); java -Xmx2g -cp "$STREAM_CP" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
-    --config "$OUT/a.properties" >"$OUT/a.log" 2>&1
+  t0=$(now); bounded_stream_run "a_$run_id" "$STREAM_CP"
   A_S=$(secs "$t0" "$(now)")
   A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_$run_id.stream_window_metrics" 2>/dev/null | tail -1)
   record a_recount_stream_s "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS"
@@ -100,9 +107,7 @@ fi
 # ---------------------------------------------------------------- 6. profile (a) with JFR
 if wants profile; then
   echo "bench: profiling (a) with JFR..." >&2
-  fresh_schema "bench_p_$run_id"; stream_config "$OUT/p.properties" "$TOPIC" "bench_p_$run_id" "$OUT/p"
-  t0=$(now); java -Xmx2g -XX:StartFlightRecording=filename="$OUT/a.jfr",settings=profile \
-    -cp "$STREAM_CP" dev.recount.stream.StreamJobMain stream --bounded --from-earliest --config "$OUT/p.properties" >"$OUT/p.log" 2>&1
+  t0=$(now); bounded_stream_run "p_$run_id" "$STREAM_CP" -XX:StartFlightRecording=filename="$OUT/a.jfr",settings=profile
   record a_with_jfr_s "$(secs "$t0" "$(now)")" s "JFR profile settings on"
   jfr print --events jdk.ExecutionSample "$OUT/a.jfr" > "$OUT/samples.txt"
   # Top frames (self time) and the recount/Flink frame nearest the top (who is busy).
@@ -131,10 +136,8 @@ if wants improve; then
     for variant in before after; do
       cp_run="$STREAM_CP"; [ "$variant" = before ] && cp_run="$BASE_CP"
       name="i_${variant}_${round}_$run_id"
-      fresh_schema "bench_$name"; stream_config "$OUT/$name.properties" "$TOPIC" "bench_$name" "$OUT/$name"
       echo "bench: improve round $round, $variant..." >&2
-      t0=$(now); java -Xmx2g -cp "$cp_run" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
-        --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
+      t0=$(now); bounded_stream_run "$name" "$cp_run"
       S=$(secs "$t0" "$(now)")
       ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_$name.stream_window_metrics" 2>/dev/null | tail -1)
       record "improve_${variant}_${round}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; rows/events: $ROWS; $(grep -o 'duplicates dropped [0-9,]*' "$OUT/$name.log")"
