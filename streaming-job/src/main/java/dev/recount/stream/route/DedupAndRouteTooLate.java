@@ -14,6 +14,9 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
@@ -45,6 +48,17 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>{@code closedUntil}: after a finished {@code --bounded} run every window it flushed is final; a later run
  * treats windows ending at or before {@code closedUntil} as too late, as if the watermark were there already.
+ *
+ * <p>Why the watermark is part of this operator's checkpointed state: Flink does not checkpoint watermarks, so a
+ * job restored from a checkpoint starts with none and the window operator has already purged the windows that
+ * were closed before the checkpoint. Judged against "no watermark", the replayed events of such a window would
+ * be on time again, re-open it with empty state and fire it as revision 1 with only themselves — a partial row,
+ * and events that reach neither the full row nor the backfill topic. So every snapshot records the watermark
+ * this operator acted on ({@link #WATERMARK_FLOOR_STATE}), and a restored operator never judges lateness below
+ * it: a window closed before the checkpoint stays closed after the restore. All subtasks see the same watermark
+ * at a checkpoint barrier (every input channel delivers every source's watermarks before it); the largest
+ * restored value is taken, because routing to the backfill topic is always safe for the accounting, re-opening
+ * a purged window never is.
  */
 public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
         implements OneInputStreamOperator<AdEvent, AdEvent>, Triggerable<Integer, Long> {
@@ -64,13 +78,19 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
     /** log2 of {@link #ID_BUCKETS}: a bucket is the top this-many bits of the id's hash. */
     private static final int ID_BUCKET_BITS = Integer.numberOfTrailingZeros(ID_BUCKETS);
     static final int CLEANUP_STEPS_PER_HORIZON = 8;
+    /** Operator (union) state: the watermark each subtask acted on when the snapshot was taken. */
+    static final String WATERMARK_FLOOR_STATE = "watermark-floor";
+    public static final String WATERMARK_FLOOR_METRIC = "restoredWatermarkFloor";
 
     private final WindowAlignment windows;
     private final long allowedLatenessMillis;
     private final long horizonMillis;
     private final long cleanupStepMillis;
-    /** The watermark this operator acts as if it had at least; Long.MIN_VALUE when there is no such floor. */
-    private final long floorWatermark;
+    /** The watermark a finished --bounded run left behind (closedUntil); Long.MIN_VALUE when there is none. */
+    private final long closedFloor;
+    /** The watermark this operator acts as if it had at least: closedFloor, raised by a restored snapshot's. */
+    private long floorWatermark;
+    private transient ListState<Long> floorState;
 
     /** The bucket's ids (value unused). */
     private transient MapState<String, Boolean> seen;
@@ -93,7 +113,8 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
         this.cleanupStepMillis = Math.max(1_000L, horizonMillis / CLEANUP_STEPS_PER_HORIZON);
         // isTooLate(ts) <=> windowEnd(ts) - 1 + lateness <= watermark, so a watermark of closedUntil - 1 + lateness
         // makes exactly the windows ending at or before closedUntil too late.
-        this.floorWatermark = closedUntil == Long.MIN_VALUE ? Long.MIN_VALUE : closedUntil - 1 + allowedLatenessMillis;
+        this.closedFloor = closedUntil == Long.MIN_VALUE ? Long.MIN_VALUE : closedUntil - 1 + allowedLatenessMillis;
+        this.floorWatermark = closedFloor;
     }
 
     /**
@@ -106,8 +127,31 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
     }
 
     @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        floorState = context.getOperatorStateStore().getUnionListState(
+                new ListStateDescriptor<>(WATERMARK_FLOOR_STATE, Types.LONG));
+        floorWatermark = closedFloor;
+        if (context.isRestored()) {
+            for (Long restored : floorState.get()) floorWatermark = Math.max(floorWatermark, restored);
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        floorState.update(java.util.List.of(effectiveWatermark()));
+    }
+
+    /** The watermark lateness is judged against: the current one, never below the floor. */
+    long effectiveWatermark() {
+        return Math.max(cleanup.currentWatermark(), floorWatermark);
+    }
+
+    @Override
     public void open() throws Exception {
         super.open();
+        getMetricGroup().gauge(WATERMARK_FLOOR_METRIC, (Gauge<Long>) () -> floorWatermark);
         seen = getPartitionedState(new MapStateDescriptor<>("seen-ids", Types.STRING, Types.BOOLEAN));
         dueAt = new ListStateDescriptor<>("ids-due", Types.STRING);
         cleanup = getInternalTimerService("dedup-cleanup", LongSerializer.INSTANCE, this);
@@ -130,7 +174,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
         idsDueAt(forgetAt).add(event.eventId);
         cleanup.registerEventTimeTimer(forgetAt, forgetAt); // once per bucket and step: Flink de-duplicates timers
 
-        long watermark = Math.max(cleanup.currentWatermark(), floorWatermark);
+        long watermark = effectiveWatermark();
         if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
             tooLate.inc();
             tooLateTotal.add(1L);

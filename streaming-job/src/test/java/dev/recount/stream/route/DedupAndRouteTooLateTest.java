@@ -198,6 +198,55 @@ class DedupAndRouteTooLateTest {
         assertThat(harness.numKeyedStateEntries()).as("and forgot the restored ids").isZero();
     }
 
+    /**
+     * Flink does not checkpoint watermarks: restored, the operator receives none until the sources emit again. A
+     * window closed (and purged downstream) before the checkpoint must stay closed: its replayed events are too
+     * late, not the first events of a re-opened window.
+     */
+    @Test
+    void aRestoredOperatorJudgesLatenessAgainstTheWatermarkOfItsCheckpoint() throws Exception {
+        open(Long.MIN_VALUE);
+        long watermark = ms(W1) - 1 + LATENESS; // W0 is closed: its last millisecond + lateness has passed
+        harness.processWatermark(new Watermark(watermark));
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+
+        open(Long.MIN_VALUE, snapshot);
+        AdEvent replayed = click("replayed", W0.plusSeconds(30), 5);
+        AdEvent current = click("current", W1.plusSeconds(30), 6);
+        feed(replayed);
+        feed(current);
+
+        assertThat(harness.extractOutputValues()).containsExactly(current);
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(StreamRecord::getValue)
+                .containsExactly(new BackfillRecord(replayed, ms(W0), ms(W1), watermark, replayed.topic, 0, 5));
+    }
+
+    @Test
+    void theFloorOfARestoreIsCarriedIntoTheNextSnapshotAndRisesWithTheWatermark() throws Exception {
+        open(Long.MIN_VALUE);
+        harness.processWatermark(new Watermark(ms(W1) - 1 + LATENESS));
+        OperatorSubtaskState first = harness.snapshot(1L, 1L);
+        harness.close();
+
+        // Restored and snapshotted again before any watermark arrived: the floor must not be lost.
+        open(Long.MIN_VALUE, first);
+        OperatorSubtaskState second = harness.snapshot(2L, 2L);
+        harness.close();
+        open(Long.MIN_VALUE, second);
+        feed(click("still-closed", W0.plusSeconds(1), 1));
+        assertThat(harness.extractOutputValues()).isEmpty();
+
+        long later = ms(W1) + 59_999 + LATENESS; // closes W1 too
+        harness.processWatermark(new Watermark(later));
+        OperatorSubtaskState third = harness.snapshot(3L, 3L);
+        harness.close();
+        open(Long.MIN_VALUE, third);
+        feed(click("w1-replayed", W1.plusSeconds(1), 2));
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().watermark())
+                .containsExactly(later);
+    }
+
     /** Distinct ids that hash to one bucket (the first bucket that collects {@code n}). */
     private static List<String> idsInOneBucket(int n) {
         Map<Integer, List<String>> byBucket = new HashMap<>();
