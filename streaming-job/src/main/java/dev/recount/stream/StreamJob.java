@@ -41,6 +41,12 @@ public final class StreamJob {
     public static final String SOURCE = "kafka-input";
     public static final String VALIDATE = "validate";
     public static final String DEAD_LETTER_SINK = "dead-letter-sink";
+    /**
+     * Not {@link #DEAD_LETTER_SINK} / {@link #BACKFILL_SINK}: the side outputs moved from Flink's KafkaSink to
+     * CheckpointedTopicSink, whose state is not the KafkaSink's (see streaming-job/README.md, upgrades).
+     */
+    public static final String DEAD_LETTER_SINK_UID = "dead-letter-publisher";
+    public static final String BACKFILL_SINK_UID = "backfill-publisher";
     public static final String LAKE_SINK = "lake-sink";
     public static final String DEDUP = "dedup-and-route-too-late";
     /** Not {@link #DEDUP}: the state moved from one entry per id to id buckets, see DedupAndRouteTooLate. */
@@ -74,7 +80,9 @@ public final class StreamJob {
                 .process(new RouteInvalidRecords(), TypeInformation.of(AdEvent.class))
                 .name(VALIDATE).uid(VALIDATE);
         valid.getSideOutput(RouteInvalidRecords.DEAD_LETTERS)
-                .sinkTo(sinks.deadLetters()).name(DEAD_LETTER_SINK).uid(DEAD_LETTER_SINK);
+                .sinkTo(sinks.deadLetters()).name(DEAD_LETTER_SINK).uid(DEAD_LETTER_SINK_UID)
+                // One ordered publication per topic (CheckpointedTopicSink); side outputs are a small share.
+                .setParallelism(1);
         valid.sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
 
         SingleOutputStreamOperator<AdEvent> unique = valid
@@ -88,7 +96,7 @@ public final class StreamJob {
                 .process(new LateAtWindowToBackfill(settings.windows()), TypeInformation.of(BackfillRecord.class))
                 .name(LATE_AT_WINDOW).uid(LATE_AT_WINDOW);
         unique.getSideOutput(DedupAndRouteTooLate.TOO_LATE).union(lateAtWindow)
-                .sinkTo(sinks.backfill()).name(BACKFILL_SINK).uid(BACKFILL_SINK);
+                .sinkTo(sinks.backfill()).name(BACKFILL_SINK).uid(BACKFILL_SINK_UID).setParallelism(1);
 
         windows.sinkTo(sinks.windowMetrics()).name(WINDOW_METRICS_SINK).uid(WINDOW_METRICS_SINK);
     }

@@ -43,15 +43,15 @@ class StreamJobGraphTest {
         KafkaInput input = new KafkaInput("localhost:9", "ad-events", "g", new EventValidator(
                 settings.eventTime().maxPast(), settings.eventTime().maxFuture()), Map.of(), null);
 
-        StreamJob.build(env, input.source(), StreamRun.sinks(settings), settings.eventTime(), Long.MIN_VALUE);
+        StreamJob.build(env, input.source(), StreamRun.sinks(settings, "graph-test"), settings.eventTime(), Long.MIN_VALUE);
         StreamGraph graph = env.getStreamGraph();
 
         List<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID)
                 .filter(uid -> uid != null).collect(Collectors.toList());
         assertThat(uids).contains(StreamJob.SOURCE, StreamJob.VALIDATE, StreamJob.DEDUP_UID, StreamJob.WINDOW,
                 StreamJob.LATE_AT_WINDOW);
-        assertThat(String.join(",", uids)).contains(StreamJob.DEAD_LETTER_SINK, StreamJob.LAKE_SINK,
-                StreamJob.BACKFILL_SINK, StreamJob.WINDOW_METRICS_SINK);
+        assertThat(String.join(",", uids)).contains(StreamJob.DEAD_LETTER_SINK_UID, StreamJob.LAKE_SINK,
+                StreamJob.BACKFILL_SINK_UID, StreamJob.WINDOW_METRICS_SINK);
         assertThat(graph.getStreamNodes()).allSatisfy(n -> assertThat(n.getTransformationUID())
                 .as("uid of %s", n.getOperatorName()).isNotNull());
     }

@@ -103,7 +103,7 @@ public final class BatchRecomputeBench implements Callable<Integer> {
             Migrations.apply(jdbcUrl, user, password, schema);
             try (Connection c = DriverManager.getConnection(jdbcUrl, user, password)) {
                 c.setSchema(schema);
-                StreamProgressTable.advance(c, "bench", to, 1);
+                StreamProgressTable.advance(c, "bench", to, 1, "bench");
             }
             Path config = Files.createTempFile("recount-bench-", ".properties");
             Files.writeString(config, "postgres.jdbc-url=" + jdbcUrl + "\npostgres.user=" + user

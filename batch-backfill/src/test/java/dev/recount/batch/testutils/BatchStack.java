@@ -108,7 +108,7 @@ public final class BatchStack {
 
     public void lakeCompleteUntil(Instant until) throws SQLException {
         try (Connection c = admin()) {
-            StreamProgressTable.advance(c, "test-stream-job", until.toEpochMilli(), 1);
+            StreamProgressTable.advance(c, "test-stream-job", until.toEpochMilli(), 1, "test");
         }
     }
 

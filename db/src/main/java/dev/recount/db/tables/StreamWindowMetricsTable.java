@@ -1,15 +1,25 @@
 package dev.recount.db.tables;
 
+import dev.recount.core.window.WindowKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code stream_window_metrics}: the stream job's results, one row per window key.
  *
- * <p>The upsert only replaces a row with a revision at least as high: a replayed older firing never
- * overwrites a newer one, while re-delivering the same revision (after a failed commit) is harmless.
+ * <p>The upsert replaces a row only with a later firing of the same window that holds at least as many events:
+ * a higher revision AND no fewer events. Within one run of a window events are only ever added, so every real
+ * later firing passes; what does not pass is a replayed older firing, a re-commit of the same revision (harmless:
+ * nothing changes), and a partial row from a window that was re-opened after its state was gone — the guard keeps
+ * the fuller row. {@link #upsert} reports which rows were not applied, so a committer can tell a harmless re-commit
+ * from a refused row.
  */
 public final class StreamWindowMetricsTable {
     public static final String TABLE = "stream_window_metrics";
@@ -19,7 +29,7 @@ public final class StreamWindowMetricsTable {
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())"
             + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
             + MetricColumns.SET_FROM_EXCLUDED + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
-            + " WHERE " + TABLE + ".revision <= EXCLUDED.revision";
+            + " WHERE " + TABLE + ".revision < EXCLUDED.revision AND " + TABLE + ".events <= EXCLUDED.events";
 
     /** A stream result: the window row and the firing that produced it (1 = first firing). */
     public record Row(WindowRow window, int revision) implements java.io.Serializable {
@@ -35,15 +45,41 @@ public final class StreamWindowMetricsTable {
         ps.setInt(next, row.revision());
     }
 
-    /** Upserts {@code rows} as one JDBC batch on {@code conn}; the caller owns the transaction. */
-    public static void upsert(Connection conn, List<Row> rows) throws SQLException {
+    /**
+     * Upserts {@code rows} as one JDBC batch on {@code conn}; the caller owns the transaction.
+     *
+     * @return the rows the guard did not apply (the stored row is the same or later), in input order
+     */
+    public static List<Row> upsert(Connection conn, List<Row> rows) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
             for (Row r : rows) {
                 bind(ps, r);
                 ps.addBatch();
             }
-            ps.executeBatch();
+            int[] counts = ps.executeBatch();
+            List<Row> notApplied = new ArrayList<>();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] == 0) notApplied.add(rows.get(i));
+            }
+            return notApplied;
         }
+    }
+
+    /** The stored rows of {@code keys} (those that exist). */
+    public static Map<WindowKey, Row> read(Connection conn, Collection<WindowKey> keys) throws SQLException {
+        Map<WindowKey, Row> found = new HashMap<>();
+        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE
+                + " WHERE window_start = ? AND campaign_id = ? AND channel_id = ?")) {
+            for (WindowKey k : keys) {
+                Timestamps.bind(ps, 1, k.windowStartMillis());
+                ps.setString(2, k.campaignId());
+                ps.setString(3, k.channelId());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) found.put(k, new Row(WindowColumns.readRow(rs), rs.getInt("revision")));
+                }
+            }
+        }
+        return found;
     }
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */

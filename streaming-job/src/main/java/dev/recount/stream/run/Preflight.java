@@ -1,5 +1,6 @@
 package dev.recount.stream.run;
 
+import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -8,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -51,12 +53,27 @@ final class Preflight {
         }
     }
 
-    private static void checkPostgres(StreamSettings s) {
+    /** What the job committed last (see RestoreGuard), if it ever committed. */
+    static Optional<StreamProgressTable.Committed> committed(StreamSettings s) {
+        try (Connection c = connect(s)) {
+            c.setSchema(s.postgres().schema());
+            return StreamProgressTable.committed(c, StreamSettings.JOB_NAME);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read stream_progress at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Connection connect(StreamSettings s) throws SQLException {
         Properties p = new Properties();
         p.setProperty("user", s.postgres().user());
         if (s.postgresPassword() != null) p.setProperty("password", s.postgresPassword());
         p.setProperty("connectTimeout", "10");
-        try (Connection c = DriverManager.getConnection(s.postgres().jdbcUrl(), p);
+        p.setProperty("socketTimeout", "30");
+        return DriverManager.getConnection(s.postgres().jdbcUrl(), p);
+    }
+
+    private static void checkPostgres(StreamSettings s) {
+        try (Connection c = connect(s);
              PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
             ps.setString(1, s.postgres().schema() + "." + StreamWindowMetricsTable.TABLE);
             try (ResultSet rs = ps.executeQuery()) {

@@ -40,7 +40,17 @@ public final class RunLedger {
     }
 
     /** One run found on disk. */
-    public record Run(JobID jobId, RunRecord record, Optional<Snapshot> latestSnapshot) {}
+    /** @param snapshots the run's complete snapshots, newest first */
+    public record Run(JobID jobId, RunRecord record, List<Snapshot> snapshots) {
+        public Optional<Snapshot> latestSnapshot() {
+            return snapshots.stream().findFirst();
+        }
+
+        /** The chain of runs this one belongs to; runs noted by older versions are their own. */
+        public String lineage() {
+            return record.lineage() != null ? record.lineage() : jobId.toHexString();
+        }
+    }
 
     public record Snapshot(String path, long modifiedAt, long checkpointNumber) {}
 
@@ -73,7 +83,7 @@ public final class RunLedger {
                 LOG.warn("ignoring {}: unreadable {}: {}", dir.getPath(), RECORD_FILE, e.getMessage());
                 continue;
             }
-            runs.add(new Run(jobId, record, latestSnapshot(fs, dir.getPath())));
+            runs.add(new Run(jobId, record, snapshots(fs, dir.getPath())));
         }
         runs.sort(Comparator.comparingLong((Run r) -> r.record().startedAt()).reversed());
         return runs;
@@ -101,8 +111,9 @@ public final class RunLedger {
                         + " ms windows, not " + windowSizeMillis + " ms; use --from-earliest to start over with the new size");
             }
             if (r.finished()) {
+                // Fresh state, and checkpoint and batch numbers that start again: a new lineage.
                 return new ResumePlan(ResumePlan.Kind.CONTINUE_AFTER_BOUNDED, run.jobId(), null, r.stopOffsets(),
-                        Math.max(r.closedUntil(), r.finalClosedUntil()), null);
+                        Math.max(r.closedUntil(), r.finalClosedUntil()), null, List.of(), ResumePlan.newLineage());
             }
             if (r.bounded() && !bounded) {
                 // The Kafka source drops partitions it finished from its checkpoint; an unbounded run restored from
@@ -110,8 +121,9 @@ public final class RunLedger {
                 throw new IllegalStateException("the last run was `stream --bounded` and did not finish; finish it "
                         + "with `stream --bounded`, or start over with --from-earliest");
             }
-            return new ResumePlan(ResumePlan.Kind.RESTORE, run.jobId(), run.latestSnapshot().get().path(), Map.of(),
-                    r.closedUntil(), r.bounded() ? r.stopOffsets() : null);
+            List<String> paths = run.snapshots().stream().map(Snapshot::path).toList();
+            return new ResumePlan(ResumePlan.Kind.RESTORE, run.jobId(), paths.get(0), Map.of(),
+                    r.closedUntil(), r.bounded() ? r.stopOffsets() : null, paths.subList(1, paths.size()), run.lineage());
         }
         return ResumePlan.fresh();
     }
@@ -163,8 +175,9 @@ public final class RunLedger {
         return runs().stream().filter(r -> r.jobId().equals(jobId)).findFirst();
     }
 
-    private static Optional<Snapshot> latestSnapshot(FileSystem fs, Path jobDir) throws IOException {
-        Snapshot best = null;
+    /** Complete snapshots (their {@code _metadata} exists), newest first. */
+    private static List<Snapshot> snapshots(FileSystem fs, Path jobDir) throws IOException {
+        List<Snapshot> snapshots = new ArrayList<>();
         for (FileStatus s : list(fs, jobDir)) {
             String name = s.getPath().getName();
             if (!s.isDir() || !(name.startsWith("chk-") || name.startsWith("savepoint-"))) continue;
@@ -172,13 +185,11 @@ public final class RunLedger {
             if (!fs.exists(metadata)) continue;
             long modified = fs.getFileStatus(metadata).getModificationTime();
             long number = name.startsWith("chk-") ? parseOr(name.substring(4)) : Long.MAX_VALUE;
-            Snapshot candidate = new Snapshot(s.getPath().toString(), modified, number);
-            if (best == null || modified > best.modifiedAt()
-                    || modified == best.modifiedAt() && number > best.checkpointNumber()) {
-                best = candidate;
-            }
+            snapshots.add(new Snapshot(s.getPath().toString(), modified, number));
         }
-        return Optional.ofNullable(best);
+        snapshots.sort(Comparator.comparingLong(Snapshot::modifiedAt).thenComparingLong(Snapshot::checkpointNumber)
+                .reversed());
+        return snapshots;
     }
 
     private static long parseOr(String s) {

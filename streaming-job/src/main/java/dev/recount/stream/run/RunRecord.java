@@ -15,9 +15,12 @@ import org.apache.kafka.common.TopicPartition;
  * @param closedUntil      windows ending at or before this are final for this run (Long.MIN_VALUE: none)
  * @param stopOffsets      a --bounded run's stopping offsets; null for an unbounded run
  * @param finalClosedUntil set when a --bounded run finished: the end of the last window it flushed
+ * @param lineage          the chain of runs this run continues: the same as the run it restored, else new (its
+ *                         checkpoint and batch numbers start again); null in records of older versions
  */
 public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis, boolean bounded, long closedUntil,
-                        Map<TopicPartition, Long> stopOffsets, boolean finished, long finalClosedUntil) {
+                        Map<TopicPartition, Long> stopOffsets, boolean finished, long finalClosedUntil,
+                        String lineage) {
 
     public RunRecord {
         stopOffsets = stopOffsets == null ? null : Map.copyOf(stopOffsets);
@@ -26,7 +29,7 @@ public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis
 
     public RunRecord finishedWith(long finalClosedUntil) {
         return new RunRecord(startedAt, inputTopic, windowSizeMillis, bounded, closedUntil, stopOffsets, true,
-                finalClosedUntil);
+                finalClosedUntil, lineage);
     }
 
     String toProperties() {
@@ -39,6 +42,7 @@ public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis
         if (stopOffsets != null) p.setProperty("stop-offsets", formatOffsets(stopOffsets));
         p.setProperty("finished", Boolean.toString(finished));
         if (finished) p.setProperty("final-closed-until", Long.toString(finalClosedUntil));
+        if (lineage != null) p.setProperty("lineage", lineage);
         StringWriter out = new StringWriter();
         try {
             p.store(out, "recount stream run; see streaming-job/README.md");
@@ -60,7 +64,8 @@ public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis
         return new RunRecord(Long.parseLong(required(p, "started-at")), required(p, "input-topic"),
                 Long.parseLong(required(p, "window-size-ms")), bounded, Long.parseLong(required(p, "closed-until")),
                 bounded ? parseOffsets(required(p, "stop-offsets")) : null, finished,
-                finished ? Long.parseLong(required(p, "final-closed-until")) : Long.MIN_VALUE);
+                finished ? Long.parseLong(required(p, "final-closed-until")) : Long.MIN_VALUE,
+                p.getProperty("lineage"));
     }
 
     private static String required(Properties p, String key) {

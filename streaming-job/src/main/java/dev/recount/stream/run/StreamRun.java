@@ -8,6 +8,7 @@ import dev.recount.stream.sink.KafkaOutputs;
 import dev.recount.stream.sink.PostgresTarget;
 import dev.recount.stream.sink.WindowMetricsSink;
 import dev.recount.stream.source.KafkaInput;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -19,6 +20,8 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.PipelineOptionsInternal;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.SinkOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -60,7 +63,8 @@ public final class StreamRun {
             log.accept("discarded the checkpoints in " + s.checkpointDir() + "; starting over from the earliest offsets");
         }
         long windowMillis = s.eventTime().windowSize().toMillis();
-        ResumePlan plan = ledger.plan(bounded, s.topics().input(), windowMillis);
+        ResumePlan plan = RestoreGuard.check(ledger.plan(bounded, s.topics().input(), windowMillis),
+                Preflight.committed(s), fromEarliest, RestoreGuard::readCheckpointId, log);
         log.accept(plan.describe());
 
         Map<TopicPartition, Long> stopOffsets = null;
@@ -72,7 +76,7 @@ public final class StreamRun {
 
         JobID jobId = JobID.generate();
         ledger.recordStart(jobId, new RunRecord(System.currentTimeMillis(), s.topics().input(), windowMillis, bounded,
-                plan.closedUntil(), stopOffsets, false, Long.MIN_VALUE));
+                plan.closedUntil(), stopOffsets, false, Long.MIN_VALUE, plan.lineage()));
         ledger.pruneAllExcept(jobId, plan.fromJob());
 
         JobClient client = submit(s, environments.create(configuration(s, jobId, plan)), plan, stopOffsets);
@@ -107,16 +111,20 @@ public final class StreamRun {
                                     Map<TopicPartition, Long> stopOffsets) throws Exception {
         KafkaInput input = new KafkaInput(s.bootstrapServers(), s.topics().input(), s.consumerGroup(),
                 new EventValidator(s.eventTime().maxPast(), s.eventTime().maxFuture()), plan.startOffsets(), stopOffsets);
-        StreamJob.build(env, input.source(), sinks(s), s.eventTime(), plan.closedUntil());
+        StreamJob.build(env, input.source(), sinks(s, plan.lineage()), s.eventTime(), plan.closedUntil());
         return env.executeAsync(JOB_NAME);
     }
 
-    public static StreamSinks sinks(StreamSettings s) {
+    /** @param lineage the chain of runs this run continues (ResumePlan#lineage) */
+    public static StreamSinks sinks(StreamSettings s, String lineage) {
         return new StreamSinks(
-                new WindowMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword()), StreamSettings.JOB_NAME),
+                new WindowMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword()), StreamSettings.JOB_NAME,
+                        lineage, KafkaOutputs.rejectedRows(s.bootstrapServers(), s.topics().deadLetter(),
+                                s.publicationId("dead-letter"))),
                 LakeSink.create(s.lakePath().toString()),
-                KafkaOutputs.deadLetters(s.bootstrapServers(), s.topics().deadLetter(), s.transactionalIdPrefix("dead-letter")),
-                KafkaOutputs.backfill(s.bootstrapServers(), s.topics().backfill(), s.transactionalIdPrefix("backfill")));
+                KafkaOutputs.deadLetters(s.bootstrapServers(), s.topics().deadLetter(), s.publicationId("dead-letter"),
+                        lineage),
+                KafkaOutputs.backfill(s.bootstrapServers(), s.topics().backfill(), s.publicationId("backfill"), lineage));
     }
 
     static Configuration configuration(StreamSettings s, JobID jobId, ResumePlan plan) {
@@ -140,6 +148,25 @@ public final class StreamRun {
         c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toString());
         c.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, s.checkpointDir().toString());
         c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        // More than one, so an unreadable newest checkpoint can be skipped when nothing of it was committed
+        // (RestoreGuard decides); the older ones cost only disk until they are subsumed.
+        c.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, s.retainedCheckpoints());
+        c.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, s.checkpointTimeout());
+
+        // A failure (PostgreSQL or Kafka away, a commit that timed out) restarts the job from its last checkpoint,
+        // again and again with growing pauses, until the outage is over: nothing is lost while it waits, the
+        // outputs of completed checkpoints wait in the committers' state. Stated here rather than left to
+        // Flink's defaults, so operations can rely on it (docs/operations.md, "restarts").
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1));
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(30));
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofMinutes(10));
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_JITTER_FACTOR, 0.1);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, Integer.MAX_VALUE);
+        // A failed commit is not retried in a tight loop on the task thread (each try may wait out a timeout):
+        // once more, then the job restarts with the back-off above.
+        c.set(SinkOptions.COMMITTER_RETRIES, 1);
         if (plan.kind() == ResumePlan.Kind.RESTORE) c.set(StateRecoveryOptions.SAVEPOINT_PATH, plan.snapshot());
         return c;
     }

@@ -18,6 +18,8 @@ public record StreamSettings(
         String postgresPassword,
         int parallelism,
         Duration checkpointInterval,
+        Duration checkpointTimeout,
+        int retainedCheckpoints,
         URI checkpointDir,
         URI lakePath,
         int webUiPort,
@@ -48,6 +50,9 @@ public record StreamSettings(
         if (checkpointInterval.toMillis() < 10) {
             throw new IllegalArgumentException("stream.checkpoint-interval must be at least 10ms, got " + checkpointInterval);
         }
+        if (retainedCheckpoints < 1) {
+            throw new IllegalArgumentException("stream.retained-checkpoints must be >= 1, got " + retainedCheckpoints);
+        }
         if (webUiPort < 0 || webUiPort > 65535) throw new IllegalArgumentException("stream.web-ui-port must be 0..65535, got " + webUiPort);
     }
 
@@ -60,6 +65,8 @@ public record StreamSettings(
                 config.postgresPassword(),
                 config.integer("stream.parallelism"),
                 config.duration("stream.checkpoint-interval"),
+                config.duration("stream.checkpoint-timeout"),
+                config.integer("stream.retained-checkpoints"),
                 toUri(config.get("stream.checkpoint-dir")),
                 toUri(config.get("lake.path")),
                 config.integer("stream.web-ui-port"),
@@ -72,8 +79,11 @@ public record StreamSettings(
         return Path.of(pathOrUri).toAbsolutePath().normalize().toUri();
     }
 
-    /** Unique per job (its PostgreSQL schema) and sink across the Kafka cluster, and stable across restarts. */
-    public String transactionalIdPrefix(String sink) {
+    /**
+     * The transactional id and marker group of a side-output sink: unique per job (its PostgreSQL schema) and sink
+     * across the Kafka cluster, and stable across restarts.
+     */
+    public String publicationId(String sink) {
         return JOB_NAME + "." + postgres.schema() + "." + topics.input() + "." + sink;
     }
 

@@ -1,6 +1,7 @@
 package dev.recount.stream.sink;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
@@ -10,6 +11,7 @@ import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -27,23 +29,46 @@ import org.slf4j.LoggerFactory;
  * as one JDBC batch, and stream_progress, in ONE transaction.
  *
  * <p>Retries are safe: after a failure Flink restores the committables of the last completed checkpoint and
- * commits them again. The upsert's revision guard ({@code revision <= EXCLUDED.revision}) makes a repeated
- * commit a no-op in effect and stops an older revision from replacing a newer one; stream_progress only moves
- * forward. A failed commit fails the job (which restarts from the checkpoint) rather than dropping rows.
+ * commits them again. The upsert's guard (a higher revision with no fewer events) makes a repeated commit change
+ * nothing and stops an older or partial firing from replacing a fuller row; stream_progress only moves forward.
+ * Rows the guard holds back are checked: a re-commit of what is stored is normal after a restart; anything else
+ * is counted ({@value #ROWS_REFUSED_METRIC}) and logged, because it means the stream saw a window twice.
+ *
+ * <p>Failures: an unreachable or frozen PostgreSQL fails the commit within the connection's timeouts, which
+ * fails the job; it restarts from the last checkpoint with a growing pause until PostgreSQL answers again, and
+ * nothing is lost meanwhile (the rows wait in the committer's state). A row PostgreSQL refuses for its content
+ * (a data exception or constraint violation, which validation should have prevented) must not stop the job
+ * forever: the rows are then committed one by one, the refused ones are recorded in stream_rejected_rows in the
+ * same transaction and published to the dead-letter topic ({@link RejectedRows}), and the rest is committed.
  */
 final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable> {
     private static final Logger LOG = LoggerFactory.getLogger(WindowMetricsCommitter.class);
+    public static final String ROWS_COMMITTED_METRIC = "rowsCommitted";
+    public static final String ROWS_REFUSED_METRIC = "rowsRefused";
+    public static final String ROWS_REJECTED_METRIC = "rowsRejected";
+    /** Timeouts of the commit connections (pgjdbc URL parameters, seconds): a frozen server must fail a commit. */
+    static final String CONNECTION_OPTIONS = "connectTimeout=10&loginTimeout=15&socketTimeout=60&tcpKeepAlive=true";
 
     private final PostgresTarget target;
     private final String jobName;
+    private final String lineage;
+    private final RejectedRows rejectedRows;
     private final Counter rowsCommitted;
+    private final Counter rowsRefused;
+    private final Counter rowsRejected;
     private volatile long lakeCompleteUntil = Long.MIN_VALUE;
     private HikariDataSource dataSource;
+    private boolean caughtUp;
 
-    WindowMetricsCommitter(PostgresTarget target, String jobName, MetricGroup metrics) {
+    WindowMetricsCommitter(PostgresTarget target, String jobName, String lineage, RejectedRows rejectedRows,
+                           MetricGroup metrics) {
         this.target = target;
         this.jobName = jobName;
-        this.rowsCommitted = metrics.counter("rowsCommitted");
+        this.lineage = lineage;
+        this.rejectedRows = rejectedRows;
+        this.rowsCommitted = metrics.counter(ROWS_COMMITTED_METRIC);
+        this.rowsRefused = metrics.counter(ROWS_REFUSED_METRIC);
+        this.rowsRejected = metrics.counter(ROWS_REJECTED_METRIC);
         metrics.gauge("lakeCompleteUntil", (Gauge<Long>) () -> lakeCompleteUntil);
     }
 
@@ -63,34 +88,115 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
         List<Row> rows = new ArrayList<>(latest.values());
         // One lock order for every committer subtask, so concurrent transactions cannot deadlock.
         rows.sort(WindowMetricsWriter.KEY_ORDER);
-        try (Connection conn = dataSource().getConnection()) {
-            conn.setAutoCommit(false);
-            try {
-                if (!rows.isEmpty()) StreamWindowMetricsTable.upsert(conn, rows);
-                if (progress != null) {
-                    StreamProgressTable.advance(conn, jobName, progress.watermark(), progress.checkpointId());
-                }
-                conn.commit();
-            } catch (SQLException e) {
-                conn.rollback();
-                throw e;
+        int rejected;
+        try {
+            rejected = commitOnce(rows, progress);
+            // Dead letters of refused rows: after a restart too, in case a crash came between the commit and them.
+            if (rejected > 0 || !caughtUp) {
+                rejectedRows.publishPending(dataSource());
+                caughtUp = true;
             }
         } catch (SQLException e) {
             throw new IOException("committing " + rows.size() + " window rows to PostgreSQL (" + target + ") failed: "
                     + e.getMessage(), e);
         }
-        rowsCommitted.inc(rows.size());
+        rowsCommitted.inc(rows.size() - rejected);
         if (progress != null) lakeCompleteUntil = Math.max(lakeCompleteUntil, progress.watermark());
         LOG.debug("committed {} window rows, progress {}", rows.size(), progress);
     }
 
+    /** Commits {@code rows} and the progress in one transaction; returns how many rows PostgreSQL refused. */
+    private int commitOnce(List<Row> rows, ProgressMark progress) throws SQLException {
+        try (Connection conn = dataSource().getConnection()) {
+            conn.setAutoCommit(false);
+            try {
+                List<Row> notApplied = rows.isEmpty() ? List.of() : StreamWindowMetricsTable.upsert(conn, rows);
+                checkNotApplied(conn, notApplied);
+                advance(conn, progress);
+                conn.commit();
+                return 0;
+            } catch (SQLException e) {
+                conn.rollback();
+                if (!RejectedRows.isContentError(e)) throw e;
+                LOG.warn("PostgreSQL refused a window row for its content ({}); committing the rows one by one",
+                        RejectedRows.describe(e));
+            }
+            return commitRowByRow(conn, rows, progress);
+        }
+    }
+
+    /** The slow path: each row behind a savepoint; refused ones are recorded instead, in the same transaction. */
+    private int commitRowByRow(Connection conn, List<Row> rows, ProgressMark progress) throws SQLException {
+        int rejected = 0;
+        try {
+            List<Row> notApplied = new ArrayList<>();
+            for (Row row : rows) {
+                Savepoint before = conn.setSavepoint();
+                try {
+                    notApplied.addAll(StreamWindowMetricsTable.upsert(conn, List.of(row)));
+                    conn.releaseSavepoint(before);
+                } catch (SQLException e) {
+                    conn.rollback(before);
+                    if (!RejectedRows.isContentError(e)) throw e;
+                    if (rejectedRows.record(conn, row, e)) rejected++;
+                    rowsRejected.inc();
+                    LOG.error("PostgreSQL refused the window row {} revision {} ({}): it goes to the dead-letter topic "
+                            + "and stream_rejected_rows instead", RejectedRows.keyText(row), row.revision(),
+                            RejectedRows.describe(e));
+                }
+            }
+            checkNotApplied(conn, notApplied);
+            advance(conn, progress);
+            conn.commit();
+            return rejected;
+        } catch (SQLException e) {
+            conn.rollback();
+            throw e;
+        }
+    }
+
+    private void advance(Connection conn, ProgressMark progress) throws SQLException {
+        if (progress != null) {
+            StreamProgressTable.advance(conn, jobName, progress.watermark(), progress.checkpointId(), lineage);
+        }
+    }
+
+    /**
+     * Rows the guard did not apply: the same row again (a re-commit after a restart) or an older firing is normal;
+     * a different row at the same revision, or a later firing with fewer events, means a window was counted twice
+     * by the stream — refused, counted and logged, so the fault tests and the alerts see it.
+     */
+    private void checkNotApplied(Connection conn, List<Row> notApplied) throws SQLException {
+        if (notApplied.isEmpty()) return;
+        Map<WindowKey, Row> stored = StreamWindowMetricsTable.read(conn,
+                notApplied.stream().map(r -> r.window().key()).toList());
+        for (Row row : notApplied) {
+            Row current = stored.get(row.window().key());
+            boolean harmless = current != null && (current.revision() > row.revision() || current.equals(row));
+            if (!harmless) {
+                rowsRefused.inc();
+                LOG.warn("refused to replace window row {} (stored: revision {}, {} events) with revision {} holding {} "
+                                + "events: a later firing never has fewer events", RejectedRows.keyText(row),
+                        current == null ? "-" : current.revision(),
+                        current == null ? "-" : current.window().metrics().events(), row.revision(),
+                        row.window().metrics().events());
+            }
+        }
+    }
+
     private HikariDataSource dataSource() {
-        if (dataSource == null) dataSource = Database.pool(target.settings(), target.password(), Role.STREAM);
+        if (dataSource == null) {
+            PostgresSettings s = target.settings();
+            String url = s.jdbcUrl() + (s.jdbcUrl().contains("?") ? "&" : "?") + CONNECTION_OPTIONS;
+            dataSource = Database.pool(new PostgresSettings(url, s.user(), s.schema(), s.poolSize()), target.password(),
+                    Role.STREAM);
+        }
         return dataSource;
     }
 
     @Override
     public void close() {
+        rejectedRows.close();
         if (dataSource != null) dataSource.close();
     }
 }

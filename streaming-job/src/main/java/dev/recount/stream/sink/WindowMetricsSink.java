@@ -24,11 +24,21 @@ public final class WindowMetricsSink implements Sink<Row>, SupportsCommitter<Win
 
     private final PostgresTarget target;
     private final String jobName;
+    private final String lineage;
+    private final RejectedRows.Publication rejectedRows;
 
-    /** @param jobName the stream_progress row this job advances */
-    public WindowMetricsSink(PostgresTarget target, String jobName) {
+    /**
+     * @param jobName      the stream_progress row this job advances
+     * @param lineage      the chain of runs this run continues, recorded with every commit (see RestoreGuard)
+     * @param rejectedRows where dead letters of rows PostgreSQL refuses go ({@link KafkaOutputs#rejectedRows}); null
+     *                     records them in stream_rejected_rows only
+     */
+    public WindowMetricsSink(PostgresTarget target, String jobName, String lineage,
+                             RejectedRows.Publication rejectedRows) {
         this.target = Objects.requireNonNull(target, "target");
         this.jobName = Objects.requireNonNull(jobName, "jobName");
+        this.lineage = Objects.requireNonNull(lineage, "lineage");
+        this.rejectedRows = rejectedRows;
     }
 
     @Override
@@ -51,7 +61,8 @@ public final class WindowMetricsSink implements Sink<Row>, SupportsCommitter<Win
 
     @Override
     public Committer<WindowMetricsCommittable> createCommitter(CommitterInitContext context) {
-        return new WindowMetricsCommitter(target, jobName, context.metricGroup());
+        return new WindowMetricsCommitter(target, jobName, lineage,
+                new RejectedRows(rejectedRows, context.getTaskInfo().getIndexOfThisSubtask()), context.metricGroup());
     }
 
     @Override

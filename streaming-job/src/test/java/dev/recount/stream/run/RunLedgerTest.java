@@ -33,7 +33,7 @@ class RunLedgerTest {
 
     @Test
     void noRunsMeansTheEarliestOffsets() throws Exception {
-        assertThat(ledger.plan(false, TOPIC, MINUTE)).isEqualTo(ResumePlan.fresh());
+        assertThat(ledger.plan(false, TOPIC, MINUTE).kind()).isEqualTo(ResumePlan.Kind.FRESH);
     }
 
     @Test
@@ -68,7 +68,7 @@ class RunLedgerTest {
         snapshot(unbounded, "chk-1", 10);
         assertThat(ledger.plan(true, TOPIC, MINUTE).carriedStopOffsets()).isNull();
 
-        JobID bounded = run(2, new RunRecord(2, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE));
+        JobID bounded = run(2, new RunRecord(2, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
         snapshot(bounded, "chk-1", 20);
 
         ResumePlan plan = ledger.plan(true, TOPIC, MINUTE);
@@ -80,7 +80,7 @@ class RunLedgerTest {
 
     @Test
     void afterAFinishedBoundedRunTheNextContinuesAtItsStopsWithItsWindowsClosed() throws Exception {
-        JobID bounded = run(1, new RunRecord(1, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE));
+        JobID bounded = run(1, new RunRecord(1, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
         snapshot(bounded, "chk-5", 10);
         ledger.recordFinished(bounded, T0.toEpochMilli());
 
@@ -117,13 +117,13 @@ class RunLedgerTest {
     }
 
     private static RunRecord unbounded() {
-        return new RunRecord(0, TOPIC, MINUTE, false, Long.MIN_VALUE, null, false, Long.MIN_VALUE);
+        return new RunRecord(0, TOPIC, MINUTE, false, Long.MIN_VALUE, null, false, Long.MIN_VALUE, "L");
     }
 
     private JobID run(long startedAt, RunRecord record) throws Exception {
         JobID id = JobID.generate();
         ledger.recordStart(id, new RunRecord(startedAt, record.inputTopic(), record.windowSizeMillis(), record.bounded(),
-                record.closedUntil(), record.stopOffsets(), false, Long.MIN_VALUE));
+                record.closedUntil(), record.stopOffsets(), false, Long.MIN_VALUE, record.lineage()));
         return id;
     }
 

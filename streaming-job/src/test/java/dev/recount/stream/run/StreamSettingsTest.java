@@ -33,7 +33,8 @@ class StreamSettingsTest {
         assertThat(c.getOptional(StateRecoveryOptions.SAVEPOINT_PATH)).isEmpty();
 
         JobID own = JobID.generate();
-        ResumePlan restore = new ResumePlan(ResumePlan.Kind.RESTORE, own, "file:/ckpt/chk-3", Map.of(), Long.MIN_VALUE, null);
+        ResumePlan restore = new ResumePlan(ResumePlan.Kind.RESTORE, own, "file:/ckpt/chk-3", Map.of(), Long.MIN_VALUE, null,
+                java.util.List.of(), "lineage");
         Configuration byRecount = StreamRun.configuration(settings(COMPOSE), own, restore);
         assertThat(byRecount.get(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID)).isEqualTo(own.toHexString());
         assertThat(byRecount.get(StateRecoveryOptions.SAVEPOINT_PATH)).isEqualTo("file:/ckpt/chk-3");
