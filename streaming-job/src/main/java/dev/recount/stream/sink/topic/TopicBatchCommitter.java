@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * <p>Failures (broker unreachable, timeouts) fail the job, which restarts from the last checkpoint and tries again
  * with a fresh producer: the batches are still in the committer's state.
  */
-final class TopicBatchCommitter implements Committer<TopicBatch> {
+final class TopicBatchCommitter implements Committer<TopicBatch>, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TopicBatchCommitter.class);
     public static final String PUBLISHED_BATCHES_METRIC = "batchesPublished";
     public static final String PUBLISHED_RECORDS_METRIC = "recordsPublished";
