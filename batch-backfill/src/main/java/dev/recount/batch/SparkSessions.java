@@ -4,6 +4,15 @@ import org.apache.spark.sql.SparkSession;
 
 /** Where the SparkSession of a command comes from: the CLI makes and stops one; tests share one per JVM. */
 public interface SparkSessions {
+    /**
+     * ANSI SQL mode: an arithmetic overflow (a BIGINT count, a DECIMAL(38,0) spend sum) or an invalid cast is an
+     * error. Without it Spark wraps a BIGINT sum and turns an overflowing decimal sum into NULL, silently; a
+     * wrong number that looks right could then be finalized by the reconciler. Every session recount runs
+     * Spark SQL in sets it, whatever the command line or spark-defaults say ({@link WindowAggregation} refuses
+     * a session without it).
+     */
+    String ANSI_MODE = "spark.sql.ansi.enabled";
+
     SparkSession open(BackfillSettings settings, String masterOverride);
 
     void release(SparkSession session);
@@ -23,6 +32,8 @@ public interface SparkSessions {
             String effective = master != null ? master : submitted;
             // Window starts are epoch millis, never session-zone timestamps; UTC keeps any formatting in logs plain.
             b.config("spark.sql.session.timeZone", "UTC");
+            // Local or submitted alike, and over any --conf or -D: exact results are not a tuning choice.
+            b.config(ANSI_MODE, "true");
             if (effective.startsWith("local")) {
                 // A laptop's non-loopback address may change or be firewalled; local mode needs none.
                 b.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1");

@@ -8,6 +8,8 @@ import dev.recount.core.window.WindowKey;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -79,13 +81,20 @@ final class StagingWriter {
         long start = r.getLong(r.fieldIndex(WindowAggregation.WINDOW_START));
         WindowKey key = new WindowKey(start, r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
                 r.getString(r.fieldIndex(LakeLayout.CHANNEL_ID)));
-        WindowMetrics metrics = new WindowMetrics(metric(r, Metric.IMPRESSIONS), metric(r, Metric.CLICKS),
-                metric(r, Metric.CONVERSIONS), metric(r, Metric.SPEND_MICROS), metric(r, Metric.EVENTS));
+        WindowMetrics metrics = new WindowMetrics(count(r, Metric.IMPRESSIONS), count(r, Metric.CLICKS),
+                count(r, Metric.CONVERSIONS), spend(r), count(r, Metric.EVENTS));
         return new WindowRow(key, start + windowSizeMillis, metrics);
     }
 
-    private static long metric(Row r, Metric m) {
+    private static long count(Row r, Metric m) {
         return r.getLong(r.fieldIndex(m.column()));
+    }
+
+    /** The DECIMAL(38,0) spend sum, exactly (a fraction would be a bug in the definition: an error, not rounded). */
+    private static BigInteger spend(Row r) {
+        BigDecimal v = r.getDecimal(r.fieldIndex(Metric.SPEND_MICROS.column()));
+        if (v == null) throw new IllegalStateException("spend_micros is NULL for window " + r);
+        return v.toBigIntegerExact();
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.expressions.WindowSpec;
 
@@ -72,10 +73,12 @@ public final class WindowAggregation {
 
     /**
      * Per window key {@code (window_start, campaign_id, channel_id)}: every {@link Metric} (column named
-     * {@link Metric#column()}) summed over de-duplicated events, and {@link #LAKE_ROWS}. {@code window_start}
-     * is epoch milliseconds.
+     * {@link Metric#column()}, of type {@link Metric#sqlType()}: BIGINT counts, a DECIMAL(38,0) spend) summed over
+     * de-duplicated events, and {@link #LAKE_ROWS}. {@code window_start} is epoch milliseconds. The session must
+     * run in ANSI mode ({@link SparkSessions#ANSI_MODE}), so an overflowing sum fails the run instead of wrapping.
      */
     public static Dataset<Row> aggregate(Dataset<Row> deduplicated, WindowAlignment windows) {
+        requireAnsiMode(deduplicated.sparkSession());
         List<Column> sums = new ArrayList<>();
         for (Metric m : Metric.values()) {
             sums.add(sum(expr(m.sqlContribution(LakeLayout.EVENT_TYPE, LakeLayout.COST_MICROS))).as(m.column()));
@@ -85,5 +88,13 @@ public final class WindowAggregation {
                 .groupBy(windowStart(col(LakeLayout.EVENT_TS), windows).as(WINDOW_START),
                         col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID))
                 .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new));
+    }
+
+    /** Refuses a session that would wrap a BIGINT sum or turn an overflowing decimal sum into NULL. */
+    static void requireAnsiMode(SparkSession spark) {
+        if (!"true".equalsIgnoreCase(spark.conf().get(SparkSessions.ANSI_MODE, "false"))) {
+            throw new IllegalStateException("the Spark session must run with " + SparkSessions.ANSI_MODE
+                    + "=true: without it an overflowing sum is wrapped or NULL instead of an error");
+        }
     }
 }

@@ -8,6 +8,7 @@ import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.WindowRow;
+import java.math.BigInteger;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -102,6 +103,19 @@ class RangeBackfillITCase {
                 Map.entry("2026-11-28T10:00:00Z/c1/ch2", rerun),
                 Map.entry("2026-11-28T10:00:00Z/c2/ch1", rerun),
                 Map.entry("2026-11-28T10:01:00Z/c1/ch1", rerun));
+    }
+
+    @Test
+    void spendBeyondALongIsRecomputedAndStoredExactly() throws Exception {
+        t.lake.write(List.of(
+                LakeEvent.of("max-1", "conversion", W + 1, "big", "ch1", Long.MAX_VALUE, 200),
+                LakeEvent.of("max-2", "conversion", W + 2, "big", "ch1", Long.MAX_VALUE, 201),
+                LakeEvent.of("max-3", "click", W + 3, "big", "ch1", Long.MAX_VALUE, 202)));
+
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+
+        assertThat(t.batchRows()).containsExactly(row(W, "big", "ch1",
+                new WindowMetrics(0, 1, 2, BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)), 3)));
     }
 
     @Test

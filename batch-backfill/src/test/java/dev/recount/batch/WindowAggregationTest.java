@@ -1,22 +1,30 @@
 package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.SharedSpark;
+import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.WindowRow;
+import java.math.BigInteger;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 
-/** De-duplication and window metrics on in-memory lake rows, against hand-computed totals. */
+/**
+ * De-duplication and window metrics on in-memory lake rows, against hand-computed totals and against the stream's
+ * accumulator (the Java definition of the same metrics).
+ */
 class WindowAggregationTest {
     private static final WindowAlignment MINUTE = new WindowAlignment(60_000);
     private static final long W = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
@@ -68,9 +76,63 @@ class WindowAggregationTest {
         assertThat(only.getLong(only.fieldIndex("events"))).isEqualTo(1);
     }
 
+    @Test
+    void sumsSpendBeyondALongExactlyAsTheStreamDoes() {
+        List<LakeEvent> lake = new ArrayList<>();
+        MetricsAccumulator stream = new MetricsAccumulator();
+        for (int i = 0; i < 10; i++) {
+            LakeEvent e = LakeEvent.of("big-" + i, "conversion", W + i, "c1", "ch1", 2_000_000_000_000_000_000L, i);
+            lake.add(e);
+            stream.add(e.toAdEvent());
+        }
+        for (int i = 0; i < 3; i++) {
+            LakeEvent e = LakeEvent.of("max-" + i, i == 0 ? "impression" : "click", W + 100 + i, "c1", "ch1", Long.MAX_VALUE, 100 + i);
+            lake.add(e);
+            stream.add(e.toAdEvent());
+        }
+        BigInteger expected = new BigInteger("20000000000000000000").add(BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)));
+
+        Map<WindowKey, WindowMetrics> result = aggregate(lake);
+
+        assertThat(result).containsExactly(Map.entry(new WindowKey(W, "c1", "ch1"), new WindowMetrics(1, 2, 10, expected, 13)));
+        assertThat(result.get(new WindowKey(W, "c1", "ch1"))).isEqualTo(stream.toMetrics());
+        assertThat(expected).isGreaterThan(BigInteger.TWO.pow(64));
+    }
+
+    @Test
+    void sparkAndTheJavaAccumulatorAgreeOnEveryMetricForEveryEventType() {
+        List<LakeEvent> lake = new ArrayList<>();
+        Map<WindowKey, MetricsAccumulator> java = new TreeMap<>(KEY_ORDER);
+        String[] types = {"impression", "click", "conversion"};
+        for (int i = 0; i < 60; i++) {
+            long cost = i % 4 == 0 ? Long.MAX_VALUE - i : 1_000L * i;
+            LakeEvent e = LakeEvent.of("e" + i, types[i % 3], W + 1_000L * i, "c" + (i % 2), "ch1", cost, i);
+            lake.add(e);
+            java.computeIfAbsent(new WindowKey(MINUTE.windowStart(e.eventTs()), e.campaignId(), e.channelId()),
+                    k -> new MetricsAccumulator()).add(e.toAdEvent());
+        }
+        Map<WindowKey, WindowMetrics> expected = new TreeMap<>(KEY_ORDER);
+        java.forEach((k, acc) -> expected.put(k, acc.toMetrics()));
+
+        assertThat(aggregate(lake)).isEqualTo(expected);
+    }
+
+    @Test
+    void refusesASessionWithoutAnsiMode() {
+        SparkSession lenient = SharedSpark.session().newSession();
+        lenient.conf().set(SparkSessions.ANSI_MODE, "false");
+        Dataset<Row> rows = lenient.createDataFrame(List.of(LakeEvent.of("e1", "click", W, "c1", "ch1", 1, 1).toRow()),
+                LakeReader.FILE_SCHEMA);
+
+        assertThatThrownBy(() -> WindowAggregation.aggregate(WindowAggregation.deduplicate(rows), MINUTE))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(SparkSessions.ANSI_MODE);
+    }
+
+    private static final java.util.Comparator<WindowKey> KEY_ORDER = java.util.Comparator
+            .comparing(WindowKey::windowStartMillis).thenComparing(WindowKey::campaignId).thenComparing(WindowKey::channelId);
+
     private static Map<WindowKey, WindowMetrics> aggregate(List<LakeEvent> lake) {
-        Map<WindowKey, WindowMetrics> out = new TreeMap<>(java.util.Comparator.comparing(WindowKey::windowStartMillis)
-                .thenComparing(WindowKey::campaignId).thenComparing(WindowKey::channelId));
+        Map<WindowKey, WindowMetrics> out = new TreeMap<>(KEY_ORDER);
         for (Row r : WindowAggregation.aggregate(WindowAggregation.deduplicate(frame(lake)), MINUTE).collectAsList()) {
             WindowRow w = StagingWriter.toWindowRow(r, MINUTE.sizeMillis());
             assertThat(w.windowEndMillis()).isEqualTo(w.key().windowStartMillis() + 60_000);

@@ -1,5 +1,6 @@
 package dev.recount.bench;
 
+import dev.recount.core.metrics.Metric;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -36,7 +37,7 @@ public final class FlinkSqlBench {
             s.execute("DROP TABLE IF EXISTS " + schema + ".sql_window_metrics");
             s.execute("CREATE TABLE " + schema + ".sql_window_metrics (window_start timestamp NOT NULL, window_end timestamp NOT NULL,"
                     + " campaign_id text NOT NULL, channel_id text NOT NULL, impressions bigint, clicks bigint, conversions bigint,"
-                    + " spend_micros bigint, events bigint, PRIMARY KEY (window_start, campaign_id, channel_id))");
+                    + " spend_micros numeric(38,0), events bigint, PRIMARY KEY (window_start, campaign_id, channel_id))");
         }
 
         Configuration conf = new Configuration();
@@ -59,7 +60,8 @@ public final class FlinkSqlBench {
                 + " 'scan.bounded.mode' = 'latest-offset', 'format' = 'json', 'json.ignore-parse-errors' = 'true',"
                 + " 'json.fail-on-missing-field' = 'false')");
         t.executeSql("CREATE TABLE sink (window_start TIMESTAMP(3), window_end TIMESTAMP(3), campaign_id STRING,"
-                + " channel_id STRING, impressions BIGINT, clicks BIGINT, conversions BIGINT, spend_micros BIGINT, events BIGINT,"
+                + " channel_id STRING, impressions BIGINT, clicks BIGINT, conversions BIGINT, spend_micros "
+                + Metric.SPEND_SQL_TYPE + ", events BIGINT,"
                 + " PRIMARY KEY (window_start, campaign_id, channel_id) NOT ENFORCED"
                 + ") WITH ('connector' = 'jdbc', 'url' = '" + url + "', 'table-name' = '" + schema + ".sql_window_metrics',"
                 + " 'username' = '" + user + "', 'password' = '" + password + "')");

@@ -22,7 +22,9 @@ public final class SparkLakeQuery {
         long to = day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         SparkSession spark = SparkSession.builder().master(master).appName("bench-spark-lake-query")
                 .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8")
-                .config("spark.sql.session.timeZone", "UTC").getOrCreate();
+                .config("spark.sql.session.timeZone", "UTC")
+                // As the batch layer: an overflowing sum is an error, not a wrapped number.
+                .config("spark.sql.ansi.enabled", "true").getOrCreate();
         spark.sparkContext().setLogLevel("WARN");
         try {
             spark.read().parquet(lake).where("event_date = '" + day + "'").createOrReplaceTempView("lake_day");

@@ -65,16 +65,26 @@ class DefinitionsTest {
             for (Metric m : Metric.values()) {
                 String sql = m.sqlContribution("t", "c");
                 long expected = m.contribution(event(type, 77));
-                long sqlValue = evaluate(sql, type.wireName(), 77);
+                long sqlValue = evaluate(sql, m.sqlType(), type.wireName(), 77);
                 assertThat(sqlValue).as(m + " for " + type + ": " + sql).isEqualTo(expected);
             }
         }
     }
 
-    /** A tiny evaluator for exactly the two shapes Metric emits. */
-    static long evaluate(String sql, String typeValue, long cost) {
-        String s = sql.replace("CAST(c AS BIGINT)", Long.toString(cost)).replace("CAST(1 AS BIGINT)", "1")
-                .replace("CAST(0 AS BIGINT)", "0");
+    @Test
+    void spendIsSummedAsAnExactDecimalInSqlAndCountsAsBigint() {
+        assertThat(Metric.SPEND_MICROS.sqlContribution("t", "c")).isEqualTo("CAST(c AS DECIMAL(38,0))");
+        assertThat(Metric.EVENTS.sqlContribution("t", "c")).isEqualTo("CAST(1 AS BIGINT)");
+        for (Metric m : Metric.values()) {
+            assertThat(m.isCount()).as(m.column()).isEqualTo(m != Metric.SPEND_MICROS);
+            assertThat(m.sqlType()).as(m.column()).isEqualTo(m.isCount() ? "BIGINT" : "DECIMAL(38,0)");
+        }
+    }
+
+    /** A tiny evaluator for exactly the two shapes Metric emits, with {@code type} their cast target. */
+    static long evaluate(String sql, String type, String typeValue, long cost) {
+        String s = sql.replace("CAST(c AS " + type + ")", Long.toString(cost)).replace("CAST(1 AS " + type + ")", "1")
+                .replace("CAST(0 AS " + type + ")", "0");
         if (s.startsWith("CASE WHEN t = '")) {
             String wanted = s.substring("CASE WHEN t = '".length(), s.indexOf("' THEN "));
             String then = s.substring(s.indexOf(" THEN ") + 6, s.indexOf(" ELSE "));
@@ -84,8 +94,8 @@ class DefinitionsTest {
     }
 
     @Test
-    void overflowIsAnErrorNotAWrongNumber() {
-        MetricsAccumulator acc = new MetricsAccumulator().add(event(EventType.CLICK, Long.MAX_VALUE));
+    void countOverflowIsAnErrorNotAWrongNumber() {
+        MetricsAccumulator acc = MetricsAccumulator.of(new WindowMetrics(0, 0, 0, 0, Long.MAX_VALUE));
         assertThatThrownBy(() -> acc.add(event(EventType.CLICK, 1))).isInstanceOf(ArithmeticException.class);
     }
 

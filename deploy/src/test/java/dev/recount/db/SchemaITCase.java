@@ -8,8 +8,10 @@ import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.testkit.LocalStack;
+import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -56,6 +58,10 @@ class SchemaITCase {
     }
 
     static StreamWindowMetricsTable.Row streamRow(String campaign, long spend, int revision) {
+        return streamRow(campaign, BigInteger.valueOf(spend), revision);
+    }
+
+    static StreamWindowMetricsTable.Row streamRow(String campaign, BigInteger spend, int revision) {
         return new StreamWindowMetricsTable.Row(
                 new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1)), revision);
     }
@@ -127,11 +133,11 @@ class SchemaITCase {
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 50, 1)));
             assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE))
                     .extracting(r -> r.window().metrics().spendMicros(), StreamWindowMetricsTable.Row::revision)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple(100L, 2));
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(BigInteger.valueOf(100), 2));
 
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 130, 3)));
             assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE).get(0).window().metrics().spendMicros())
-                    .isEqualTo(130);
+                    .isEqualTo(BigInteger.valueOf(130));
         }
     }
 
@@ -188,7 +194,72 @@ class SchemaITCase {
         }
     }
 
+    @Test
+    void spendBeyondALongIsStoredAndServedExactly() throws SQLException {
+        BigInteger streamSpend = BigInteger.TWO.pow(64).add(BigInteger.valueOf(7)); // > 2^63: no bigint holds it
+        BigInteger batchSpend = BigInteger.TEN.pow(37).add(BigInteger.valueOf(3));
+        try (Connection c = as(Role.STREAM)) {
+            StreamWindowMetricsTable.upsert(c, List.of(streamRow("stream-big", streamSpend, 1)));
+            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE).get(0).window().metrics().spendMicros())
+                    .isEqualTo(streamSpend);
+        }
+        try (Connection c = as(Role.BATCH)) {
+            replace(c, new BatchWindowMetricsTable.Range(W0, W0 + MINUTE), List.of(batchRow("batch-big", batchSpend)));
+            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + MINUTE).get(0).metrics().spendMicros())
+                    .isEqualTo(batchSpend);
+        }
+        for (Role reader : List.of(Role.FINANCE, Role.RECONCILER)) {
+            try (Connection c = as(reader)) {
+                assertThat(WindowMetricsView.readRange(c, W0, W0 + MINUTE))
+                        .extracting(r -> r.window().key().campaignId(), r -> r.window().metrics().spendMicros(),
+                                WindowMetricsView.Row::source)
+                        .as("read as %s", reader)
+                        .containsExactly(org.assertj.core.groups.Tuple.tuple("batch-big", batchSpend, WindowMetricsView.Source.BATCH),
+                                org.assertj.core.groups.Tuple.tuple("stream-big", streamSpend, WindowMetricsView.Source.STREAM));
+                assertThat(WindowMetricsView.totals(c, W0, W0 + MINUTE))
+                        .isEqualTo(new WindowMetrics(2, 0, 0, streamSpend.add(batchSpend), 2));
+            }
+        }
+    }
+
+    @Test
+    void everySpendColumnIsNumeric38AndStaysNonNegative() throws SQLException {
+        try (Connection c = as(null); PreparedStatement ps = c.prepareStatement(
+                "SELECT table_name || '.' || column_name, data_type, numeric_precision, numeric_scale"
+                        + " FROM information_schema.columns WHERE table_schema = ? AND (column_name LIKE '%spend_micros'"
+                        + " OR column_name IN ('before_value', 'after_value')) ORDER BY 1")) {
+            ps.setString(1, schema);
+            List<String> columns = new java.util.ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    columns.add(rs.getString(1) + " " + rs.getString(2) + "(" + rs.getInt(3) + "," + rs.getInt(4) + ")");
+                }
+            }
+            assertThat(columns).containsExactly(
+                    "batch_window_metrics.spend_micros numeric(38,0)",
+                    "batch_window_metrics_staging.spend_micros numeric(38,0)",
+                    "correction_log.after_value numeric(38,0)",
+                    "correction_log.before_value numeric(38,0)",
+                    "reconciliation_diffs.batch_spend_micros numeric(38,0)",
+                    "reconciliation_diffs.stream_spend_micros numeric(38,0)",
+                    "stream_window_metrics.spend_micros numeric(38,0)",
+                    "window_corrections.spend_micros numeric(38,0)",
+                    "window_metrics.spend_micros numeric(38,0)");
+        }
+        try (Connection c = as(Role.STREAM)) {
+            assertThatThrownBy(() -> StreamWindowMetricsTable.upsert(c, List.of(streamRow("negative", BigInteger.valueOf(-1), 1))))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("spend_micros");
+            // Beyond 38 digits is an error, never a rounded or wrapped value.
+            assertThatThrownBy(() -> StreamWindowMetricsTable.upsert(c, List.of(streamRow("huge", BigInteger.TEN.pow(38), 1))))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("numeric field overflow");
+        }
+    }
+
     static WindowRow batchRow(String campaign, long spend) {
+        return batchRow(campaign, BigInteger.valueOf(spend));
+    }
+
+    static WindowRow batchRow(String campaign, BigInteger spend) {
         return new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1));
     }
 

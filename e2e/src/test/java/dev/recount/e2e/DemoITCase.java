@@ -12,6 +12,7 @@ import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
 import dev.recount.testkit.LocalStack;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -137,7 +138,7 @@ class DemoITCase {
             Timestamps.bind(ps, 1, START.toEpochMilli());
             Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) accounted.put(key(rs), accumulatorOf(MetricColumns.read(rs)));
+                while (rs.next()) accounted.put(key(rs), MetricsAccumulator.of(MetricColumns.read(rs)));
             }
         }
         Set<String> tooLateIds = new HashSet<>();
@@ -167,19 +168,13 @@ class DemoITCase {
             String[] f = line.split(",");
             if (!f[0].equals("main")) continue;
             truth.put(new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]), new WindowMetrics(
-                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9])));
+                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), new BigInteger(f[8]), Long.parseLong(f[9])));
         }
         return truth;
     }
 
     static WindowKey key(ResultSet rs) throws SQLException {
         return new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"), rs.getString("channel_id"));
-    }
-
-    static MetricsAccumulator accumulatorOf(WindowMetrics m) {
-        MetricsAccumulator acc = new MetricsAccumulator();
-        acc.sums = new long[] {m.impressions(), m.clicks(), m.conversions(), m.spendMicros(), m.events()};
-        return acc;
     }
 
     static Connection demoSchema() throws SQLException {

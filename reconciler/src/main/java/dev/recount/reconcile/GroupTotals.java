@@ -2,6 +2,7 @@ package dev.recount.reconcile;
 
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
+import java.math.BigInteger;
 import java.util.Objects;
 
 /** Key counts and summed stream and batch metrics of one group of keys (a missing side sums as 0). */
@@ -14,8 +15,8 @@ public record GroupTotals(KeyCounts counts, WindowMetrics stream, WindowMetrics 
 
     public static final GroupTotals EMPTY = new GroupTotals(KeyCounts.NONE, WindowMetrics.ZERO, WindowMetrics.ZERO);
 
-    /** stream − batch. */
-    public long difference(Metric m) {
-        return Math.subtractExact(stream.get(m), batch.get(m));
+    /** stream − batch, exactly. */
+    public BigInteger difference(Metric m) {
+        return stream.get(m).subtract(batch.get(m));
     }
 }

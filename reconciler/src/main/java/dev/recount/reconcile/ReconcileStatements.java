@@ -78,8 +78,8 @@ final class ReconcileStatements {
                 + " count(*) FILTER (WHERE status = 'missing_in_stream') AS missing_in_stream,"
                 + " count(*) FILTER (WHERE status = 'missing_in_batch') AS missing_in_batch,"
                 + " count(*) FILTER (WHERE NOT within_tolerance) AS beyond_tolerance, "
-                + each(m -> "coalesce(sum(stream_" + m + "), 0)::bigint AS stream_" + m) + ", "
-                + each(m -> "coalesce(sum(batch_" + m + "), 0)::bigint AS batch_" + m)
+                + eachMetric(m -> "coalesce(sum(stream_" + m.column() + "), 0)::" + m.sqlType() + " AS stream_" + m.column()) + ", "
+                + eachMetric(m -> "coalesce(sum(batch_" + m.column() + "), 0)::" + m.sqlType() + " AS batch_" + m.column())
                 + " FROM (SELECT j.*, (j.window_start AT TIME ZONE ").text(zone.getId()).add(")::date AS day FROM j) x"
                 + " GROUP BY GROUPING SETS ((), (window_start), (campaign_id, day))");
         return sql;
@@ -141,7 +141,7 @@ final class ReconcileStatements {
 
     /** The summed metrics {@code window_metrics} serves for the scope, and how many of its keys are not final. */
     static Sql served(Scope scope) {
-        return new Sql().add("SELECT " + each(m -> "coalesce(sum(" + m + "), 0)::bigint AS " + m)
+        return new Sql().add("SELECT " + eachMetric(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
                 + ", count(*) FILTER (WHERE NOT is_final) AS not_final FROM " + WindowMetricsView.VIEW + " w WHERE ")
                 .inScope("w.window_start", scope);
     }
@@ -154,6 +154,10 @@ final class ReconcileStatements {
     }
 
     private static String each(Function<String, String> perColumn) {
-        return Arrays.stream(METRICS).map(m -> perColumn.apply(m.column())).collect(Collectors.joining(", "));
+        return eachMetric(m -> perColumn.apply(m.column()));
+    }
+
+    private static String eachMetric(Function<Metric, String> perMetric) {
+        return Arrays.stream(METRICS).map(perMetric).collect(Collectors.joining(", "));
     }
 }

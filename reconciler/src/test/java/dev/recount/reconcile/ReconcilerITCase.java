@@ -17,6 +17,7 @@ import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -112,7 +113,7 @@ class ReconcilerITCase {
         assertThat(r.comparison().range().batch()).isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V));
         assertThat(r.finalTotals()).isEqualTo(r.comparison().range().batch());
         assertThat(r.comparison().range().difference(Metric.SPEND_MICROS)).isEqualTo(
-                2_000_000 + 1_500_000 + 333_333 - (2_000_000 + 1_750_000 + 70_000));
+                BigInteger.valueOf(2_000_000 + 1_500_000 + 333_333 - (2_000_000 + 1_750_000 + 70_000)));
 
         // Per window.
         assertThat(r.comparison().windows()).extracting(Comparison.WindowTotal::windowStartMillis)
@@ -223,6 +224,53 @@ class ReconcilerITCase {
                     .containsExactlyInAnyOrder("clicks:3->4", "events:13->14");
             assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().window().metrics()).isEqualTo(m(10, 4, 0, 1_750_000, 14));
             assertThat(CorrectionLogTable.readKey(c, MISMATCH)).hasSize(5);
+        }
+    }
+
+    @Test
+    void spendBeyondALongIsComparedFinalizedAndLoggedExactly() throws Exception {
+        WindowKey big = key(W1, "camp-big", "web");
+        BigInteger streamSpend = new BigInteger("18446744073709551621"); // 2^64 + 5
+        BigInteger batchSpend = new BigInteger("30000000000000000007");
+        WindowMetrics bigStream = new WindowMetrics(0, 0, 2, streamSpend, 2);
+        WindowMetrics bigBatch = new WindowMetrics(0, 0, 2, batchSpend, 2);
+        db.stream(big, bigStream, 1);
+        Map<WindowKey, WindowMetrics> batch = batchRows(MISMATCH_B);
+        batch.put(big, bigBatch);
+        db.batchRange(FROM, TO, batch);
+        // |stream - batch| / batch = 11553255926290448386 / 30000000000000000007 = 0.3851...
+        EnumMap<Metric, Tolerances.Tolerance> spendWithin40Percent = new EnumMap<>(Tolerances.exact().asMap());
+        spendWithin40Percent.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.4"), 0));
+
+        RunResult r = reconciler(new Tolerances(spendWithin40Percent)).reconcile(ScopeResolver.range(FROM, TO));
+
+        assertThat(r.comparison().range().stream()).isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V).plus(bigStream));
+        assertThat(r.comparison().range().batch()).isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V).plus(bigBatch));
+        assertThat(r.finalTotals().spendMicros()).isEqualTo(batchSpend.add(BigInteger.valueOf(2_000_000 + 1_750_000 + 70_000)));
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, r.runId())).filteredOn(d -> d.key().equals(big)).containsExactly(
+                    new ReconciliationDiffsTable.Row(big, W2.toEpochMilli(), Status.MISMATCH, true, 1, bigStream, bigBatch));
+            assertThat(WindowMetricsView.find(c, big).orElseThrow()).isEqualTo(served(big, bigBatch));
+            assertThat(CorrectionLogTable.readKey(c, big)).extracting(e -> e.metric().column() + ":" + e.before() + "->"
+                    + e.after() + ":" + e.reason().wireName())
+                    .containsExactly("spend_micros:18446744073709551621->30000000000000000007:stream_mismatch");
+            assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().totalsJson())
+                    .contains("\"spend_micros\": 30000000000003820007");
+        }
+        assertThat(Files.readString(r.reportDir().resolve("summary.json")))
+                .contains("\"spend_micros\" : 30000000000003820007", "\"final\" : \"30000000000003.820007\"");
+        assertThat(Files.readString(r.reportDir().resolve("diffs.csv")))
+                .contains(",18446744073709551621,30000000000000000007,-11553255926290448386,-0.385109,")
+                .contains(",18446744073709.551621,30000000000000.000007,-11553255926290.448386");
+        assertThat(Files.readString(r.reportDir().resolve("report.html"))).contains("30,000,000,000,003.820007");
+
+        // Relative tolerance is exact numeric on values beyond a long too; nothing is logged twice.
+        spendWithin40Percent.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.385"), 0));
+        RunResult stricter = reconciler(new Tolerances(spendWithin40Percent)).reconcile(ScopeResolver.range(FROM, TO));
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, stricter.runId())).filteredOn(d -> d.key().equals(big))
+                    .extracting(ReconciliationDiffsTable.Row::withinTolerance).containsExactly(false);
+            assertThat(CorrectionLogTable.readRun(c, stricter.runId())).isEmpty();
         }
     }
 

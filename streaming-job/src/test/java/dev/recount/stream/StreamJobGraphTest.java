@@ -10,6 +10,8 @@ import dev.recount.stream.source.KafkaInput;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.apache.flink.configuration.Configuration;
@@ -32,6 +34,15 @@ class StreamJobGraphTest {
                 dev.recount.stream.source.ParsedRecord.class, dev.recount.stream.source.DeadLetter.class)) {
             assertThat(TypeInformation.of(type)).as(type.getName()).isInstanceOf(PojoTypeInfo.class);
         }
+    }
+
+    @Test
+    void theWindowAccumulatorKeepsItsStateSchemaAndOnlyAddsTheSpendCarry() {
+        // Flink's POJO state evolution restores older checkpoints only if fields keep their types (adding is fine).
+        PojoTypeInfo<?> acc = (PojoTypeInfo<?>) TypeInformation.of(dev.recount.core.metrics.MetricsAccumulator.class);
+        assertThat(acc.getFieldNames()).containsExactlyInAnyOrder("sums", "spendCarry");
+        assertThat(acc.getTypeAt("sums")).isEqualTo(PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+        assertThat(acc.getTypeAt("spendCarry")).isEqualTo(BasicTypeInfo.LONG_TYPE_INFO);
     }
 
     @Test

@@ -23,6 +23,7 @@ import dev.recount.stream.testutils.FlinkCluster;
 import dev.recount.stream.testutils.LakeFiles;
 import dev.recount.stream.testutils.StreamTestStack;
 import dev.recount.testkit.Poll;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +35,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
@@ -53,6 +56,7 @@ class StreamJobITCase {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long FIVE_QUINTILLION = 5_000_000_000_000_000_000L;
 
     private final StreamTestStack stack = new StreamTestStack();
     private final Map<String, Long> validOffsets = new HashMap<>(); // "partition:offset" -> event_ts
@@ -78,6 +82,9 @@ class StreamJobITCase {
             event(0, "v1", EventType.CONVERSION, W0.plusSeconds(3), "camp-a", "search", 5_000_000);
             event(0, "i2", EventType.IMPRESSION, W0.plusSeconds(4), "camp-b", "display", 1_000);
             event(0, "c1", EventType.CLICK, W0.plusSeconds(2), "camp-a", "search", 250_000);
+            // Spend beyond a long: two conversions of 5e18 micros (each a valid cost) in one window.
+            event(0, "big-1", EventType.CONVERSION, W0.plusSeconds(7), "camp-big", "search", FIVE_QUINTILLION);
+            event(0, "big-2", EventType.CONVERSION, W0.plusSeconds(8), "camp-big", "search", FIVE_QUINTILLION);
             Map<Long, String> invalidReasons = sendInvalidRecords(W0.plusSeconds(6));
             event(0, "a1", EventType.IMPRESSION, W1.plusSeconds(10), "camp-a", "search", 1_000); // moves p0 past W0
 
@@ -85,6 +92,8 @@ class StreamJobITCase {
             assertThat(w0.window().metrics()).isEqualTo(new WindowMetrics(2, 1, 1, 5_252_000, 4));
             assertThat(awaitRow(key(W0, "camp-b", "display"), 1).window().metrics())
                     .isEqualTo(new WindowMetrics(1, 0, 0, 1_000, 1));
+            assertThat(awaitRow(key(W0, "camp-big", "search"), 1)).isEqualTo(row(W0, "camp-big", "search", 1,
+                    new WindowMetrics(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
 
             // Phase 2: within allowed lateness W0 fires again with full totals; the duplicate counts nothing.
             event(0, "late-1", EventType.CLICK, W0.plusSeconds(30), "camp-a", "search", 100);
@@ -115,11 +124,11 @@ class StreamJobITCase {
 
             // The job's own totals (accumulators, read while it runs).
             Poll.until(WAIT, "the job's totals", () -> JobTotals.summary(running.totals()).equals(
-                    "valid events 13; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
-                            + "too late 1; window firings 5 (late re-firings 1)"));
+                    "valid events 15; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
+                            + "too late 1; window firings 6 (late re-firings 1)"));
 
             // The stream's rows: W0 stayed at revision 2, W1 and W2 fired once.
-            Poll.until(WAIT, "W1 and W2 rows", () -> stack.windowRows(job).size() == 4);
+            Poll.until(WAIT, "W1 and W2 rows", () -> stack.windowRows(job).size() == 5);
             Map<WindowKey, Row> rows = stack.windowRows(job).stream().collect(Collectors.toMap(r -> r.window().key(), r -> r));
             assertThat(rows.get(key(W0, "camp-a", "search")).revision()).isEqualTo(2);
             assertThat(rows.get(key(W1, "camp-a", "search"))).isEqualTo(row(W1, "camp-a", "search", 1,
@@ -157,6 +166,12 @@ class StreamJobITCase {
             long progress = Poll.untilPresent(WAIT, "stream_progress", () -> stack.lakeCompleteUntil(job)
                     .filter(t -> t >= ms(W2)));
             assertThat(progress).isLessThan(ms(W3.plusSeconds(10)));
+
+            // Nothing above made the job fail over: every task still runs its first attempt.
+            AccessExecutionGraph graph = FLINK.miniCluster().getExecutionGraph(running.jobId()).get();
+            for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+                assertThat(v.getCurrentExecutionAttempt().getAttemptNumber()).as(v.getTaskNameWithSubtaskIndex()).isZero();
+            }
         } finally {
             producer.close();
             running.client().cancel().get();

@@ -1,5 +1,7 @@
 package dev.recount.batch.testutils;
 
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.EventType;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 
@@ -24,6 +26,12 @@ public record LakeEvent(String eventId, String eventType, long eventTs, String c
     public LakeEvent receivedAfter(long delayMillis) {
         return new LakeEvent(eventId, eventType, eventTs, campaignId, channelId, costMicros, topic, partition, offset,
                 eventTs + delayMillis);
+    }
+
+    /** The event as the stream job saw it (core's AdEvent), for comparing with the stream's accumulator. */
+    public AdEvent toAdEvent() {
+        return new AdEvent(eventId, EventType.fromWire(eventType).orElseThrow(), eventTs, campaignId, channelId,
+                costMicros, topic, partition, offset, recordTs);
     }
 
     public Row toRow() {

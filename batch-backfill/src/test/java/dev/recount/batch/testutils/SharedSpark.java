@@ -33,6 +33,7 @@ public final class SharedSpark {
                     .config("spark.driver.host", "127.0.0.1")
                     .config("spark.driver.bindAddress", "127.0.0.1")
                     .config("spark.sql.session.timeZone", "UTC")
+                    .config(SparkSessions.ANSI_MODE, "true")
                     .getOrCreate();
         }
         return session;

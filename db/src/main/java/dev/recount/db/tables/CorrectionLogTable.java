@@ -2,6 +2,8 @@ package dev.recount.db.tables;
 
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowKey;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,8 +46,12 @@ public final class CorrectionLogTable {
         public static Reason of(String wire) { return valueOf(wire.toUpperCase(Locale.ROOT)); }
     }
 
-    /** One changed value; {@code before}/{@code after} null means the key was not served before/after. */
-    public record Entry(long reconciliationRunId, WindowKey key, Metric metric, Long before, Long after, Reason reason) {
+    /**
+     * One changed value; {@code before}/{@code after} null means the key was not served before/after. Values are
+     * exact integers ({@code numeric(38,0)} columns), whatever the metric: spend may exceed a long.
+     */
+    public record Entry(long reconciliationRunId, WindowKey key, Metric metric, BigInteger before, BigInteger after,
+                        Reason reason) {
         public Entry {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(metric, "metric");
@@ -62,8 +68,8 @@ public final class CorrectionLogTable {
         ps.setString(3, e.key().campaignId());
         ps.setString(4, e.key().channelId());
         ps.setString(5, e.metric().column());
-        if (e.before() == null) ps.setNull(6, Types.BIGINT); else ps.setLong(6, e.before());
-        if (e.after() == null) ps.setNull(7, Types.BIGINT); else ps.setLong(7, e.after());
+        bindValue(ps, 6, e.before());
+        bindValue(ps, 7, e.after());
         ps.setString(8, e.reason().wireName());
     }
 
@@ -104,6 +110,10 @@ public final class CorrectionLogTable {
         }
     }
 
+    private static void bindValue(PreparedStatement ps, int index, BigInteger value) throws SQLException {
+        if (value == null) ps.setNull(index, Types.NUMERIC); else ps.setBigDecimal(index, new BigDecimal(value));
+    }
+
     private interface Binder {
         void bind(PreparedStatement ps) throws SQLException;
     }
@@ -116,7 +126,7 @@ public final class CorrectionLogTable {
                 while (rs.next()) {
                     entries.add(new Entry(rs.getLong("reconciliation_run_id"), WindowColumns.readKey(rs),
                             Metric.valueOf(rs.getString("metric").toUpperCase(Locale.ROOT)),
-                            (Long) rs.getObject("before_value"), (Long) rs.getObject("after_value"),
+                            MetricColumns.exact(rs, "before_value"), MetricColumns.exact(rs, "after_value"),
                             Reason.of(rs.getString("reason"))));
                 }
             }

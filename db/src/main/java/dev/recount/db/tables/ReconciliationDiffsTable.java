@@ -3,6 +3,7 @@ package dev.recount.db.tables;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
+import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -61,8 +62,8 @@ public final class ReconciliationDiffsTable {
         }
 
         /** stream − batch for {@code m}, a missing side counting as 0. */
-        public long difference(Metric m) {
-            return (stream == null ? 0 : stream.get(m)) - (batch == null ? 0 : batch.get(m));
+        public BigInteger difference(Metric m) {
+            return (stream == null ? BigInteger.ZERO : stream.get(m)).subtract(batch == null ? BigInteger.ZERO : batch.get(m));
         }
     }
 
@@ -76,9 +77,7 @@ public final class ReconciliationDiffsTable {
         if (r.streamRevision() == null) ps.setNull(8, Types.INTEGER); else ps.setInt(8, r.streamRevision());
         int i = 9;
         for (WindowMetrics side : new WindowMetrics[] {r.stream(), r.batch()}) {
-            for (Metric m : Metric.values()) {
-                if (side == null) ps.setNull(i++, Types.BIGINT); else ps.setLong(i++, side.get(m));
-            }
+            for (Metric m : Metric.values()) MetricColumns.bindNullable(ps, i++, m, side == null ? null : side.get(m));
         }
     }
 

@@ -52,7 +52,7 @@ public final class WindowMetricsView {
 
     /** The summed metrics served for windows starting in {@code [fromMillis, toMillis)}. */
     public static WindowMetrics totals(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        String sums = Arrays.stream(Metric.values()).map(m -> "coalesce(sum(" + m.column() + "), 0)::bigint AS " + m.column())
+        String sums = Arrays.stream(Metric.values()).map(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
                 .collect(Collectors.joining(", "));
         try (PreparedStatement ps = conn.prepareStatement(
                 "SELECT " + sums + " FROM " + VIEW + " WHERE window_start >= ? AND window_start < ?")) {

@@ -3,10 +3,13 @@ package dev.recount.deploy.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,7 +23,7 @@ import java.util.TreeMap;
 /** What a demo run did, read back from PostgreSQL and the topics (not from the demo's own bookkeeping). */
 record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long invalidSent,
                    Map<String, Long> deadLetterByReason, long tooLate, long windows, long lateRefirings,
-                   long streamSpend, long finalSpend, long expectedSpend, long streamEvents) {
+                   BigInteger streamSpend, BigInteger finalSpend, BigInteger expectedSpend, long streamEvents) {
 
     static DemoSummary collect(Map<String, String> env, RecountConfig cfg, Instant from, Instant to, JsonNode truth)
             throws SQLException, IOException {
@@ -32,13 +35,13 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
         long tooLate = DemoRun.readTopic(env, DemoRun.BACKFILL).size();
         long windows;
         long refirings;
-        long streamSpend;
+        BigInteger streamSpend;
         long streamEvents;
-        long finalSpend;
+        BigInteger finalSpend;
         try (Connection c = DemoRun.admin(env); Statement s = c.createStatement()) {
             s.execute("SET search_path TO " + DemoRun.SCHEMA);
             try (PreparedStatement ps = c.prepareStatement("SELECT count(*), coalesce(sum(revision - 1), 0),"
-                    + " coalesce(sum(spend_micros), 0), coalesce(sum(events), 0) FROM stream_window_metrics"
+                    + " coalesce(sum(spend_micros), 0) AS spend, coalesce(sum(events), 0) FROM stream_window_metrics"
                     + " WHERE window_start >= ? AND window_start < ?")) {
                 Timestamps.bind(ps, 1, from.toEpochMilli());
                 Timestamps.bind(ps, 2, to.toEpochMilli());
@@ -46,17 +49,17 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
                     rs.next();
                     windows = rs.getLong(1);
                     refirings = rs.getLong(2);
-                    streamSpend = rs.getLong(3);
+                    streamSpend = MetricColumns.exact(rs, "spend");
                     streamEvents = rs.getLong(4);
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(spend_micros), 0) FROM window_metrics"
+            try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(spend_micros), 0) AS spend FROM window_metrics"
                     + " WHERE window_start >= ? AND window_start < ?")) {
                 Timestamps.bind(ps, 1, from.toEpochMilli());
                 Timestamps.bind(ps, 2, to.toEpochMilli());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    finalSpend = rs.getLong(1);
+                    finalSpend = MetricColumns.exact(rs, "spend");
                 }
             }
         }
@@ -65,11 +68,11 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
                 + truth.path("invalid_total").asLong();
         return new DemoSummary(sent, validMain, truth.path("duplicates_sent").asLong(), truth.path("invalid_total").asLong(),
                 byReason, tooLate, windows, refirings, streamSpend, finalSpend,
-                truth.path("main_totals").path("spend_micros").asLong(), streamEvents);
+                truth.path("main_totals").path("spend_micros").bigIntegerValue(), streamEvents);
     }
 
     void print(PrintWriter out, String verdict, Path report, String webUi, boolean streamStillRunning) {
-        long diff = finalSpend - streamSpend;
+        BigInteger diff = finalSpend.subtract(streamSpend);
         out.println();
         out.println("recount demo: summary");
         out.printf("  %-28s %,d (%,d valid in the main range, %,d duplicate sends, %,d invalid)%n",
@@ -82,7 +85,8 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
         out.printf("  %-28s %s  (generator's ground truth: %s)%n", "final spend (window_metrics)", money(finalSpend),
                 money(expectedSpend));
         out.printf("  %-28s %s (%s of final)%n", "difference", money(diff),
-                finalSpend == 0 ? "n/a" : String.format("%.3f%%", 100.0 * diff / finalSpend));
+                finalSpend.signum() == 0 ? "n/a" : new BigDecimal(diff).multiply(BigDecimal.valueOf(100))
+                        .divide(new BigDecimal(finalSpend), 3, RoundingMode.HALF_EVEN).toPlainString() + "%");
         out.printf("  %-28s %s%n", "verdict", verdict);
         out.printf("  %-28s %s%n", "report", report);
         out.printf("  %-28s %s%s%n", "Flink Web UI", webUi, streamStillRunning ? "" : " (served while the job ran)");
@@ -91,7 +95,7 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
     }
 
     /** micro-units → currency units with six decimals, exactly (no floating point). */
-    static String money(long micros) {
-        return BigDecimal.valueOf(micros, 6).toPlainString();
+    static String money(BigInteger micros) {
+        return new BigDecimal(micros, 6).toPlainString();
     }
 }

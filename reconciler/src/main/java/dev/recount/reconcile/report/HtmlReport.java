@@ -11,6 +11,7 @@ import dev.recount.reconcile.Comparison.CampaignDayTotal;
 import dev.recount.reconcile.GroupTotals;
 import dev.recount.reconcile.KeyCounts;
 import dev.recount.reconcile.Tolerances;
+import java.math.BigInteger;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -120,11 +121,11 @@ public final class HtmlReport {
         h.append("<section><h2>Totals for the range</h2><table class=\"num\">");
         head(h, "~Metric", "Stream", "Batch", "Final (served)", "Stream − batch", "Relative");
         for (Metric m : Metric.values()) {
-            long s = t.stream().get(m), b = t.batch().get(m), f = fin.get(m);
-            long diff = t.difference(m);
+            BigInteger s = t.stream().get(m), b = t.batch().get(m), f = fin.get(m);
+            BigInteger diff = t.difference(m);
             h.append("<tr id=\"total-").append(m.column()).append("\"><th>").append(label(m)).append("</th><td>")
                     .append(value(m, s)).append("</td><td>").append(value(m, b)).append("</td><td>").append(value(m, f))
-                    .append("</td><td class=\"").append(diff == 0 ? "" : "delta").append("\">").append(signed(m, diff))
+                    .append("</td><td class=\"").append(diff.signum() == 0 ? "" : "delta").append("\">").append(signed(m, diff))
                     .append("</td><td>").append(escape(Money.relativePercent(s, b))).append("</td></tr>");
         }
         h.append("</tbody></table></section>");
@@ -147,7 +148,7 @@ public final class HtmlReport {
                     .append(signed(Metric.SPEND_MICROS, r.difference(Metric.SPEND_MICROS))).append("</td><td class=\"text\">");
             List<String> others = new ArrayList<>();
             for (Metric m : Metric.values()) {
-                if (m == Metric.SPEND_MICROS || r.difference(m) == 0) continue;
+                if (m == Metric.SPEND_MICROS || r.difference(m).signum() == 0) continue;
                 others.add(label(m).toLowerCase(Locale.ROOT) + " " + r.stream().get(m) + " → " + r.batch().get(m));
             }
             h.append(others.isEmpty() ? "—" : escape(String.join(", ", others))).append("</td>");
@@ -181,7 +182,7 @@ public final class HtmlReport {
 
     private static void campaignDays(StringBuilder h, List<CampaignDayTotal> all) {
         List<CampaignDayTotal> differing = all.stream().filter(c -> c.totals().counts().differing() > 0)
-                .sorted(Comparator.comparingLong((CampaignDayTotal c) -> Math.abs(c.totals().difference(Metric.SPEND_MICROS)))
+                .sorted(Comparator.comparing((CampaignDayTotal c) -> c.totals().difference(Metric.SPEND_MICROS).abs())
                         .reversed().thenComparing(CampaignDayTotal::day).thenComparing(CampaignDayTotal::campaignId))
                 .toList();
         h.append("<section><h2>Campaigns per day</h2>");
@@ -265,13 +266,13 @@ public final class HtmlReport {
         };
     }
 
-    private static String value(Metric m, long v) {
+    private static String value(Metric m, BigInteger v) {
         return m == Metric.SPEND_MICROS ? escape(Money.grouped(v)) : String.format(Locale.ROOT, "%,d", v);
     }
 
-    private static String signed(Metric m, long v) {
+    private static String signed(Metric m, BigInteger v) {
         String s = value(m, v);
-        return v > 0 ? "+" + s : s;
+        return v.signum() > 0 ? "+" + s : s;
     }
 
     private static String meaning(Reason r) {

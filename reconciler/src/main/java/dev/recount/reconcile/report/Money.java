@@ -1,22 +1,28 @@
 package dev.recount.reconcile.report;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.RoundingMode;
 
 /**
- * Spend is stored in micro-units (long); people read currency units. Conversions go through
- * {@link BigDecimal#valueOf(long, int)}, which is exact: no value is ever passed through a double.
+ * Spend is stored in micro-units (an exact integer that may exceed a long); people read currency units.
+ * Conversions go through {@link BigDecimal} with scale 6, which is exact: no value is ever passed through a
+ * long or a double.
  */
 public final class Money {
     private Money() {}
 
     /** {@code 1234567 → "1.234567"}, {@code -5 → "-0.000005"}: six decimals, no grouping (for CSV and JSON). */
+    public static String units(BigInteger micros) {
+        return new BigDecimal(micros, 6).toPlainString();
+    }
+
     public static String units(long micros) {
-        return BigDecimal.valueOf(micros, 6).toPlainString();
+        return units(BigInteger.valueOf(micros));
     }
 
     /** As {@link #units} with thousands separators, for people: {@code 1234567890123 → "1,234,567.890123"}. */
-    public static String grouped(long micros) {
+    public static String grouped(BigInteger micros) {
         String plain = units(micros);
         boolean negative = plain.startsWith("-");
         String digits = negative ? plain.substring(1) : plain;
@@ -30,9 +36,13 @@ public final class Money {
         return (negative ? "-" : "") + sb + digits.substring(dot);
     }
 
+    public static String grouped(long micros) {
+        return grouped(BigInteger.valueOf(micros));
+    }
+
     /** Axis labels: as few decimals as the value needs ({@code 2500000 → "2.5"}). */
-    public static String compact(long micros) {
-        BigDecimal v = BigDecimal.valueOf(micros, 6).stripTrailingZeros();
+    public static String compact(BigInteger micros) {
+        BigDecimal v = new BigDecimal(micros, 6).stripTrailingZeros();
         return v.scale() < 0 ? v.setScale(0, RoundingMode.UNNECESSARY).toPlainString() : v.toPlainString();
     }
 
@@ -40,17 +50,25 @@ public final class Money {
      * (stream − batch) / batch as a percentage with four decimals ("+0.1250 %"), exact up to that rounding;
      * "0 %" when both are 0 and "n/a" when only batch is 0 (no base to relate to).
      */
-    public static String relativePercent(long stream, long batch) {
-        BigDecimal diff = BigDecimal.valueOf(stream).subtract(BigDecimal.valueOf(batch));
-        if (batch == 0) return diff.signum() == 0 ? "0 %" : "n/a";
-        BigDecimal pct = diff.multiply(BigDecimal.valueOf(100)).divide(BigDecimal.valueOf(batch).abs(), 4, RoundingMode.HALF_EVEN);
+    public static String relativePercent(BigInteger stream, BigInteger batch) {
+        BigDecimal diff = new BigDecimal(stream.subtract(batch));
+        if (batch.signum() == 0) return diff.signum() == 0 ? "0 %" : "n/a";
+        BigDecimal pct = diff.multiply(BigDecimal.valueOf(100)).divide(new BigDecimal(batch.abs()), 4, RoundingMode.HALF_EVEN);
         return (pct.signum() > 0 ? "+" : "") + pct.toPlainString() + " %";
     }
 
+    public static String relativePercent(long stream, long batch) {
+        return relativePercent(BigInteger.valueOf(stream), BigInteger.valueOf(batch));
+    }
+
     /** (stream − batch) / |batch| as a plain decimal with six places for CSV ("" when batch is 0 and stream is not). */
+    public static String relative(BigInteger stream, BigInteger batch) {
+        BigDecimal diff = new BigDecimal(stream.subtract(batch));
+        if (batch.signum() == 0) return diff.signum() == 0 ? "0" : "";
+        return diff.divide(new BigDecimal(batch.abs()), 6, RoundingMode.HALF_EVEN).toPlainString();
+    }
+
     public static String relative(long stream, long batch) {
-        BigDecimal diff = BigDecimal.valueOf(stream).subtract(BigDecimal.valueOf(batch));
-        if (batch == 0) return diff.signum() == 0 ? "0" : "";
-        return diff.divide(BigDecimal.valueOf(batch).abs(), 6, RoundingMode.HALF_EVEN).toPlainString();
+        return relative(BigInteger.valueOf(stream), BigInteger.valueOf(batch));
     }
 }

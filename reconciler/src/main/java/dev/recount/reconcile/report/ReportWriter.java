@@ -16,6 +16,7 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,15 +114,15 @@ public final class ReportWriter {
     /** A missing side's values are left empty (not 0); its difference counts it as 0. */
     private static void metricCells(List<String> row, WindowMetrics s, WindowMetrics b, boolean noStream, boolean noBatch) {
         for (Metric m : Metric.values()) {
-            long sv = s.get(m), bv = b.get(m);
-            row.add(noStream ? "" : Csv.number(String.valueOf(sv)));
-            row.add(noBatch ? "" : Csv.number(String.valueOf(bv)));
-            row.add(Csv.number(String.valueOf(Math.subtractExact(sv, bv))));
+            BigInteger sv = s.get(m), bv = b.get(m);
+            row.add(noStream ? "" : Csv.number(sv.toString()));
+            row.add(noBatch ? "" : Csv.number(bv.toString()));
+            row.add(Csv.number(sv.subtract(bv).toString()));
             row.add(Csv.number(Money.relative(sv, bv)));
         }
         row.add(noStream ? "" : Csv.number(Money.units(s.spendMicros())));
         row.add(noBatch ? "" : Csv.number(Money.units(b.spendMicros())));
-        row.add(Csv.number(Money.units(Math.subtractExact(s.spendMicros(), b.spendMicros()))));
+        row.add(Csv.number(Money.units(s.spendMicros().subtract(b.spendMicros()))));
     }
 
     // ---- summary.json and the run row's totals ---------------------------------------------------------------
@@ -205,6 +206,7 @@ public final class ReportWriter {
         return JSON_MAPPER.writeValueAsString(root) + "\n";
     }
 
+    /** Every metric as a JSON integer, exactly (spend may exceed a long; JSON numbers have no size limit). */
     private static ObjectNode metrics(WindowMetrics w) {
         ObjectNode n = JSON_MAPPER.createObjectNode();
         for (Metric m : Metric.values()) n.put(m.column(), w.get(m));

@@ -1,6 +1,9 @@
 package dev.recount.reconcile.report;
 
 import dev.recount.reconcile.Comparison.WindowTotal;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.MathContext;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -11,7 +14,8 @@ import java.util.Locale;
 /**
  * Inline SVG line chart of stream vs batch spend per window, with a red tick under every window whose keys
  * differ. Long ranges are drawn in buckets of consecutive windows (at most {@link #MAX_POINTS} points), so the
- * report stays small; the caption says so. Pixel positions are doubles, values stay longs.
+ * report stays small; the caption says so. Pixel positions are doubles, values (and the labels drawn from them)
+ * stay exact integers.
  */
 final class SpendChart {
     static final int MAX_POINTS = 720;
@@ -22,7 +26,7 @@ final class SpendChart {
     private static final int TOP = 16;
     private static final int BOTTOM = 56;
 
-    private record Point(long startMillis, long stream, long batch, long differingKeys) {}
+    private record Point(long startMillis, BigInteger stream, BigInteger batch, long differingKeys) {}
 
     private SpendChart() {}
 
@@ -33,19 +37,20 @@ final class SpendChart {
         int perBucket = (windows.size() + MAX_POINTS - 1) / MAX_POINTS;
         List<Point> points = new ArrayList<>();
         for (int i = 0; i < windows.size(); i += perBucket) {
-            long stream = 0, batch = 0, differing = 0;
+            BigInteger stream = BigInteger.ZERO, batch = BigInteger.ZERO;
+            long differing = 0;
             for (int j = i; j < Math.min(windows.size(), i + perBucket); j++) {
                 WindowTotal w = windows.get(j);
-                stream = Math.addExact(stream, w.totals().stream().spendMicros());
-                batch = Math.addExact(batch, w.totals().batch().spendMicros());
+                stream = stream.add(w.totals().stream().spendMicros());
+                batch = batch.add(w.totals().batch().spendMicros());
                 differing += w.totals().counts().differing();
             }
             points.add(new Point(windows.get(i).windowStartMillis(), stream, batch, differing));
         }
-        long max = 0;
-        for (Point p : points) max = Math.max(max, Math.max(p.stream, p.batch));
-        long step = niceStep(max);
-        long top = Math.max(step, ((max + step - 1) / step) * step);
+        BigInteger max = BigInteger.ZERO;
+        for (Point p : points) max = max.max(p.stream).max(p.batch);
+        BigInteger step = niceStep(max);
+        BigInteger top = step.max(max.add(step).subtract(BigInteger.ONE).divide(step).multiply(step));
         double plotW = WIDTH - LEFT - RIGHT;
         double plotH = HEIGHT - TOP - BOTTOM;
 
@@ -54,8 +59,8 @@ final class SpendChart {
                 .append(HEIGHT).append("\" role=\"img\" aria-labelledby=\"chart-title\">");
         svg.append("<title id=\"chart-title\">Spend per window: stream (real-time) vs batch (recomputed)</title>");
         // Grid and y labels.
-        for (long v = 0; v <= top; v += step) {
-            double y = TOP + plotH - plotH * v / (double) top;
+        for (BigInteger v = BigInteger.ZERO; v.compareTo(top) <= 0; v = v.add(step)) {
+            double y = y(v, top, plotH);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
                     LEFT, WIDTH - RIGHT, y, y));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" class=\"ylabel\">%s</text>", LEFT - 8, y + 4,
@@ -104,7 +109,7 @@ final class SpendChart {
                 + "; times in " + Html.escape(zone.getId()) + "; spend in currency units.</p>";
     }
 
-    private static String polyline(List<Point> points, boolean batch, long top, double plotW, double plotH, String cls) {
+    private static String polyline(List<Point> points, boolean batch, BigInteger top, double plotW, double plotH, String cls) {
         StringBuilder sb = new StringBuilder("<polyline class=\"").append(cls).append("\" points=\"");
         for (int i = 0; i < points.size(); i++) {
             Point p = points.get(i);
@@ -117,18 +122,20 @@ final class SpendChart {
         return n == 1 ? LEFT + plotW / 2 : LEFT + plotW * i / (n - 1);
     }
 
-    private static double y(long v, long top, double plotH) {
-        return TOP + plotH - plotH * v / (double) top;
+    /** A pixel position: the fraction v / top in double precision is plenty for a drawing. */
+    private static double y(BigInteger v, BigInteger top, double plotH) {
+        return TOP + plotH - plotH * new BigDecimal(v).divide(new BigDecimal(top), MathContext.DECIMAL64).doubleValue();
     }
 
     /** A 1-2-5 step giving about four grid lines up to {@code max} micros (at least 1 micro-unit). */
-    static long niceStep(long max) {
-        long raw = Math.max(1, max / 4);
-        long magnitude = 1;
-        while (magnitude <= raw / 10) magnitude *= 10;
+    static BigInteger niceStep(BigInteger max) {
+        BigInteger raw = BigInteger.ONE.max(max.divide(BigInteger.valueOf(4)));
+        BigInteger magnitude = BigInteger.ONE;
+        while (magnitude.compareTo(raw.divide(BigInteger.TEN)) <= 0) magnitude = magnitude.multiply(BigInteger.TEN);
         for (long f : new long[] {1, 2, 5, 10}) {
-            if (f * magnitude >= raw) return f * magnitude;
+            BigInteger candidate = magnitude.multiply(BigInteger.valueOf(f));
+            if (candidate.compareTo(raw) >= 0) return candidate;
         }
-        return 10 * magnitude;
+        return magnitude.multiply(BigInteger.TEN);
     }
 }

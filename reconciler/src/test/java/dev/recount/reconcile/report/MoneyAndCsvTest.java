@@ -3,6 +3,7 @@ package dev.recount.reconcile.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.StringWriter;
+import java.math.BigInteger;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,8 +20,23 @@ class MoneyAndCsvTest {
         assertThat(Money.grouped(1_234_567_890_123L)).isEqualTo("1,234,567.890123");
         assertThat(Money.grouped(999_999)).isEqualTo("0.999999");
         assertThat(Money.grouped(100_000_000)).isEqualTo("100.000000");
-        assertThat(Money.compact(2_500_000)).isEqualTo("2.5");
-        assertThat(Money.compact(3_000_000_000L)).isEqualTo("3000");
+        assertThat(Money.compact(BigInteger.valueOf(2_500_000))).isEqualTo("2.5");
+        assertThat(Money.compact(BigInteger.valueOf(3_000_000_000L))).isEqualTo("3000");
+    }
+
+    @Test
+    void spendBeyondALongKeepsEveryDigit() {
+        BigInteger tenQuintillion = new BigInteger("10000000000000000000"); // > Long.MAX_VALUE
+        assertThat(Money.units(tenQuintillion)).isEqualTo("10000000000000.000000");
+        assertThat(Money.grouped(tenQuintillion.add(BigInteger.ONE))).isEqualTo("10,000,000,000,000.000001");
+        assertThat(Money.grouped(BigInteger.TEN.pow(38).subtract(BigInteger.ONE)))
+                .isEqualTo("99,999,999,999,999,999,999,999,999,999,999.999999");
+        assertThat(Money.units(tenQuintillion.negate())).isEqualTo("-10000000000000.000000");
+        assertThat(Money.relativePercent(new BigInteger("11000000000000000000"), tenQuintillion)).isEqualTo("+10.0000 %");
+        assertThat(Money.relative(tenQuintillion.add(tenQuintillion), tenQuintillion)).isEqualTo("1.000000");
+        assertThat(Money.relative(BigInteger.ONE, tenQuintillion)).isEqualTo("-1.000000");
+        assertThat(SpendChart.niceStep(tenQuintillion.multiply(BigInteger.valueOf(4))))
+                .isEqualTo(tenQuintillion);
     }
 
     @Test
@@ -55,9 +71,9 @@ class MoneyAndCsvTest {
 
     @Test
     void chartStepsAreRound() {
-        assertThat(SpendChart.niceStep(0)).isEqualTo(1);
-        assertThat(SpendChart.niceStep(10_000_000)).isEqualTo(5_000_000);
-        assertThat(SpendChart.niceStep(3_000_000_000L)).isEqualTo(1_000_000_000);
-        assertThat(SpendChart.niceStep(7)).isEqualTo(1);
+        assertThat(SpendChart.niceStep(BigInteger.ZERO)).isEqualTo(BigInteger.ONE);
+        assertThat(SpendChart.niceStep(BigInteger.valueOf(10_000_000))).isEqualTo(BigInteger.valueOf(5_000_000));
+        assertThat(SpendChart.niceStep(BigInteger.valueOf(3_000_000_000L))).isEqualTo(BigInteger.valueOf(1_000_000_000));
+        assertThat(SpendChart.niceStep(BigInteger.valueOf(7))).isEqualTo(BigInteger.ONE);
     }
 }

@@ -6,6 +6,7 @@ import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.db.tables.WindowRow;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,13 +23,19 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
         rows = List.copyOf(rows);
     }
 
-    /** Versioned, so committables in a retained checkpoint survive an upgrade of this class. */
+    /**
+     * Versioned, so committables in a retained checkpoint survive an upgrade of this class. Version 2 writes spend
+     * as the bytes of its {@link BigInteger} (it may exceed a long); version 1 wrote every metric as a long and is
+     * still read, so a job upgraded from a checkpoint with pending committables commits them.
+     */
     public static final class Serializer implements SimpleVersionedSerializer<WindowMetricsCommittable> {
+        static final int VERSION_LONG_SPEND = 1;
+        static final int VERSION_EXACT_SPEND = 2;
         private static final Metric[] METRICS = Metric.values();
 
         @Override
         public int getVersion() {
-            return 1;
+            return VERSION_EXACT_SPEND;
         }
 
         @Override
@@ -43,7 +50,15 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
                 // Not writeUTF: its 64 KB limit would turn a long (valid) id into a job failure.
                 writeString(out, w.key().campaignId());
                 writeString(out, w.key().channelId());
-                for (Metric m : METRICS) out.writeLong(w.metrics().get(m));
+                for (Metric m : METRICS) {
+                    if (m.isCount()) {
+                        out.writeLong(w.metrics().count(m));
+                    } else {
+                        byte[] twosComplement = w.metrics().get(m).toByteArray();
+                        out.writeInt(twosComplement.length);
+                        out.write(twosComplement);
+                    }
+                }
                 out.writeInt(row.revision());
             }
             return out.getCopyOfBuffer();
@@ -51,7 +66,9 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
 
         @Override
         public WindowMetricsCommittable deserialize(int version, byte[] bytes) throws IOException {
-            if (version != 1) throw new IOException("unknown WindowMetricsCommittable version " + version);
+            if (version != VERSION_LONG_SPEND && version != VERSION_EXACT_SPEND) {
+                throw new IOException("unknown WindowMetricsCommittable version " + version);
+            }
             DataInputDeserializer in = new DataInputDeserializer(bytes);
             ProgressMark progress = ProgressMark.read(in);
             int n = in.readInt();
@@ -61,13 +78,25 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
                 long end = in.readLong();
                 String campaign = readString(in);
                 String channel = readString(in);
-                long[] v = new long[METRICS.length];
-                for (int m = 0; m < v.length; m++) v[m] = in.readLong();
-                WindowMetrics metrics = new WindowMetrics(v[Metric.IMPRESSIONS.ordinal()], v[Metric.CLICKS.ordinal()],
-                        v[Metric.CONVERSIONS.ordinal()], v[Metric.SPEND_MICROS.ordinal()], v[Metric.EVENTS.ordinal()]);
+                BigInteger[] v = new BigInteger[METRICS.length];
+                for (Metric m : METRICS) {
+                    v[m.ordinal()] = m.isCount() || version == VERSION_LONG_SPEND
+                            ? BigInteger.valueOf(in.readLong()) : readBigInteger(in);
+                }
+                WindowMetrics metrics = new WindowMetrics(v[Metric.IMPRESSIONS.ordinal()].longValueExact(),
+                        v[Metric.CLICKS.ordinal()].longValueExact(), v[Metric.CONVERSIONS.ordinal()].longValueExact(),
+                        v[Metric.SPEND_MICROS.ordinal()], v[Metric.EVENTS.ordinal()].longValueExact());
                 rows.add(new Row(new WindowRow(new WindowKey(start, campaign, channel), end, metrics), in.readInt()));
             }
             return new WindowMetricsCommittable(rows, progress);
+        }
+
+        private static BigInteger readBigInteger(DataInputDeserializer in) throws IOException {
+            int length = in.readInt();
+            if (length <= 0 || length > 64) throw new IOException("corrupt committable: a spend of " + length + " bytes");
+            byte[] bytes = new byte[length];
+            in.readFully(bytes);
+            return new BigInteger(bytes);
         }
 
         private static void writeString(DataOutputSerializer out, String s) throws IOException {

@@ -10,8 +10,11 @@ import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.db.tables.WindowRow;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +64,47 @@ class WindowMetricsWriterTest {
         WindowMetricsCommittable.Serializer serializer = new WindowMetricsCommittable.Serializer();
 
         assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(c))).isEqualTo(c);
+    }
+
+    @Test
+    void committablesCarrySpendBeyondALongExactly() throws Exception {
+        WindowMetricsCommittable c = new WindowMetricsCommittable(List.of(
+                spendRow(ms(W0), "a", BigInteger.TWO.pow(100).add(BigInteger.ONE)),
+                spendRow(ms(W0), "b", BigInteger.TWO.pow(63)),
+                spendRow(ms(W0), "c", new BigInteger("10000000000000000000")),
+                spendRow(ms(W0), "d", BigInteger.ZERO)), null);
+        WindowMetricsCommittable.Serializer serializer = new WindowMetricsCommittable.Serializer();
+
+        assertThat(serializer.getVersion()).isEqualTo(2);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(c))).isEqualTo(c);
+    }
+
+    @Test
+    void readsCommittablesOfVersionOneFromRetainedCheckpoints() throws Exception {
+        // Version 1 as the previous release wrote it: every metric a long.
+        DataOutputSerializer out = new DataOutputSerializer(128);
+        ProgressMark.write(out, new ProgressMark(4, ms(W0)));
+        out.writeInt(1);
+        out.writeLong(ms(W1));
+        out.writeLong(ms(W1) + 60_000);
+        for (String id : List.of("camp", "search")) {
+            byte[] b = id.getBytes(StandardCharsets.UTF_8);
+            out.writeInt(b.length);
+            out.write(b);
+        }
+        for (long v : new long[] {3, 2, 1, Long.MAX_VALUE, 6}) out.writeLong(v);
+        out.writeInt(5);
+
+        WindowMetricsCommittable read = new WindowMetricsCommittable.Serializer().deserialize(1, out.getCopyOfBuffer());
+
+        assertThat(read).isEqualTo(new WindowMetricsCommittable(List.of(new Row(new WindowRow(
+                new WindowKey(ms(W1), "camp", "search"), ms(W1) + 60_000, new WindowMetrics(3, 2, 1, Long.MAX_VALUE, 6)), 5)),
+                new ProgressMark(4, ms(W0))));
+    }
+
+    private static Row spendRow(long windowStart, String campaign, BigInteger spend) {
+        return new Row(new WindowRow(new WindowKey(windowStart, campaign, "search"), windowStart + 60_000,
+                new WindowMetrics(1, 0, 1, spend, 2)), 1);
     }
 
     private static Row row(long windowStart, String campaign, int revision, long events) {

@@ -9,16 +9,19 @@ import static dev.recount.stream.Fixtures.ms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.EventType;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.stream.Fixtures;
 import dev.recount.stream.StreamJob;
+import java.math.BigInteger;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
@@ -37,19 +40,24 @@ import org.junit.jupiter.api.Test;
 class WindowMetricsTest {
     private static final long LATENESS = Fixtures.SETTINGS.allowedLateness().toMillis();
     private static final WindowKey KEY_W0 = new WindowKey(ms(W0), "camp-a", "search");
+    private static final long FIVE_QUINTILLION = 5_000_000_000_000_000_000L;
 
     private KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, AdEvent, Row> harness;
 
     @BeforeEach
     void setUp() throws Exception {
+        harness = newHarness();
+        harness.open();
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, AdEvent, Row> newHarness() throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         DataStream<AdEvent> input = env.fromData(TypeInformation.of(AdEvent.class), click("seed", W0, 0));
         @SuppressWarnings("unchecked")
         OneInputTransformation<AdEvent, Row> window =
                 (OneInputTransformation<AdEvent, Row>) StreamJob.windowMetrics(input, Fixtures.SETTINGS).getTransformation();
         StreamOperatorFactory<Row> factory = window.getOperatorFactory();
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(factory, new CampaignChannelKey(), CampaignChannelKey.TYPE);
-        harness.open();
+        return new KeyedOneInputStreamOperatorTestHarness<>(factory, new CampaignChannelKey(), CampaignChannelKey.TYPE);
     }
 
     @AfterEach
@@ -107,6 +115,39 @@ class WindowMetricsTest {
 
         assertThat(harness.numKeyedStateEntries()).isZero();
         assertThat(harness.numEventTimeTimers()).isZero();
+    }
+
+    @Test
+    void twoConversionsOfFiveQuintillionFireOneRowOfTenQuintillionExactly() throws Exception {
+        feed(conversion("v1", W0.plusSeconds(1), FIVE_QUINTILLION));
+        feed(conversion("v2", W0.plusSeconds(2), FIVE_QUINTILLION));
+
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+
+        assertThat(rows()).containsExactly(row(1, new WindowMetrics(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
+    }
+
+    @Test
+    void spendBeyondALongSurvivesACheckpointOfTheWindowState() throws Exception {
+        // Three events of Long.MAX_VALUE: the accumulator's low word wraps, so the carry must be in the snapshot.
+        feed(conversion("v1", W0.plusSeconds(1), Long.MAX_VALUE));
+        feed(conversion("v2", W0.plusSeconds(2), Long.MAX_VALUE));
+        feed(conversion("v3", W0.plusSeconds(3), Long.MAX_VALUE));
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+
+        harness = newHarness();
+        harness.initializeState(snapshot);
+        harness.open();
+        feed(conversion("v4", W0.plusSeconds(4), 1));
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+
+        BigInteger expected = BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)).add(BigInteger.ONE);
+        assertThat(rows()).containsExactly(row(1, new WindowMetrics(0, 0, 4, expected, 4)));
+    }
+
+    private static AdEvent conversion(String id, java.time.Instant time, long cost) {
+        return Fixtures.event(id, EventType.CONVERSION, time, "camp-a", "search", cost, 0);
     }
 
     private void feed(AdEvent e) throws Exception {
