@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.deploy.local.StackException;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,7 +24,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * {@code produce} (CONTRACT §5): sends a file of JSON lines to Kafka in file order, one record per line. The value
@@ -33,15 +34,23 @@ import java.util.concurrent.atomic.AtomicReference;
  * them with a reason); the key is the line's {@code campaign_id} when the line is a JSON object with a string
  * campaign_id, so one campaign's events share a partition and keep their order; otherwise the key is null.
  *
- * <p>Delivery: an idempotent producer with acks=all, so a retried send is neither lost nor duplicated, and the
- * records of one partition arrive in file order. Blank lines carry no record and are skipped (and counted).
+ * <p>Delivery: exactly once, also across failures and reruns. Lines go out in Kafka transactions of at most
+ * {@code --batch} lines (or one second), each of which also moves a progress marker — a consumer-group offset
+ * holding the number of lines done, committed in the same transaction — for this file's content and topic. When
+ * the broker goes away, `produce` stops and says how far it got; running the same command again continues after
+ * the last committed line instead of sending the file again ({@code --from-start} does that deliberately).
+ * Consumers that read with isolation.level=read_committed (recount's stream job does) see each line once.
+ * Blank lines carry no record and are skipped (and counted).
  */
 @Command(name = "produce", mixinStandardHelpOptions = true,
-        description = "Send a file of JSON lines to Kafka, one record per line, in file order, keyed by campaign_id.")
+        description = {"Send a file of JSON lines to Kafka, one record per line, in file order, keyed by campaign_id.",
+                "Exactly once: if it stops (broker away, Ctrl-C), running the same command again continues after the "
+                        + "last line that was committed."})
 final class ProduceCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(1);
+    private static final Duration TRANSACTION_EVERY = Duration.ofSeconds(1);
 
     @Spec
     CommandSpec spec;
@@ -55,6 +64,13 @@ final class ProduceCommand implements Callable<Integer> {
 
     @Option(names = "--topic", paramLabel = "T", description = "Topic (default: topics.input from the config).")
     String topic;
+
+    @Option(names = "--batch", paramLabel = "N", defaultValue = "1000",
+            description = "At most N lines per transaction (default: ${DEFAULT-VALUE}); a transaction also ends every second.")
+    int batch;
+
+    @Option(names = "--from-start", description = "Send the whole file again, even if an earlier run sent part or all of it.")
+    boolean fromStart;
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
             description = "Kafka (default: $KAFKA_BOOTSTRAP_SERVERS or the config's kafka.bootstrap-servers; "
@@ -70,54 +86,87 @@ final class ProduceCommand implements Callable<Integer> {
         if (!(rate >= 0) || Double.isInfinite(rate)) {
             throw new ParameterException(spec.commandLine(), "--rate must be a number >= 0, got " + rate);
         }
+        if (batch < 1) throw new ParameterException(spec.commandLine(), "--batch must be >= 1, got " + batch);
         RecountConfig config = RecountConfig.fromEnvironment(configFile);
         String target = topic != null ? topic : config.topics().input();
         String bootstrap = LocalConnection.kafkaBootstrapServers(config, bootstrapServers);
         PrintWriter out = spec.commandLine().getOut();
 
+        String fileId = fileId(file);
         Counts counts = new Counts();
-        AtomicReference<Exception> failure = new AtomicReference<>();
         long start = System.nanoTime();
         long nextProgress = start + PROGRESS_EVERY.toNanos();
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(RecordProducers.idempotentBytes(bootstrap, "recount-produce"))) {
+             ProduceProgress progress = new ProduceProgress(bootstrap, target, fileId)) {
+            long done = fromStart ? 0 : progress.linesDone();
+            if (done > 0) {
+                out.printf("produce: an earlier run sent lines 1-%,d of %s to %s already; continuing after them "
+                        + "(--from-start sends everything again)%n", done, file, target);
+            }
+            long lineNo = 0;
             byte[] line;
+            long txnStart = System.nanoTime();
+            int inTxn = 0;
             while ((line = readLine(in)) != null) {
+                lineNo++;
+                if (lineNo <= done) continue;
                 if (isBlank(line)) {
                     counts.blank++;
-                    continue;
+                } else {
+                    if (rate > 0) RecordProducers.pace(start, counts.sent, rate);
+                    byte[] key = keyOf(line);
+                    if (key == null) counts.unkeyed++;
+                    if (inTxn == 0) progress.begin();
+                    progress.send(new ProducerRecord<>(target, key, line));
+                    inTxn++;
+                    counts.sent++;
                 }
-                if (rate > 0) RecordProducers.pace(start, counts.sent, rate);
-                byte[] key = keyOf(line);
-                if (key == null) counts.unkeyed++;
-                producer.send(new ProducerRecord<>(target, key, line), (metadata, e) -> {
-                    if (e != null) failure.compareAndSet(null, e);
-                });
-                counts.sent++;
-                if (failure.get() != null) break;
+                if (inTxn >= batch || inTxn > 0 && System.nanoTime() - txnStart >= TRANSACTION_EVERY.toNanos()) {
+                    progress.commit(lineNo);
+                    done = lineNo;
+                    inTxn = 0;
+                    txnStart = System.nanoTime();
+                }
                 if (System.nanoTime() >= nextProgress) {
-                    out.printf("sent %d records to %s%n", counts.sent, target);
+                    out.printf("sent %,d records to %s (lines 1-%,d committed)%n", counts.sent, target, done);
                     out.flush();
                     nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
                 }
             }
-            producer.flush();
+            if (lineNo > done) {
+                if (inTxn == 0) progress.begin(); // only blank lines since the last commit: move the marker alone
+                progress.commit(lineNo);
+            }
+            double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
+            out.printf("produced %d records from %s to %s at %s in %.1f s (%d without a campaign_id key%s)%n",
+                    counts.sent, file, target, bootstrap, seconds, counts.unkeyed,
+                    counts.blank == 0 ? "" : ", " + counts.blank + " blank lines skipped");
+            return 0;
         } catch (NoSuchFileException e) {
             throw new StackException("no such file: " + file);
         } catch (IOException e) {
             throw new StackException("cannot read " + file + ": " + e.getMessage(), e);
-        } catch (org.apache.kafka.common.KafkaException e) {
-            throw new StackException("sending to " + target + " at " + bootstrap + " failed: " + e.getMessage(), e);
+        } catch (ProduceProgress.Stopped e) {
+            throw new StackException("sending to " + target + " at " + bootstrap + " stopped: " + e.getMessage()
+                    + "; lines 1-" + e.linesDone + " of " + file + " are sent; run the same command again to continue"
+                    + " after line " + e.linesDone, e.getCause());
         }
-        if (failure.get() != null) {
-            throw new StackException("sending to " + target + " at " + bootstrap + " failed: " + failure.get().getMessage()
-                    + " (is the stack up? `recount up`)", failure.get());
+    }
+
+    /** Identifies the file's content (not its name): a rerun with the same content continues, a changed file starts over. */
+    static String fileId(Path file) {
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) sha.update(buf, 0, n);
+            return HexFormat.of().formatHex(sha.digest(), 0, 12);
+        } catch (NoSuchFileException e) {
+            throw new StackException("no such file: " + file);
+        } catch (IOException e) {
+            throw new StackException("cannot read " + file + ": " + e.getMessage(), e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
-        double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
-        out.printf("produced %d records from %s to %s at %s in %.1f s (%d without a campaign_id key%s)%n",
-                counts.sent, file, target, bootstrap, seconds, counts.unkeyed,
-                counts.blank == 0 ? "" : ", " + counts.blank + " blank lines skipped");
-        return 0;
     }
 
     /** The record key: the line's campaign_id as UTF-8 when the line is a JSON object with a string campaign_id. */

@@ -120,11 +120,12 @@ public final class StreamRun {
         return new StreamSinks(
                 new WindowMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword()), StreamSettings.JOB_NAME,
                         lineage, KafkaOutputs.rejectedRows(s.bootstrapServers(), s.topics().deadLetter(),
-                                s.publicationId("dead-letter"))),
+                                s.publicationId("dead-letter"), s.kafkaTransactionTimeout())),
                 LakeSink.create(s.lakePath().toString()),
                 KafkaOutputs.deadLetters(s.bootstrapServers(), s.topics().deadLetter(), s.publicationId("dead-letter"),
-                        lineage),
-                KafkaOutputs.backfill(s.bootstrapServers(), s.topics().backfill(), s.publicationId("backfill"), lineage));
+                        lineage, s.kafkaTransactionTimeout()),
+                KafkaOutputs.backfill(s.bootstrapServers(), s.topics().backfill(), s.publicationId("backfill"), lineage,
+                        s.kafkaTransactionTimeout()));
     }
 
     static Configuration configuration(StreamSettings s, JobID jobId, ResumePlan plan) {

@@ -43,7 +43,10 @@ public record KafkaInput(String bootstrapServers, String topic, String groupId, 
                 .setStartingOffsets(startOffsets.isEmpty() ? OffsetsInitializer.earliest()
                         : OffsetsInitializer.offsets(startOffsets, OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new ValidatingDeserializer(validator))
-                .setProperty("client.id.prefix", groupId);
+                .setProperty("client.id.prefix", groupId)
+                // Records of aborted producer transactions (`./recount produce` writes in transactions) are never
+                // input; committed ones and non-transactional records are read as usual.
+                .setProperty("isolation.level", "read_committed");
         if (!bounded()) return builder.build();
         KafkaSource<ParsedRecord> bounded = builder
                 .setBounded(OffsetsInitializer.offsets(stopOffsets, OffsetResetStrategy.EARLIEST))
