@@ -1,0 +1,23 @@
+package dev.recount.faults;
+
+/** The faults the suite injects; each round of the suite is one fault against a fresh pipeline. */
+enum Fault {
+    KILL_STREAM_ONCE("kill -9 of the whole stream JVM once, right after a checkpoint, while traffic flows"),
+    KILL_STREAM("kill -9 of the whole stream JVM, 5 times per round: during traffic, during a checkpoint, right "
+            + "after one, while catching up after a restart"),
+    RESTART_AFTER_TRANSACTION_TIMEOUT("kill -9 of the stream JVM right after a checkpoint, restarted only after the "
+            + "Kafka transaction timeout (shortened to 5 s) has passed, twice per round"),
+    BROKER_RESTART("the Kafka broker stopped for 15 s and started again, once while produce runs (produce is rerun "
+            + "and continues) and once while only the job runs"),
+    POSTGRES_STOPPED("PostgreSQL stopped (fast shutdown) for 30 s while the job runs"),
+    POSTGRES_FROZEN("PostgreSQL frozen (SIGSTOP of every PostgreSQL process) for 60 s while the job runs"),
+    CHECKPOINT_DELETED("after a kill -9, the newest checkpoint deleted before the restart"),
+    CHECKPOINT_CORRUPTED("after a kill -9, the newest checkpoint's _metadata truncated before the restart"),
+    RECONCILE_KILLED("reconcile killed with kill -9 in the middle of its run, then run again");
+
+    final String description;
+
+    Fault(String description) {
+        this.description = description;
+    }
+}

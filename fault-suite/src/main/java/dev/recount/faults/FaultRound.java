@@ -1,0 +1,396 @@
+package dev.recount.faults;
+
+import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.testkit.LocalStack;
+import dev.recount.testkit.Poll;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * One round: a fresh pipeline, generated traffic sent by `produce` while `stream` runs, one kind of fault injected
+ * (some several times, at different moments), then the job drained, every output checked against the truth,
+ * `backfill range` and `reconcile` run, and the served numbers checked against the truth.
+ */
+final class FaultRound {
+    /** The event-time settings of the pipelines: short, so windows close and re-fire within the round. */
+    static final Map<String, String> SETTINGS = Map.of(
+            "window.size", "1m",
+            "watermark.out-of-orderness", "5s",
+            "window.allowed-lateness", "30s",
+            "watermark.idleness", "10s",
+            "stream.parallelism", "2",
+            "stream.checkpoint-interval", "2s");
+
+    private final LocalStack stack;
+    private final StackControl control;
+    private final Path dir;
+    private final long events;
+    private final double rate;
+    private final long seed;
+    private final Consumer<String> log;
+
+    FaultRound(LocalStack stack, Path dir, long events, double rate, long seed, Consumer<String> log) {
+        this.stack = stack;
+        this.dir = dir;
+        this.events = events;
+        this.rate = rate;
+        this.seed = seed;
+        this.log = log;
+        this.control = new StackControl(stack, new Launcher(Launcher.repositoryRoot(), stack.environment()),
+                dir.resolve("stack-control.log"));
+    }
+
+    RoundResult run(Fault fault) throws Exception {
+        long started = System.nanoTime();
+        Map<String, String> settings = new HashMap<>(SETTINGS);
+        if (fault == Fault.RESTART_AFTER_TRANSACTION_TIMEOUT) settings.put("stream.kafka-transaction-timeout", "5s");
+        Pipeline pipeline = Pipeline.create(dir, stack, settings);
+        EventTimeSettings time = RecountConfig.load(pipeline.config, Map.of()).eventTime();
+        Scenario scenario = Scenario.generate(dir, events, Duration.ofMinutes(6), seed, time, 3, Instant.now());
+        log.accept(fault + ": " + scenario.events().size() + " events, " + scenario.invalidTotal() + " invalid records, "
+                + "windows [" + scenario.from() + ", " + scenario.to() + ") in " + dir);
+
+        List<Duration> recoveries = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        pipeline.startStream();
+        awaitRunning(pipeline);
+        Process produce = pipeline.startProduce(scenario.file(), rate);
+
+        int injections = switch (fault) {
+            case KILL_STREAM_ONCE -> kill(pipeline, new KillPoint[] {KillPoint.RIGHT_AFTER_CHECKPOINT}, produce, recoveries, notes);
+            case KILL_STREAM -> kill(pipeline, new KillPoint[] {KillPoint.DURING_TRAFFIC, KillPoint.DURING_CHECKPOINT,
+                    KillPoint.RIGHT_AFTER_CHECKPOINT, KillPoint.WHILE_CATCHING_UP, KillPoint.DURING_TRAFFIC},
+                    produce, recoveries, notes);
+            case RESTART_AFTER_TRANSACTION_TIMEOUT -> restartAfterTimeout(pipeline, recoveries, notes);
+            case BROKER_RESTART -> restartBroker(pipeline, produce, scenario, recoveries, notes);
+            case POSTGRES_STOPPED -> stopPostgres(pipeline, recoveries);
+            case POSTGRES_FROZEN -> freezePostgres(pipeline, recoveries);
+            case CHECKPOINT_DELETED -> damageNewestCheckpoint(pipeline, true, recoveries, notes);
+            case CHECKPOINT_CORRUPTED -> damageNewestCheckpoint(pipeline, false, recoveries, notes);
+            case RECONCILE_KILLED -> 0; // after the drain, below
+        };
+        finishProducing(pipeline, produce, scenario);
+
+        pipeline.stopStream();
+        int drained = pipeline.drain();
+        if (drained != 0) throw new IllegalStateException("stream --bounded exited " + drained + "; see " + pipeline.log("stream-drain"));
+        Accounting accounting = new Accounting(pipeline, scenario, stack.bootstrapServers(), time.windows());
+        Accounting.Result streamResult = accounting.checkStream();
+
+        int backfilled = pipeline.backfillRange(scenario.from(), scenario.to());
+        if (backfilled != 0) throw new IllegalStateException("backfill range exited " + backfilled + "; see " + pipeline.log("backfill"));
+        List<String> finalExamples = new ArrayList<>(streamResult.examples());
+        if (fault == Fault.RECONCILE_KILLED) injections = killReconcile(pipeline, scenario, recoveries, notes, finalExamples);
+        int reconciled = pipeline.reconcile(scenario.from(), scenario.to());
+        if (reconciled != 0 && reconciled != 3) {
+            throw new IllegalStateException("reconcile exited " + reconciled + "; see " + pipeline.log("reconcile"));
+        }
+        long wrong = accounting.finalKeysWrong(finalExamples);
+        Accounting.Result result = new Accounting.Result(streamResult.eventsLost(), streamResult.eventsDoubled(),
+                streamResult.backfillDuplicates(), streamResult.backfillUnknown(), streamResult.deadLettersLost(),
+                streamResult.deadLettersExtra(), streamResult.lakeMissing(), streamResult.lakeDuplicates(), wrong,
+                streamResult.logProblems(), finalExamples, streamResult.seen());
+        RoundResult round = new RoundResult(fault, injections, recoveries, result, notes,
+                Duration.ofNanos(System.nanoTime() - started));
+        log.accept(fault + ": " + (round.passed() ? "exact" : "NOT EXACT") + " — " + result + "; recoveries " + recoveries
+                + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)));
+        return round;
+    }
+
+    private void awaitRunning(Pipeline pipeline) {
+        Path logFile = pipeline.log("stream-" + pipeline.streamStarts());
+        Poll.until(Duration.ofMinutes(3), "the stream job to run (" + logFile + ")", () -> {
+            if (!pipeline.stream().isAlive()) {
+                throw new IllegalStateException("the stream job exited " + pipeline.stream().exitValue() + ": "
+                        + lastLines(logFile));
+            }
+            return Files.exists(logFile) && Files.readString(logFile).contains(" running");
+        });
+    }
+
+    // --- kill -9 of the whole stream JVM -----------------------------------------------------------------------
+
+    private enum KillPoint { DURING_TRAFFIC, DURING_CHECKPOINT, RIGHT_AFTER_CHECKPOINT, WHILE_CATCHING_UP }
+
+    private int kill(Pipeline pipeline, KillPoint[] plan, Process produce, List<Duration> recoveries,
+                     List<String> notes) throws Exception {
+        Instant lastRestart = Instant.now();
+        for (KillPoint point : plan) {
+            String reached = switch (point) {
+                case DURING_TRAFFIC -> {
+                    pause(Duration.ofSeconds(4));
+                    yield produce.isAlive() ? "during traffic" : "after traffic, while the job works through it";
+                }
+                case DURING_CHECKPOINT -> awaitCheckpointInProgress(pipeline)
+                        ? "during a checkpoint" : "during traffic (no checkpoint caught in progress)";
+                case RIGHT_AFTER_CHECKPOINT -> {
+                    awaitNewCompleteCheckpoint(pipeline);
+                    yield "right after a checkpoint completed";
+                }
+                case WHILE_CATCHING_UP -> {
+                    pause(Duration.between(Instant.now(), lastRestart.plusSeconds(3)));
+                    yield "while catching up, 3 s after a restart";
+                }
+            };
+            Instant killed = Instant.now();
+            pipeline.killStream();
+            notes.add("kill " + (recoveries.size() + 1) + ": " + reached);
+            pipeline.startStream();
+            lastRestart = Instant.now();
+            awaitRunning(pipeline);
+            recoveries.add(pipeline.awaitCommitAfter(killed, Duration.ofMinutes(3)));
+        }
+        return plan.length;
+    }
+
+    private boolean awaitCheckpointInProgress(Pipeline pipeline) throws IOException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < deadline) {
+            for (Path chk : pipeline.checkpointDirs()) {
+                if (!Files.exists(chk.resolve("_metadata"))) return true;
+            }
+            LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // watching for a short-lived state, not waiting
+        }
+        return false;
+    }
+
+    private void awaitNewCompleteCheckpoint(Pipeline pipeline) throws IOException {
+        Optional<Path> before = newestComplete(pipeline);
+        Poll.until(Duration.ofMinutes(2), "a new complete checkpoint", () -> {
+            Optional<Path> now = newestComplete(pipeline);
+            return now.isPresent() && !now.equals(before);
+        });
+    }
+
+    private static Optional<Path> newestComplete(Pipeline pipeline) throws IOException {
+        return pipeline.checkpointDirs().stream().filter(p -> Files.exists(p.resolve("_metadata")))
+                .max(Comparator.comparingLong(FaultRound::modified));
+    }
+
+    private static long modified(Path chk) {
+        try {
+            return Files.getLastModifiedTime(chk.resolve("_metadata")).toMillis();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private int restartAfterTimeout(Pipeline pipeline, List<Duration> recoveries, List<String> notes) throws Exception {
+        for (int i = 0; i < 2; i++) {
+            awaitNewCompleteCheckpoint(pipeline);
+            Instant killed = Instant.now();
+            pipeline.killStream();
+            pause(Duration.ofSeconds(12)); // > 2 x the 5 s transaction timeout
+            notes.add("restart " + (i + 1) + " after 12 s, transaction timeout 5 s");
+            pipeline.startStream();
+            awaitRunning(pipeline);
+            recoveries.add(pipeline.awaitCommitAfter(killed, Duration.ofMinutes(3)));
+        }
+        return 2;
+    }
+
+    // --- the Kafka broker ---------------------------------------------------------------------------------------
+
+    private int restartBroker(Pipeline pipeline, Process produce, Scenario scenario, List<Duration> recoveries,
+                              List<String> notes) throws Exception {
+        pause(Duration.ofSeconds(5));
+        control.stopBroker();
+        pause(Duration.ofSeconds(15));
+        control.startMissing();
+        Instant back = Instant.now();
+        if (!produce.waitFor(3, TimeUnit.MINUTES)) throw new IllegalStateException("produce hangs after the broker restart");
+        String producedOutput = lastLines(pipeline.log("produce"));
+        notes.add("produce during the outage exited " + produce.exitValue() + ": " + lastLine(producedOutput));
+        recoveries.add(pipeline.awaitCommitAfter(back, Duration.ofMinutes(5)));
+
+        finishProducing(pipeline, produce, scenario);
+        control.stopBroker();
+        pause(Duration.ofSeconds(15));
+        control.startMissing();
+        Instant backAgain = Instant.now();
+        recoveries.add(pipeline.awaitCommitAfter(backAgain, Duration.ofMinutes(5)));
+        return 2;
+    }
+
+    /** Waits for `produce`; reruns it (it continues after its last committed line) until it succeeds. */
+    private void finishProducing(Pipeline pipeline, Process produce, Scenario scenario) throws Exception {
+        Process p = produce;
+        for (int attempt = 1; ; attempt++) {
+            if (!p.waitFor(10, TimeUnit.MINUTES)) throw new IllegalStateException("produce did not finish");
+            if (p.exitValue() == 0) return;
+            if (attempt == 5) throw new IllegalStateException("produce failed 5 times; see " + pipeline.log("produce"));
+            p = pipeline.startProduce(scenario.file(), rate);
+        }
+    }
+
+    // --- PostgreSQL ---------------------------------------------------------------------------------------------
+
+    private int stopPostgres(Pipeline pipeline, List<Duration> recoveries) throws Exception {
+        pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(2));
+        control.stopPostgres();
+        pause(Duration.ofSeconds(30));
+        control.startMissing();
+        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(5)));
+        return 1;
+    }
+
+    private int freezePostgres(Pipeline pipeline, List<Duration> recoveries) throws Exception {
+        pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(2));
+        List<Long> frozen = control.freezePostgres();
+        try {
+            pause(Duration.ofSeconds(60));
+        } finally {
+            control.thaw(frozen);
+        }
+        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(5)));
+        return 1;
+    }
+
+    // --- checkpoints --------------------------------------------------------------------------------------------
+
+    private int damageNewestCheckpoint(Pipeline pipeline, boolean delete, List<Duration> recoveries, List<String> notes)
+            throws Exception {
+        awaitNewCompleteCheckpoint(pipeline);
+        pause(Duration.ofSeconds(3));
+        Instant killed = Instant.now();
+        pipeline.killStream();
+        Path newest = newestComplete(pipeline).orElseThrow();
+        Path backup = pipeline.dir.resolve("backup-" + newest.getFileName());
+        copyTree(newest, backup);
+        if (delete) {
+            deleteTree(newest);
+        } else {
+            Path metadata = newest.resolve("_metadata");
+            byte[] bytes = Files.readAllBytes(metadata);
+            Files.write(metadata, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        }
+        Process restarted = pipeline.startStream();
+        Path logFile = pipeline.log("stream-" + pipeline.streamStarts());
+        boolean refused = restarted.waitFor(2, TimeUnit.MINUTES) && restarted.exitValue() != 0;
+        if (refused) {
+            notes.add((delete ? "deleted " : "corrupted ") + newest.getFileName() + ": refused (exit "
+                    + restarted.exitValue() + "): " + lastLine(lastLines(logFile)));
+            deleteTree(newest);
+            copyTree(backup, newest);
+            pipeline.startStream();
+        } else if (!restarted.isAlive()) {
+            throw new IllegalStateException("the stream job exited 0 right after the damaged restart; see " + logFile);
+        } else {
+            notes.add((delete ? "deleted " : "corrupted ") + newest.getFileName() + ": resumed from an older checkpoint: "
+                    + lastLine(grep(logFile, "resuming|skipping")));
+        }
+        awaitRunning(pipeline);
+        recoveries.add(pipeline.awaitCommitAfter(killed, Duration.ofMinutes(3)));
+        return 1;
+    }
+
+    // --- reconcile ----------------------------------------------------------------------------------------------
+
+    private int killReconcile(Pipeline pipeline, Scenario scenario, List<Duration> recoveries, List<String> notes,
+                              List<String> examples) throws Exception {
+        String servedBefore = served(pipeline);
+        long runsBefore = count(pipeline, "SELECT count(*) FROM reconciliation_runs");
+        Process reconcile = pipeline.startReconcile(scenario.from(), scenario.to());
+        Poll.until(Duration.ofMinutes(2), "reconcile to record its run",
+                () -> count(pipeline, "SELECT count(*) FROM reconciliation_runs") > runsBefore || !reconcile.isAlive());
+        Instant killed = Instant.now();
+        boolean wasRunning = reconcile.isAlive();
+        reconcile.destroyForcibly();
+        reconcile.waitFor(1, TimeUnit.MINUTES);
+        notes.add("reconcile killed " + (wasRunning ? "while running" : "after it had already finished"));
+        if (!servedBefore.equals(served(pipeline))) examples.add("the killed reconcile changed the served numbers");
+        int again = pipeline.reconcile(scenario.from(), scenario.to());
+        recoveries.add(Duration.between(killed, Instant.now()));
+        long failed = count(pipeline, "SELECT count(*) FROM reconciliation_runs WHERE status = 'failed' AND error LIKE 'abandoned%'");
+        long running = count(pipeline, "SELECT count(*) FROM reconciliation_runs WHERE status = 'running'");
+        notes.add("rerun exited " + again + "; killed runs marked failed: " + failed + ", still running: " + running);
+        if (wasRunning && (failed != 1 || running != 0)) {
+            examples.add("the killed reconcile run is not marked failed (failed " + failed + ", running " + running + ")");
+        }
+        return 1;
+    }
+
+    private static String served(Pipeline pipeline) throws Exception {
+        StringBuilder b = new StringBuilder();
+        try (Connection c = pipeline.connection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT window_start, campaign_id, channel_id, events, spend_micros, source,"
+                     + " is_final FROM window_metrics ORDER BY 1, 2, 3")) {
+            while (rs.next()) {
+                for (int i = 1; i <= 7; i++) b.append(rs.getString(i)).append(i == 7 ? '\n' : ',');
+            }
+        }
+        return b.toString();
+    }
+
+    private static long count(Pipeline pipeline, String sql) throws Exception {
+        try (Connection c = pipeline.connection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    // --- helpers ------------------------------------------------------------------------------------------------
+
+    /** Waits a fixed time as part of the fault's definition (an outage of 30 s), not to synchronise. */
+    private static void pause(Duration d) {
+        if (!d.isNegative()) LockSupport.parkNanos(d.toNanos());
+    }
+
+    private static String lastLines(Path file) {
+        try {
+            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static String lastLine(String lines) {
+        String[] all = lines.strip().split("\\R");
+        return all[all.length - 1];
+    }
+
+    private static String grep(Path file, String regex) {
+        try {
+            return String.join("\n", Files.readAllLines(file, StandardCharsets.UTF_8).stream()
+                    .filter(l -> java.util.regex.Pattern.compile(regex).matcher(l).find()).toList());
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (var s = Files.walk(from)) {
+            for (Path p : s.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) Files.createDirectories(target);
+                else Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        try (var s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package dev.recount.faults;
+
+import dev.recount.db.Migrations;
+import dev.recount.testkit.LocalStack;
+import dev.recount.testkit.Poll;
+import dev.recount.testkit.TestNames;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * One isolated recount deployment on the shared stack — its own topics, schema, lake, checkpoints and config file
+ * — and the commands a user runs against it, each a real process: the stream job (started, killed, stopped,
+ * drained), produce, backfill and reconcile.
+ */
+final class Pipeline {
+    static final Duration WAIT = Duration.ofMinutes(5);
+
+    final Path dir;
+    final Path config;
+    final String schema;
+    final String input;
+    final String deadLetter;
+    final String backfill;
+    private final LocalStack stack;
+    private final Launcher launcher;
+    private Process stream;
+    private int streamStarts;
+
+    private Pipeline(Path dir, LocalStack stack, Launcher launcher, String schema, String input, String deadLetter,
+                     String backfill, Path config) {
+        this.dir = dir;
+        this.stack = stack;
+        this.launcher = launcher;
+        this.schema = schema;
+        this.input = input;
+        this.deadLetter = deadLetter;
+        this.backfill = backfill;
+        this.config = config;
+    }
+
+    /** @param settings recount settings on top of the suite's (window, watermark and checkpoint settings) */
+    static Pipeline create(Path dir, LocalStack stack, Map<String, String> settings) throws IOException {
+        String input = TestNames.unique("faults-in");
+        String dlq = input + "-dlq";
+        String late = input + "-late";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(input, 3, (short) 1), new NewTopic(dlq, 3, (short) 1),
+                    new NewTopic(late, 3, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create the topics of " + input, e);
+        }
+        String schema = stack.createSchema("faults");
+        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+
+        Map<String, String> values = new TreeMap<>();
+        values.put("topics.input", input);
+        values.put("topics.dead-letter", dlq);
+        values.put("topics.backfill", late);
+        values.put("postgres.schema", schema);
+        values.put("lake.path", dir.resolve("lake").toString());
+        values.put("stream.checkpoint-dir", dir.resolve("checkpoints").toString());
+        values.put("stream.web-ui-port", "0");
+        values.put("reconcile.report-dir", dir.resolve("reports").toString());
+        values.putAll(settings);
+        Files.createDirectories(dir);
+        Path config = dir.resolve("recount.properties");
+        Properties p = new Properties();
+        p.putAll(values);
+        try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+            p.store(w, "fault suite round");
+        }
+        return new Pipeline(dir, stack, new Launcher(Launcher.repositoryRoot(), stack.environment()), schema, input, dlq,
+                late, config);
+    }
+
+    Path log(String name) {
+        return dir.resolve("logs").resolve(name + ".log");
+    }
+
+    /** Starts `./recount stream` (resuming from its checkpoints, as after a crash a user would). */
+    Process startStream() {
+        stream = launcher.start(log("stream-" + (++streamStarts)), "stream", "--config", config.toString());
+        return stream;
+    }
+
+    Process stream() {
+        return stream;
+    }
+
+    int streamStarts() {
+        return streamStarts;
+    }
+
+    /** kill -9 of the whole stream JVM (JobManager, TaskManager, committers: everything). */
+    void killStream() throws InterruptedException {
+        stream.destroyForcibly();
+        stream.waitFor(1, TimeUnit.MINUTES);
+    }
+
+    /** SIGTERM: the job stops with a savepoint, as Ctrl-C does. */
+    void stopStream() throws InterruptedException {
+        stream.destroy();
+        if (!stream.waitFor(3, TimeUnit.MINUTES)) {
+            stream.destroyForcibly();
+            throw new IllegalStateException("the stream job did not stop on SIGTERM within 3 min; see " + log("stream-" + streamStarts));
+        }
+    }
+
+    /** `./recount stream --bounded`: reads to the offsets latest at its start and flushes every window. */
+    int drain() {
+        return launcher.run(log("stream-drain"), Duration.ofMinutes(10), "stream", "--bounded", "--config", config.toString());
+    }
+
+    Process startProduce(Path file, double rate) {
+        return launcher.start(log("produce"), "produce", "--file", file.toString(), "--rate", Double.toString(rate),
+                "--config", config.toString());
+    }
+
+    /**
+     * `backfill range --force`: the drain ended with every window flushed, so the lake is complete although the last
+     * real watermark (what stream_progress records) lies before the tail's windows.
+     */
+    int backfillRange(Instant from, Instant to) {
+        return launcher.run(log("backfill"), WAIT, "backfill", "range", "--from", from.toString(), "--to", to.toString(),
+                "--force", "--config", config.toString());
+    }
+
+    Process startReconcile(Instant from, Instant to) {
+        return launcher.start(log("reconcile"), "reconcile", "--from", from.toString(), "--to", to.toString(),
+                "--config", config.toString());
+    }
+
+    int reconcile(Instant from, Instant to) throws InterruptedException {
+        Process p = startReconcile(from, to);
+        if (!p.waitFor(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("reconcile did not finish within " + WAIT);
+        }
+        return p.exitValue();
+    }
+
+    Connection connection() throws SQLException {
+        Connection c = stack.adminConnection();
+        c.setSchema(schema);
+        return c;
+    }
+
+    /** When the stream job last committed to PostgreSQL, if ever. */
+    Optional<Instant> lastCommit() {
+        try (Connection c = connection();
+             PreparedStatement ps = c.prepareStatement("SELECT max(updated_at) FROM stream_progress");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            java.sql.Timestamp t = rs.getTimestamp(1);
+            return Optional.ofNullable(t).map(java.sql.Timestamp::toInstant);
+        } catch (SQLException e) {
+            return Optional.empty(); // PostgreSQL away: nothing committed that we can see
+        }
+    }
+
+    /** Waits until the stream job commits after {@code after}; returns how long that took from {@code after}. */
+    Duration awaitCommitAfter(Instant after, Duration timeout) {
+        Instant committed = Poll.untilPresent(timeout, "a stream commit after " + after,
+                () -> lastCommit().filter(t -> t.isAfter(after)));
+        return Duration.between(after, committed);
+    }
+
+    /** The job's checkpoints on disk: chk-N directories of every run, complete ({@code _metadata}) or not. */
+    List<Path> checkpointDirs() throws IOException {
+        Path root = dir.resolve("checkpoints");
+        if (!Files.exists(root)) return List.of();
+        try (var s = Files.walk(root, 2)) {
+            return s.filter(p -> p.getFileName().toString().startsWith("chk-")).sorted().toList();
+        }
+    }
+
+    String streamLogs() throws IOException {
+        StringBuilder all = new StringBuilder();
+        try (var s = Files.list(dir.resolve("logs"))) {
+            for (Path p : s.filter(f -> f.getFileName().toString().startsWith("stream")).sorted().toList()) {
+                all.append(Files.readString(p, StandardCharsets.UTF_8));
+            }
+        }
+        return all.toString();
+    }
+}
