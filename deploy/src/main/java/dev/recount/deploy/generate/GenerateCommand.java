@@ -115,7 +115,7 @@ public final class GenerateCommand implements Callable<Integer> {
         Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
         return new TrafficProfile(startAt, spanD, tailD, events, campaigns, seed, parts,
                 Durations.parse(delayMedian), Durations.parse(delayP99), tooLateShare, tooLateDelay,
-                duplicateShare, invalidShare, quietFrom, quietTo, time.maxPast(), time.maxFuture());
+                duplicateShare, invalidShare, quietFrom, quietTo, time.validation());
     }
 
     private long writeFile(TrafficGenerator generator, Progress progress) throws IOException {
