@@ -73,6 +73,7 @@ public final class AdEvent implements Serializable {
     @Override
     public String toString() {
         return "AdEvent{" + eventId + ' ' + eventType + " ts=" + eventTs + ' ' + campaignId + '/' + channelId
-                + " cost=" + costMicros + (requestId == null ? "" : " request=" + requestId) + " @" + topic + '-' + partition + ':' + offset + '}';
+                + " cost=" + costMicros + (requestId == null ? "" : " request=" + requestId)
+                + " @" + topic + '-' + partition + ':' + offset + '}';
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.recount.core.config.ValidationSettings;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -13,7 +14,6 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import dev.recount.core.config.ValidationSettings;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -29,8 +29,8 @@ import java.util.Optional;
  * <ul>
  *   <li>no control character ({@link Character#isISOControl}: C0, DEL, C1). PostgreSQL refuses a NUL in text, so a
  *       single <code>"&#92;u0000"</code> would fail every commit of the stream job, forever;</li>
- *   <li>no unpaired surrogate. JSON escapes can spell one (<code>"&#92;ud800"</code>), but it is not Unicode: the PostgreSQL
- *       driver and the Parquet writer encode it as {@code ?}, so distinct ids would merge silently;</li>
+ *   <li>no unpaired surrogate. JSON escapes can spell one (<code>"&#92;ud800"</code>), but it is not Unicode: the
+ *       PostgreSQL driver and the Parquet writer encode it as {@code ?}, so distinct ids would merge silently;</li>
  *   <li>at most {@link #MAX_ID_BYTES} UTF-8 bytes (a B-tree key must fit a third of a page).</li>
  * </ul>
  * A control character written raw (unescaped) in a JSON string is not JSON: C0 ones make the record malformed before

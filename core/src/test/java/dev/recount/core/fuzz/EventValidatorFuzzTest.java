@@ -63,7 +63,8 @@ class EventValidatorFuzzTest {
         });
         // The generator must reach every verdict, or the property proves little.
         assertThat(accepted[0]).as("accepted").isGreaterThan(100);
-        assertThat(java.util.Arrays.stream(byReason).boxed()).as("rejected by reason (malformed, schema, timestamp)").allMatch(n -> n > 50);
+        assertThat(java.util.Arrays.stream(byReason).boxed()).as("rejected by reason (malformed, schema, timestamp)")
+                .allMatch(n -> n > 50);
     }
 
     /** (c) Every valid record is accepted, whatever its spelling, layout, extra fields or optional request_id. */
