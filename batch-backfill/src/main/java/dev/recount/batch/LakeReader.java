@@ -32,7 +32,10 @@ import org.apache.spark.sql.types.StructType;
  * '_' (the stream job's in-progress files) are invisible, as Spark ignores them.
  */
 public final class LakeReader {
-    /** The columns of the lake's Parquet files, exactly as the stream job writes them. */
+    /**
+     * The columns of the lake's Parquet files, exactly as the stream job writes them. request_id is nullable and last:
+     * files written before it existed lack the column, and Spark reads it from them as null.
+     */
     public static final StructType FILE_SCHEMA = new StructType()
             .add(LakeLayout.EVENT_ID, DataTypes.StringType)
             .add(LakeLayout.EVENT_TYPE, DataTypes.StringType)
@@ -43,7 +46,8 @@ public final class LakeReader {
             .add(LakeLayout.KAFKA_TOPIC, DataTypes.StringType)
             .add(LakeLayout.KAFKA_PARTITION, DataTypes.IntegerType)
             .add(LakeLayout.KAFKA_OFFSET, DataTypes.LongType)
-            .add(LakeLayout.RECORD_TS, DataTypes.LongType);
+            .add(LakeLayout.RECORD_TS, DataTypes.LongType)
+            .add(LakeLayout.REQUEST_ID, DataTypes.StringType, true);
 
     /**
      * File columns plus the two directory columns. Declared rather than inferred: inference would read every

@@ -75,6 +75,25 @@ class LakeReaderTest {
         assertThat(rows.get(0).schema().fieldNames()).containsExactly(LakeReader.FILE_SCHEMA.fieldNames());
     }
 
+    /** request_id is optional: null when an event had none, and null from files written before the column existed. */
+    @Test
+    void readsRequestIdsAndFilesWrittenBeforeTheColumnExisted() {
+        LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
+        lake.writeWithoutRequestId(List.of(LakeEvent.of("old", "click", FROM, "c", "ch", 1, 1)));
+        lake.write(List.of(
+                LakeEvent.of("imp", "impression", FROM + 1, "c", "ch", 1, 2).withRequestId("imp"),
+                LakeEvent.of("clk", "click", FROM + 2, "c", "ch", 1, 3).withRequestId("imp"),
+                LakeEvent.of("none", "click", FROM + 3, "c", "ch", 1, 4)));
+
+        List<Row> rows = new LakeReader(SharedSpark.session(), lakeDir.toString())
+                .read(List.of(new TimeRange(FROM, TO))).collectAsList();
+
+        assertThat(rows).extracting(r -> r.getString(r.fieldIndex(LakeLayout.EVENT_ID)) + "="
+                + r.getString(r.fieldIndex(LakeLayout.REQUEST_ID)))
+                .containsExactlyInAnyOrder("old=null", "imp=imp", "clk=imp", "none=null");
+        assertThat(rows.get(0).schema().fieldNames()).containsExactly(LakeReader.FILE_SCHEMA.fieldNames());
+    }
+
     @Test
     void aLakeThatDoesNotExistIsAnErrorNotAnEmptyRange() {
         LakeReader reader = new LakeReader(SharedSpark.session(), lakeDir.resolve("typo").toString());

@@ -33,6 +33,18 @@ class ConfigTest {
         assertThat(t.maxPast()).isEqualTo(Duration.ofDays(7));
         assertThat(t.maxFuture()).isEqualTo(Duration.ofMinutes(5));
         assertThat(t.dedupHorizon()).isEqualTo(Duration.ofSeconds(210));
+        assertThat(t.validation()).isEqualTo(c.validation());
+        assertThat(c.validation().maxCostMicros()).isEqualTo(1_000_000_000_000L);
+    }
+
+    @Test
+    void theCostCeilingIsASettingThatMustBeANonNegativeInteger() {
+        assertThat(RecountConfig.defaults().with("validation.max-cost-micros", "5000").eventTime().validation()
+                .maxCostMicros()).isEqualTo(5000);
+        assertThatThrownBy(() -> RecountConfig.defaults().with("validation.max-cost-micros", "1e12").validation())
+                .hasMessageContaining("validation.max-cost-micros").hasMessageContaining("1e12");
+        assertThatThrownBy(() -> RecountConfig.defaults().with("validation.max-cost-micros", "-1").validation())
+                .hasMessageContaining("validation.max-cost-micros").hasMessageContaining("negative");
     }
 
     @Test

@@ -131,6 +131,19 @@ class DefinitionsTest {
         assertThat(back.event().eventId).isEqualTo("e-9");
         assertThat(back.event().campaignId).isEqualTo("c<1>");
         assertThat(back.offset()).isEqualTo(99);
+        assertThat(back.event().requestId).isNull();
+        assertThat(r.toJson()).doesNotContain("request_id");
+    }
+
+    @Test
+    void backfillRecordsCarryTheRequestId() {
+        AdEvent e = new AdEvent("e-9", EventType.CLICK, T0 + 5, "c", "app", 12, "imp-\uD83D\uDE80-1", "in", 1, 99,
+                T0 + 600_000);
+
+        BackfillRecord back = BackfillRecord.fromJson(new BackfillRecord(e, T0, T0 + 60_000, T0 + 500_000, "in", 1, 99)
+                .toJson());
+
+        assertThat(back.event().requestId).isEqualTo("imp-\uD83D\uDE80-1");
     }
 
     @Test

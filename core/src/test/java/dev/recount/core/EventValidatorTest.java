@@ -1,7 +1,9 @@
 package dev.recount.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.recount.core.config.ValidationSettings;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventType;
 import dev.recount.core.event.EventValidator;
@@ -19,7 +21,10 @@ class EventValidatorTest {
     static final long RECORD_TS = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
     static final long EVENT_TS = Instant.parse("2026-11-29T09:59:30Z").toEpochMilli();
 
-    final EventValidator validator = new EventValidator(Duration.ofDays(7), Duration.ofMinutes(5));
+    /** The default of validation.max-cost-micros: 1,000,000.00 currency units. */
+    static final long MAX_COST = 1_000_000_000_000L;
+
+    final EventValidator validator = new EventValidator(Duration.ofDays(7), Duration.ofMinutes(5), MAX_COST);
 
     ValidationResult validate(String json) {
         return validator.validate(json == null ? null : json.getBytes(StandardCharsets.UTF_8), RECORD_TS, "in", 2, 41L);
@@ -167,6 +172,175 @@ class EventValidatorTest {
         assertThat(validate(withTs(maxPast - 1)).reason()).isEqualTo(InvalidReason.TIMESTAMP);
         assertThat(validate(withTs(Long.MIN_VALUE)).reason()).isEqualTo(InvalidReason.TIMESTAMP);
         assertThat(validate(withTs(Long.MAX_VALUE)).reason()).isEqualTo(InvalidReason.TIMESTAMP);
+    }
+
+    // --- ids: no control characters, no unpaired surrogates (CONTRACT §1) ---------------------------------------
+
+    /**
+     * A campaign_id as it appears between the quotes of the JSON text ({@code \\u} escapes stay escapes; the other
+     * characters are sent as their UTF-8 bytes), and the start of the detail it must get.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "escaped NUL              | cmp-\\u0000x        | campaign_id has control character U+0000 at index 4 in 'cmp-\\u0000x'",
+            "escaped NUL, first       | \\u0000             | campaign_id has control character U+0000 at index 0",
+            "escaped C0 SOH           | a\\u0001            | campaign_id has control character U+0001 at index 1",
+            "escaped C0 unit sep.     | a\\u001F            | campaign_id has control character U+001F at index 1",
+            "escaped tab, short form  | a\\tb               | campaign_id has control character U+0009 at index 1",
+            "escaped newline only     | \\n                 | campaign_id has control character U+000A at index 0",
+            "escaped DEL              | a\\u007f            | campaign_id has control character U+007F at index 1",
+            "raw DEL (ASCII fast path)| a\u007F            | campaign_id has control character U+007F at index 1",
+            "escaped C1 NEL           | a\\u0085            | campaign_id has control character U+0085 at index 1",
+            "raw C1, first            | caf\u00e9\u0080    | campaign_id has control character U+0080 at index 4",
+            "raw C1, last             | \u009F             | campaign_id has control character U+009F at index 0",
+            "lone high at the end     | cmp\\ud800          | campaign_id has unpaired surrogate U+D800 at index 3 in 'cmp\\ud800'",
+            "lone high before ASCII   | cmp\\uD83Dx         | campaign_id has unpaired surrogate U+D83D at index 3",
+            "lone low                 | cmp\\udc00x         | campaign_id has unpaired surrogate U+DC00 at index 3",
+            "reversed pair            | cmp\\udc00\\ud800   | campaign_id has unpaired surrogate U+DC00 at index 3",
+            "high, high, low          | \\ud83d\\ud83d\\ude80 | campaign_id has unpaired surrogate U+D83D at index 0",
+            "low after a whole pair   | \\ud83d\\ude80\\ude80 | campaign_id has unpaired surrogate U+DE80 at index 2",
+    })
+    void idsWithControlCharactersOrUnpairedSurrogatesAreSchemaErrors(String name, String id, String detail) {
+        ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + id + "\""));
+
+        assertThat(r.reason()).as(name + " -> " + r).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(r.detail()).as(name).startsWith(detail);
+        assertThat(hasUnpairedSurrogate(r.detail())).as("detail %s", r.detail()).isFalse();
+        assertThat(r.detail().chars().anyMatch(Character::isISOControl)).as("detail %s", r.detail()).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"event_id, e-1", "campaign_id, c-1", "channel_id, web"})
+    void everyIdFollowsTheIdRule(String field, String value) {
+        ValidationResult nul = validate(event("").replace("\"" + value + "\"", "\"" + value + "\\u0000\""));
+        ValidationResult lone = validate(event("").replace("\"" + value + "\"", "\"\\udfff" + value + "\""));
+
+        assertThat(nul.reason()).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(nul.detail()).startsWith(field + " has control character U+0000 at index " + value.length());
+        assertThat(lone.reason()).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(lone.detail()).startsWith(field + " has unpaired surrogate U+DFFF at index 0");
+    }
+
+    /** JSON forbids raw C0 characters in strings, so such a record is not JSON at all: malformed, not schema. */
+    @ParameterizedTest(name = "raw 0x{0}")
+    @CsvSource({"00", "01", "09", "1F"})
+    void rawC0CharactersInAStringAreMalformedJson(String hex) {
+        byte[] value = withCampaignBytes("63 2D " + hex + " 78"); // c-?x
+
+        ValidationResult r = validator.validate(value, RECORD_TS, "in", 0, 0);
+        assertThat(r.reason()).isEqualTo(InvalidReason.MALFORMED);
+        assertThat(r.detail()).contains("CTRL-CHAR, code " + Integer.parseInt(hex, 16));
+    }
+
+    @Test
+    void wellFormedIdsBeyondAsciiAreAcceptedAsSent() {
+        String id = "\u00e9\u4e2d?\uFFFD\uFEFF\u00A0\uD83D\uDE80";
+        ValidationResult raw = validate(event("").replace("\"c-1\"", "\"" + id + "\""));
+        ValidationResult escaped = validate(event("").replace("\"c-1\"",
+                "\"\\u00e9\\u4e2d?\\ufffd\\ufeff\\u00a0\\ud83d\\ude80\""));
+
+        assertThat(raw.isValid()).as(raw.toString()).isTrue();
+        assertThat(raw.event().campaignId).isEqualTo(id);
+        assertThat(escaped.isValid()).as(escaped.toString()).isTrue();
+        assertThat(escaped.event().campaignId).isEqualTo(id);
+    }
+
+    @Test
+    void aSurrogatePairCountsAsFourBytesAndIsNeverSplit() {
+        String pairs = "\uD83D\uDE80".repeat(EventValidator.MAX_ID_BYTES / 4); // exactly 256 bytes
+        assertThat(validate(event("").replace("\"c-1\"", "\"" + pairs + "\"")).isValid()).isTrue();
+        ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + pairs + "x\""));
+        assertThat(r.detail()).isEqualTo("campaign_id is 257 bytes long; at most 256 are accepted");
+    }
+
+    /** A detail quotes at most 80 characters of the value, never half a surrogate pair, never a raw control. */
+    @Test
+    void theOffendingValueIsQuotedAbbreviatedAndEscaped() {
+        String longId = "a".repeat(76) + "\uD83D\uDE80" + "b".repeat(100) + "\\u0000";
+
+        ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + longId + "\""));
+
+        assertThat(r.detail()).isEqualTo("campaign_id has control character U+0000 at index 178 in '" + "a".repeat(76) + "...'");
+        ValidationResult type = validate(event("").replace("\"click\"", "\"click\\ud800\\u0001\""));
+        assertThat(type.detail()).isEqualTo("event_type 'click\\ud800\\u0001' is not one of impression, click, conversion");
+    }
+
+    // --- cost_micros: at most validation.max-cost-micros ---------------------------------------------------------
+
+    @Test
+    void costAtTheMaximumIsValidAndOneAboveIsASchemaError() {
+        assertThat(validate(withCost(String.valueOf(MAX_COST))).event().costMicros).isEqualTo(MAX_COST);
+
+        ValidationResult above = validate(withCost(String.valueOf(MAX_COST + 1)));
+        assertThat(above.reason()).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(above.detail()).isEqualTo(
+                "cost_micros 1000000000001 is above the maximum 1000000000000 (validation.max-cost-micros)");
+        assertThat(validate(withCost(String.valueOf(Long.MAX_VALUE))).reason()).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(validate(withCost("0")).isValid()).isTrue();
+    }
+
+    @Test
+    void theCostMaximumIsConfigurable() {
+        EventValidator strict = new EventValidator(ValidationSettings.defaults().withMaxCostMicros(5_000));
+        byte[] atMax = withCost("5000").getBytes(StandardCharsets.UTF_8);
+        byte[] above = withCost("5001").getBytes(StandardCharsets.UTF_8);
+
+        assertThat(strict.validate(atMax, RECORD_TS, "in", 0, 0).isValid()).isTrue();
+        assertThat(strict.validate(above, RECORD_TS, "in", 0, 0).detail()).contains("above the maximum 5000");
+        assertThat(ValidationSettings.defaults().maxCostMicros()).isEqualTo(MAX_COST);
+        assertThatThrownBy(() -> new EventValidator(Duration.ZERO, Duration.ZERO, -1)).hasMessageContaining("maxCostMicros");
+    }
+
+    static String withCost(String literal) {
+        return event("").replace("\"cost_micros\":2500", "\"cost_micros\":" + literal);
+    }
+
+    // --- request_id: optional, an id when present ---------------------------------------------------------------
+
+    @Test
+    void requestIdIsOptional() {
+        assertThat(validate(event("")).event().requestId).isNull();
+        assertThat(validate(event(",\"request_id\":null")).event().requestId).isNull();
+
+        ValidationResult r = validate(event(",\"request_id\":\"imp-\\u00e9-7\""));
+        assertThat(r.event().requestId).isEqualTo("imp-\u00e9-7");
+        assertThat(r.event()).isEqualTo(new AdEvent("e-1", EventType.CLICK, EVENT_TS, "c-1", "web", 2500, "imp-\u00e9-7",
+                "in", 2, 41L, RECORD_TS));
+    }
+
+    /** request_id's value as JSON text, with ` for ". */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "empty                 | ``                 | request_id is empty",
+            "blank                 | `   `              | request_id is empty",
+            "number                | 17                 | request_id must be a string, got number",
+            "number as float       | 1.5                | request_id must be a string, got number",
+            "boolean               | true               | request_id must be a string, got boolean",
+            "object                | {}                 | request_id must be a string, got object",
+            "array                 | [`r-1`]            | request_id must be a string, got array",
+            "NUL                   | `r-\\u0000`        | request_id has control character U+0000 at index 2",
+            "C1                    | `r-\u0090`         | request_id has control character U+0090 at index 2",
+            "lone low surrogate    | `r-\\udc01`        | request_id has unpaired surrogate U+DC01 at index 2",
+    })
+    void aPresentRequestIdMustBeAValidId(String name, String json, String detail) {
+        ValidationResult r = validate(event(",\"request_id\":" + json.replace('`', '"')));
+
+        assertThat(r.reason()).as(name + " -> " + r).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(r.detail()).as(name).startsWith(detail);
+    }
+
+    @Test
+    void requestIdsLongerThanAKeyColumnCanHoldAreSchemaErrors() {
+        String fits = "r".repeat(EventValidator.MAX_ID_BYTES);
+        assertThat(validate(event(",\"request_id\":\"" + fits + "\"")).event().requestId).isEqualTo(fits);
+
+        ValidationResult r = validate(event(",\"request_id\":\"" + fits + "r\""));
+        assertThat(r.reason()).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(r.detail()).isEqualTo("request_id is 257 bytes long; at most 256 are accepted");
+    }
+
+    static boolean hasUnpairedSurrogate(String s) {
+        return s.codePoints().anyMatch(cp -> cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE);
     }
 
     static String withTs(long ts) {

@@ -44,10 +44,10 @@ record Scenario(Path file, Instant from, Instant to, Map<String, AdEvent> events
         Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
         TrafficProfile profile = new TrafficProfile(start, span, tail, events, 20, seed, partitions,
                 Duration.ofSeconds(2), Duration.ofSeconds(20), 0.02, tooLateDelay, 0.02, 0.01, 0, 0,
-                time.maxPast(), time.maxFuture());
+                time.validation());
         TrafficGenerator generator = new TrafficGenerator(profile, new GroundTruth(windows));
         // Judged as the job will judge them once sent: record time = the moment of sending, about now.
-        EventValidator validator = new EventValidator(time.maxPast(), time.maxFuture());
+        EventValidator validator = new EventValidator(time.validation());
 
         Files.createDirectories(dir);
         Path file = dir.resolve("traffic.jsonl");

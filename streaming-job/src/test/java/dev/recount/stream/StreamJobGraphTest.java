@@ -52,7 +52,7 @@ class StreamJobGraphTest {
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         KafkaInput input = new KafkaInput("localhost:9", "ad-events", "g", new EventValidator(
-                settings.eventTime().maxPast(), settings.eventTime().maxFuture()), Map.of(), null);
+                settings.eventTime().validation()), Map.of(), null);
 
         StreamJob.build(env, input.source(), StreamRun.sinks(settings, "graph-test"), settings.eventTime(), Long.MIN_VALUE);
         StreamGraph graph = env.getStreamGraph();

@@ -75,7 +75,8 @@ public final class BackfillTopic {
 
     static String recordFor(LakeEvent e) {
         AdEvent event = new AdEvent(e.eventId(), EventType.fromWire(e.eventType()).orElseThrow(), e.eventTs(),
-                e.campaignId(), e.channelId(), e.costMicros(), e.topic(), e.partition(), e.offset(), e.recordTs());
+                e.campaignId(), e.channelId(), e.costMicros(), e.requestId(), e.topic(), e.partition(), e.offset(),
+                e.recordTs());
         long start = MINUTE.windowStart(e.eventTs());
         return new BackfillRecord(event, start, start + MINUTE.sizeMillis(), e.recordTs() - 30_000, e.topic(),
                 e.partition(), e.offset()).toJson();

@@ -16,6 +16,8 @@ import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * Writes a raw event lake exactly as the stream job lays it out: one Parquet file per write and hour,
@@ -42,14 +44,23 @@ public final class LakeFixture {
         return root;
     }
 
+    /** The lake's columns before request_id was added: what files written by earlier versions hold. */
+    public static final StructType SCHEMA_WITHOUT_REQUEST_ID = new StructType(java.util.Arrays.stream(
+            LakeReader.FILE_SCHEMA.fields()).filter(f -> !f.name().equals(LakeLayout.REQUEST_ID)).toArray(StructField[]::new));
+
     /** Writes committed files (one per hour partition the events fall in); returns them. */
     public List<Path> write(List<LakeEvent> events) {
-        return write(events, false);
+        return write(events, false, LakeReader.FILE_SCHEMA, LakeEvent::toRow);
+    }
+
+    /** Writes committed files as a version of the stream job before request_id existed wrote them. */
+    public List<Path> writeWithoutRequestId(List<LakeEvent> events) {
+        return write(events, false, SCHEMA_WITHOUT_REQUEST_ID, LakeEvent::toRowWithoutRequestId);
     }
 
     /** Writes the events as hidden in-progress files, invisible to readers until {@link #commit}. */
     public List<Path> writeInProgress(List<LakeEvent> events) {
-        return write(events, true);
+        return write(events, true, LakeReader.FILE_SCHEMA, LakeEvent::toRow);
     }
 
     /** Renames in-progress files to their committed names, as the sink does on a checkpoint. */
@@ -79,17 +90,18 @@ public final class LakeFixture {
         }
     }
 
-    private List<Path> write(List<LakeEvent> events, boolean inProgress) {
+    private List<Path> write(List<LakeEvent> events, boolean inProgress, StructType schema,
+                             java.util.function.Function<LakeEvent, Row> toRow) {
         Map<String, List<Row>> byPartition = new TreeMap<>();
         for (LakeEvent e : events) {
-            byPartition.computeIfAbsent(LakeLayout.partitionPath(e.eventTs()), k -> new ArrayList<>()).add(e.toRow());
+            byPartition.computeIfAbsent(LakeLayout.partitionPath(e.eventTs()), k -> new ArrayList<>()).add(toRow.apply(e));
         }
         List<Path> written = new ArrayList<>();
         byPartition.forEach((partition, rows) -> {
             try {
                 Path tmp = Files.createTempDirectory("lake-file-");
                 Path out = tmp.resolve("out");
-                spark.createDataFrame(rows, LakeReader.FILE_SCHEMA).coalesce(1).write().mode(SaveMode.ErrorIfExists)
+                spark.createDataFrame(rows, schema).coalesce(1).write().mode(SaveMode.ErrorIfExists)
                         .parquet(out.toString());
                 Path part;
                 try (Stream<Path> s = Files.list(out)) {

@@ -8,6 +8,9 @@ import java.util.Objects;
 /**
  * The event-time rules (CONTRACT §2–§3) in one value, so the stream job, the batch layer and the tests
  * all judge windows, lateness and validity the same way.
+ *
+ * <p>{@code validation} rides along (it holds the event-time range around the record timestamp, and the cost
+ * ceiling): whoever is handed these settings validates input with the configured rules, not with defaults.
  */
 public record EventTimeSettings(
         Duration windowSize,
@@ -15,16 +18,14 @@ public record EventTimeSettings(
         Duration allowedLateness,
         Duration idleness,
         Duration dedupHorizon,
-        Duration maxPast,
-        Duration maxFuture) implements Serializable {
+        ValidationSettings validation) implements Serializable {
 
     public EventTimeSettings {
         requirePositive(windowSize, "windowSize");
         requireNonNegative(outOfOrderness, "outOfOrderness");
         requireNonNegative(allowedLateness, "allowedLateness");
         requirePositive(idleness, "idleness");
-        requireNonNegative(maxPast, "maxPast");
-        requireNonNegative(maxFuture, "maxFuture");
+        Objects.requireNonNull(validation, "validation");
         Duration needed = windowSize.plus(outOfOrderness).plus(allowedLateness);
         Objects.requireNonNull(dedupHorizon, "dedupHorizon");
         if (dedupHorizon.compareTo(needed) < 0) {
@@ -41,21 +42,31 @@ public record EventTimeSettings(
 
     public EventTimeSettings withWindowSize(Duration d) {
         return new EventTimeSettings(d, outOfOrderness, allowedLateness, idleness,
-                maxDuration(dedupHorizon, d.plus(outOfOrderness).plus(allowedLateness)), maxPast, maxFuture);
+                maxDuration(dedupHorizon, d.plus(outOfOrderness).plus(allowedLateness)), validation);
     }
 
     public EventTimeSettings withOutOfOrderness(Duration d) {
         return new EventTimeSettings(windowSize, d, allowedLateness, idleness,
-                maxDuration(dedupHorizon, windowSize.plus(d).plus(allowedLateness)), maxPast, maxFuture);
+                maxDuration(dedupHorizon, windowSize.plus(d).plus(allowedLateness)), validation);
     }
 
     public EventTimeSettings withAllowedLateness(Duration d) {
         return new EventTimeSettings(windowSize, outOfOrderness, d, idleness,
-                maxDuration(dedupHorizon, windowSize.plus(outOfOrderness).plus(d)), maxPast, maxFuture);
+                maxDuration(dedupHorizon, windowSize.plus(outOfOrderness).plus(d)), validation);
     }
 
     public EventTimeSettings withIdleness(Duration d) {
-        return new EventTimeSettings(windowSize, outOfOrderness, allowedLateness, d, dedupHorizon, maxPast, maxFuture);
+        return new EventTimeSettings(windowSize, outOfOrderness, allowedLateness, d, dedupHorizon, validation);
+    }
+
+    /** How far event_ts may lie before the record timestamp: {@code validation().maxPast()}. */
+    public Duration maxPast() {
+        return validation.maxPast();
+    }
+
+    /** How far event_ts may lie after the record timestamp: {@code validation().maxFuture()}. */
+    public Duration maxFuture() {
+        return validation.maxFuture();
     }
 
     public WindowAlignment windows() {

@@ -109,6 +109,14 @@ public final class RecountConfig {
         }
     }
 
+    public long longInteger(String key) {
+        try {
+            return Long.parseLong(get(key));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'", e);
+        }
+    }
+
     public double decimal(String key) {
         try {
             return Double.parseDouble(get(key));
@@ -137,8 +145,16 @@ public final class RecountConfig {
                 lateness,
                 duration("watermark.idleness"),
                 horizon.isBlank() ? window.plus(ooo).plus(lateness) : duration("dedup.horizon"),
-                duration("validation.max-past"),
-                duration("validation.max-future"));
+                validation());
+    }
+
+    /** Which records are valid (CONTRACT §1): the event-time range around the record timestamp, the cost ceiling. */
+    public ValidationSettings validation() {
+        long maxCost = longInteger("validation.max-cost-micros");
+        if (maxCost < 0) {
+            throw new IllegalArgumentException("setting validation.max-cost-micros must not be negative, got " + maxCost);
+        }
+        return new ValidationSettings(duration("validation.max-past"), duration("validation.max-future"), maxCost);
     }
 
     public Topics topics() {

@@ -19,6 +19,11 @@ public final class AdEvent implements Serializable {
     public String campaignId;
     public String channelId;
     public long costMicros;
+    /**
+     * Optional (null when the record had none): an impression's own id; on a click or conversion, the id of the
+     * impression it came from. Validated like the other ids; carried to the lake, not aggregated (yet).
+     */
+    public String requestId;
     /** Kafka coordinates: kept so the lake can pick one copy of a duplicated event_id deterministically. */
     public String topic;
     public int partition;
@@ -27,14 +32,22 @@ public final class AdEvent implements Serializable {
 
     public AdEvent() {}
 
+    /** An event without a request id. */
     public AdEvent(String eventId, EventType eventType, long eventTs, String campaignId, String channelId,
                    long costMicros, String topic, int partition, long offset, long recordTs) {
+        this(eventId, eventType, eventTs, campaignId, channelId, costMicros, null, topic, partition, offset, recordTs);
+    }
+
+    /** @param requestId may be null: no request id */
+    public AdEvent(String eventId, EventType eventType, long eventTs, String campaignId, String channelId,
+                   long costMicros, String requestId, String topic, int partition, long offset, long recordTs) {
         this.eventId = eventId;
         this.eventType = eventType;
         this.eventTs = eventTs;
         this.campaignId = campaignId;
         this.channelId = channelId;
         this.costMicros = costMicros;
+        this.requestId = requestId;
         this.topic = topic;
         this.partition = partition;
         this.offset = offset;
@@ -48,17 +61,19 @@ public final class AdEvent implements Serializable {
         return eventTs == e.eventTs && costMicros == e.costMicros && partition == e.partition && offset == e.offset
                 && recordTs == e.recordTs && Objects.equals(eventId, e.eventId) && eventType == e.eventType
                 && Objects.equals(campaignId, e.campaignId) && Objects.equals(channelId, e.channelId)
-                && Objects.equals(topic, e.topic);
+                && Objects.equals(requestId, e.requestId) && Objects.equals(topic, e.topic);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(eventId, eventType, eventTs, campaignId, channelId, costMicros, topic, partition, offset);
+        return Objects.hash(eventId, eventType, eventTs, campaignId, channelId, costMicros, requestId, topic, partition,
+                offset);
     }
 
     @Override
     public String toString() {
         return "AdEvent{" + eventId + ' ' + eventType + " ts=" + eventTs + ' ' + campaignId + '/' + channelId
-                + " cost=" + costMicros + " @" + topic + '-' + partition + ':' + offset + '}';
+                + " cost=" + costMicros + (requestId == null ? "" : " request=" + requestId)
+                + " @" + topic + '-' + partition + ':' + offset + '}';
     }
 }

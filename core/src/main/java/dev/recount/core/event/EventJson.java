@@ -18,6 +18,7 @@ public final class EventJson {
         n.put("campaign_id", e.campaignId);
         n.put("channel_id", e.channelId);
         n.put("cost_micros", e.costMicros);
+        if (e.requestId != null) n.put("request_id", e.requestId); // optional: omitted, never written as null
         return n;
     }
 
@@ -25,7 +26,10 @@ public final class EventJson {
         return toNode(e).toString();
     }
 
-    /** Reads the six contract fields back; for records recount wrote itself, so it fails loudly rather than validating. */
+    /**
+     * Reads the contract fields back (request_id when present); for records recount wrote itself, so it fails loudly
+     * rather than validating.
+     */
     public static AdEvent fromNode(JsonNode n) {
         AdEvent e = new AdEvent();
         e.eventId = n.required("event_id").asText();
@@ -35,6 +39,8 @@ public final class EventJson {
         e.campaignId = n.required("campaign_id").asText();
         e.channelId = n.required("channel_id").asText();
         e.costMicros = n.required("cost_micros").asLong();
+        JsonNode requestId = n.get("request_id");
+        e.requestId = requestId == null || requestId.isNull() ? null : requestId.asText();
         return e;
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.recount.core.config.ValidationSettings;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -17,12 +18,25 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The validation rules of CONTRACT §1, in the one place the stream job, the generator and the tests use.
+ * The validation rules of CONTRACT §1, in the one place the stream job, the generator, the advisor and the tests use.
  *
  * <p>Checks run in order malformed → schema → timestamp, and the first failure is reported. Beyond the
- * contract's letter: duplicate JSON keys are malformed (which value would count is ambiguous), blank strings
- * count as empty ids, and an id longer than {@link #MAX_ID_BYTES} UTF-8 bytes is a schema error: the ids are
- * PostgreSQL key columns, and an oversized key would fail every commit of the stream job, forever.
+ * contract's letter: duplicate JSON keys are malformed (which value would count is ambiguous), and blank strings
+ * count as empty ids.
+ *
+ * <p>The id rule (event_id, campaign_id, channel_id, and request_id when present) exists because ids are
+ * PostgreSQL key columns and Parquet strings, and one bad id would otherwise stop or corrupt the speed layer:
+ * <ul>
+ *   <li>no control character ({@link Character#isISOControl}: C0, DEL, C1). PostgreSQL refuses a NUL in text, so a
+ *       single <code>"&#92;u0000"</code> would fail every commit of the stream job, forever;</li>
+ *   <li>no unpaired surrogate. JSON escapes can spell one (<code>"&#92;ud800"</code>), but it is not Unicode: the
+ *       PostgreSQL driver and the Parquet writer encode it as {@code ?}, so distinct ids would merge silently;</li>
+ *   <li>at most {@link #MAX_ID_BYTES} UTF-8 bytes (a B-tree key must fit a third of a page).</li>
+ * </ul>
+ * A control character written raw (unescaped) in a JSON string is not JSON: C0 ones make the record malformed before
+ * any field is read. DEL and C1 are legal unescaped JSON, so they, and every escaped form, reach the id rule.
+ *
+ * <p>The validator is total: whatever the bytes, {@link #validate} returns a result and never throws.
  */
 public final class EventValidator implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -32,17 +46,37 @@ public final class EventValidator implements Serializable {
             .build()
             .readerFor(JsonNode.class);
 
-    /** Longest event_id, campaign_id or channel_id accepted, in UTF-8 bytes (a B-tree key must fit a page third). */
+    /** Longest id accepted (event_id, campaign_id, channel_id, request_id), in UTF-8 bytes. */
     public static final int MAX_ID_BYTES = 256;
+    /** Whether an id may be absent or JSON null (request_id) or not (the other ids), for {@link #idProblem}. */
+    private static final boolean OPTIONAL = true;
+    private static final boolean REQUIRED = false;
+    /** Longest piece of an offending value quoted in a detail, in characters. */
+    private static final int QUOTE_CHARS = 80;
+    /** Longest JSON parser message in a detail, in characters (it may quote a 50,000-character key). */
+    private static final int QUOTE_JSON_ERROR_CHARS = 400;
 
     private final long maxPastMillis;
     private final long maxFutureMillis;
+    private final long maxCostMicros;
 
-    public EventValidator(Duration maxPast, Duration maxFuture) {
+    /**
+     * @param maxPast       how far event_ts may lie before the record timestamp
+     * @param maxFuture     how far event_ts may lie after it
+     * @param maxCostMicros the largest cost_micros accepted ({@code validation.max-cost-micros})
+     */
+    public EventValidator(Duration maxPast, Duration maxFuture, long maxCostMicros) {
         if (maxPast.isNegative()) throw new IllegalArgumentException("maxPast must not be negative: " + maxPast);
         if (maxFuture.isNegative()) throw new IllegalArgumentException("maxFuture must not be negative: " + maxFuture);
+        if (maxCostMicros < 0) throw new IllegalArgumentException("maxCostMicros must not be negative: " + maxCostMicros);
         this.maxPastMillis = maxPast.toMillis();
         this.maxFutureMillis = maxFuture.toMillis();
+        this.maxCostMicros = maxCostMicros;
+    }
+
+    /** A validator with the configured rules ({@code RecountConfig.validation()}). */
+    public EventValidator(ValidationSettings settings) {
+        this(settings.maxPast(), settings.maxFuture(), settings.maxCostMicros());
     }
 
     /**
@@ -61,7 +95,9 @@ public final class EventValidator implements Serializable {
                 root = TREE_READER.readTree(text.get());
             }
         } catch (JsonProcessingException e) {
-            return ValidationResult.invalid(InvalidReason.MALFORMED, "not valid JSON: " + e.getOriginalMessage());
+            // Jackson quotes the offending input (a duplicate key, an unexpected character, possibly half a pair).
+            return ValidationResult.invalid(InvalidReason.MALFORMED,
+                    "not valid JSON: " + printable(String.valueOf(e.getOriginalMessage()), QUOTE_JSON_ERROR_CHARS));
         } catch (IOException e) {
             throw new UncheckedIOException("reading an in-memory value cannot fail: " + e.getMessage(), e);
         }
@@ -70,18 +106,16 @@ public final class EventValidator implements Serializable {
                     "expected a JSON object, got " + (root == null || root.isMissingNode() ? "nothing" : root.getNodeType().name().toLowerCase()));
         }
 
-        String problem = null;
-        String eventId = requiredText(root, "event_id");
-        String eventTypeName = requiredText(root, "event_type");
-        String campaignId = requiredText(root, "campaign_id");
-        String channelId = requiredText(root, "channel_id");
-        for (String field : new String[] {"event_id", "event_type", "campaign_id", "channel_id"}) {
-            if (problem == null) problem = textProblem(root, field);
-        }
+        String problem = idProblem(root, "event_id", REQUIRED);
+        if (problem == null) problem = textProblem(root, "event_type");
+        if (problem == null) problem = idProblem(root, "campaign_id", REQUIRED);
+        if (problem == null) problem = idProblem(root, "channel_id", REQUIRED);
+        if (problem == null) problem = idProblem(root, "request_id", OPTIONAL);
         if (problem == null) problem = integerProblem(root, "event_ts");
         if (problem == null) problem = integerProblem(root, "cost_micros");
         if (problem != null) return ValidationResult.invalid(InvalidReason.SCHEMA, problem);
 
+        String eventTypeName = root.get("event_type").textValue();
         Optional<EventType> type = EventType.fromWire(eventTypeName);
         if (type.isEmpty()) {
             return ValidationResult.invalid(InvalidReason.SCHEMA,
@@ -91,6 +125,10 @@ public final class EventValidator implements Serializable {
         if (costMicros < 0) {
             return ValidationResult.invalid(InvalidReason.SCHEMA, "cost_micros " + costMicros + " is negative");
         }
+        if (costMicros > maxCostMicros) {
+            return ValidationResult.invalid(InvalidReason.SCHEMA, "cost_micros " + costMicros
+                    + " is above the maximum " + maxCostMicros + " (validation.max-cost-micros)");
+        }
         long eventTs = root.get("event_ts").longValue();
         long earliest = saturatedSubtract(recordTs, maxPastMillis);
         long latest = saturatedAdd(recordTs, maxFutureMillis);
@@ -98,13 +136,10 @@ public final class EventValidator implements Serializable {
             return ValidationResult.invalid(InvalidReason.TIMESTAMP, "event_ts " + eventTs + " is outside ["
                     + earliest + ", " + latest + "], the allowed range around record timestamp " + recordTs);
         }
-        return ValidationResult.valid(new AdEvent(eventId, type.get(), eventTs, campaignId, channelId, costMicros,
-                topic, partition, offset, recordTs));
-    }
-
-    private static String requiredText(JsonNode root, String field) {
-        JsonNode n = root.get(field);
-        return n != null && n.isTextual() ? n.textValue() : null;
+        JsonNode requestId = root.get("request_id");
+        return ValidationResult.valid(new AdEvent(root.get("event_id").textValue(), type.get(), eventTs,
+                root.get("campaign_id").textValue(), root.get("channel_id").textValue(), costMicros,
+                requestId == null || requestId.isNull() ? null : requestId.textValue(), topic, partition, offset, recordTs));
     }
 
     private static String textProblem(JsonNode root, String field) {
@@ -116,6 +151,39 @@ public final class EventValidator implements Serializable {
         if (n.textValue().length() * 3 <= MAX_ID_BYTES) return null;
         int bytes = n.textValue().getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_ID_BYTES) return field + " is " + bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
+        return null;
+    }
+
+    /**
+     * The id rule, in one pass over the id that also measures its UTF-8 length (no encoding, no copy: this runs
+     * three or four times per event). Reports the first offending character by its UTF-16 index, the index a
+     * Java, JavaScript or C# producer would use.
+     *
+     * @param optional whether an absent or JSON null field is allowed (request_id)
+     */
+    private static String idProblem(JsonNode root, String field, boolean optional) {
+        JsonNode n = root.get(field);
+        if (n == null || n.isNull()) return optional ? null : field + " is missing";
+        if (!n.isTextual()) return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
+        String id = n.textValue();
+        int utf8Bytes = 0;
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (c >= 0x20 && c < 0x7F) { // printable ASCII: nearly every character of nearly every id
+                utf8Bytes++;
+            } else if (Character.isISOControl(c)) {
+                return field + " has control character " + codePoint(c) + " at index " + i + " in " + quote(id);
+            } else if (Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1))) {
+                utf8Bytes += 4;
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return field + " has unpaired surrogate " + codePoint(c) + " at index " + i + " in " + quote(id);
+            } else {
+                utf8Bytes += c < 0x800 ? 2 : 3;
+            }
+        }
+        if (id.isBlank()) return field + " is empty";
+        if (utf8Bytes > MAX_ID_BYTES) return field + " is " + utf8Bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
         return null;
     }
 
@@ -152,8 +220,40 @@ public final class EventValidator implements Serializable {
         }
     }
 
+    private static String codePoint(char c) {
+        return String.format("U+%04X", (int) c);
+    }
+
+    private static String quote(String s) {
+        return "'" + abbreviate(s) + "'";
+    }
+
     private static String abbreviate(String s) {
-        return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+        return printable(s, QUOTE_CHARS);
+    }
+
+    /**
+     * {@code s} for a detail: whole when it fits {@code max} characters, else its start and "..."; control characters
+     * and unpaired surrogates spelled <code>&#92;uXXXX</code>. The detail travels as JSON to the dead-letter topic,
+     * where a raw lone surrogate would arrive as '?'. Never cuts a pair or an escape in half, and reads at most
+     * {@code max} characters of a huge value.
+     */
+    static String printable(String s, int max) {
+        StringBuilder out = new StringBuilder(Math.min(s.length(), max) + 8);
+        int cut = 0; // the longest whole-character prefix that leaves room for "..."
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                out.append(c).append(s.charAt(++i));
+            } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+            if (out.length() > max) return out.substring(0, cut) + "...";
+            if (out.length() <= max - 3) cut = out.length();
+        }
+        return out.toString();
     }
 
     private static long saturatedSubtract(long a, long b) {

@@ -25,6 +25,11 @@ public final class LakeLayout {
     public static final String KAFKA_PARTITION = "kafka_partition";
     public static final String KAFKA_OFFSET = "kafka_offset";
     public static final String RECORD_TS = "record_ts";
+    /**
+     * Optional (null when the event had none; absent from files written before it existed, which read as null).
+     * Carried for attribution; nothing aggregates it yet.
+     */
+    public static final String REQUEST_ID = "request_id";
 
     private LakeLayout() {}
 

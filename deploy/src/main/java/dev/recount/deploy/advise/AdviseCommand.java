@@ -74,7 +74,7 @@ public final class AdviseCommand implements Callable<Integer> {
         String bootstrap = LocalConnection.kafkaBootstrapServers(config, bootstrapServers);
         PrintWriter out = spec.commandLine().getOut();
 
-        ArrivalSample.Builder builder = new ArrivalSample.Builder(new EventValidator(current.maxPast(), current.maxFuture()));
+        ArrivalSample.Builder builder = new ArrivalSample.Builder(new EventValidator(current.validation()));
         KafkaArrivalReader.Read read = new KafkaArrivalReader(bootstrap, Duration.ofSeconds(30))
                 .read(target, start, end, maxRecords, builder);
         ArrivalSample sample = builder.build();

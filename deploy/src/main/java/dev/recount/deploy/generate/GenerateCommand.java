@@ -29,7 +29,9 @@ import picocli.CommandLine.Spec;
             "Synthetic ad traffic: skewed campaigns and channels, impressions/clicks/conversions with realistic costs,",
             "heavy-tailed arrival delays, too-late events, duplicate sends, every class of invalid record, and a phase",
             "in which one input partition goes quiet. Writes the exact expected per-window totals (expected.csv) and a",
-            "summary.json next to the output. Records carry their simulated arrival time as Kafka timestamp."})
+            "summary.json next to the output. Records carry their simulated arrival time as Kafka timestamp. Every",
+            "event has a request_id: an impression its own id, a click or conversion that of an earlier impression of",
+            "its campaign and channel."})
 public final class GenerateCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -115,7 +117,7 @@ public final class GenerateCommand implements Callable<Integer> {
         Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
         return new TrafficProfile(startAt, spanD, tailD, events, campaigns, seed, parts,
                 Durations.parse(delayMedian), Durations.parse(delayP99), tooLateShare, tooLateDelay,
-                duplicateShare, invalidShare, quietFrom, quietTo, time.maxPast(), time.maxFuture());
+                duplicateShare, invalidShare, quietFrom, quietTo, time.validation());
     }
 
     private long writeFile(TrafficGenerator generator, Progress progress) throws IOException {

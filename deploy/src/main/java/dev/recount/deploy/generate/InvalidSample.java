@@ -1,6 +1,7 @@
 package dev.recount.deploy.generate;
 
 import dev.recount.core.event.InvalidReason;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 
 /** One example of each kind of bad record producers really send, with the reason the contract gives it. */
@@ -57,14 +58,40 @@ enum InvalidSample {
             return valid(campaign, at, "huge").replace("\"cost_micros\":1500", "\"cost_micros\":92233720368547758070");
         }
     },
+    /** A NUL written as a JSON escape: PostgreSQL would refuse the id (CONTRACT §1: no control characters). */
+    NUL_IN_ID(InvalidReason.SCHEMA, true) {
+        @Override String text(String campaign, long at, TrafficProfile p) {
+            return valid(campaign, at, "nul").replace("\"campaign_id\":\"" + campaign + "\"",
+                    "\"campaign_id\":\"" + campaign + "\\u0000x\"");
+        }
+    },
+    /** A C1 control (NEL, U+0085) written raw, as a Latin-1 confused producer does: legal JSON, an illegal id. */
+    C1_CONTROL_IN_ID(InvalidReason.SCHEMA, true) {
+        @Override String text(String campaign, long at, TrafficProfile p) {
+            return valid(campaign, at, "c1").replace("\"channel_id\":\"web\"", "\"channel_id\":\"web\u0085\"");
+        }
+    },
+    /** Half a surrogate pair (a UTF-16 string cut between its halves): the sinks would store it as '?'. */
+    LONE_SURROGATE_ID(InvalidReason.SCHEMA, true) {
+        @Override String text(String campaign, long at, TrafficProfile p) {
+            return valid(campaign, at, "surrogate").replace("\"channel_id\":\"web\"", "\"channel_id\":\"web\\ud83d\"");
+        }
+    },
+    /** One micro-unit above validation.max-cost-micros. */
+    COST_ABOVE_MAX(InvalidReason.SCHEMA, true) {
+        @Override String text(String campaign, long at, TrafficProfile p) {
+            BigInteger above = BigInteger.valueOf(p.validation().maxCostMicros()).add(BigInteger.ONE);
+            return valid(campaign, at, "cost").replace("\"cost_micros\":1500", "\"cost_micros\":" + above);
+        }
+    },
     FAR_FUTURE(InvalidReason.TIMESTAMP, true) {
         @Override String text(String campaign, long at, TrafficProfile p) {
-            return validAt(campaign, at + p.maxFuture().toMillis() + 3_600_000L, "future");
+            return validAt(campaign, at + p.validation().maxFuture().toMillis() + 3_600_000L, "future");
         }
     },
     FAR_PAST(InvalidReason.TIMESTAMP, true) {
         @Override String text(String campaign, long at, TrafficProfile p) {
-            return validAt(campaign, at - p.maxPast().toMillis() - 86_400_000L, "past");
+            return validAt(campaign, at - p.validation().maxPast().toMillis() - 86_400_000L, "past");
         }
     };
 

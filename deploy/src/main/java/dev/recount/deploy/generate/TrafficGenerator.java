@@ -24,6 +24,10 @@ import org.apache.kafka.common.utils.Utils;
  * reached event time {@code t}, no later draw can arrive before {@code t}, so everything queued before it is
  * final. Memory therefore stays at "records in flight", not the whole run.
  *
+ * <p>Every event carries a request_id: an impression its own event_id, a click or conversion the id of one of the
+ * last few impressions of the same campaign and channel before it in event time (none when there was none yet, as
+ * for a click whose impression was never logged). A simple stand-in for attribution, deterministic per seed.
+ *
  * <p>Every record is checked with core's {@link EventValidator} before it leaves: a valid event must be valid
  * and an invalid one must fail for the intended reason, so the ground truth and the stream job judge alike.
  */
@@ -33,6 +37,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private static final double IMPRESSION_SHARE = 0.965;
     private static final double CLICK_SHARE = 0.03; // conversions: the remaining 0.5 %
     private static final double Z99 = 2.3263478740408408;
+    /** Impressions remembered per campaign and channel as attribution candidates for later clicks and conversions. */
+    private static final int RECENT_IMPRESSIONS = 4;
 
     private final TrafficProfile profile;
     private final EventValidator validator;
@@ -44,6 +50,10 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private final long[] cpmMicros;
     private final long[] cpcMicros;
     private final long[] cpaMicros;
+    /** Per campaign × channel, a ring of the latest impressions' ids and event times, for request_id. */
+    private final String[][] recentImpressionIds;
+    private final long[][] recentImpressionTs;
+    private final int[] recentImpressionNext;
     private final int quietPartition;
     private final long quietFromTs;
     private final long quietToTs;
@@ -64,7 +74,7 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     public TrafficGenerator(TrafficProfile profile, GroundTruth truth) {
         this.profile = profile;
         this.truth = truth;
-        this.validator = new EventValidator(profile.maxPast(), profile.maxFuture());
+        this.validator = new EventValidator(profile.validation());
         this.random = new SplittableRandom(profile.seed());
         this.startTs = profile.start().toEpochMilli();
         this.mainEndTs = profile.mainEnd().toEpochMilli();
@@ -83,6 +93,9 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         cpmMicros = new long[n];
         cpcMicros = new long[n];
         cpaMicros = new long[n];
+        recentImpressionIds = new String[n * CHANNELS.length][RECENT_IMPRESSIONS];
+        recentImpressionTs = new long[n * CHANNELS.length][RECENT_IMPRESSIONS];
+        recentImpressionNext = new int[n * CHANNELS.length];
         double total = 0;
         for (int i = 0; i < n; i++) {
             campaignIds[i] = String.format("cmp-%04d", i + 1);
@@ -161,7 +174,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private void emitValid(long eventTs, boolean main) {
         int c = pickCampaign(eventTs);
         String campaign = campaignIds[c];
-        String channel = CHANNELS[pick(CHANNEL_WEIGHTS)];
+        int ch = pick(CHANNEL_WEIGHTS);
+        String channel = CHANNELS[ch];
         double u = random.nextDouble();
         EventType type = u < IMPRESSION_SHARE ? EventType.IMPRESSION
                 : u < IMPRESSION_SHARE + CLICK_SHARE ? EventType.CLICK : EventType.CONVERSION;
@@ -170,24 +184,52 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
             case CLICK -> jitter(cpcMicros[c]);
             case CONVERSION -> cpaMicros[c];
         };
-        AdEvent e = new AdEvent("ev-" + Long.toString(profile.seed(), 36) + "-" + nextId++, type, eventTs, campaign,
-                channel, cost, null, 0, 0, 0);
+        cost = Math.min(cost, profile.validation().maxCostMicros());
+        String eventId = "ev-" + Long.toString(profile.seed(), 36) + "-" + nextId++;
+        int key = c * CHANNELS.length + ch;
+        String requestId = type == EventType.IMPRESSION ? remember(key, eventId, eventTs) : attribute(key, eventTs);
+        AdEvent e = new AdEvent(eventId, type, eventTs, campaign, channel, cost, requestId, null, 0, 0, 0);
         boolean tooLate = main && random.nextDouble() < profile.tooLateShare();
         long delay = tooLate
                 ? profile.tooLateDelay().toMillis() + (long) (random.nextDouble() * profile.tooLateDelay().toMillis())
                 : Math.min(Math.round(logNormal(delayMu, delaySigma)), profile.tooLateDelay().toMillis() - 1);
         int partition = campaignPartition[c];
         long arrival = deliverable(partition, eventTs + delay);
-        byte[] key = campaign.getBytes(StandardCharsets.UTF_8);
+        byte[] recordKey = campaign.getBytes(StandardCharsets.UTF_8);
         byte[] value = EventJson.toJson(e).getBytes(StandardCharsets.UTF_8);
         check(value, arrival, null);
-        inFlight.add(new GeneratedRecord(partition, arrival, key, value, GeneratedRecord.Kind.VALID, null, eventTs));
+        inFlight.add(new GeneratedRecord(partition, arrival, recordKey, value, GeneratedRecord.Kind.VALID, null, eventTs));
         truth.addValid(e, main, tooLate);
         if (main && random.nextDouble() < profile.duplicateShare()) {
             long again = deliverable(partition, arrival + 100 + (long) (random.nextDouble() * 20_000));
-            inFlight.add(new GeneratedRecord(partition, again, key, value, GeneratedRecord.Kind.DUPLICATE, null, eventTs));
+            inFlight.add(new GeneratedRecord(partition, again, recordKey, value, GeneratedRecord.Kind.DUPLICATE, null, eventTs));
             truth.addDuplicate();
         }
+    }
+
+    /** Notes an impression as a candidate for later clicks and conversions; returns its request_id (its own id). */
+    private String remember(int key, String impressionId, long eventTs) {
+        int slot = recentImpressionNext[key];
+        recentImpressionIds[key][slot] = impressionId;
+        recentImpressionTs[key][slot] = eventTs;
+        recentImpressionNext[key] = (slot + 1) % RECENT_IMPRESSIONS;
+        return impressionId;
+    }
+
+    /** One of the remembered impressions strictly before {@code eventTs}, chosen at random; null when there is none. */
+    private String attribute(int key, long eventTs) {
+        int candidates = 0;
+        for (int i = 0; i < RECENT_IMPRESSIONS; i++) {
+            if (recentImpressionIds[key][i] != null && recentImpressionTs[key][i] < eventTs) candidates++;
+        }
+        if (candidates == 0) return null;
+        int chosen = random.nextInt(candidates);
+        for (int i = 0; i < RECENT_IMPRESSIONS; i++) {
+            if (recentImpressionIds[key][i] != null && recentImpressionTs[key][i] < eventTs && chosen-- == 0) {
+                return recentImpressionIds[key][i];
+            }
+        }
+        throw new AssertionError("unreachable: " + candidates + " candidates counted");
     }
 
     /** Every invalid class of CONTRACT §1, in turn, so each shows up in the dead-letter topic. */

@@ -1,5 +1,6 @@
 package dev.recount.deploy.generate;
 
+import dev.recount.core.config.ValidationSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -22,15 +23,18 @@ import java.util.Objects;
  * @param invalidShare   share of records (relative to valid events) that are invalid, spread over every class
  * @param quietFrom      fraction [0,1) of the main range at which one partition goes quiet
  * @param quietTo        fraction (quietFrom,1] at which it resumes; quietFrom == quietTo disables the phase
+ * @param validation     the rules the stream job validates with: valid records must pass them, invalid ones fail
+ *                       them for the intended reason (and the out-of-range samples are built from them)
  */
 public record TrafficProfile(
         Instant start, Duration span, Duration tail, long events, int campaigns, long seed, int partitions,
         Duration delayMedian, Duration delayP99, double tooLateShare, Duration tooLateDelay,
         double duplicateShare, double invalidShare, double quietFrom, double quietTo,
-        Duration maxPast, Duration maxFuture) {
+        ValidationSettings validation) {
 
     public TrafficProfile {
         Objects.requireNonNull(start, "start");
+        Objects.requireNonNull(validation, "validation");
         requirePositive(span, "span");
         Objects.requireNonNull(tail, "tail");
         if (events < 1) throw new IllegalArgumentException("events must be >= 1, got " + events);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.config.ValidationSettings;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.deploy.advise.WatermarkAdvisor.Advice;
@@ -173,10 +174,10 @@ class AdvisorTest {
     void generatedTrafficGivesItsDelayProfileBack() {
         TrafficProfile profile = new TrafficProfile(Instant.ofEpochMilli(T0), Duration.ofMinutes(30), Duration.ofMinutes(5),
                 40_000, 30, 77L, 3, Duration.ofSeconds(2), Duration.ofSeconds(20), 0.0, Duration.ofHours(1),
-                0.01, 0.01, 0.0, 0.0, Duration.ofDays(7), Duration.ofMinutes(5));
+                0.01, 0.01, 0.0, 0.0, ValidationSettings.defaults());
         GroundTruth truth = new GroundTruth(new WindowAlignment(60_000));
         List<GeneratedRecord> records = TrafficGenerator.all(profile, truth);
-        ArrivalSample.Builder builder = new ArrivalSample.Builder(new EventValidator(Duration.ofDays(7), Duration.ofMinutes(5)));
+        ArrivalSample.Builder builder = new ArrivalSample.Builder(new EventValidator(ValidationSettings.defaults()));
         long offset = 0;
         for (GeneratedRecord r : records) builder.offer("ad-events", r.partition(), offset++, r.arrivalTs(), r.value());
         ArrivalSample sample = builder.build();

@@ -2,7 +2,9 @@ package dev.recount.deploy.generate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.core.config.ValidationSettings;
 import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.EventType;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.InvalidReason;
 import dev.recount.core.event.ValidationResult;
@@ -32,7 +34,7 @@ class TrafficGeneratorTest {
     static TrafficProfile profile(long seed) {
         return new TrafficProfile(START, Duration.ofMinutes(5), Duration.ofMinutes(4), 20_000, 20, seed, 3,
                 Duration.ofSeconds(2), Duration.ofSeconds(45), 0.01, TOO_LATE, 0.02, 0.01, 0.4, 0.6,
-                Duration.ofDays(7), Duration.ofMinutes(5));
+                ValidationSettings.defaults());
     }
 
     @Test
@@ -53,7 +55,7 @@ class TrafficGeneratorTest {
     void groundTruthEqualsARecountOfTheRecordsActuallySent() {
         GroundTruth truth = new GroundTruth(MINUTE);
         List<GeneratedRecord> records = TrafficGenerator.all(profile(11), truth);
-        EventValidator validator = new EventValidator(Duration.ofDays(7), Duration.ofMinutes(5));
+        EventValidator validator = new EventValidator(ValidationSettings.defaults());
 
         Map<WindowKey, MetricsAccumulator> recount = new HashMap<>();
         Map<InvalidReason, Long> invalid = new EnumMap<>(InvalidReason.class);
@@ -97,6 +99,60 @@ class TrafficGeneratorTest {
         assertThat(notUtf8).isPositive();
         assertThat(records.stream().filter(r -> r.kind() == GeneratedRecord.Kind.INVALID).map(GeneratedRecord::invalidReason))
                 .contains(InvalidReason.values());
+    }
+
+    /** Each sample, judged by the validator on its own, fails for its reason, and the id samples name their rule. */
+    @Test
+    void everyInvalidSampleFailsForItsReason() {
+        TrafficProfile p = profile(1);
+        EventValidator validator = new EventValidator(p.validation());
+        long at = START.toEpochMilli();
+        Map<InvalidSample, String> details = new EnumMap<>(InvalidSample.class);
+        for (InvalidSample s : InvalidSample.values()) {
+            ValidationResult r = validator.validate(s.value("cmp-0001", at, p), at, "t", 0, 0);
+            assertThat(r.isValid()).as(s.name()).isFalse();
+            assertThat(r.reason()).as(s.name() + ": " + r).isEqualTo(s.reason);
+            details.put(s, r.detail());
+        }
+        assertThat(details.get(InvalidSample.NUL_IN_ID)).contains("campaign_id has control character U+0000 at index 8");
+        assertThat(details.get(InvalidSample.C1_CONTROL_IN_ID)).contains("channel_id has control character U+0085 at index 3");
+        assertThat(details.get(InvalidSample.LONE_SURROGATE_ID)).contains("channel_id has unpaired surrogate U+D83D at index 3");
+        assertThat(details.get(InvalidSample.COST_ABOVE_MAX)).contains("cost_micros 1000000000001 is above the maximum");
+    }
+
+    /**
+     * Impressions carry their own id as request_id; clicks and conversions the id of an impression of the same
+     * campaign and channel with an earlier event time (attribution), or none.
+     */
+    @Test
+    void requestIdsPointClicksAndConversionsAtEarlierImpressionsOfTheirCampaignAndChannel() {
+        List<GeneratedRecord> records = TrafficGenerator.all(profile(13), new GroundTruth(MINUTE));
+        EventValidator validator = new EventValidator(ValidationSettings.defaults());
+        Map<String, AdEvent> impressions = new HashMap<>();
+        List<AdEvent> followUps = new java.util.ArrayList<>();
+        for (GeneratedRecord r : records) {
+            if (r.kind() != GeneratedRecord.Kind.VALID) continue;
+            AdEvent e = validator.validate(r.value(), r.arrivalTs(), "t", 0, 0).event();
+            if (e.eventType == EventType.IMPRESSION) {
+                assertThat(e.requestId).as(e.toString()).isEqualTo(e.eventId);
+                impressions.put(e.eventId, e);
+            } else {
+                followUps.add(e);
+            }
+        }
+        long attributed = 0;
+        for (AdEvent e : followUps) {
+            if (e.requestId == null) continue;
+            attributed++;
+            AdEvent impression = impressions.get(e.requestId);
+            assertThat(impression).as("impression %s of %s", e.requestId, e).isNotNull();
+            assertThat(impression.campaignId).isEqualTo(e.campaignId);
+            assertThat(impression.channelId).isEqualTo(e.channelId);
+            assertThat(impression.eventTs).isLessThan(e.eventTs);
+        }
+        assertThat(followUps).hasSizeGreaterThan(500);
+        // Only a campaign/channel's very first moments lack an impression to point at.
+        assertThat((double) attributed / followUps.size()).isGreaterThan(0.9);
     }
 
     @Test

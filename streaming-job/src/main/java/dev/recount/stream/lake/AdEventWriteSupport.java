@@ -41,6 +41,7 @@ final class AdEventWriteSupport extends WriteSupport<AdEvent> {
         out.endField(LakeLayout.KAFKA_PARTITION, 7);
         int64(8, LakeLayout.KAFKA_OFFSET, e.offset);
         int64(9, LakeLayout.RECORD_TS, e.recordTs);
+        if (e.requestId != null) string(10, LakeLayout.REQUEST_ID, e.requestId); // optional: an absent field is null
         out.endMessage();
     }
 

@@ -35,12 +35,15 @@ public final class LakeParquetWriterFactory implements BulkWriter.Factory<AdEven
                     // per row group and then fall back to plain anyway. Building it was ~10 % of the source
                     // task's CPU (docs/benchmarks.md §6). The low-cardinality columns keep theirs.
                     .withDictionaryEncoding(LakeLayout.EVENT_ID, false)
+                    .withDictionaryEncoding(LakeLayout.REQUEST_ID, false)
                     .withDictionaryEncoding(LakeLayout.EVENT_TS, false)
                     .withDictionaryEncoding(LakeLayout.KAFKA_OFFSET, false)
                     .withDictionaryEncoding(LakeLayout.RECORD_TS, false)
                     // Min/max of random ids prune nothing; event_ts keeps its statistics (time-range pruning).
                     .withStatisticsEnabled(LakeLayout.EVENT_ID, false)
                     .withSizeStatisticsEnabled(LakeLayout.EVENT_ID, false)
+                    .withStatisticsEnabled(LakeLayout.REQUEST_ID, false)
+                    .withSizeStatisticsEnabled(LakeLayout.REQUEST_ID, false)
                     .build();
         }
     }

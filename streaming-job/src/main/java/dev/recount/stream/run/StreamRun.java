@@ -110,7 +110,7 @@ public final class StreamRun {
     private static JobClient submit(StreamSettings s, StreamExecutionEnvironment env, ResumePlan plan,
                                     Map<TopicPartition, Long> stopOffsets) throws Exception {
         KafkaInput input = new KafkaInput(s.bootstrapServers(), s.topics().input(), s.consumerGroup(),
-                new EventValidator(s.eventTime().maxPast(), s.eventTime().maxFuture()), plan.startOffsets(), stopOffsets);
+                new EventValidator(s.eventTime().validation()), plan.startOffsets(), stopOffsets);
         StreamJob.build(env, input.source(), sinks(s, plan.lineage()), s.eventTime(), plan.closedUntil());
         return env.executeAsync(JOB_NAME);
     }

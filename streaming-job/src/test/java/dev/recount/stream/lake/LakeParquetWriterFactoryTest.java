@@ -28,6 +28,7 @@ class LakeParquetWriterFactoryTest {
         Path file = dir.resolve("part-0.parquet");
         AdEvent a = click("c1", W0.plusSeconds(1), 17);
         AdEvent b = impression("i1", W0.plusSeconds(2), 18);
+        b.requestId = "i1";
         org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
         try (FSDataOutputStream out = FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
@@ -45,7 +46,10 @@ class LakeParquetWriterFactoryTest {
         Schema schema = records.get(0).getSchema();
         assertThat(schema.getFields()).extracting(f -> f.name() + ":" + f.schema().getType().getName()).containsExactly(
                 "event_id:string", "event_type:string", "event_ts:long", "campaign_id:string", "channel_id:string",
-                "cost_micros:long", "kafka_topic:string", "kafka_partition:int", "kafka_offset:long", "record_ts:long");
+                "cost_micros:long", "kafka_topic:string", "kafka_partition:int", "kafka_offset:long", "record_ts:long",
+                "request_id:union");
+        assertThat(schema.getField("request_id").schema().getTypes()).extracting(t -> t.getType().getName())
+                .containsExactly("null", "string");
         GenericRecord first = records.get(0);
         assertThat(first.get("event_id").toString()).isEqualTo("c1");
         assertThat(first.get("event_type").toString()).isEqualTo("click");
@@ -54,7 +58,9 @@ class LakeParquetWriterFactoryTest {
         assertThat(first.get("kafka_partition")).isEqualTo(0);
         assertThat(first.get("kafka_offset")).isEqualTo(17L);
         assertThat(first.get("record_ts")).isEqualTo(a.recordTs);
+        assertThat(first.get("request_id")).isNull();
         assertThat(records.get(1).get("event_type").toString()).isEqualTo("impression");
+        assertThat(records.get(1).get("request_id").toString()).isEqualTo("i1");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.config.ValidationSettings;
 import dev.recount.core.event.EventType;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.InvalidReason;
@@ -21,7 +22,7 @@ class ValidatingDeserializerTest {
             + ",\"campaign_id\":\"camp-a\",\"channel_id\":\"search\",\"cost_micros\":250000}";
 
     private final ValidatingDeserializer deserializer =
-            new ValidatingDeserializer(new EventValidator(Duration.ofDays(7), Duration.ofMinutes(5)));
+            new ValidatingDeserializer(new EventValidator(ValidationSettings.defaults()));
 
     @Test
     void validRecordsBecomeEventsWithTheirKafkaCoordinates() {
