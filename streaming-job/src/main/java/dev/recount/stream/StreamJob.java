@@ -72,7 +72,7 @@ public final class StreamJob {
                              EventTimeSettings settings, long closedUntil) {
         Objects.requireNonNull(settings, "settings");
         DataStream<ParsedRecord> records = env
-                .fromSource(input, new InputWatermarks(settings.outOfOrderness(), settings.idleness()), SOURCE,
+                .fromSource(input, new InputWatermarks(settings.outOfOrderness(), settings.idleness(), settings.maxFuture()), SOURCE,
                         TypeInformation.of(ParsedRecord.class))
                 .uid(SOURCE);
 

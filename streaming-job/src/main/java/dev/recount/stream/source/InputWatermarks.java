@@ -3,6 +3,7 @@ package dev.recount.stream.source;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.TimestampAssigner;
 import org.apache.flink.api.common.eventtime.TimestampAssignerSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
@@ -20,25 +21,34 @@ import org.apache.flink.metrics.Gauge;
 public final class InputWatermarks implements WatermarkStrategy<ParsedRecord> {
     private static final long serialVersionUID = 1L;
     public static final String IDLE_PARTITIONS_METRIC = "idlePartitions";
+    /** Valid events whose time was beyond wall clock + max-future when read (see ValidEventWatermarks). */
+    public static final String EVENTS_AHEAD_METRIC = "eventsAheadOfClock";
 
     private final Duration outOfOrderness;
     private final Duration idleness;
+    private final Duration maxFuture;
     /** One per source subtask: Flink deserializes its own copy of this strategy for each subtask. */
     private transient AtomicInteger idlePartitions;
+    private transient AtomicLong eventsAhead;
 
-    public InputWatermarks(Duration outOfOrderness, Duration idleness) {
+    public InputWatermarks(Duration outOfOrderness, Duration idleness, Duration maxFuture) {
         this.outOfOrderness = Objects.requireNonNull(outOfOrderness, "outOfOrderness");
         this.idleness = Objects.requireNonNull(idleness, "idleness");
+        this.maxFuture = Objects.requireNonNull(maxFuture, "maxFuture");
     }
 
     @Override
     public WatermarkGenerator<ParsedRecord> createWatermarkGenerator(WatermarkGeneratorSupplier.Context context) {
         if (idlePartitions == null) {
             idlePartitions = new AtomicInteger();
-            AtomicInteger counter = idlePartitions;
-            context.getMetricGroup().gauge(IDLE_PARTITIONS_METRIC, (Gauge<Integer>) counter::get);
+            eventsAhead = new AtomicLong();
+            AtomicInteger idle = idlePartitions;
+            AtomicLong ahead = eventsAhead;
+            context.getMetricGroup().gauge(IDLE_PARTITIONS_METRIC, (Gauge<Integer>) idle::get);
+            context.getMetricGroup().gauge(EVENTS_AHEAD_METRIC, (Gauge<Long>) ahead::get);
         }
-        return new ValidEventWatermarks(outOfOrderness, idleness, context.getInputActivityClock(), idlePartitions);
+        return new ValidEventWatermarks(outOfOrderness, idleness, maxFuture, context.getInputActivityClock(),
+                System::currentTimeMillis, idlePartitions, eventsAhead);
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.recount.stream.source;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
@@ -24,11 +26,21 @@ import org.apache.flink.util.clock.RelativeClock;
  * would be judged against a stale watermark and counted as on time. Emitting as event time advances keeps the
  * too-late decision about the data, not the speed of reading it, at one watermark per partition per
  * second of event time.
+ *
+ * <p>Watermarks ignore the future: an event moves its partition's watermark at most to the wall clock (when it is
+ * read) plus {@code maxFuture}. Validation judges event_ts against the producer-set record timestamp, so a producer
+ * whose clock runs 50 minutes ahead sends valid events 50 minutes ahead; without the cap they would push the
+ * watermark 50 minutes ahead and every honest event after them would be too late. Such an event still counts in
+ * its own window, which simply fires when real time gets there. Replays of old data are unaffected (their event
+ * times lie behind the clock).
  */
 public final class ValidEventWatermarks implements WatermarkGenerator<ParsedRecord> {
     private final long outOfOrdernessMillis;
+    private final long maxFutureMillis;
     private final IdlenessTimer idlenessTimer;
     private final AtomicInteger idlePartitions;
+    private final LongSupplier wallClock;
+    private final AtomicLong eventsAhead;
 
     /** Event time the watermark must gain before {@link #onEvent} emits it instead of waiting for the period. */
     static final long EAGER_STEP_MILLIS = 1_000;
@@ -43,13 +55,20 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
     /**
      * @param idlePartitions shared by the generators of one source subtask: how many partitions that had valid
      *                       events are idle now (a partition that never had any is not counted: it never went quiet)
+     * @param wallClock      epoch milliseconds now (the watermark never passes it by more than {@code maxFuture})
+     * @param eventsAhead    counts events whose time was beyond that cap (shared per source subtask, a metric)
      */
-    public ValidEventWatermarks(Duration outOfOrderness, Duration idleness, RelativeClock activityClock,
-                                AtomicInteger idlePartitions) {
+    public ValidEventWatermarks(Duration outOfOrderness, Duration idleness, Duration maxFuture,
+                                RelativeClock activityClock, LongSupplier wallClock, AtomicInteger idlePartitions,
+                                AtomicLong eventsAhead) {
         if (outOfOrderness.isNegative()) throw new IllegalArgumentException("outOfOrderness must not be negative: " + outOfOrderness);
+        if (maxFuture.isNegative()) throw new IllegalArgumentException("maxFuture must not be negative: " + maxFuture);
         this.outOfOrdernessMillis = outOfOrderness.toMillis();
+        this.maxFutureMillis = maxFuture.toMillis();
         this.idlenessTimer = new IdlenessTimer(activityClock, idleness);
         this.idlePartitions = idlePartitions;
+        this.wallClock = wallClock;
+        this.eventsAhead = eventsAhead;
         // So the first watermark cannot underflow.
         this.maxTimestamp = Long.MIN_VALUE + outOfOrdernessMillis + 1;
     }
@@ -57,7 +76,9 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
     @Override
     public void onEvent(ParsedRecord record, long eventTimestamp, WatermarkOutput output) {
         if (!record.isValid()) return;
-        maxTimestamp = Math.max(maxTimestamp, eventTimestamp);
+        long cap = saturatedAdd(wallClock.getAsLong(), maxFutureMillis);
+        if (eventTimestamp > cap) eventsAhead.incrementAndGet();
+        maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, cap));
         idlenessTimer.activity();
         seenValidEvent = true;
         idle = false;
@@ -69,6 +90,11 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
         if (lastEmitted == Long.MIN_VALUE || watermark - lastEmitted >= EAGER_STEP_MILLIS) {
             emit(output, watermark);
         }
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
     private void emit(WatermarkOutput output, long watermark) {

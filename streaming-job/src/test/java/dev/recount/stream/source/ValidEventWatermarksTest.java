@@ -25,7 +25,11 @@ class ValidEventWatermarksTest {
     private static final Duration OUT_OF_ORDERNESS = Duration.ofSeconds(5);
     private static final Duration IDLENESS = Duration.ofSeconds(60);
 
+    private static final Duration MAX_FUTURE = Duration.ofMinutes(5);
     private final ManualClock clock = new ManualClock();
+    /** The wall clock the cap is judged by: well after the fixtures' event times unless a test moves it. */
+    private long wallClock = ms(W0.plusSeconds(86_400));
+    private final java.util.concurrent.atomic.AtomicLong eventsAhead = new java.util.concurrent.atomic.AtomicLong();
     private final AtomicInteger idlePartitions = new AtomicInteger();
     private final RecordingOutput combined = new RecordingOutput();
     private final WatermarkOutputMultiplexer multiplexer = new WatermarkOutputMultiplexer(combined);
@@ -104,13 +108,38 @@ class ValidEventWatermarksTest {
         assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(35)) - 1); // now held by p1 at 40 s - 5 s
     }
 
+    /**
+     * A producer whose clock runs 50 minutes ahead sends valid events 50 minutes in the future (validation judges
+     * them against its own record timestamp). They may move the watermark only to wall clock + max-future, so the
+     * honest events after them are not too late.
+     */
+    @Test
+    void anEventFromTheFutureMovesTheWatermarkOnlyToTheWallClockPlusMaxFuture() {
+        wallClock = ms(W0.plusSeconds(60));
+        eventNow(busy, "p0", click("honest-1", W0.plusSeconds(55), 1));
+        eventNow(quiet, "p1", click("honest-2", W0.plusSeconds(55), 1));
+        eventNow(busy, "p0", click("skewed", W0.plusSeconds(60 + 50 * 60), 2));
+
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(50)) - 1); // still held by p1
+        eventNow(quiet, "p1", click("honest-3", W0.plusSeconds(59), 2));
+        // p0's watermark: wall clock + 5 min - out-of-orderness, not 50 min ahead.
+        busy.onPeriodicEmit(multiplexer.getImmediateOutput("p0"));
+        quiet.onPeriodicEmit(multiplexer.getImmediateOutput("p1"));
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(54)) - 1);
+        eventNow(quiet, "p1", click("far", W0.plusSeconds(3600), 3));
+        assertThat(combined.last()).as("the minimum over partitions, each capped")
+                .isEqualTo(ms(W0.plusSeconds(60 + 300 - 5)) - 1);
+        assertThat(eventsAhead).hasValue(2);
+    }
+
     private void eventNow(ValidEventWatermarks generator, String id, AdEvent e) {
         generator.onEvent(ParsedRecord.valid(e), e.eventTs, multiplexer.getImmediateOutput(id));
     }
 
     private ValidEventWatermarks partition(String id) {
         multiplexer.registerNewOutput(id);
-        return new ValidEventWatermarks(OUT_OF_ORDERNESS, IDLENESS, clock, idlePartitions);
+        return new ValidEventWatermarks(OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE, clock, () -> wallClock, idlePartitions,
+                eventsAhead);
     }
 
     private void event(ValidEventWatermarks generator, String id, AdEvent e) {
