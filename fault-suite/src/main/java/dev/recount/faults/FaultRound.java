@@ -153,10 +153,10 @@ final class FaultRound {
             Instant killed = Instant.now();
             pipeline.killStream();
             notes.add("kill " + (recoveries.size() + 1) + ": " + reached);
-            pipeline.startStream();
             lastRestart = Instant.now();
+            pipeline.startStream();
             awaitRunning(pipeline);
-            recoveries.add(pipeline.awaitCommitAfter(killed, Duration.ofMinutes(3)));
+            recoveries.add(pipeline.awaitCommitAfter(lastRestart, killed, Duration.ofMinutes(3)));
         }
         return plan.length;
     }
@@ -200,9 +200,10 @@ final class FaultRound {
             pipeline.killStream();
             pause(Duration.ofSeconds(12)); // > 2 x the 5 s transaction timeout
             notes.add("restart " + (i + 1) + " after 12 s, transaction timeout 5 s");
+            Instant restarted = Instant.now();
             pipeline.startStream();
             awaitRunning(pipeline);
-            recoveries.add(pipeline.awaitCommitAfter(killed, Duration.ofMinutes(3)));
+            recoveries.add(pipeline.awaitCommitAfter(restarted, killed, Duration.ofMinutes(3)));
         }
         return 2;
     }
@@ -212,6 +213,7 @@ final class FaultRound {
     private int restartBroker(Pipeline pipeline, Process produce, Scenario scenario, List<Duration> recoveries,
                               List<String> notes) throws Exception {
         pause(Duration.ofSeconds(5));
+        Instant stopped = Instant.now();
         control.stopBroker();
         pause(Duration.ofSeconds(15));
         control.startMissing();
@@ -219,14 +221,14 @@ final class FaultRound {
         if (!produce.waitFor(3, TimeUnit.MINUTES)) throw new IllegalStateException("produce hangs after the broker restart");
         String producedOutput = lastLines(pipeline.log("produce"));
         notes.add("produce during the outage exited " + produce.exitValue() + ": " + lastLine(producedOutput));
-        recoveries.add(pipeline.awaitCommitAfter(back, Duration.ofMinutes(5)));
+        recoveries.add(pipeline.awaitCommitAfter(back, stopped, Duration.ofMinutes(5)));
 
         finishProducing(pipeline, produce, scenario);
+        Instant stoppedAgain = Instant.now();
         control.stopBroker();
         pause(Duration.ofSeconds(15));
         control.startMissing();
-        Instant backAgain = Instant.now();
-        recoveries.add(pipeline.awaitCommitAfter(backAgain, Duration.ofMinutes(5)));
+        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), stoppedAgain, Duration.ofMinutes(5)));
         return 2;
     }
 
@@ -244,23 +246,27 @@ final class FaultRound {
     // --- PostgreSQL ---------------------------------------------------------------------------------------------
 
     private int stopPostgres(Pipeline pipeline, List<Duration> recoveries) throws Exception {
-        pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(2));
+        Instant now = Instant.now();
+        pipeline.awaitCommitAfter(now, now, Duration.ofMinutes(2));
+        Instant stopped = Instant.now();
         control.stopPostgres();
         pause(Duration.ofSeconds(30));
         control.startMissing();
-        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(5)));
+        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), stopped, Duration.ofMinutes(5)));
         return 1;
     }
 
     private int freezePostgres(Pipeline pipeline, List<Duration> recoveries) throws Exception {
-        pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(2));
+        Instant now = Instant.now();
+        pipeline.awaitCommitAfter(now, now, Duration.ofMinutes(2));
+        Instant frozenAt = Instant.now();
         List<Long> frozen = control.freezePostgres();
         try {
             pause(Duration.ofSeconds(60));
         } finally {
             control.thaw(frozen);
         }
-        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), Duration.ofMinutes(5)));
+        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), frozenAt, Duration.ofMinutes(5)));
         return 1;
     }
 
@@ -282,6 +288,7 @@ final class FaultRound {
             byte[] bytes = Files.readAllBytes(metadata);
             Files.write(metadata, java.util.Arrays.copyOf(bytes, bytes.length / 2));
         }
+        Instant restartedAt = Instant.now();
         Process restarted = pipeline.startStream();
         Path logFile = pipeline.log("stream-" + pipeline.streamStarts());
         boolean refused = restarted.waitFor(2, TimeUnit.MINUTES) && restarted.exitValue() != 0;
@@ -290,6 +297,7 @@ final class FaultRound {
                     + restarted.exitValue() + "): " + lastLine(lastLines(logFile)));
             deleteTree(newest);
             copyTree(backup, newest);
+            restartedAt = Instant.now();
             pipeline.startStream();
         } else if (!restarted.isAlive()) {
             throw new IllegalStateException("the stream job exited 0 right after the damaged restart; see " + logFile);
@@ -298,7 +306,7 @@ final class FaultRound {
                     + lastLine(grep(logFile, "resuming|skipping")));
         }
         awaitRunning(pipeline);
-        recoveries.add(pipeline.awaitCommitAfter(killed, Duration.ofMinutes(3)));
+        recoveries.add(pipeline.awaitCommitAfter(restartedAt, killed, Duration.ofMinutes(3)));
         return 1;
     }
 

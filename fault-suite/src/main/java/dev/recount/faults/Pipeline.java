@@ -176,11 +176,14 @@ final class Pipeline {
         }
     }
 
-    /** Waits until the stream job commits after {@code after}; returns how long that took from {@code after}. */
-    Duration awaitCommitAfter(Instant after, Duration timeout) {
+    /**
+     * Waits until the stream job commits after {@code after} (the moment the fault ended or the job was restarted:
+     * a commit of the old process must not count) and returns how long after {@code faultAt} that was.
+     */
+    Duration awaitCommitAfter(Instant after, Instant faultAt, Duration timeout) {
         Instant committed = Poll.untilPresent(timeout, "a stream commit after " + after,
                 () -> lastCommit().filter(t -> t.isAfter(after)));
-        return Duration.between(after, committed);
+        return Duration.between(faultAt, committed);
     }
 
     /** The job's checkpoints on disk: chk-N directories of every run, complete ({@code _metadata}) or not. */

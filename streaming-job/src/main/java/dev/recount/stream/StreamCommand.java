@@ -95,11 +95,10 @@ public final class StreamCommand implements Callable<Integer> {
         sun.misc.SignalHandler handler = sig -> {
             if (signals.incrementAndGet() == 1) {
                 out.println("stopping with a savepoint (again to cancel)...");
-                job.stopWithSavepoint().whenComplete((path, e) ->
-                        out.println(e == null ? "savepoint " + path : "stop with savepoint failed: " + e.getMessage()));
+                job.stopWithSavepointOrCancel(SAVEPOINT_PATIENCE, out::println);
             } else {
                 out.println("cancelling; the next start resumes from the last checkpoint");
-                job.client().cancel();
+                job.cancel();
             }
         };
         Signal.handle(new Signal("TERM"), handler);
@@ -110,9 +109,17 @@ public final class StreamCommand implements Callable<Integer> {
         out.println(switch (outcome) {
             case FINISHED -> "finished: every window up to the stopping offsets is flushed";
             case STOPPED -> "stopped; `stream` resumes from the savepoint";
+            case CANCELLED -> "cancelled; `stream` resumes from the last checkpoint";
         });
         return 0;
     }
+
+    /**
+     * How long a stop keeps trying to take its savepoint. A savepoint needs every task running: right after a start
+     * or a restart it is refused, and is tried again. If it never succeeds, the job is cancelled: its checkpoints
+     * are retained, so the next start resumes from the last one, exactly as after a crash.
+     */
+    static final java.time.Duration SAVEPOINT_PATIENCE = java.time.Duration.ofMinutes(2);
 
     private static int freePort() {
         try (ServerSocket s = new ServerSocket(0)) {

@@ -14,7 +14,9 @@ public final class RunningJob {
         /** A --bounded run reached its stopping offsets and flushed every window. */
         FINISHED,
         /** Stopped with a savepoint (SIGTERM / Ctrl-C); the next start resumes from it. */
-        STOPPED
+        STOPPED,
+        /** Cancelled after a stop was asked for (no savepoint possible, or a second Ctrl-C); resumes from the last checkpoint. */
+        CANCELLED
     }
 
     private final JobClient client;
@@ -56,13 +58,62 @@ public final class RunningJob {
         return client.stopWithSavepoint(false, savepointDirectory, SavepointFormatType.CANONICAL);
     }
 
+    /** Cancels after a stop request (a second Ctrl-C); the checkpoints stay, the next start resumes from the last. */
+    public CompletableFuture<Void> cancel() {
+        stopRequested = true;
+        return client.cancel();
+    }
+
+    /**
+     * Stops the job with a savepoint, trying again while it is refused (a savepoint needs every task running:
+     * right after a start or a restart it is not), for up to {@code patience}; then cancels it, which leaves its
+     * checkpoints retained, so the next start resumes from the last one. Returns at once; {@code log} hears how
+     * it went.
+     */
+    public void stopWithSavepointOrCancel(java.time.Duration patience, java.util.function.Consumer<String> log) {
+        long deadline = System.nanoTime() + patience.toNanos();
+        CompletableFuture.runAsync(() -> {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    log.accept("savepoint " + stopWithSavepoint().get());
+                    return;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (ExecutionException e) {
+                    if (client.getJobStatus().join().isTerminalState()) return;
+                    String reason = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+                    if (System.nanoTime() > deadline) {
+                        log.accept("no savepoint after " + attempt + " attempts (" + oneLine(reason) + "); cancelling: "
+                                + "the next start resumes from the last checkpoint");
+                        cancel();
+                        return;
+                    }
+                    log.accept("savepoint not possible yet (" + oneLine(reason) + "); trying again");
+                    java.util.concurrent.locks.LockSupport.parkNanos(java.time.Duration.ofSeconds(2).toNanos());
+                }
+            }
+        });
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.replaceAll("\\s*\\R\\s*", " ").strip();
+    }
+
     /**
      * Waits for the job to end.
      *
      * @throws ExecutionException if the job failed or was cancelled
      */
     public Outcome awaitEnd() throws Exception {
-        return finish(client.getJobExecutionResult().get());
+        try {
+            return finish(client.getJobExecutionResult().get());
+        } catch (ExecutionException e) {
+            if (stopRequested && client.getJobStatus().join() == org.apache.flink.api.common.JobStatus.CANCELED) {
+                return Outcome.CANCELLED;
+            }
+            throw e;
+        }
     }
 
     /** As {@link #awaitEnd()}, giving up (with a TimeoutException; the job keeps running) after {@code timeout}. */
