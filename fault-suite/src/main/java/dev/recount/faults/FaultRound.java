@@ -64,7 +64,13 @@ final class FaultRound {
         if (fault == Fault.RESTART_AFTER_TRANSACTION_TIMEOUT) settings.put("stream.kafka-transaction-timeout", "5s");
         Pipeline pipeline = Pipeline.create(dir, stack, settings);
         EventTimeSettings time = RecountConfig.load(pipeline.config, Map.of()).eventTime();
-        Scenario scenario = Scenario.generate(dir, events, Duration.ofMinutes(6), seed, time, 3, Instant.now());
+        Instant now = Instant.now();
+        Scenario scenario = Scenario.generate(dir, events, Duration.ofMinutes(6), seed, time, 3, now);
+        PoisonCorpus poison = null;
+        if (fault == Fault.POISON_CORPUS) {
+            poison = new PoisonCorpus(scenario.from().plus(Duration.between(scenario.from(), scenario.to()).dividedBy(2)), now);
+            scenario = scenario.with(poison.lines(), poison.direct(), now, time);
+        }
         log.accept(fault + ": " + scenario.events().size() + " events, " + scenario.invalidTotal() + " invalid records, "
                 + "windows [" + scenario.from() + ", " + scenario.to() + ") in " + dir);
 
@@ -85,15 +91,38 @@ final class FaultRound {
             case POSTGRES_FROZEN -> freezePostgres(pipeline, recoveries);
             case CHECKPOINT_DELETED -> damageNewestCheckpoint(pipeline, true, recoveries, notes);
             case CHECKPOINT_CORRUPTED -> damageNewestCheckpoint(pipeline, false, recoveries, notes);
+            case POISON_CORPUS -> sendDirect(pipeline, poison.direct());
             case RECONCILE_KILLED -> 0; // after the drain, below
         };
         finishProducing(pipeline, produce, scenario);
+        List<String> poisonProblems = new ArrayList<>();
+        if (fault == Fault.POISON_CORPUS) {
+            // The job has read everything once the drain below starts; failures of the running job count now.
+            Poll.until(Duration.ofMinutes(3), "the stream job to commit after the traffic",
+                    () -> pipeline.lastCommit().map(t -> t.isAfter(Instant.now().minusSeconds(3))).orElse(false));
+            int failures = pipeline.failuresOfRunningJob();
+            notes.add("failures of the running job during the corpus: " + failures);
+            if (failures != 0) poisonProblems.add("the job failed " + failures + " time(s) during the poison corpus");
+        }
 
         pipeline.stopStream();
         int drained = pipeline.drain();
         if (drained != 0) throw new IllegalStateException("stream --bounded exited " + drained + "; see " + pipeline.log("stream-drain"));
         Accounting accounting = new Accounting(pipeline, scenario, stack.bootstrapServers(), time.windows());
         Accounting.Result streamResult = accounting.checkStream();
+        if (fault == Fault.POISON_CORPUS) {
+            // A producer clock 50 minutes ahead must not have moved the watermark ahead of the wall clock: every
+            // too-late decision was taken with a watermark at most wall clock + max-future.
+            long bound = Instant.now().plus(time.maxFuture()).toEpochMilli();
+            for (var r : accounting.readCommitted(pipeline.backfill)) {
+                var b = dev.recount.core.event.BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8));
+                if (b.watermark() > bound) {
+                    poisonProblems.add("event " + b.event().eventId + " judged too late at watermark "
+                            + Instant.ofEpochMilli(b.watermark()) + ", ahead of the clock");
+                    break;
+                }
+            }
+        }
 
         int backfilled = pipeline.backfillRange(scenario.from(), scenario.to());
         if (backfilled != 0) throw new IllegalStateException("backfill range exited " + backfilled + "; see " + pipeline.log("backfill"));
@@ -107,7 +136,7 @@ final class FaultRound {
         Accounting.Result result = new Accounting.Result(streamResult.eventsLost(), streamResult.eventsDoubled(),
                 streamResult.backfillDuplicates(), streamResult.backfillUnknown(), streamResult.deadLettersLost(),
                 streamResult.deadLettersExtra(), streamResult.lakeMissing(), streamResult.lakeDuplicates(), wrong,
-                streamResult.logProblems(), finalExamples, streamResult.seen());
+                concat(streamResult.logProblems(), poisonProblems), finalExamples, streamResult.seen());
         RoundResult round = new RoundResult(fault, injections, recoveries, result, notes,
                 Duration.ofNanos(System.nanoTime() - started));
         log.accept(fault + ": " + (round.passed() ? "exact" : "NOT EXACT") + " — " + result + "; recoveries " + recoveries
@@ -353,6 +382,32 @@ final class FaultRound {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    // --- hostile input ------------------------------------------------------------------------------------------
+
+    /** Sends values with their own record timestamps (a producer whose clock is off), keyed by campaign. */
+    private int sendDirect(Pipeline pipeline, Map<byte[], Long> values) {
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", stack.bootstrapServers());
+        p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("acks", "all");
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
+            for (Map.Entry<byte[], Long> e : values.entrySet()) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(pipeline.input, null, e.getValue(),
+                        "cmp-poison".getBytes(StandardCharsets.UTF_8), e.getKey())).get(30, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot send the direct records", e);
+        }
+        return values.size();
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     // --- helpers ------------------------------------------------------------------------------------------------

@@ -195,6 +195,25 @@ final class Pipeline {
         }
     }
 
+    /**
+     * How often the running stream job has failed (and restarted) so far, from its own Web UI's REST API: the
+     * entries of /jobs/&lt;id&gt;/exceptions. The URL and the job id are the ones `stream` printed.
+     */
+    int failuresOfRunningJob() throws IOException, InterruptedException {
+        String log = Files.readString(log("stream-" + streamStarts), StandardCharsets.UTF_8);
+        java.util.regex.Matcher ui = java.util.regex.Pattern.compile("Web UI: (http://[^\\s]+)").matcher(log);
+        java.util.regex.Matcher job = java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
+        if (!ui.find() || !job.find()) throw new IllegalStateException("no Web UI or job id in " + log("stream-" + streamStarts));
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(ui.group(1) + "/jobs/" + job.group(1)
+                        + "/exceptions?maxExceptions=100")).timeout(Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) throw new IllegalStateException("Flink REST answered " + r.statusCode() + ": " + r.body());
+        com.fasterxml.jackson.databind.JsonNode entries = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(r.body()).path("exceptionHistory").path("entries");
+        return entries.size();
+    }
+
     String streamLogs() throws IOException {
         StringBuilder all = new StringBuilder();
         try (var s = Files.list(dir.resolve("logs"))) {

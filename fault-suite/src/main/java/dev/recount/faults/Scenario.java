@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -82,6 +83,51 @@ record Scenario(Path file, Instant from, Instant to, Map<String, AdEvent> events
         long last = unique.values().stream().mapToLong(e -> e.eventTs).max().orElseThrow();
         return new Scenario(file, Instant.ofEpochMilli(windows.windowStart(first)),
                 Instant.ofEpochMilli(windows.windowEnd(last)), Map.copyOf(unique), Map.copyOf(truth), validRecords,
+                Map.copyOf(invalid));
+    }
+
+    /**
+     * This scenario with more records: {@code lines} appended to the file (judged at {@code sentAround}, as
+     * `produce` will stamp them), and {@code direct} values that the caller sends itself with their own record
+     * timestamps (a producer whose clock is off). The truth and the expected dead letters follow the validator.
+     */
+    Scenario with(List<byte[]> lines, Map<byte[], Long> direct, Instant sentAround, EventTimeSettings time)
+            throws IOException {
+        EventValidator validator = new EventValidator(time.validation());
+        Map<String, AdEvent> unique = new HashMap<>(events);
+        Map<InvalidReason, Long> invalid = new EnumMap<>(InvalidReason.class);
+        invalid.putAll(invalidByReason);
+        long valid = validRecords;
+        try (OutputStream out = Files.newOutputStream(file, java.nio.file.StandardOpenOption.APPEND)) {
+            for (byte[] line : lines) {
+                out.write(line);
+                out.write('\n');
+            }
+        }
+        Map<byte[], Long> all = new java.util.LinkedHashMap<>();
+        lines.forEach(l -> all.put(l, sentAround.toEpochMilli()));
+        all.putAll(direct);
+        for (Map.Entry<byte[], Long> e : all.entrySet()) {
+            ValidationResult v = validator.validate(e.getKey(), e.getValue(), "input", 0, 0);
+            if (!v.isValid()) {
+                invalid.merge(v.reason(), 1L, Long::sum);
+            } else {
+                valid++;
+                unique.putIfAbsent(v.event().eventId, v.event());
+            }
+        }
+        Map<WindowKey, MetricsAccumulator> sums = new HashMap<>();
+        WindowAlignment windows = time.windows();
+        for (AdEvent e : unique.values()) {
+            sums.computeIfAbsent(new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId),
+                    k -> new MetricsAccumulator()).add(e);
+        }
+        Map<WindowKey, WindowMetrics> truth = new HashMap<>();
+        sums.forEach((k, acc) -> truth.put(k, acc.toMetrics()));
+        long first = unique.values().stream().mapToLong(e -> e.eventTs).min().orElseThrow();
+        long last = unique.values().stream().mapToLong(e -> e.eventTs).max().orElseThrow();
+        return new Scenario(file, Instant.ofEpochMilli(windows.windowStart(first)),
+                Instant.ofEpochMilli(windows.windowEnd(last)), Map.copyOf(unique), Map.copyOf(truth), valid,
                 Map.copyOf(invalid));
     }
 

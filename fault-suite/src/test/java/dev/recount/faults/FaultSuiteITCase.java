@@ -9,7 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The part of the fault suite that runs in every build: the whole stream JVM killed with kill -9 once while traffic
- * flows, and PostgreSQL stopped for 30 s, each against the real pipeline (./recount stream and produce as their own
+ * flows, a poison corpus, and PostgreSQL stopped for 30 s, each against the real pipeline (./recount stream and produce as their own
  * processes), every output checked against the ground truth. The whole matrix: fault-suite/run.sh.
  */
 class FaultSuiteITCase {
@@ -20,6 +20,19 @@ class FaultSuiteITCase {
         RoundResult round = new FaultRound(stack, dir, 4000, 400, 7, System.out::println).run(Fault.KILL_STREAM_ONCE);
 
         assertThat(round.injections()).isEqualTo(1);
+        assertThat(round.accounting().clean()).as(round.accounting().toString()).isTrue();
+    }
+
+    /**
+     * Every record that once stopped or skewed the speed layer, mixed into normal traffic: the job never fails,
+     * dead letters are exact by reason, every good event is counted once, and a producer clock 50 minutes ahead
+     * does not move the watermark ahead of the wall clock.
+     */
+    @Test
+    void aPoisonCorpusNeitherStopsNorSkewsTheJob(@TempDir Path dir) throws Exception {
+        RoundResult round = new FaultRound(stack, dir, 4000, 400, 9, System.out::println).run(Fault.POISON_CORPUS);
+
+        assertThat(round.notes()).contains("failures of the running job during the corpus: 0");
         assertThat(round.accounting().clean()).as(round.accounting().toString()).isTrue();
     }
 

@@ -1,0 +1,68 @@
+package dev.recount.faults;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Records any producer can send, each of which once stopped or skewed the speed layer, plus neighbours that must
+ * pass: ids with NUL (escaped), C1 and DEL characters, lone surrogates; costs above the maximum, at it, beyond
+ * 64 bits, negative; two conversions of 5·10^18 micros in one window (once a long overflow that crash-looped the
+ * job); ids of 256 and 257 bytes; JSON that is not an object, duplicate keys, a 600 KB value; and one event from
+ * a producer whose clock runs 50 minutes ahead (valid: judged against its own record timestamp).
+ */
+final class PoisonCorpus {
+    /** Event time of the poison events: inside the traffic's range, so they fall in its windows. */
+    private final long at;
+    private final Instant skewedClock;
+
+    PoisonCorpus(Instant trafficMiddle, Instant now) {
+        this.at = trafficMiddle.toEpochMilli();
+        this.skewedClock = now.plusSeconds(50 * 60);
+    }
+
+    List<byte[]> lines() {
+        List<String> l = new ArrayList<>();
+        l.add(event("p-nul", "conversion", at, "cmp-\\u0000x", "ch-a", 5));
+        l.add(event("p-c1", "impression", at, "cmp-poison", "ch-\\u0085", 5));
+        l.add(event("p-del", "impression", at, "cmp-poison", "ch-\u007f", 5));
+        l.add(event("p-surrogate", "impression", at, "cmp-poison", "ch-a\\ud800", 5));
+        l.add(event("p-low-surrogate", "impression", at, "cmp-poison", "ch-a\\udc00x", 5));
+        l.add(event("p-big-1", "conversion", at, "cmp-poison", "ch-big", 5_000_000_000_000_000_000L));
+        l.add(event("p-big-2", "conversion", at + 1, "cmp-poison", "ch-big", 5_000_000_000_000_000_000L));
+        for (int i = 0; i < 3; i++) {
+            l.add(event("p-max-" + i, "conversion", at + i, "cmp-poison", "ch-max", 1_000_000_000_000L));
+        }
+        l.add(event("p-over-max", "conversion", at, "cmp-poison", "ch-max", 1_000_000_000_001L));
+        l.add(event("p-negative", "click", at, "cmp-poison", "ch-a", -1));
+        l.add("{\"event_id\":\"p-2^63\",\"event_type\":\"click\",\"event_ts\":" + at
+                + ",\"campaign_id\":\"cmp-poison\",\"channel_id\":\"ch-a\",\"cost_micros\":9223372036854775808}");
+        l.add(event("i".repeat(256), "impression", at, "cmp-poison", "ch-long", 1));
+        l.add(event("j".repeat(257), "impression", at, "cmp-poison", "ch-long", 1));
+        l.add("[1,2,3]");
+        l.add("null");
+        l.add("42");
+        l.add("{\"event_id\":\"p-dup\",\"event_id\":\"p-dup2\",\"event_type\":\"click\",\"event_ts\":" + at
+                + ",\"campaign_id\":\"cmp-poison\",\"channel_id\":\"ch-a\",\"cost_micros\":1}");
+        l.add("{\"garbage\":\"" + "x".repeat(600_000) + "\"}");
+        List<byte[]> bytes = new ArrayList<>();
+        for (String s : l) bytes.add(s.getBytes(StandardCharsets.UTF_8));
+        return bytes;
+    }
+
+    /** Values sent with their own record timestamp: the skewed producer's event, timed by its own clock. */
+    Map<byte[], Long> direct() {
+        Map<byte[], Long> m = new LinkedHashMap<>();
+        m.put(event("p-skewed-clock", "click", skewedClock.toEpochMilli(), "cmp-poison", "ch-skew", 7)
+                .getBytes(StandardCharsets.UTF_8), skewedClock.toEpochMilli());
+        return m;
+    }
+
+    private static String event(String id, String type, long ts, String campaign, String channel, long cost) {
+        return "{\"event_id\":\"" + id + "\",\"event_type\":\"" + type + "\",\"event_ts\":" + ts + ",\"campaign_id\":\""
+                + campaign + "\",\"channel_id\":\"" + channel + "\",\"cost_micros\":" + cost + "}";
+    }
+}
