@@ -29,8 +29,9 @@ import org.apache.flink.util.OutputTag;
  * Lets each {@code event_id} through at most once (CONTRACT §2) and sends events that are too late for their
  * window (CONTRACT §3) to the {@link #TOO_LATE} side output instead of the window.
  *
- * <p>An id is remembered until the watermark passes {@code event_ts + dedup horizon}, rounded up to the next
- * cleanup step (an eighth of the horizon). The horizon is at least window + out-of-orderness + allowed lateness
+ * <p>An id is remembered until the watermark passes {@code event_ts + dedup horizon} (for an event already too late
+ * when it arrives: the watermark then + the horizon), rounded up to the next cleanup step (an eighth of the
+ * horizon). The horizon is at least window + out-of-orderness + allowed lateness
  * (core's {@code EventTimeSettings} enforces that), so by the time an id is forgotten, any copy of it would be too
  * late for its window anyway: it goes to the backfill topic, where the batch layer de-duplicates, and is never
  * counted twice by the stream. The id is the whole key: copies are dropped whatever their {@code event_ts}.
@@ -170,11 +171,14 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
             return;
         }
         seen.put(event.eventId, Boolean.TRUE);
-        long forgetAt = forgetAt(event.eventTs);
+        long watermark = effectiveWatermark();
+        // An id is remembered for a horizon from its event time, or from now (the watermark) if that is later: a
+        // too-late event's event time is more than a horizon behind already, and its copy, typically seconds
+        // behind it, must still find it (else both go to the backfill topic).
+        long forgetAt = forgetAt(Math.max(event.eventTs, watermark));
         idsDueAt(forgetAt).add(event.eventId);
         cleanup.registerEventTimeTimer(forgetAt, forgetAt); // once per bucket and step: Flink de-duplicates timers
 
-        long watermark = effectiveWatermark();
         if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
             tooLate.inc();
             tooLateTotal.add(1L);

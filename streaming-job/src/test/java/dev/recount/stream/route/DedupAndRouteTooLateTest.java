@@ -113,6 +113,29 @@ class DedupAndRouteTooLateTest {
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
     }
 
+    /**
+     * A too-late event's own time is more than a horizon behind the watermark already; remembered only from its
+     * event time, it would be forgotten at the next watermark and its copy a moment later would go to the backfill
+     * topic again. It is remembered for a horizon from its arrival.
+     */
+    @Test
+    void aCopyOfATooLateEventArrivingSoonAfterItIsDropped() throws Exception {
+        open(Long.MIN_VALUE);
+        long watermark = ms(W0) + 3 * HORIZON; // far past W0 + lateness, and past W0 + horizon
+        harness.processWatermark(new Watermark(watermark));
+        AdEvent tooLate = click("deeply-late", W0.plusSeconds(30), 7);
+        feed(tooLate);
+        harness.processWatermark(new Watermark(watermark + HORIZON / 2));
+        feed(click("deeply-late", W0.plusSeconds(30), 8));
+
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event().offset)
+                .containsExactly(7L);
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+
+        harness.processWatermark(new Watermark(function.forgetAt(watermark)));
+        assertThat(harness.numKeyedStateEntries()).as("forgotten a horizon after it arrived").isZero();
+    }
+
     @Test
     void windowsClosedByAFinishedBoundedRunAreTooLateFromTheStart() throws Exception {
         open(ms(W1));
