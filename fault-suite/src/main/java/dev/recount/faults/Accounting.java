@@ -58,19 +58,19 @@ final class Accounting {
     /** What one check found; zero everywhere means the promise held. */
     record Result(long eventsLost, long eventsDoubled, long backfillDuplicates, long backfillUnknown,
                   long deadLettersLost, long deadLettersExtra, long lakeMissing, long lakeDuplicates,
-                  long finalKeysWrong, List<String> logProblems, List<String> examples, String seen) {
+                  long finalKeysWrong, List<String> problems, List<String> examples, String seen) {
         boolean clean() {
             return eventsLost == 0 && eventsDoubled == 0 && backfillDuplicates == 0 && backfillUnknown == 0
                     && deadLettersLost == 0 && deadLettersExtra == 0 && lakeMissing == 0 && lakeDuplicates == 0
-                    && finalKeysWrong == 0 && logProblems.isEmpty();
+                    && finalKeysWrong == 0 && problems.isEmpty();
         }
 
         @Override
         public String toString() {
             return String.format("lost %d, doubled %d, backfill duplicates %d, backfill unknown %d, dead letters lost %d / "
-                            + "extra %d, lake missing %d / duplicated %d, final keys wrong %d, log problems %s%s",
+                            + "extra %d, lake missing %d / duplicated %d, final keys wrong %d, problems %s%s",
                     eventsLost, eventsDoubled, backfillDuplicates, backfillUnknown, deadLettersLost, deadLettersExtra,
-                    lakeMissing, lakeDuplicates, finalKeysWrong, logProblems,
+                    lakeMissing, lakeDuplicates, finalKeysWrong, problems,
                     examples.isEmpty() ? "" : "; e.g. " + String.join("; ", examples)) + (seen.isEmpty() ? "" : " (" + seen + ")");
         }
     }

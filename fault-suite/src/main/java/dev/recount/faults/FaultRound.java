@@ -95,14 +95,14 @@ final class FaultRound {
             case RECONCILE_KILLED -> 0; // after the drain, below
         };
         finishProducing(pipeline, produce, scenario);
-        List<String> poisonProblems = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
         if (fault == Fault.POISON_CORPUS) {
             // The job has read everything once the drain below starts; failures of the running job count now.
             Poll.until(Duration.ofMinutes(3), "the stream job to commit after the traffic",
                     () -> pipeline.lastCommit().map(t -> t.isAfter(Instant.now().minusSeconds(3))).orElse(false));
             int failures = pipeline.failuresOfRunningJob();
             notes.add("failures of the running job during the corpus: " + failures);
-            if (failures != 0) poisonProblems.add("the job failed " + failures + " time(s) during the poison corpus");
+            if (failures != 0) problems.add("the job failed " + failures + " time(s) during the poison corpus");
         }
 
         pipeline.stopStream();
@@ -117,7 +117,7 @@ final class FaultRound {
             for (var r : accounting.readCommitted(pipeline.backfill)) {
                 var b = dev.recount.core.event.BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8));
                 if (b.watermark() > bound) {
-                    poisonProblems.add("event " + b.event().eventId + " judged too late at watermark "
+                    problems.add("event " + b.event().eventId + " judged too late at watermark "
                             + Instant.ofEpochMilli(b.watermark()) + ", ahead of the clock");
                     break;
                 }
@@ -127,7 +127,7 @@ final class FaultRound {
         int backfilled = pipeline.backfillRange(scenario.from(), scenario.to());
         if (backfilled != 0) throw new IllegalStateException("backfill range exited " + backfilled + "; see " + pipeline.log("backfill"));
         List<String> finalExamples = new ArrayList<>(streamResult.examples());
-        if (fault == Fault.RECONCILE_KILLED) injections = killReconcile(pipeline, scenario, recoveries, notes, finalExamples);
+        if (fault == Fault.RECONCILE_KILLED) injections = killReconcile(pipeline, scenario, recoveries, notes, problems);
         int reconciled = pipeline.reconcile(scenario.from(), scenario.to());
         if (reconciled != 0 && reconciled != 3) {
             throw new IllegalStateException("reconcile exited " + reconciled + "; see " + pipeline.log("reconcile"));
@@ -136,7 +136,7 @@ final class FaultRound {
         Accounting.Result result = new Accounting.Result(streamResult.eventsLost(), streamResult.eventsDoubled(),
                 streamResult.backfillDuplicates(), streamResult.backfillUnknown(), streamResult.deadLettersLost(),
                 streamResult.deadLettersExtra(), streamResult.lakeMissing(), streamResult.lakeDuplicates(), wrong,
-                concat(streamResult.logProblems(), poisonProblems), finalExamples, streamResult.seen());
+                concat(streamResult.problems(), problems), finalExamples, streamResult.seen());
         RoundResult round = new RoundResult(fault, injections, recoveries, result, notes,
                 Duration.ofNanos(System.nanoTime() - started));
         log.accept(fault + ": " + (round.passed() ? "exact" : "NOT EXACT") + " — " + result + "; recoveries " + recoveries
@@ -320,7 +320,10 @@ final class FaultRound {
         Instant restartedAt = Instant.now();
         Process restarted = pipeline.startStream();
         Path logFile = pipeline.log("stream-" + pipeline.streamStarts());
-        boolean refused = restarted.waitFor(2, TimeUnit.MINUTES) && restarted.exitValue() != 0;
+        // Refused (the process exits non-zero with one line) or resumed (it prints that its job runs).
+        Poll.until(Duration.ofMinutes(3), "the damaged restart to be refused or to run", () -> !restarted.isAlive()
+                || Files.exists(logFile) && Files.readString(logFile).contains(" running"));
+        boolean refused = !restarted.isAlive() && restarted.exitValue() != 0;
         if (refused) {
             notes.add((delete ? "deleted " : "corrupted ") + newest.getFileName() + ": refused (exit "
                     + restarted.exitValue() + "): " + lastLine(lastLines(logFile)));
@@ -342,7 +345,7 @@ final class FaultRound {
     // --- reconcile ----------------------------------------------------------------------------------------------
 
     private int killReconcile(Pipeline pipeline, Scenario scenario, List<Duration> recoveries, List<String> notes,
-                              List<String> examples) throws Exception {
+                              List<String> problems) throws Exception {
         String servedBefore = served(pipeline);
         long runsBefore = count(pipeline, "SELECT count(*) FROM reconciliation_runs");
         Process reconcile = pipeline.startReconcile(scenario.from(), scenario.to());
@@ -353,14 +356,14 @@ final class FaultRound {
         reconcile.destroyForcibly();
         reconcile.waitFor(1, TimeUnit.MINUTES);
         notes.add("reconcile killed " + (wasRunning ? "while running" : "after it had already finished"));
-        if (!servedBefore.equals(served(pipeline))) examples.add("the killed reconcile changed the served numbers");
+        if (!servedBefore.equals(served(pipeline))) problems.add("the killed reconcile changed the served numbers");
         int again = pipeline.reconcile(scenario.from(), scenario.to());
         recoveries.add(Duration.between(killed, Instant.now()));
         long failed = count(pipeline, "SELECT count(*) FROM reconciliation_runs WHERE status = 'failed' AND error LIKE 'abandoned%'");
         long running = count(pipeline, "SELECT count(*) FROM reconciliation_runs WHERE status = 'running'");
         notes.add("rerun exited " + again + "; killed runs marked failed: " + failed + ", still running: " + running);
         if (wasRunning && (failed != 1 || running != 0)) {
-            examples.add("the killed reconcile run is not marked failed (failed " + failed + ", running " + running + ")");
+            problems.add("the killed reconcile run is not marked failed (failed " + failed + ", running " + running + ")");
         }
         return 1;
     }
