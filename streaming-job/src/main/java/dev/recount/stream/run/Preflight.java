@@ -1,5 +1,7 @@
 package dev.recount.stream.run;
 
+import dev.recount.db.Database;
+import dev.recount.db.Role;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -18,7 +20,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job: the three
- * topics exist, and PostgreSQL answers with recount's tables in the configured schema. Each failure is one line.
+ * topics exist, and PostgreSQL lets the stream's own login in, with its group role's privileges and recount's tables
+ * in the configured schema. Each failure is one line.
  */
 final class Preflight {
     private Preflight() {}
@@ -51,13 +54,22 @@ final class Preflight {
         }
     }
 
+    /** Logs in as the committer will (the stream's own login, the password resolved here) and checks its privileges. */
     private static void checkPostgres(StreamSettings s) {
         Properties p = new Properties();
         p.setProperty("user", s.postgres().user());
-        if (s.postgresPassword() != null) p.setProperty("password", s.postgresPassword());
+        String password = s.postgresPassword().resolve();
+        if (password != null) p.setProperty("password", password);
         p.setProperty("connectTimeout", "10");
-        try (Connection c = DriverManager.getConnection(s.postgres().jdbcUrl(), p);
-             PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
+        Connection c;
+        try {
+            c = DriverManager.getConnection(s.postgres().jdbcUrl(), p);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot log in to PostgreSQL at " + s.postgres().jdbcUrl() + " as "
+                    + s.postgres().user() + " (password from " + s.postgresPassword() + "): " + e.getMessage(), e);
+        }
+        try (c; PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
+            Database.checkLogin(c, s.postgres().schema(), Role.STREAM);
             ps.setString(1, s.postgres().schema() + "." + StreamWindowMetricsTable.TABLE);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -67,7 +79,7 @@ final class Preflight {
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot reach PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
+            throw new IllegalStateException("PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
         }
     }
 }
