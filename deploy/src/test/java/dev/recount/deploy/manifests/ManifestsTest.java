@@ -299,6 +299,9 @@ class ManifestsTest {
         assertThat(at(flink, "spec", "job", "parallelism")).isEqualTo(c.integer("stream.parallelism"));
         assertThat(str(flink, "spec", "job", "upgradeMode")).isEqualTo("savepoint");
         assertThat(str(flink, "spec", "job", "jarURI")).startsWith("local:///opt/flink/usrlib/");
+        // Nothing exposed outside the cluster, and no jar upload through the REST API.
+        assertThat(str(conf, "kubernetes.rest-service.exposed.type")).isEqualTo("ClusterIP");
+        assertThat(str(conf, "web.submit.enable")).isEqualTo("false");
 
         Map<String, Object> cron = k8sObject("CronJob", "recount-reconcile");
         assertThat(str(cron, "spec", "timeZone")).as("the CronJob's day is the config's day").isEqualTo(c.get("time-zone"));
