@@ -25,7 +25,7 @@ wants() { [[ ",$ONLY," == *",$1,"* ]]; }
 [ -f "$HOME_DIR/local.env" ] || { echo "bench: no $HOME_DIR/local.env: start the stack with ./recount up --home $HOME_DIR" >&2; exit 1; }
 # shellcheck disable=SC1091
 . "$HOME_DIR/local.env"
-export KAFKA_BOOTSTRAP_SERVERS RECOUNT_JDBC_URL PGUSER PGPASSWORD
+export KAFKA_BOOTSTRAP_SERVERS RECOUNT_JDBC_URL PGUSER PGPASSWORD RECOUNT_PGPASSWORD_DIR
 
 # BENCH_OUT=<an earlier run dir> adds to that run's results (e.g. to run the sections in several goes).
 OUT="${BENCH_OUT:-$ROOT/bench/target/run-$(date -u +%Y%m%dT%H%M%S)}"; mkdir -p "$OUT"

@@ -1,6 +1,7 @@
 package dev.recount.batch;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
@@ -135,7 +136,7 @@ public final class BackfillMain implements Callable<Integer> {
             String password;
             try {
                 progress = Durations.parse(common.progressEvery);
-                password = config.postgresPassword();
+                password = config.password(Component.BATCH);
             } catch (IllegalArgumentException e) {
                 throw BackfillException.badArguments(e.getMessage());
             }

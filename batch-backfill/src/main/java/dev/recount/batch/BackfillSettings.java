@@ -1,12 +1,17 @@
 package dev.recount.batch;
 
+import dev.recount.core.config.Component;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.window.WindowAlignment;
 import java.time.Duration;
 import java.time.ZoneId;
 
-/** The settings the batch layer reads from {@link RecountConfig} (see config/recount.properties). No secrets. */
+/**
+ * The settings the batch layer reads from {@link RecountConfig} (see config/recount.properties). No secrets.
+ *
+ * @param postgres the batch layer's own login ({@code postgres.batch.user}) and schema
+ */
 public record BackfillSettings(
         String lakePath,
         String sparkMaster,
@@ -38,6 +43,6 @@ public record BackfillSettings(
                 config.get("kafka.bootstrap-servers"),
                 config.timeZone(),
                 config.eventTime().windows(),
-                config.postgres());
+                config.postgres(Component.BATCH));
     }
 }

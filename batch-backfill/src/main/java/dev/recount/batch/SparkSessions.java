@@ -37,6 +37,8 @@ public interface SparkSessions {
             if (effective.startsWith("local")) {
                 // A laptop's non-loopback address may change or be firewalled; local mode needs none.
                 b.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1");
+                // The UI (bound to $SPARK_LOCAL_IP, 127.0.0.1 from ./recount) shows the run; it does not kill stages.
+                defaultTo(b, "spark.ui.killEnabled", "false");
                 // Spark's defaults (200 shuffle partitions, 128 MB splits) suit a cluster; on a few local cores,
                 // fewer shuffle partitions and smaller splits balance better: about 20% faster on one day of
                 // 10 million events with local[2]. -Dspark.* system properties still win.

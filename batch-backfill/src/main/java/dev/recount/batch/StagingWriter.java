@@ -5,14 +5,12 @@ import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
-import dev.recount.db.Role;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -98,8 +96,9 @@ final class StagingWriter {
     }
 
     /**
-     * Runs on an executor: one plain JDBC connection per partition, with the same schema and role a
-     * {@code Database.pool(..., Role.BATCH)} connection has (a pool per task would outlive nothing).
+     * Runs on an executor: one plain JDBC connection per partition, as the same login and schema as the driver's
+     * {@code Database.pool(..., Role.BATCH)} (a pool per task would outlive nothing). That login holds the batch
+     * role's privileges by membership, so no SET ROLE is involved.
      */
     private static final class InsertPartition implements ForeachPartitionFunction<Row> {
         private static final long serialVersionUID = 1L;
@@ -129,9 +128,6 @@ final class StagingWriter {
             if (opened == null) throw new SQLException("not a PostgreSQL JDBC URL: " + postgres.jdbcUrl());
             try (Connection conn = opened) {
                 conn.setSchema(postgres.schema());
-                try (Statement s = conn.createStatement()) {
-                    s.execute("SET ROLE " + Role.BATCH.roleName());
-                }
                 List<WindowRow> chunk = new ArrayList<>(INSERT_CHUNK);
                 while (rows.hasNext()) {
                     chunk.add(toWindowRow(rows.next(), windowSizeMillis));

@@ -1,6 +1,8 @@
 package dev.recount.bench;
 
+import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -12,7 +14,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * Set-up steps of bench/run.sh: {@code schema NAME} (fresh schema + migrations), {@code topics PARTITIONS T...},
+ * Set-up steps of bench/run.sh: {@code schema NAME} (fresh schema + migrations + component logins), {@code topics PARTITIONS T...},
  * {@code count TABLE} (rows and summed events).
  */
 public final class Admin {
@@ -27,6 +29,11 @@ public final class Admin {
                     s.execute("CREATE SCHEMA " + args[1]);
                 }
                 Migrations.apply(url, user, password, args[1]);
+                // The stream job logs in as the schema's own login, as `./recount stream` does; its password goes
+                // where local.env's RECOUNT_PGPASSWORD_DIR points.
+                try (Connection c = DriverManager.getConnection(url, user, password)) {
+                    Logins.ensureLocal(c, args[1], Path.of(System.getenv("RECOUNT_PGPASSWORD_DIR")));
+                }
             }
             case "topics" -> {
                 int partitions = Integer.parseInt(args[1]);

@@ -3,7 +3,10 @@ package dev.recount.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.recount.core.config.Component;
 import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.config.PasswordSource;
+import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.config.RecountConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -75,11 +78,72 @@ class ConfigTest {
         Path secret = dir.resolve("pw");
         Files.writeString(secret, "s3cret\n");
 
-        assertThat(RecountConfig.load(null, Map.of("PGPASSWORD", "fromenv")).postgresPassword()).isEqualTo("fromenv");
-        assertThat(RecountConfig.load(null, Map.of()).with("postgres.password-file", secret.toString()).postgresPassword())
+        assertThat(RecountConfig.load(null, Map.of("PGPASSWORD", "fromenv")).adminPassword()).isEqualTo("fromenv");
+        assertThat(RecountConfig.load(null, Map.of()).with("postgres.password-file", secret.toString()).adminPassword())
                 .isEqualTo("s3cret");
-        assertThat(RecountConfig.load(null, Map.of()).postgresPassword()).isNull();
+        assertThat(RecountConfig.load(null, Map.of()).adminPassword()).isNull();
         assertThat(RecountConfig.defaults().asMap()).doesNotContainKey("postgres.password");
+        assertThat(RecountConfig.defaults().asMap().keySet()).filteredOn(k -> k.startsWith("postgres."))
+                .allMatch(k -> !k.endsWith("password"), "no setting holds a password itself");
+    }
+
+    @Test
+    void eachComponentLogsInAsItsOwnSchemaScopedLoginNotTheAdministrator() {
+        RecountConfig c = RecountConfig.load(null, Map.of("PGUSER", "admin")).with("postgres.schema", "shop");
+
+        assertThat(c.adminPostgres().user()).isEqualTo("admin");
+        assertThat(c.postgres(Component.STREAM).user()).isEqualTo("shop_stream_login");
+        assertThat(c.postgres(Component.BATCH).user()).isEqualTo("shop_batch_login");
+        assertThat(c.postgres(Component.RECONCILER).user()).isEqualTo("shop_reconciler_login");
+        assertThat(c.postgres(Component.BATCH).schema()).isEqualTo("shop");
+
+        RecountConfig fromSecret = RecountConfig.load(null, Map.of("RECOUNT_STREAM_PGUSER", "stream_svc"))
+                .with("postgres.batch.user", "batch_svc");
+        assertThat(fromSecret.postgres(Component.STREAM).user()).isEqualTo("stream_svc");
+        assertThat(fromSecret.postgres(Component.BATCH).user()).isEqualTo("batch_svc");
+    }
+
+    @Test
+    void aComponentPasswordComesFromItsVariableThenItsFileThenThePasswordDirectory() throws IOException {
+        Path passwords = Files.createDirectories(dir.resolve("secrets"));
+        Files.writeString(passwords.resolve("recount_batch_login.password"), "from-dir\n");
+        Path own = Files.writeString(dir.resolve("batch.pw"), "from-file\n");
+        RecountConfig withDir = RecountConfig.load(null, Map.of("RECOUNT_PGPASSWORD_DIR", passwords.toString()));
+
+        assertThat(withDir.password(Component.BATCH)).isEqualTo("from-dir");
+        assertThat(withDir.with("postgres.batch.password-file", own.toString()).password(Component.BATCH))
+                .isEqualTo("from-file");
+        assertThat(RecountConfig.load(null, Map.of("RECOUNT_PGPASSWORD_DIR", passwords.toString(),
+                "RECOUNT_BATCH_PGPASSWORD", "from-env")).password(Component.BATCH)).isEqualTo("from-env");
+        // Another component's variable or the administrator's is never taken.
+        assertThat(RecountConfig.load(null, Map.of("PGPASSWORD", "admin", "RECOUNT_STREAM_PGPASSWORD", "stream"))
+                .password(Component.BATCH)).isNull();
+        assertThatThrownBy(() -> withDir.password(Component.STREAM))
+                .hasMessageContaining("stream login recount_stream_login")
+                .hasMessageContaining("recount_stream_login.password");
+    }
+
+    @Test
+    void aPasswordSourceNamesWhereThePasswordIsAndResolvesOnlyWhenAsked() throws IOException {
+        Path file = Files.writeString(dir.resolve("stream.pw"), "s3cret\n");
+        PasswordSource source = RecountConfig.load(null, Map.of("RECOUNT_STREAM_PGPASSWORD", "ignored-here"))
+                .with("postgres.stream.password-file", file.toString()).passwordSource(Component.STREAM);
+
+        assertThat(source.toString()).isEqualTo("$RECOUNT_STREAM_PGPASSWORD, else file " + file).doesNotContain("s3cret");
+        assertThat(source.resolve(Map.of())).isEqualTo("s3cret");
+        assertThat(source.resolve(Map.of("RECOUNT_STREAM_PGPASSWORD", "where-it-runs"))).isEqualTo("where-it-runs");
+        Files.writeString(file, "rotated\n");
+        assertThat(source.resolve(Map.of())).as("read at call time, not when configured").isEqualTo("rotated");
+    }
+
+    @Test
+    void aSchemaTooLongForItsRoleNamesIsRefused() {
+        String longest = "s".repeat(PostgresSettings.MAX_SCHEMA_LENGTH);
+        assertThat(("x".repeat(PostgresSettings.MAX_SCHEMA_LENGTH) + "_reconciler_login").length()).isEqualTo(63);
+        assertThat(RecountConfig.defaults().with("postgres.schema", longest).postgres(Component.RECONCILER).user())
+                .hasSize(63);
+        assertThatThrownBy(() -> RecountConfig.defaults().with("postgres.schema", longest + "s").adminPostgres())
+                .hasMessageContaining("postgres.schema").hasMessageContaining("at most 46");
     }
 
     @Test

@@ -3,16 +3,46 @@ package dev.recount.db;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.config.PostgresSettings;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 
-/** Connection pools for recount's components: one pool per process, working as the component's role. */
+/** Connection pools for recount's components: one pool per process, logged in as the component's own login. */
 public final class Database {
     private Database() {}
 
     /**
-     * A pool whose connections use {@code settings.schema()} and {@code SET ROLE role}. The login user must
-     * be a member of the role (or a superuser, as the local stack's admin is).
+     * A pool whose connections log in as {@code settings.user()}, the component's own LOGIN role, and use
+     * {@code settings.schema()}. The login holds {@code role}'s privileges by membership (INHERIT), so there is no
+     * {@code SET ROLE} a connection could undo. Every new connection first checks {@link #checkLogin that} — a
+     * superuser, or a login of another schema, fails at once with a message naming the login and the role.
      */
     public static HikariDataSource pool(PostgresSettings settings, String password, Role role) {
+        return pool(settings, password, role, loginCheck(settings.schema(), role));
+    }
+
+    /**
+     * Administrative paths only (tests, tools): logs in as {@code settings.user()}, typically a superuser, and
+     * {@code SET ROLE}s to the schema's group role. Never for a component: its connection could {@code RESET ROLE}.
+     */
+    public static HikariDataSource poolSettingRole(PostgresSettings settings, String password, Role role) {
+        return pool(settings, password, role, "SET ROLE " + role.roleName(settings.schema()) + "; "
+                + loginCheck(settings.schema(), role));
+    }
+
+    /**
+     * Fails unless {@code c} works with exactly {@code role}'s privileges on {@code schema}: not as a superuser (who
+     * would bypass every grant), and as a member of the schema's group role that inherits its privileges.
+     *
+     * @throws SQLException whose message names the login and the role (SQLSTATE 42501)
+     */
+    public static void checkLogin(Connection c, String schema, Role role) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(loginCheck(schema, role));
+        }
+    }
+
+    private static HikariDataSource pool(PostgresSettings settings, String password, Role role, String initSql) {
         HikariConfig c = new HikariConfig();
         c.setJdbcUrl(settings.jdbcUrl());
         c.setUsername(settings.user());
@@ -20,9 +50,29 @@ public final class Database {
         c.setSchema(settings.schema());
         c.setMaximumPoolSize(settings.poolSize());
         c.setMinimumIdle(0);
-        c.setPoolName("recount-" + role.name().toLowerCase());
-        c.setConnectionInitSql("SET ROLE " + role.roleName());
+        c.setPoolName("recount-" + role.key());
+        c.setConnectionInitSql(initSql);
         c.setAutoCommit(true);
         return new HikariDataSource(c);
+    }
+
+    /** Role names come from a validated schema (plain identifier) and a fixed key: nothing to quote. */
+    static String loginCheck(String schema, Role role) {
+        String group = role.roleName(schema);
+        String hint = role == Role.FINANCE
+                ? "; finance reads as its own login, a member of " + group + " (see docs/operations.md, Database logins)"
+                : "; the " + role.key() + " component must log in as its own login, a member of " + group
+                        + " (postgres." + role.key() + ".user; see docs/operations.md, Database logins)";
+        return "DO $recount$ BEGIN "
+                + "IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN "
+                + "RAISE EXCEPTION 'recount: login % is a superuser%', current_user, '" + hint + "' "
+                + "USING ERRCODE = 'insufficient_privilege'; END IF; "
+                + "IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + group + "') THEN "
+                + "RAISE EXCEPTION 'recount: role " + group + " does not exist: apply the migrations to schema "
+                + schema + " (V10 creates it)' USING ERRCODE = 'undefined_object'; END IF; "
+                + "IF NOT pg_has_role(current_user, '" + group + "', 'USAGE') THEN "
+                + "RAISE EXCEPTION 'recount: login % does not hold the privileges of " + group + "%', current_user, '"
+                + hint + "' USING ERRCODE = 'insufficient_privilege'; END IF; "
+                + "END $recount$";
     }
 }

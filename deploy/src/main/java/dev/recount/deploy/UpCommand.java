@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
 @Command(name = "up", mixinStandardHelpOptions = true,
         description = {
             "Start the local stack: a Kafka broker (KRaft) and a PostgreSQL, each in its own process, with their data under the home directory.",
-            "Creates the topics, the database and the schema (Flyway migrations), and writes <home>/local.env. "
+            "Creates the topics, the database and the schema (Flyway migrations), a login per component (passwords "
+                    + "in <home>/secrets), and writes <home>/local.env. "
                     + "Returns when both answer. Harmless when the stack already runs; recovers from a run that was killed."})
 final class UpCommand implements Callable<Integer> {
     @Spec
@@ -74,7 +75,11 @@ final class UpCommand implements Callable<Integer> {
         StringJoiner topics = new StringJoiner(", ");
         result.topics().forEach((name, n) -> topics.add(name + " (" + n + " partitions)"));
         out.printf("  %-18s %s%n", "topics", topics);
-        out.printf("  %-18s %s at version %s%n", "schema", config.postgres().schema(), result.schemaVersion());
+        String schema = config.adminPostgres().schema();
+        out.printf("  %-18s %s at version %s%n", "schema", schema, result.schemaVersion());
+        StringJoiner logins = new StringJoiner(", ");
+        result.logins().values().forEach(logins::add);
+        out.printf("  %-18s %s (passwords in %s)%n", "component logins", logins, layout.passwordDir());
         result.notes().forEach(n -> out.println("note: " + n));
         out.println("use it from a shell: . " + layout.envFile() + " && psql");
         return 0;

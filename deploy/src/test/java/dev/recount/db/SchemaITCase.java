@@ -25,7 +25,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Migrations, least-privilege roles, and the table classes' guarantees on a real PostgreSQL.
+ * Migrations, least-privilege roles, and the table classes' guarantees on a real PostgreSQL. Each role's statements
+ * run on its own login's connection (see ScopedRolesITCase for what those logins may not do).
  *
  * <p>Tests module db, but lives in deploy: it needs the local stack, which deploy builds, and deploy is built after
  * db (it depends on db's migrations).
@@ -44,15 +45,15 @@ class SchemaITCase {
 
     @BeforeEach
     void freshSchema() {
-        schema = stack.createSchema("db");
-        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+        schema = stack.createMigratedSchema("db");
     }
 
+    /** A connection as {@code role}'s own login of this schema, as the component gets it; null: the administrator. */
     Connection as(Role role) throws SQLException {
+        if (role != null) return stack.loginConnection(schema, role);
         Connection c = stack.adminConnection();
         try (Statement s = c.createStatement()) {
             s.execute("SET search_path TO " + schema);
-            if (role != null) s.execute("SET ROLE " + role.roleName());
         }
         return c;
     }

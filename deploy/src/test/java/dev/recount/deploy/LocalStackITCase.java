@@ -1,5 +1,7 @@
 package dev.recount.deploy;
 
+import dev.recount.db.Database;
+import dev.recount.db.Role;
 import dev.recount.deploy.local.LocalEnvFile;
 import dev.recount.deploy.local.Ports;
 import dev.recount.deploy.local.ProcessProbe;
@@ -28,9 +30,11 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -62,7 +66,7 @@ class LocalStackITCase {
             step("checks after up");
             Map<String, String> env = stack.environment();
             assertThat(env).containsKeys("KAFKA_BOOTSTRAP_SERVERS", "PGHOST", "PGPORT", "PGDATABASE", "PGUSER",
-                    "PGPASSWORD", "RECOUNT_JDBC_URL");
+                    "PGPASSWORD", "RECOUNT_JDBC_URL", "RECOUNT_PGPASSWORD_DIR");
             assertThat(stack.bootstrapServers()).matches("127\\.0\\.0\\.1:\\d+");
             assertThat(stack.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + env.get("PGPORT") + "/recount");
             assertThat(env.get("PGDATABASE")).isEqualTo("recount");
@@ -70,6 +74,7 @@ class LocalStackITCase {
             assertThat(sourcedByShell(home, "PGPASSWORD")).isEqualTo(stack.adminPassword());
             assertThat(sourcedByShell(home, "RECOUNT_JDBC_URL")).isEqualTo(stack.jdbcUrl());
             assertThat(partitions(stack)).containsEntry(INPUT, 3).containsEntry("ad-events-dlq", 3).containsEntry("ad-events-late", 3);
+            assertComponentLogins(stack, home);
             // Password authentication, not trust: a wrong password is refused.
             String jdbcUrl = stack.jdbcUrl();
             String adminUser = stack.adminUser();
@@ -146,6 +151,39 @@ class LocalStackITCase {
         }
         step("stopped");
         assertThat(CommandRun.of("status", "--home", home.toString()).exitCode()).isEqualTo(StatusCommand.NOTHING_RUNS);
+    }
+
+    /**
+     * up created a login per role for schema recount, each with its own password in an owner-only file under an
+     * owner-only home; a login is no superuser and works with its role's privileges only.
+     */
+    private static void assertComponentLogins(LocalStack stack, Path home) throws Exception {
+        assertThat(mode(home)).isEqualTo("rwx------");
+        Path secrets = home.resolve("secrets");
+        assertThat(stack.passwordDir()).isEqualTo(secrets);
+        assertThat(mode(secrets)).isEqualTo("rwx------");
+        Set<String> passwords = new HashSet<>();
+        for (Role role : Role.values()) {
+            String login = role.loginName("recount");
+            Path file = secrets.resolve(login + ".password");
+            assertThat(mode(file)).as(file.toString()).isEqualTo("rw-------");
+            passwords.add(stack.password(login));
+            try (Connection c = stack.loginConnection("recount", role); Statement s = c.createStatement()) {
+                assertThat(scalar(s, "SELECT count(*) FROM pg_roles WHERE rolname = current_user AND NOT rolsuper"
+                        + " AND NOT rolcreaterole AND NOT rolcreatedb")).as(login).isEqualTo(1);
+                Database.checkLogin(c, "recount", role);
+            }
+        }
+        assertThat(passwords).as("one password per login, none the administrator's").hasSize(Role.values().length)
+                .doesNotContain(stack.adminPassword());
+        try (Connection c = stack.loginConnection("recount", Role.STREAM); Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.execute("INSERT INTO batch_runs (mode, status) VALUES ('range', 'running')"))
+                    .hasMessageContaining("permission denied for table batch_runs");
+        }
+    }
+
+    private static String mode(Path p) throws java.io.IOException {
+        return java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
     }
 
     private final long started = System.nanoTime();

@@ -1,6 +1,5 @@
 package dev.recount.faults;
 
-import dev.recount.db.Migrations;
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.Poll;
 import dev.recount.testkit.TestNames;
@@ -67,8 +66,9 @@ final class Pipeline {
         } catch (Exception e) {
             throw new IllegalStateException("cannot create the topics of " + input, e);
         }
-        String schema = stack.createSchema("faults");
-        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+        // Migrated, with a login per component (passwords in the stack's password directory, which local.env's
+        // RECOUNT_PGPASSWORD_DIR names): the commands log in as their own logins, as after `./recount up`.
+        String schema = stack.createMigratedSchema("faults");
 
         Map<String, String> values = new TreeMap<>();
         values.put("topics.input", input);

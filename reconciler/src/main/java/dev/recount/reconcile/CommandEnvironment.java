@@ -1,6 +1,7 @@
 package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.config.Component;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
@@ -35,8 +36,8 @@ public record CommandEnvironment(Map<String, String> variables, Clock clock) {
         }
     }
 
-    /** The reconciler's pool: every connection works as {@code recount_reconciler} (SET ROLE). */
+    /** The reconciler's pool, logged in as its own login ({@code postgres.reconciler.user}). */
     static HikariDataSource pool(RecountConfig config) {
-        return Database.pool(config.postgres(), config.postgresPassword(), Role.RECONCILER);
+        return Database.pool(config.postgres(Component.RECONCILER), config.password(Component.RECONCILER), Role.RECONCILER);
     }
 }

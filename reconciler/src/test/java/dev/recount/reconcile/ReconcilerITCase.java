@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.Role;
 import dev.recount.db.tables.CorrectionLogTable;
 import dev.recount.db.tables.CorrectionLogTable.Reason;
 import dev.recount.db.tables.ReconciliationDiffsTable;
@@ -94,11 +95,15 @@ class ReconcilerITCase {
     }
 
     @Test
-    void runsAsTheReconcilerRole() throws Exception {
+    void runsAsTheSchemasReconcilerLoginWithItsRolesPrivileges() throws Exception {
         try (Connection c = db.reconcilerPool().getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT current_user")) {
+             ResultSet rs = st.executeQuery("SELECT current_user, session_user, r.rolsuper,"
+                     + " pg_has_role(current_user, '" + Role.RECONCILER.roleName(db.schema()) + "', 'USAGE')"
+                     + " FROM pg_roles r WHERE r.rolname = current_user")) {
             rs.next();
-            assertThat(rs.getString(1)).isEqualTo("recount_reconciler");
+            assertThat(rs.getString(1)).isEqualTo(Role.RECONCILER.loginName(db.schema())).isEqualTo(rs.getString(2));
+            assertThat(rs.getBoolean(3)).as("superuser").isFalse();
+            assertThat(rs.getBoolean(4)).as("holds the schema's reconciler role").isTrue();
         }
     }
 

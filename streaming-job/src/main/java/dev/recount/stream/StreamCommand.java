@@ -1,19 +1,15 @@
 package dev.recount.stream;
 
 import dev.recount.core.config.RecountConfig;
+import dev.recount.stream.run.LocalFlinkEnvironment;
 import dev.recount.stream.run.RunningJob;
 import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -74,18 +70,14 @@ public final class StreamCommand implements Callable<Integer> {
                 .with("watermark.idleness", idleness)
                 .with("stream.parallelism", parallelism == null ? null : parallelism.toString()));
 
-        int[] webUiPort = {-1};
+        // `flink run`: the cluster's environment; otherwise a MiniCluster on loopback with a read-only Web UI.
+        LocalFlinkEnvironment environment = new LocalFlinkEnvironment(settings.webUiPort());
         RunningJob job = StreamRun.start(settings, bounded, fromEarliest, runConf -> {
             Configuration conf = new Configuration(runConf);
             conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, allowNonRestoredState);
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-            if (!(env instanceof LocalStreamEnvironment)) return env; // `flink run`: the cluster's environment
-            Configuration local = new Configuration(conf);
-            webUiPort[0] = settings.webUiPort() == 0 ? freePort() : settings.webUiPort();
-            local.set(RestOptions.PORT, webUiPort[0]);
-            return StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(local);
+            return environment.create(conf);
         }, out::println);
-        if (webUiPort[0] > 0) out.println("Flink Web UI: http://localhost:" + webUiPort[0]);
+        environment.webUi().ifPresent(url -> out.println("Flink Web UI: " + url));
         out.println("job " + job.jobId() + " running" + (bounded ? " until the offsets above" : "; Ctrl-C stops it with a savepoint"));
 
         // Handled as signals rather than a shutdown hook: the JVM must keep running (with Flink's own shutdown
@@ -121,13 +113,5 @@ public final class StreamCommand implements Callable<Integer> {
      */
     static final java.time.Duration SAVEPOINT_PATIENCE = java.time.Duration.ofMinutes(2);
 
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot find a free port for the Flink Web UI", e);
-        }
-    }
 
 }

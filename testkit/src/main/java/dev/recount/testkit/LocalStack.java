@@ -1,5 +1,8 @@
 package dev.recount.testkit;
 
+import dev.recount.db.Logins;
+import dev.recount.db.Migrations;
+import dev.recount.db.Role;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -92,6 +95,48 @@ public final class LocalStack {
 
     public Connection adminConnection() throws SQLException {
         return DriverManager.getConnection(jdbcUrl(), adminUser(), adminPassword());
+    }
+
+    /**
+     * Where this stack keeps the password file of every login (local.env's {@code RECOUNT_PGPASSWORD_DIR}, the
+     * setting {@code postgres.password-dir}): {@code ./recount up}'s own logins and those of {@link #createMigratedSchema}.
+     */
+    public Path passwordDir() {
+        return Path.of(require("RECOUNT_PGPASSWORD_DIR"));
+    }
+
+    /**
+     * A fresh schema set up as {@code ./recount up} sets up its own: recount's migrations, then a LOGIN role per
+     * {@link Role} ({@code <schema>_<role>_login}, a member of the schema's group role) with its password in
+     * {@link #passwordDir()}. A component configured with {@code postgres.schema} and {@code postgres.password-dir}
+     * then logs in as its own login, never as the administrator.
+     */
+    public String createMigratedSchema(String prefix) {
+        String schema = createSchema(prefix);
+        Migrations.apply(jdbcUrl(), adminUser(), adminPassword(), schema);
+        try (Connection c = adminConnection()) {
+            Logins.ensureLocal(c, schema, passwordDir());
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the logins of schema " + schema, e);
+        }
+        return schema;
+    }
+
+    /** The password of a login {@link #createMigratedSchema} created. */
+    public String password(String login) {
+        try {
+            return Files.readAllLines(Logins.passwordFile(passwordDir(), login), StandardCharsets.UTF_8).get(0).strip();
+        } catch (IOException e) {
+            throw new IllegalStateException("no password file for login " + login + " in " + passwordDir(), e);
+        }
+    }
+
+    /** A connection as {@code role}'s login of {@code schema} (what the component gets), working in that schema. */
+    public Connection loginConnection(String schema, Role role) throws SQLException {
+        String login = role.loginName(schema);
+        Connection c = DriverManager.getConnection(jdbcUrl(), login, password(login));
+        c.setSchema(schema);
+        return c;
     }
 
     /** Creates an empty schema with a unique name (migrations are the caller's: db's Migrations.apply). */

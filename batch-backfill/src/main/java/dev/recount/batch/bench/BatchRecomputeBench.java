@@ -15,6 +15,7 @@ import dev.recount.batch.BackfillSettings;
 import dev.recount.batch.SparkSessions;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.lake.LakeLayout;
+import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
 import dev.recount.db.tables.StreamProgressTable;
 import java.io.PrintWriter;
@@ -105,11 +106,15 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                 c.setSchema(schema);
                 StreamProgressTable.advance(c, "bench", to, 1, "bench");
             }
+            // The backfill logs in as the schema's batch login, as `./recount backfill` does.
+            Path passwords = Files.createTempDirectory("recount-bench-secrets-");
+            try (Connection c = DriverManager.getConnection(jdbcUrl, user, password)) {
+                Logins.ensureLocal(c, schema, passwords);
+            }
             Path config = Files.createTempFile("recount-bench-", ".properties");
-            Files.writeString(config, "postgres.jdbc-url=" + jdbcUrl + "\npostgres.user=" + user
-                    + "\npostgres.schema=" + schema + "\nlake.path=" + lakeDir + "\n");
+            Files.writeString(config, "postgres.jdbc-url=" + jdbcUrl + "\npostgres.schema=" + schema
+                    + "\npostgres.password-dir=" + passwords + "\nlake.path=" + lakeDir + "\n");
             Map<String, String> runEnv = new HashMap<>();
-            runEnv.put("PGPASSWORD", password);
 
             System.out.printf(Locale.ROOT, "lake: %s, %d rows (%d distinct events + duplicates), %d campaigns x %d channels%n",
                     lakeDir, lakeRows, events, campaigns, channels);

@@ -2,7 +2,6 @@ package dev.recount.batch.testutils;
 
 import dev.recount.batch.BackfillMain;
 import dev.recount.batch.BackfillRunner;
-import dev.recount.db.Migrations;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamProgressTable;
@@ -28,8 +27,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One test's slice of the shared local stack: its own PostgreSQL schema (migrated), lake directory, backfill
- * topic and consumer group, and a config file naming them; runs {@code backfill ...} in-process against them.
+ * One test's slice of the shared local stack: its own PostgreSQL schema (migrated, with its component logins), lake
+ * directory, backfill topic and consumer group, and a config file naming them; runs {@code backfill ...} in-process
+ * against them, logged in as the schema's batch login. Fixtures and checks use the administrator.
  */
 public final class BatchStack {
     /** The clock the CLI sees: fixed, so "yesterday" never depends on when the test runs. */
@@ -47,14 +47,14 @@ public final class BatchStack {
 
     public BatchStack(Path dir) {
         this.dir = dir;
-        this.schema = stack.createSchema("batch");
-        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+        // Migrated, with its logins: `backfill` logs in as the schema's batch login, never as the administrator.
+        this.schema = stack.createMigratedSchema("batch");
         this.backfillTopic = TestNames.unique("late");
         this.group = TestNames.unique("affected");
         this.lake = new LakeFixture(SharedSpark.session(), dir.resolve("lake"));
         settings.put("postgres.jdbc-url", stack.jdbcUrl());
-        settings.put("postgres.user", stack.adminUser());
         settings.put("postgres.schema", schema);
+        settings.put("postgres.password-dir", stack.passwordDir().toString());
         settings.put("postgres.pool-size", "2");
         settings.put("kafka.bootstrap-servers", stack.bootstrapServers());
         settings.put("topics.backfill", backfillTopic);
@@ -81,8 +81,7 @@ public final class BatchStack {
         System.arraycopy(args, 0, all, 0, args.length);
         all[args.length] = "--config";
         all[args.length + 1] = writeConfig().toString();
-        BackfillMain main = new BackfillMain(Map.of("PGPASSWORD", stack.adminPassword()), CLOCK, SharedSpark.PROVIDER,
-                driverMaxRows);
+        BackfillMain main = new BackfillMain(Map.of(), CLOCK, SharedSpark.PROVIDER, driverMaxRows);
         int exit = BackfillMain.execute(main, new PrintWriter(out, true), new PrintWriter(err, true), all);
         lastOut = out.toString();
         lastErr = err.toString();

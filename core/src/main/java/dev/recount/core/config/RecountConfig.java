@@ -18,16 +18,21 @@ import java.util.TreeMap;
  * config file, then a few environment variables (what {@code .recount/local.env} exports), then flags.
  *
  * <p>Unknown keys are rejected rather than ignored, so a typo in a config file cannot silently leave a
- * default in force. Passwords are never read from the file or flags, only via {@link #postgresPassword()}.
+ * default in force. Passwords are never read from the file or flags, only from the environment or a file: see
+ * {@link #adminPassword()} and {@link #passwordSource(Component)}.
  */
 public final class RecountConfig {
     static final String DEFAULTS_RESOURCE = "/dev/recount/core/config/recount.properties";
 
-    /** Environment variables that override a setting (the names .recount/local.env exports). */
+    /** Environment variables that override a setting (.recount/local.env exports some; Secrets set the others). */
     static final Map<String, String> ENV_OVERRIDES = Map.of(
             "KAFKA_BOOTSTRAP_SERVERS", "kafka.bootstrap-servers",
             "RECOUNT_JDBC_URL", "postgres.jdbc-url",
-            "PGUSER", "postgres.user");
+            "PGUSER", "postgres.user",
+            Component.STREAM.userVariable(), "postgres.stream.user",
+            Component.BATCH.userVariable(), "postgres.batch.user",
+            Component.RECONCILER.userVariable(), "postgres.reconciler.user",
+            "RECOUNT_PGPASSWORD_DIR", "postgres.password-dir");
 
     private final Map<String, String> values;
     private final Map<String, String> environment;
@@ -162,26 +167,58 @@ public final class RecountConfig {
                 integer("topics.input-partitions"));
     }
 
-    public PostgresSettings postgres() {
+    /**
+     * The administrative login ({@code postgres.user}): {@code ./recount up} and the migrations use it, to create
+     * schemas and roles. No component does: each has its own login, {@link #postgres(Component)}.
+     */
+    public PostgresSettings adminPostgres() {
         return new PostgresSettings(get("postgres.jdbc-url"), get("postgres.user"), get("postgres.schema"),
                 integer("postgres.pool-size"));
     }
 
     /**
-     * The PostgreSQL password: from the environment variable named by {@code postgres.password-env},
-     * else the first line of {@code postgres.password-file}, else null (trust or peer auth).
+     * The administrative password: from the environment variable named by {@code postgres.password-env}, else the
+     * first line of {@code postgres.password-file}, else null (trust or peer auth).
      */
-    public String postgresPassword() {
-        String fromEnv = environment.get(get("postgres.password-env"));
-        if (fromEnv != null) return fromEnv;
-        String file = get("postgres.password-file");
-        if (file.isBlank()) return null;
+    public String adminPassword() {
+        return new PasswordSource(get("postgres.password-env"), get("postgres.password-file")).resolve(environment);
+    }
+
+    /**
+     * Where {@code component} connects, as its own LOGIN role: {@code postgres.<component>.user}, by default
+     * {@code <schema>_<component>_login} (a member of the schema's group role {@code <schema>_<component>_role}).
+     */
+    public PostgresSettings postgres(Component component) {
+        PostgresSettings admin = adminPostgres();
+        return new PostgresSettings(admin.jdbcUrl(), user(component), admin.schema(), admin.poolSize());
+    }
+
+    /**
+     * Where {@code component}'s password comes from, unresolved (so a Flink job can resolve it where it runs): the
+     * variable named by {@code postgres.<component>.password-env}, else {@code postgres.<component>.password-file},
+     * else {@code <postgres.password-dir>/<user>.password} when that directory is set.
+     */
+    public PasswordSource passwordSource(Component component) {
+        String prefix = "postgres." + component.key() + ".";
+        String file = get(prefix + "password-file");
+        String dir = get("postgres.password-dir");
+        if (file.isBlank() && !dir.isBlank()) file = Path.of(dir, user(component) + ".password").toString();
+        return new PasswordSource(get(prefix + "password-env"), file);
+    }
+
+    /** {@code component}'s password, resolved now against this configuration's environment. */
+    public String password(Component component) {
         try {
-            return Files.readAllLines(Path.of(file), StandardCharsets.UTF_8).stream()
-                    .findFirst().orElse("").trim();
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read postgres.password-file " + file + ": " + e.getMessage(), e);
+            return passwordSource(component).resolve(environment);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("password of the " + component.key() + " login "
+                    + user(component) + ": " + e.getMessage(), e);
         }
+    }
+
+    private String user(Component component) {
+        String user = get("postgres." + component.key() + ".user");
+        return user.isBlank() ? component.defaultUser(adminPostgres().schema()) : user;
     }
 
     /** Every setting, sorted, for `--help` style listings and diagnostics. Passwords are never in here. */

@@ -33,6 +33,9 @@ final class ChildProcess implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
         pb.environment().putAll(env);
+        // A child is a component: it logs in as its own login (postgres.password-dir). The administrator's password,
+        // which only the demo's own reset needs, stays here.
+        pb.environment().remove("PGPASSWORD");
         // The child must not rebuild inside a running demo, nor pick up another stack's local.env.
         pb.environment().put("RECOUNT_NO_BUILD", "1");
         pb.environment().put("RECOUNT_NO_LOCAL_ENV", "1");

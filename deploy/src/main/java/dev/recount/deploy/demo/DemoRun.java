@@ -6,6 +6,7 @@ import dev.recount.core.config.Durations;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.deploy.RecountLocal;
@@ -100,7 +101,7 @@ final class DemoRun {
         Path configFile = writeDemoConfig(work, layout, env);
         RecountConfig cfg = RecountConfig.load(configFile, env);
         EventTimeSettings time = cfg.eventTime();
-        resetWorkspace(env, work);
+        resetWorkspace(env, work, layout);
 
         Duration tail = time.windowSize().plus(time.outOfOrderness()).plus(time.allowedLateness()).plusSeconds(30);
         Instant start = o.start() != null ? Instants.parseInstant(o.start())
@@ -196,7 +197,7 @@ final class DemoRun {
         // The stack's addresses, so in-process steps see them too (children also get local.env's environment).
         settings.put("kafka.bootstrap-servers", env.get("KAFKA_BOOTSTRAP_SERVERS"));
         settings.put("postgres.jdbc-url", env.get("RECOUNT_JDBC_URL"));
-        settings.put("postgres.user", env.get("PGUSER"));
+        settings.put("postgres.password-dir", layout.passwordDir().toString());
         settings.put("topics.input", INPUT);
         settings.put("topics.dead-letter", DEAD_LETTER);
         settings.put("topics.backfill", BACKFILL);
@@ -216,7 +217,7 @@ final class DemoRun {
         return configFile;
     }
 
-    private void resetWorkspace(Map<String, String> env, Path work) throws Exception {
+    private void resetWorkspace(Map<String, String> env, Path work, StackLayout layout) throws Exception {
         for (String dir : List.of("lake", "checkpoints", "reports", "truth", "logs")) deleteTree(work.resolve(dir));
         try (Admin admin = Admin.create(kafka(env))) {
             List<String> topics = List.of(INPUT, DEAD_LETTER, BACKFILL);
@@ -237,6 +238,9 @@ final class DemoRun {
             s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
         }
         Migrations.apply(env.get("RECOUNT_JDBC_URL"), env.get("PGUSER"), env.get("PGPASSWORD"), SCHEMA);
+        try (Connection c = admin(env)) {
+            Logins.ensureLocal(c, SCHEMA, layout.passwordDir());
+        }
     }
 
     private static final Pattern URL = Pattern.compile("(https?://[^\\s\"']+)");

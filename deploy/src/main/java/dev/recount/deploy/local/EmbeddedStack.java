@@ -1,6 +1,7 @@
 package dev.recount.deploy.local;
 
 import dev.recount.db.Migrations;
+import dev.recount.db.Role;
 import org.apache.kafka.common.Uuid;
 import org.flywaydb.core.api.output.MigrateResult;
 
@@ -47,10 +48,11 @@ public final class EmbeddedStack {
      * @param topics            topic → partitions
      * @param migrationsApplied migrations this call applied (0 when the schema was up to date)
      * @param schemaVersion     the schema's version afterwards
+     * @param logins            each role's login for the schema (passwords in {@link StackLayout#passwordDir()})
      * @param notes             things worth telling the user (a requested port that a running service does not use)
      */
     public record UpResult(StackStatus status, boolean wasRunning, Map<String, Integer> topics, int migrationsApplied,
-                           String schemaVersion, List<String> notes) {}
+                           String schemaVersion, Map<Role, String> logins, List<String> notes) {}
 
     public UpResult up(UpSettings settings) {
         long deadline = System.nanoTime() + settings.timeout().toNanos();
@@ -166,6 +168,7 @@ public final class EmbeddedStack {
         postgres.createDatabaseIfMissing(pgPort, adminUser, password, settings.database());
         String jdbcUrl = PostgresServer.jdbcUrl(pgPort, settings.database());
         MigrateResult migrated = migrate(jdbcUrl, adminUser, password, settings.schema());
+        Map<Role, String> logins = postgres.ensureLogins(pgPort, adminUser, password, settings.database(), settings.schema());
 
         kafka.awaitReady(kafkaPort, brokerPid, remaining(deadline));
         String bootstrap = "127.0.0.1:" + kafkaPort;
@@ -177,7 +180,8 @@ public final class EmbeddedStack {
             }
         });
 
-        LocalEnvFile.write(layout.envFile(), envValues(bootstrap, pgPort, settings.database(), adminUser, password, jdbcUrl));
+        LocalEnvFile.write(layout.envFile(), envValues(bootstrap, pgPort, settings.database(), adminUser, password, jdbcUrl,
+                layout.passwordDir()));
         StackStatus status = new StackStatus(layout,
                 new ServiceState("kafka", true, kafka.runningPid().orElse(brokerPid), kafkaPort, true, layout.kafkaData(),
                         OptionalLong.empty()),
@@ -185,7 +189,7 @@ public final class EmbeddedStack {
                         true, layout.postgresData(), OptionalLong.empty()),
                 bootstrap, jdbcUrl, adminUser);
         String version = migrated.targetSchemaVersion != null ? migrated.targetSchemaVersion : migrated.initialSchemaVersion;
-        return new UpResult(status, wasRunning, topics, migrated.migrationsExecuted, version, notes);
+        return new UpResult(status, wasRunning, topics, migrated.migrationsExecuted, version, logins, notes);
     }
 
     /** Stops both services. @return the services that were running and are now stopped, e.g. ["kafka", "postgresql"] */
@@ -236,8 +240,12 @@ public final class EmbeddedStack {
                 adminUser);
     }
 
+    /**
+     * local.env: the administrator's settings the contract names (so {@code . local.env && psql} works), and where the
+     * components find their own logins' passwords. The launcher drops PGPASSWORD again before it starts a component.
+     */
     static Map<String, String> envValues(String bootstrap, int pgPort, String database, String user, String password,
-                                         String jdbcUrl) {
+                                         String jdbcUrl, java.nio.file.Path passwordDir) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
         env.put("PGHOST", "127.0.0.1");
@@ -246,6 +254,7 @@ public final class EmbeddedStack {
         env.put("PGUSER", user);
         env.put("PGPASSWORD", password);
         env.put("RECOUNT_JDBC_URL", jdbcUrl);
+        env.put("RECOUNT_PGPASSWORD_DIR", passwordDir.toString());
         return env;
     }
 
@@ -264,9 +273,12 @@ public final class EmbeddedStack {
 
     private void createDirectories() {
         try {
+            // Owner-only: it holds the admin password, the logins' passwords, the data and (by default) the lake.
+            StackFiles.ownerOnlyDirectory(layout.home());
             Files.createDirectories(layout.logs());
             Files.createDirectories(layout.kafkaDir());
             Files.createDirectories(layout.postgresDir());
+            StackFiles.ownerOnlyDirectory(layout.passwordDir());
         } catch (IOException e) {
             throw new StackException("cannot create " + layout.home() + ": " + e.getMessage(), e);
         }

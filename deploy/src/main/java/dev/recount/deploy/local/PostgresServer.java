@@ -1,5 +1,7 @@
 package dev.recount.deploy.local;
 
+import dev.recount.db.Logins;
+import dev.recount.db.Role;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -20,6 +21,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
@@ -32,8 +34,9 @@ import java.util.concurrent.locks.LockSupport;
  * stops it.
  *
  * <p>Authentication: the admin user gets a password generated at the first {@code up} ({@code
- * home/postgres/admin-password}); every connection, TCP on 127.0.0.1 only, must give it (scram-sha-256). Unix
- * sockets are off: nothing needs them, and their lock files would collide between stacks.
+ * home/postgres/admin-password}); every connection, TCP on 127.0.0.1 only, must give a password (scram-sha-256).
+ * The components log in as their own logins ({@link #ensureLogins}), never as the admin. Unix sockets are off:
+ * nothing needs them, and their lock files would collide between stacks.
  *
  * <p>Root: initdb, pg_ctl and postgres refuse to run as root. As root every one of them runs under
  * {@code unshare -U}, in a fresh user namespace where the process is an unmapped user (nobody) while the kernel
@@ -102,12 +105,9 @@ public final class PostgresServer {
             throw new StackException("PostgreSQL data exists but its admin password file " + file + " is gone; "
                     + "restore it, or delete " + layout.postgresData() + " to start with an empty database");
         }
-        String alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-        SecureRandom random = new SecureRandom();
-        StringBuilder pw = new StringBuilder();
-        for (int i = 0; i < 24; i++) pw.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        String pw = Logins.generatePassword();
         StackFiles.writeAtomically(file, pw + "\n", true);
-        return pw.toString();
+        return pw;
     }
 
     /** Creates the cluster with {@code adminUser} as its superuser, unless it exists. */
@@ -222,6 +222,18 @@ public final class PostgresServer {
             }
         } catch (SQLException e) {
             throw new StackException("cannot create database " + database + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The components' logins for {@code schema} ({@code <schema>_<role>_login}, members of the schema's group roles),
+     * their passwords in {@link StackLayout#passwordDir()}: created at the first call, then kept in step.
+     */
+    public Map<Role, String> ensureLogins(int port, String user, String password, String database, String schema) {
+        try (Connection c = connect(port, database, user, password, 10)) {
+            return Logins.ensureLocal(c, schema, layout.passwordDir());
+        } catch (SQLException e) {
+            throw new StackException("cannot create the component logins of schema " + schema + ": " + e.getMessage(), e);
         }
     }
 

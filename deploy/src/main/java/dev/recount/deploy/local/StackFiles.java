@@ -38,6 +38,16 @@ public final class StackFiles {
         }
     }
 
+    /** Creates {@code dir} if needed and makes it owner-only (rwx------), whatever the umask made it. */
+    public static void ownerOnlyDirectory(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        } catch (IOException e) {
+            throw new StackException("cannot make " + dir + " owner-only: " + e.getMessage(), e);
+        }
+    }
+
     /** The first line of {@code file}, trimmed, or empty when the file does not exist or is empty. */
     public static Optional<String> firstLine(Path file) {
         try {

@@ -12,6 +12,7 @@ import java.nio.file.Path;
  * home/logs/                kafka.log, kafka.out, postgres.log, initdb.log, pg_ctl.log
  * home/kafka/               server.properties, broker.pid, data/ (log.dirs and KRaft metadata)
  * home/postgres/            admin-password, data/ (the cluster); pgsql/ only when ~/.cache is not writable
+ * home/secrets/             one owner-only password file per component login, &lt;login&gt;.password (written by up)
  * </pre>
  */
 public record StackLayout(Path home) {
@@ -66,5 +67,10 @@ public record StackLayout(Path home) {
 
     public Path postgresPasswordFile() {
         return postgresDir().resolve("admin-password");
+    }
+
+    /** The components' login passwords ({@code postgres.password-dir}), owner-only like the admin's. */
+    public Path passwordDir() {
+        return home.resolve("secrets");
     }
 }

@@ -28,7 +28,7 @@ public record UpSettings(int kafkaPort, int postgresPort, Topics topics, String 
                 config.topics(),
                 config.get("postgres.user"),
                 databaseOf(config.get("postgres.jdbc-url")),
-                config.postgres().schema(),
+                config.adminPostgres().schema(),
                 timeout);
     }
 

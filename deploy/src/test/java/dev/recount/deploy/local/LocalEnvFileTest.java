@@ -27,7 +27,7 @@ class LocalEnvFileTest {
     @Test
     void writesExportLinesInOrderOwnerOnlyAndReadsThemBack() throws Exception {
         Map<String, String> values = EmbeddedStack.envValues("127.0.0.1:40001", 40002, "recount", "recount",
-                "pw'with$odd chars", "jdbc:postgresql://127.0.0.1:40002/recount");
+                "pw'with$odd chars", "jdbc:postgresql://127.0.0.1:40002/recount", Path.of("/home/me/.recount/secrets"));
         Path file = tmp.resolve("local.env");
         LocalEnvFile.write(file, values);
 
@@ -39,7 +39,8 @@ class LocalEnvFileTest {
                 "export PGDATABASE='recount'\n",
                 "export PGUSER='recount'\n",
                 "export PGPASSWORD='pw'\\''with$odd chars'\n",
-                "export RECOUNT_JDBC_URL='jdbc:postgresql://127.0.0.1:40002/recount'\n");
+                "export RECOUNT_JDBC_URL='jdbc:postgresql://127.0.0.1:40002/recount'\n",
+                "export RECOUNT_PGPASSWORD_DIR='/home/me/.recount/secrets'\n");
         assertThat(text.indexOf("KAFKA_BOOTSTRAP_SERVERS")).isLessThan(text.indexOf("RECOUNT_JDBC_URL"));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
         assertThat(LocalEnvFile.read(file)).isEqualTo(values);

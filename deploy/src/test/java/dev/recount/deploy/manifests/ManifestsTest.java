@@ -2,6 +2,7 @@ package dev.recount.deploy.manifests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import java.io.IOException;
@@ -272,10 +273,15 @@ class ManifestsTest {
             c.eventTime();
             c.timeZone();
             c.topics();
-            c.postgres();
+            c.adminPostgres();
             c.duration("stream.checkpoint-interval");
             c.duration("batch.lock-timeout");
-            assertThat(c.postgresPassword()).as("no password in " + file).isNull();
+            assertThat(c.adminPassword()).as("no password in " + file).isNull();
+            for (Component component : Component.values()) {
+                assertThat(c.postgres(component).user()).as("the %s login of %s", component.key(), file)
+                        .isNotEqualTo(c.adminPostgres().user());
+                assertThat(c.password(component)).as("no %s password in %s", component.key(), file).isNull();
+            }
         }
     }
 
@@ -293,6 +299,9 @@ class ManifestsTest {
         assertThat(at(flink, "spec", "job", "parallelism")).isEqualTo(c.integer("stream.parallelism"));
         assertThat(str(flink, "spec", "job", "upgradeMode")).isEqualTo("savepoint");
         assertThat(str(flink, "spec", "job", "jarURI")).startsWith("local:///opt/flink/usrlib/");
+        // Nothing exposed outside the cluster, and no jar upload through the REST API.
+        assertThat(str(conf, "kubernetes.rest-service.exposed.type")).isEqualTo("ClusterIP");
+        assertThat(str(conf, "web.submit.enable")).isEqualTo("false");
 
         Map<String, Object> cron = k8sObject("CronJob", "recount-reconcile");
         assertThat(str(cron, "spec", "timeZone")).as("the CronJob's day is the config's day").isEqualTo(c.get("time-zone"));
@@ -330,6 +339,17 @@ class ManifestsTest {
         assertThat(flyway).contains("-url=" + c.get("postgres.jdbc-url"), "-schemas=" + c.get("postgres.schema"),
                 "-user=" + c.get("postgres.user"));
         assertThat(ROOT.resolve("db/src/main/resources/db/migration")).isDirectory();
+        // db-logins creates the logins the components default to, for the config's schema.
+        Map<String, Object> logins = map(map(services.get("db-logins")).get("environment"));
+        assertThat(logins).containsEntry("RECOUNT_SCHEMA", c.get("postgres.schema")).containsEntry("PGUSER", c.get("postgres.user"));
+        // Compose's own escaping ($$) undone: what the shell runs.
+        String loginScript = String.join(" ", strings(map(services.get("db-logins")).get("command"))).replace("$$", "$");
+        assertThat(loginScript).contains("for c in stream batch reconciler finance",
+                "login=\"${RECOUNT_SCHEMA}_${c}_login\"", "grp=\"${RECOUNT_SCHEMA}_${c}_role\"");
+        for (Component component : Component.values()) {
+            assertThat(component.defaultUser(c.get("postgres.schema")))
+                    .isEqualTo(c.get("postgres.schema") + "_" + component.key() + "_login");
+        }
 
         String flinkProps = str(services.get("jobmanager"), "environment", "FLINK_PROPERTIES");
         assertThat(flinkProps).contains("execution.checkpointing.dir: " + c.get("stream.checkpoint-dir"))
@@ -356,21 +376,26 @@ class ManifestsTest {
             for (String env : strings(map(gen).get("envs"))) p.putAll(properties(K8S.resolve(env + ".example")));
             generated.put(str(gen, "name"), p);
         }
-        // Each component's database login: PGUSER/PGPASSWORD from its own Secret.
+        // Each component's database login, from its own Secret, under the variable names the config reads.
         Map<String, List<String>> secretRefs = new LinkedHashMap<>();
         secretRefs.put("FlinkDeployment", secretRefs(container(map(at(flinkDeployment(), "spec", "podTemplate", "spec")), "flink-main-container")));
         secretRefs.put("ScheduledSparkApplication", secretRefs(map(sparkApplication().get("driver"))));
         secretRefs.put("CronJob", secretRefs(cronJobContainer()));
         secretRefs.put("SparkApplication", secretRefs(map(at(onDemand("SparkApplication"), "spec", "driver"))));
         secretRefs.put("Job", secretRefs(container(map(at(onDemand("Job"), "spec", "template", "spec")), "reconcile")));
-        Map<String, String> expected = Map.of("FlinkDeployment", "recount-db-stream",
-                "ScheduledSparkApplication", "recount-db-batch", "CronJob", "recount-db-reconciler",
-                "SparkApplication", "recount-db-batch", "Job", "recount-db-reconciler");
-        expected.forEach((kind, secret) -> {
-            assertThat(secretRefs.get(kind)).as(kind).contains(secret);
+        Map<String, Component> expected = Map.of("FlinkDeployment", Component.STREAM,
+                "ScheduledSparkApplication", Component.BATCH, "CronJob", Component.RECONCILER,
+                "SparkApplication", Component.BATCH, "Job", Component.RECONCILER);
+        RecountConfig defaults = RecountConfig.defaults();
+        expected.forEach((kind, component) -> {
+            String secret = "recount-db-" + component.key();
+            assertThat(secretRefs.get(kind)).as(kind).contains(secret).doesNotContain("recount-db-admin");
             assertThat(generated).as("Secret " + secret + " is generated").containsKey(secret);
-            assertThat(generated.get(secret).stringPropertyNames()).contains("PGUSER", "PGPASSWORD");
+            assertThat(generated.get(secret).stringPropertyNames()).as("keys of Secret " + secret)
+                    .containsExactlyInAnyOrder(component.userVariable(),
+                            defaults.get("postgres." + component.key() + ".password-env"));
         });
+        assertThat(generated.get("recount-db-admin").stringPropertyNames()).contains("PGUSER", "PGPASSWORD");
         assertThat(generated.get("recount-s3").stringPropertyNames()).contains("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
 
         // No literal password anywhere in a manifest: a variable named *PASSWORD* is always taken from a Secret.
@@ -382,15 +407,84 @@ class ManifestsTest {
                 }
             });
         }
+        // Compose: every password comes from .env; the administrator's only reaches the services that create the
+        // schema and the logins, each component gets only its own login's password, under the name the config reads.
+        Properties envExample = properties(COMPOSE.resolve(".env.example"));
+        Map<String, Set<String>> passwordsOf = new HashMap<>();
         for (Map.Entry<String, Object> svc : map(composeFile().get("services")).entrySet()) {
             Object env = map(svc.getValue()).get("environment");
             if (env == null) continue;
             map(env).forEach((k, v) -> {
                 if (k.contains("PASSWORD")) {
-                    assertThat(String.valueOf(v)).as(svc.getKey() + " " + k + " comes from .env").startsWith("${RECOUNT_PG_PASSWORD:?");
+                    Matcher m = Pattern.compile("^\\$\\{(RECOUNT_PG_\\w*PASSWORD):\\?").matcher(String.valueOf(v));
+                    assertThat(m.find()).as(svc.getKey() + " " + k + " comes from .env").isTrue();
+                    assertThat(envExample.stringPropertyNames()).as(".env.example names " + m.group(1)).contains(m.group(1));
+                    passwordsOf.computeIfAbsent(svc.getKey(), x -> new TreeSet<>()).add(k + "=" + m.group(1));
                 }
             });
         }
+        assertThat(passwordsOf.get("jobmanager")).containsExactly("RECOUNT_STREAM_PGPASSWORD=RECOUNT_PG_STREAM_PASSWORD");
+        assertThat(passwordsOf.get("taskmanager")).containsExactly("RECOUNT_STREAM_PGPASSWORD=RECOUNT_PG_STREAM_PASSWORD");
+        assertThat(passwordsOf.get("backfill")).containsExactly("RECOUNT_BATCH_PGPASSWORD=RECOUNT_PG_BATCH_PASSWORD");
+        assertThat(passwordsOf.get("recount")).containsExactly("RECOUNT_BATCH_PGPASSWORD=RECOUNT_PG_BATCH_PASSWORD",
+                "RECOUNT_RECONCILER_PGPASSWORD=RECOUNT_PG_RECONCILER_PASSWORD");
+        for (Component component : Component.values()) {
+            assertThat(defaults.get("postgres." + component.key() + ".password-env"))
+                    .isEqualTo("RECOUNT_" + component.name() + "_PGPASSWORD");
+        }
+        passwordsOf.forEach((svc, passwords) -> {
+            if (passwords.stream().anyMatch(p -> p.endsWith("=RECOUNT_PG_PASSWORD"))) {
+                assertThat(svc).as("a service with the administrator's password").isIn("postgres", "migrate", "db-logins");
+            }
+        });
+    }
+
+    // ---- nothing beyond loopback, nothing world-writable ----------------------------------------------------------
+
+    @Test
+    void composePublishesEveryPortOnLoopbackOnly() throws IOException {
+        int published = 0;
+        for (Map.Entry<String, Object> svc : map(composeFile().get("services")).entrySet()) {
+            for (Object port : list(map(svc.getValue()).get("ports"))) {
+                // Short syntax HOST_IP:HOST_PORT:CONTAINER_PORT; without a host IP Docker binds every interface.
+                assertThat(String.valueOf(port)).as("port of " + svc.getKey()).matches("127\\.0\\.0\\.1:\\d+:\\d+(/tcp)?");
+                published++;
+            }
+        }
+        assertThat(published).as("ports compose publishes").isGreaterThanOrEqualTo(6);
+    }
+
+    @Test
+    void composeCreatesNoWorldWritableDirectories() throws IOException {
+        List<String> commands = new ArrayList<>();
+        for (Map.Entry<String, Object> svc : map(composeFile().get("services")).entrySet()) {
+            for (String key : List.of("command", "entrypoint")) {
+                Object v = map(svc.getValue()).get(key);
+                if (v instanceof String text) commands.add(text);
+                if (v instanceof List<?>) commands.add(String.join(" ", strings(v)));
+            }
+        }
+        int chmods = 0;
+        Matcher m = Pattern.compile("chmod\\s+(?:-R\\s+)?(\\S+)").matcher(String.join("\n", commands));
+        while (m.find()) {
+            chmods++;
+            assertThat(grantsOthersWrite(m.group(1))).as("chmod %s makes something world-writable", m.group(1)).isFalse();
+        }
+        assertThat(chmods).as("data-init sets the modes of the shared volume").isPositive();
+        assertThat(String.join(" ", commands)).doesNotContain("777");
+    }
+
+    /** Octal: the others digit has the write bit; symbolic: o or a (or no who) gains w. */
+    static boolean grantsOthersWrite(String mode) {
+        if (mode.matches("[0-7]{3,4}")) return (Character.digit(mode.charAt(mode.length() - 1), 8) & 2) != 0;
+        for (String clause : mode.split(",")) {
+            Matcher c = Pattern.compile("([ugoa]*)([+=])([rwxXst]*)").matcher(clause);
+            if (c.matches() && c.group(3).contains("w") && (c.group(1).isEmpty() || c.group(1).contains("o")
+                    || c.group(1).contains("a"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.recount.reconcile.bench;
 
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.db.Database;
-import dev.recount.db.Migrations;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.reconcile.Reconciler;
@@ -38,8 +37,7 @@ public final class ReconcileBench {
         int campaigns = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int channels = args.length > 1 ? Integer.parseInt(args[1]) : 7;
         LocalStack stack = LocalStack.shared();
-        String schema = stack.createSchema("bench_reconcile");
-        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+        String schema = stack.createMigratedSchema("bench_reconcile");
         long keys = (long) WINDOWS * campaigns * channels;
         System.out.printf(Locale.ROOT, "loading %,d window keys into schema %s ...%n", keys, schema);
         long t0 = System.nanoTime();
@@ -51,8 +49,9 @@ public final class ReconcileBench {
 
         Path reports = Path.of(System.getProperty("recount.root", ".."), "reconciler", "target", "bench-reports")
                 .toAbsolutePath().normalize();
-        try (HikariDataSource pool = Database.pool(new PostgresSettings(stack.jdbcUrl(), stack.adminUser(), schema, 2),
-                stack.adminPassword(), Role.RECONCILER)) {
+        String login = Role.RECONCILER.loginName(schema);
+        try (HikariDataSource pool = Database.pool(new PostgresSettings(stack.jdbcUrl(), login, schema, 2),
+                stack.password(login), Role.RECONCILER)) {
             Reconciler r = new Reconciler(pool, new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
                     Clock.systemUTC());
             System.out.println();

@@ -5,7 +5,6 @@ import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.Database;
-import dev.recount.db.Migrations;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
@@ -24,9 +23,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One fresh, migrated schema on the shared local stack. Fixtures are written as the administrative user (as
- * the stream job and the batch layer would write them); the reconciler under test gets {@link #reconcilerPool},
- * whose connections work as {@code recount_reconciler}, so the grants are exercised.
+ * One fresh, migrated schema with its component logins on the shared local stack. Fixtures are written as the
+ * administrative user (as the stream job and the batch layer would write them); the reconciler under test gets
+ * {@link #reconcilerPool}, logged in as the schema's reconciler login, so its grants are exercised.
  */
 public final class ReconcileDb implements AutoCloseable {
     public static final Duration WINDOW = Duration.ofMinutes(1);
@@ -42,9 +41,7 @@ public final class ReconcileDb implements AutoCloseable {
 
     public static ReconcileDb fresh(String prefix) {
         LocalStack stack = LocalStack.shared();
-        String schema = stack.createSchema(prefix);
-        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
-        return new ReconcileDb(stack, schema);
+        return new ReconcileDb(stack, stack.createMigratedSchema(prefix));
     }
 
     public String schema() {
@@ -59,18 +56,22 @@ public final class ReconcileDb implements AutoCloseable {
 
     public synchronized HikariDataSource reconcilerPool() {
         if (pool == null) {
-            pool = Database.pool(new PostgresSettings(stack.jdbcUrl(), stack.adminUser(), schema, 2),
-                    stack.adminPassword(), Role.RECONCILER);
+            String login = Role.RECONCILER.loginName(schema);
+            pool = Database.pool(new PostgresSettings(stack.jdbcUrl(), login, schema, 2), stack.password(login),
+                    Role.RECONCILER);
         }
         return pool;
     }
 
-    /** The environment `./recount reconcile` would see after `. .recount/local.env`. */
+    /**
+     * The environment `./recount reconcile` sees after `. .recount/local.env`, less the administrator's password
+     * (the launcher drops it): it logs in as the schema's reconciler login.
+     */
     public Map<String, String> environment() {
         Map<String, String> env = new HashMap<>();
         env.put("RECOUNT_JDBC_URL", stack.jdbcUrl());
         env.put("PGUSER", stack.adminUser());
-        env.put("PGPASSWORD", stack.adminPassword());
+        env.put("RECOUNT_PGPASSWORD_DIR", stack.passwordDir().toString());
         return env;
     }
 

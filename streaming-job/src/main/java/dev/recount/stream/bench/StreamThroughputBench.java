@@ -4,6 +4,7 @@ import dev.recount.core.config.RecountConfig;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
+import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
 import dev.recount.stream.run.RunningJob;
 import dev.recount.stream.run.StreamRun;
@@ -78,11 +79,14 @@ public final class StreamThroughputBench implements Callable<Integer> {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(List.of(new NewTopic(input, partitions, (short) 1), new NewTopic(run + "-dlq", 1, (short) 1),
                     new NewTopic(run + "-late", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            try (Connection c = DriverManager.getConnection(base.postgres().jdbcUrl(), base.postgres().user(),
-                    base.postgresPassword()); Statement s = c.createStatement()) {
+            try (Connection c = admin(base); Statement s = c.createStatement()) {
                 s.execute("CREATE SCHEMA " + schema);
             }
-            Migrations.apply(base.postgres().jdbcUrl(), base.postgres().user(), base.postgresPassword(), schema);
+            Migrations.apply(base.adminPostgres().jdbcUrl(), base.adminPostgres().user(), base.adminPassword(), schema);
+            // The job logs in as the schema's stream login, as `./recount stream` does.
+            try (Connection c = admin(base)) {
+                Logins.ensureLocal(c, schema, home.resolve("secrets"));
+            }
 
             long t0 = System.nanoTime();
             preload(bootstrap, input);
@@ -92,6 +96,7 @@ public final class StreamThroughputBench implements Callable<Integer> {
             RecountConfig config = base
                     .with("topics.input", input).with("topics.dead-letter", run + "-dlq").with("topics.backfill", run + "-late")
                     .with("postgres.schema", schema)
+                    .with("postgres.password-dir", home.resolve("secrets").toString())
                     .with("stream.parallelism", Integer.toString(parallelism))
                     .with("stream.checkpoint-dir", home.resolve("checkpoints").toString())
                     .with("lake.path", home.resolve("lake").toString())
@@ -104,8 +109,7 @@ public final class StreamThroughputBench implements Callable<Integer> {
             job.awaitEnd();
             double seconds = (System.nanoTime() - start) / 1e9;
             long rows;
-            try (Connection c = DriverManager.getConnection(base.postgres().jdbcUrl(), base.postgres().user(),
-                    base.postgresPassword()); Statement s = c.createStatement();
+            try (Connection c = admin(base); Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + schema + ".stream_window_metrics")) {
                 rs.next();
                 rows = rs.getLong(1);
@@ -121,14 +125,18 @@ public final class StreamThroughputBench implements Callable<Integer> {
             } catch (Exception e) {
                 System.err.println("could not delete the bench topics: " + e.getMessage());
             }
-            try (Connection c = DriverManager.getConnection(base.postgres().jdbcUrl(), base.postgres().user(),
-                    base.postgresPassword()); Statement s = c.createStatement()) {
+            try (Connection c = admin(base); Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             } catch (Exception e) {
                 System.err.println("could not drop schema " + schema + ": " + e.getMessage());
             }
             deleteRecursively(home);
         }
+    }
+
+    private static Connection admin(RecountConfig config) throws java.sql.SQLException {
+        return DriverManager.getConnection(config.adminPostgres().jdbcUrl(), config.adminPostgres().user(),
+                config.adminPassword());
     }
 
     /**

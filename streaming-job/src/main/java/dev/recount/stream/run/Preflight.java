@@ -1,5 +1,7 @@
 package dev.recount.stream.run;
 
+import dev.recount.db.Database;
+import dev.recount.db.Role;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import java.sql.Connection;
@@ -20,7 +22,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job: the three
- * topics exist, and PostgreSQL answers with recount's tables in the configured schema. Each failure is one line.
+ * topics exist, and PostgreSQL lets the stream's own login in, with its group role's privileges and recount's tables
+ * in the configured schema. Each failure is one line.
  */
 final class Preflight {
     private Preflight() {}
@@ -63,18 +66,27 @@ final class Preflight {
         }
     }
 
-    private static Connection connect(StreamSettings s) throws SQLException {
+    /** Logs in as the committer will: the stream's own login, the password resolved here. */
+    private static Connection connect(StreamSettings s) {
         Properties p = new Properties();
         p.setProperty("user", s.postgres().user());
-        if (s.postgresPassword() != null) p.setProperty("password", s.postgresPassword());
+        String password = s.postgresPassword().resolve();
+        if (password != null) p.setProperty("password", password);
         p.setProperty("connectTimeout", "10");
         p.setProperty("socketTimeout", "30");
-        return DriverManager.getConnection(s.postgres().jdbcUrl(), p);
+        try {
+            return DriverManager.getConnection(s.postgres().jdbcUrl(), p);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot log in to PostgreSQL at " + s.postgres().jdbcUrl() + " as "
+                    + s.postgres().user() + " (password from " + s.postgresPassword() + "): " + e.getMessage(), e);
+        }
     }
 
+    /** Logs in as the committer will and checks its privileges and the tables. */
     private static void checkPostgres(StreamSettings s) {
-        try (Connection c = connect(s);
-             PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
+        Connection c = connect(s);
+        try (c; PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
+            Database.checkLogin(c, s.postgres().schema(), Role.STREAM);
             ps.setString(1, s.postgres().schema() + "." + StreamWindowMetricsTable.TABLE);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -84,7 +96,7 @@ final class Preflight {
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot reach PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
+            throw new IllegalStateException("PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
         }
     }
 }

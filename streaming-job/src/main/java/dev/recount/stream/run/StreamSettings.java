@@ -1,6 +1,8 @@
 package dev.recount.stream.run;
 
+import dev.recount.core.config.Component;
 import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.config.PasswordSource;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.config.Topics;
@@ -9,13 +11,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
-/** The settings `stream` uses, read once from {@link RecountConfig} (defaults &lt; file &lt; environment &lt; flags). */
+/**
+ * The settings `stream` uses, read once from {@link RecountConfig} (defaults &lt; file &lt; environment &lt; flags).
+ *
+ * @param postgres         the stream's own login ({@code postgres.stream.user}) and schema
+ * @param postgresPassword where that login's password comes from, not the password: the committer resolves it on the
+ *                         TaskManager, so it is never part of the job graph
+ */
 public record StreamSettings(
         EventTimeSettings eventTime,
         Topics topics,
         String bootstrapServers,
         PostgresSettings postgres,
-        String postgresPassword,
+        PasswordSource postgresPassword,
         int parallelism,
         Duration checkpointInterval,
         Duration checkpointTimeout,
@@ -62,8 +70,8 @@ public record StreamSettings(
                 config.eventTime(),
                 config.topics(),
                 config.get("kafka.bootstrap-servers"),
-                config.postgres(),
-                config.postgresPassword(),
+                config.postgres(Component.STREAM),
+                config.passwordSource(Component.STREAM),
                 config.integer("stream.parallelism"),
                 config.duration("stream.checkpoint-interval"),
                 config.duration("stream.checkpoint-timeout"),

@@ -1,7 +1,6 @@
 package dev.recount.stream.testutils;
 
 import dev.recount.core.config.RecountConfig;
-import dev.recount.db.Migrations;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.stream.run.StreamSettings;
 import dev.recount.testkit.LocalStack;
@@ -38,8 +37,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * What the streaming ITCases share: the embedded stack (one per JVM, from testkit), and per test a set of unique
- * topics, a fresh migrated schema, and local lake and checkpoint directories, bound together as
- * {@link StreamSettings} exactly as `stream` would read them from a config file and the environment.
+ * topics, a fresh migrated schema with its component logins, and local lake and checkpoint directories, bound
+ * together as {@link StreamSettings} exactly as `stream` would read them from a config file and the environment.
+ * The job logs in as the schema's stream login; the tests read results as the administrator.
  */
 public final class StreamTestStack {
     private static final long ALL_FROM = java.time.Instant.parse("1970-01-01T00:00:00Z").toEpochMilli();
@@ -76,13 +76,14 @@ public final class StreamTestStack {
      * @param settings extra settings (window.size etc.), on top of recount's defaults
      */
     public Job newJob(String inputTopic, Path home, Map<String, String> settings) throws IOException {
-        String schema = stack.createSchema("stream");
-        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
+        // Migrated, with its logins: the job logs in as the schema's stream login, never as the administrator.
+        String schema = stack.createMigratedSchema("stream");
         Map<String, String> values = new HashMap<>();
         values.put("topics.input", inputTopic);
         values.put("topics.dead-letter", createTopic("dlq", 1));
         values.put("topics.backfill", createTopic("late", 1));
         values.put("postgres.schema", schema);
+        values.put("postgres.password-dir", stack.passwordDir().toString());
         values.put("postgres.pool-size", "2");
         values.put("lake.path", home.resolve("lake").toString());
         values.put("stream.checkpoint-dir", home.resolve("checkpoints").toString());
@@ -95,11 +96,11 @@ public final class StreamTestStack {
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(w, null);
         }
+        // What `./recount stream` sees after local.env, less the administrator's password (the launcher drops it).
         Map<String, String> env = Map.of(
                 "KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(),
                 "RECOUNT_JDBC_URL", stack.jdbcUrl(),
-                "PGUSER", stack.adminUser(),
-                "PGPASSWORD", stack.adminPassword());
+                "PGUSER", stack.adminUser());
         return new Job(StreamSettings.from(RecountConfig.load(file, env)), home);
     }
 

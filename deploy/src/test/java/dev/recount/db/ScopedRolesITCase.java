@@ -1,0 +1,223 @@
+package dev.recount.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.core.config.PostgresSettings;
+import dev.recount.testkit.LocalStack;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Least privilege for real, on a real PostgreSQL: each component's login (a member of its schema's group role, as
+ * {@code ./recount up} creates it) can do its own work and nothing else, even after {@code RESET ROLE}; not in another
+ * component's tables, not in another schema's tables of its own kind; finance only reads; the cluster-wide roles of
+ * V1/V6 keep nothing in a migrated schema; and several schemas migrate at once.
+ *
+ * <p>Tests module db, but lives in deploy (like SchemaITCase): it needs the local stack.
+ */
+class ScopedRolesITCase {
+    /** One write into each table a component writes, keyed by table; valid rows, so only privileges can refuse them. */
+    static final Map<String, String> WRITES = new LinkedHashMap<>();
+    static final Map<Role, List<String>> OWN_TABLES = new EnumMap<>(Role.class);
+
+    static {
+        WRITES.put("stream_window_metrics", "INSERT INTO %s.stream_window_metrics VALUES (now(), now() + interval '1 minute',"
+                + " 'c', 'w', 0, 0, 0, 0, 0, 1, now())");
+        WRITES.put("stream_progress", "INSERT INTO %s.stream_progress (job_name, lake_complete_until, checkpoint_id)"
+                + " VALUES ('j', now(), 1)");
+        WRITES.put("batch_runs", "INSERT INTO %s.batch_runs (mode, status) VALUES ('range', 'running')");
+        WRITES.put("batch_window_metrics", "DELETE FROM %s.batch_window_metrics");
+        WRITES.put("reconciliation_runs", "INSERT INTO %s.reconciliation_runs (range_from, range_to, status)"
+                + " VALUES (now(), now() + interval '1 hour', 'running')");
+        WRITES.put("window_corrections", "UPDATE %s.window_corrections SET events = events");
+        WRITES.put("correction_log", "INSERT INTO %1$s.correction_log (reconciliation_run_id, window_start, campaign_id,"
+                + " channel_id, metric, reason) VALUES ((SELECT max(run_id) FROM %1$s.reconciliation_runs), now(), 'c', 'w',"
+                + " 'events', 'x')");
+        // In order: a correction logs against a reconciliation run.
+        OWN_TABLES.put(Role.STREAM, List.of("stream_window_metrics", "stream_progress"));
+        OWN_TABLES.put(Role.BATCH, List.of("batch_runs", "batch_window_metrics"));
+        OWN_TABLES.put(Role.RECONCILER, List.of("reconciliation_runs", "window_corrections", "correction_log"));
+        OWN_TABLES.put(Role.FINANCE, List.of());
+    }
+
+    static LocalStack stack;
+    static String schema;
+    static String other;
+
+    @BeforeAll
+    static void twoSchemas() {
+        stack = LocalStack.shared();
+        schema = stack.createMigratedSchema("scoped");
+        other = stack.createMigratedSchema("scoped_other");
+    }
+
+    @Test
+    void noLoginCanWriteAnotherComponentsTablesEvenAfterResetRole() throws SQLException {
+        for (Role role : Role.values()) {
+            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+                s.execute("RESET ROLE");
+                assertThat(scalar(s, "SELECT current_user")).isEqualTo(role.loginName(schema));
+                for (Map.Entry<String, String> write : WRITES.entrySet()) {
+                    if (OWN_TABLES.get(role).contains(write.getKey())) continue;
+                    String sql = write.getValue().formatted(schema);
+                    assertRefused(s, sql, role + " login: " + sql, "permission denied for table " + write.getKey());
+                }
+            }
+        }
+    }
+
+    @Test
+    void noLoginCanTouchAnotherSchemasTablesOfItsOwnKind() throws SQLException {
+        for (Role role : Role.values()) {
+            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+                s.execute("RESET ROLE");
+                List<String> attempts = new ArrayList<>();
+                OWN_TABLES.get(role).forEach(t -> attempts.add(WRITES.get(t).formatted(other)));
+                if (role == Role.FINANCE) attempts.add("SELECT count(*) FROM " + other + ".window_metrics");
+                assertThat(attempts).isNotEmpty();
+                for (String sql : attempts) {
+                    assertRefused(s, sql, role + " login of " + schema + ": " + sql, "permission denied for schema " + other);
+                }
+                // Nor can it become a role that could: neither the other schema's nor a cluster-wide one.
+                assertRefused(s, "SET ROLE " + role.roleName(other), role + ": SET ROLE", "permission denied to set role");
+                assertRefused(s, "SET ROLE " + role.sharedRoleName(), role + ": SET ROLE", "permission denied to set role");
+            }
+        }
+    }
+
+    @Test
+    void eachLoginDoesItsOwnWork() throws SQLException {
+        for (Role role : List.of(Role.STREAM, Role.BATCH, Role.RECONCILER)) {
+            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+                for (String table : OWN_TABLES.get(role)) s.execute(WRITES.get(table).formatted(schema));
+            }
+        }
+    }
+
+    @Test
+    void financeCanOnlyRead() throws SQLException {
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement()) {
+            s.execute("RESET ROLE");
+            for (String view : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {
+                s.executeQuery("SELECT count(*) FROM " + view).close();
+            }
+            for (String raw : List.of("stream_window_metrics", "batch_window_metrics", "batch_runs", "stream_progress")) {
+                assertRefused(s, "SELECT count(*) FROM " + raw, "finance reads " + raw, "permission denied for table " + raw);
+            }
+            assertRefused(s, "DELETE FROM correction_log", "finance deletes", "permission denied for table correction_log");
+            assertRefused(s, "CREATE TABLE " + schema + ".finance_notes (x int)", "finance creates",
+                    "permission denied for schema " + schema);
+        }
+    }
+
+    /** Exactly V6's privileges, now on the schema's own roles; nobody else (the cluster-wide roles included) has any. */
+    @Test
+    void theSchemasRolesHoldExactlyTheirPrivilegesAndTheSharedRolesNone() throws SQLException {
+        Map<String, String> expected = new TreeMap<>();
+        grant(expected, Role.STREAM, "stream_window_metrics", "INSERT,SELECT,UPDATE");
+        grant(expected, Role.STREAM, "stream_progress", "INSERT,SELECT,UPDATE");
+        grant(expected, Role.BATCH, "batch_runs", "INSERT,SELECT,UPDATE");
+        grant(expected, Role.BATCH, "batch_window_metrics", "DELETE,INSERT,SELECT,UPDATE");
+        grant(expected, Role.BATCH, "batch_window_metrics_staging", "DELETE,INSERT,SELECT,UPDATE");
+        grant(expected, Role.BATCH, "batch_runs_run_id_seq", "SELECT,USAGE");
+        grant(expected, Role.BATCH, "stream_progress", "SELECT");
+        for (String t : List.of("stream_window_metrics", "batch_window_metrics", "batch_runs", "stream_progress", "window_metrics")) {
+            grant(expected, Role.RECONCILER, t, "SELECT");
+        }
+        grant(expected, Role.RECONCILER, "reconciliation_runs", "INSERT,SELECT,UPDATE");
+        grant(expected, Role.RECONCILER, "reconciliation_diffs", "DELETE,INSERT,SELECT,UPDATE");
+        grant(expected, Role.RECONCILER, "window_corrections", "INSERT,SELECT,UPDATE");
+        grant(expected, Role.RECONCILER, "correction_log", "INSERT,SELECT");
+        grant(expected, Role.RECONCILER, "reconciliation_runs_run_id_seq", "SELECT,USAGE");
+        grant(expected, Role.RECONCILER, "correction_log_log_id_seq", "SELECT,USAGE");
+        for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {
+            grant(expected, Role.FINANCE, t, "SELECT");
+        }
+
+        Map<String, String> actual = new TreeMap<>();
+        try (Connection c = stack.adminConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT coalesce(r.rolname, 'PUBLIC'), cl.relname, string_agg(a.privilege_type, ',' ORDER BY a.privilege_type)"
+                        + " FROM pg_class cl JOIN pg_namespace n ON n.oid = cl.relnamespace"
+                        + " CROSS JOIN LATERAL aclexplode(cl.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee"
+                        + " WHERE n.nspname = ? AND a.grantee <> cl.relowner GROUP BY 1, 2")) {
+            ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) actual.put(rs.getString(1) + " " + rs.getString(2), rs.getString(3));
+            }
+            for (Role role : Role.values()) {
+                try (PreparedStatement usage = c.prepareStatement("SELECT has_schema_privilege(?, ?, 'USAGE')")) {
+                    usage.setString(1, role.sharedRoleName());
+                    usage.setString(2, schema);
+                    try (ResultSet rs = usage.executeQuery()) {
+                        rs.next();
+                        assertThat(rs.getBoolean(1)).as(role.sharedRoleName() + " USAGE on " + schema).isFalse();
+                    }
+                }
+            }
+        }
+        assertThat(actual).containsExactlyEntriesOf(expected);
+    }
+
+    @Test
+    void aComponentPoolRefusesTheAdministratorAndAnotherSchemasLogin() {
+        PostgresSettings asAdmin = new PostgresSettings(stack.jdbcUrl(), stack.adminUser(), schema, 1);
+        assertThatThrownBy(() -> Database.pool(asAdmin, stack.adminPassword(), Role.STREAM).close())
+                .hasStackTraceContaining("login " + stack.adminUser() + " is a superuser")
+                .hasStackTraceContaining(Role.STREAM.roleName(schema));
+
+        String foreign = Role.BATCH.loginName(other);
+        PostgresSettings wrongSchema = new PostgresSettings(stack.jdbcUrl(), foreign, schema, 1);
+        assertThatThrownBy(() -> Database.pool(wrongSchema, stack.password(foreign), Role.BATCH).close())
+                .hasStackTraceContaining("login " + foreign + " does not hold the privileges of " + Role.BATCH.roleName(schema));
+    }
+
+    @Test
+    void severalSchemasMigrateAtOnce() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<String>> schemas = new ArrayList<>();
+            for (int i = 0; i < 3; i++) schemas.add(pool.submit(() -> stack.createMigratedSchema("parallel")));
+            for (Future<String> f : schemas) {
+                String s = f.get(2, TimeUnit.MINUTES);
+                try (Connection c = stack.loginConnection(s, Role.STREAM); Statement st = c.createStatement()) {
+                    st.execute(WRITES.get("stream_window_metrics").formatted(s));
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void grant(Map<String, String> into, Role role, String object, String privileges) {
+        into.put(role.roleName(schema) + " " + object, privileges);
+    }
+
+    private static void assertRefused(Statement s, String sql, String what, String message) {
+        assertThatThrownBy(() -> s.execute(sql)).as(what)
+                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).as(what).isEqualTo("42501"))
+                .hasMessageContaining(message);
+    }
+
+    private static String scalar(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
