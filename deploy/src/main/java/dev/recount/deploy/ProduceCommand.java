@@ -72,6 +72,15 @@ final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--from-start", description = "Send the whole file again, even if an earlier run sent part or all of it.")
     boolean fromStart;
 
+    /** What a record's Kafka timestamp is: the job judges event_ts against it (validation.max-past/-future). */
+    enum Timestamp { now, event }
+
+    @Option(names = "--timestamp", paramLabel = "now|event", defaultValue = "now",
+            description = "Kafka record timestamp: now (the wall clock, as a live producer; default) or event (the "
+                    + "line's event_ts, to replay old events: with now, events older than validation.max-past are "
+                    + "dead-lettered as timestamp errors).")
+    Timestamp timestamp;
+
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
             description = "Kafka (default: $KAFKA_BOOTSTRAP_SERVERS or the config's kafka.bootstrap-servers; "
                     + "else the local stack's local.env).")
@@ -93,6 +102,7 @@ final class ProduceCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
 
         String fileId = fileId(file);
+        TimeRule timeRule = new TimeRule(timestamp, config.validation(), out, file);
         Counts counts = new Counts();
         long start = System.nanoTime();
         long nextProgress = start + PROGRESS_EVERY.toNanos();
@@ -114,10 +124,11 @@ final class ProduceCommand implements Callable<Integer> {
                     counts.blank++;
                 } else {
                     if (rate > 0) RecordProducers.pace(start, counts.sent, rate);
-                    byte[] key = keyOf(line);
+                    LineFields fields = LineFields.of(line);
+                    byte[] key = fields.key();
                     if (key == null) counts.unkeyed++;
                     if (inTxn == 0) progress.begin();
-                    progress.send(new ProducerRecord<>(target, key, line));
+                    progress.send(new ProducerRecord<>(target, null, timeRule.recordTimestamp(fields.eventTs(), lineNo), key, line));
                     inTxn++;
                     counts.sent++;
                 }
@@ -137,6 +148,7 @@ final class ProduceCommand implements Callable<Integer> {
                 if (inTxn == 0) progress.begin(); // only blank lines since the last commit: move the marker alone
                 progress.commit(lineNo);
             }
+            timeRule.summarise();
             double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
             out.printf("produced %d records from %s to %s at %s in %.1f s (%d without a campaign_id key%s)%n",
                     counts.sent, file, target, bootstrap, seconds, counts.unkeyed,
@@ -169,16 +181,76 @@ final class ProduceCommand implements Callable<Integer> {
         }
     }
 
-    /** The record key: the line's campaign_id as UTF-8 when the line is a JSON object with a string campaign_id. */
-    static byte[] keyOf(byte[] line) {
-        try {
-            JsonNode node = JSON.readTree(line);
-            if (node == null || !node.isObject()) return null;
-            JsonNode campaign = node.get("campaign_id");
-            return campaign != null && campaign.isTextual() ? campaign.textValue().getBytes(StandardCharsets.UTF_8) : null;
-        } catch (IOException e) {
+    /**
+     * The record timestamp of each line, and the warning a replay of an old file needs: with {@code --timestamp now}
+     * a line whose event_ts is outside what validation accepts around now (older than validation.max-past, or
+     * ahead by more than validation.max-future) will be dead-lettered as a timestamp error by the job. The first
+     * such line is named at once; how many there were is said at the end.
+     */
+    static final class TimeRule {
+        private final Timestamp mode;
+        private final dev.recount.core.config.ValidationSettings validation;
+        private final PrintWriter out;
+        private final Path file;
+        private long outside;
+
+        TimeRule(Timestamp mode, dev.recount.core.config.ValidationSettings validation, PrintWriter out, Path file) {
+            this.mode = mode;
+            this.validation = validation;
+            this.out = out;
+            this.file = file;
+        }
+
+        /** null: the producer's clock (Kafka's default), else the line's event_ts when asked for and present. */
+        Long recordTimestamp(Long eventTs, long lineNo) {
+            if (mode == Timestamp.event) return eventTs; // a line without one is invalid anyway: now is fine
+            long now = System.currentTimeMillis();
+            if (eventTs != null && (eventTs < now - validation.maxPast().toMillis()
+                    || eventTs > now + validation.maxFuture().toMillis())) {
+                if (outside++ == 0) {
+                    out.printf("produce: warning: line %,d has event_ts %s, outside what the job accepts around now "
+                                    + "(max-past %s, max-future %s): it will be dead-lettered as a timestamp error. "
+                                    + "Replaying old events? Use --timestamp event.%n", lineNo,
+                            java.time.Instant.ofEpochMilli(eventTs), dev.recount.core.config.Durations.format(validation.maxPast()),
+                            dev.recount.core.config.Durations.format(validation.maxFuture()));
+                    out.flush();
+                }
+            }
             return null;
         }
+
+        void summarise() {
+            if (outside > 0) {
+                out.printf("produce: warning: %,d line(s) of %s had an event_ts the job will refuse against the "
+                        + "current time (see above)%n", outside, file);
+            }
+        }
+
+    }
+
+    /**
+     * What `produce` reads from a line, parsed once: the record key (the campaign_id as UTF-8 when the line is a
+     * JSON object with a string campaign_id) and the event_ts when it is an integer; null where absent.
+     */
+    record LineFields(byte[] key, Long eventTs) {
+        static LineFields of(byte[] line) {
+            try {
+                JsonNode node = JSON.readTree(line);
+                if (node == null || !node.isObject()) return new LineFields(null, null);
+                JsonNode campaign = node.get("campaign_id");
+                JsonNode ts = node.get("event_ts");
+                return new LineFields(
+                        campaign != null && campaign.isTextual() ? campaign.textValue().getBytes(StandardCharsets.UTF_8) : null,
+                        ts != null && ts.isIntegralNumber() && ts.canConvertToLong() ? ts.longValue() : null);
+            } catch (IOException e) {
+                return new LineFields(null, null);
+            }
+        }
+    }
+
+    /** The record key: the line's campaign_id as UTF-8 when the line is a JSON object with a string campaign_id. */
+    static byte[] keyOf(byte[] line) {
+        return LineFields.of(line).key();
     }
 
     /**

@@ -248,11 +248,12 @@ final class FaultRound {
         control.startMissing();
         Instant back = Instant.now();
         if (!produce.waitFor(3, TimeUnit.MINUTES)) throw new IllegalStateException("produce hangs after the broker restart");
-        String producedOutput = lastLines(pipeline.log("produce"));
-        notes.add("produce during the outage exited " + produce.exitValue() + ": " + lastLine(producedOutput));
+        notes.add("produce during the outage exited " + produce.exitValue() + ": "
+                + lastLine(lastLines(pipeline.log("produce"))));
+        // produce stopped (or not); its rerun continues after the last committed line, then the job must commit.
+        finishProducing(pipeline, produce, scenario);
         recoveries.add(pipeline.awaitCommitAfter(back, stopped, Duration.ofMinutes(5)));
 
-        finishProducing(pipeline, produce, scenario);
         Instant stoppedAgain = Instant.now();
         control.stopBroker();
         pause(Duration.ofSeconds(15));
