@@ -11,8 +11,8 @@ enum Fault {
             + "and continues) and once while only the job runs"),
     POSTGRES_STOPPED("PostgreSQL stopped (fast shutdown) for 30 s while the job runs"),
     POSTGRES_FROZEN("PostgreSQL frozen (SIGSTOP of every PostgreSQL process) for 60 s while the job runs"),
-    CHECKPOINT_DELETED("after a kill -9, the newest checkpoint deleted before the restart"),
-    CHECKPOINT_CORRUPTED("after a kill -9, the newest checkpoint's _metadata truncated before the restart"),
+    CHECKPOINT_DELETED("after a kill -9, the newest checkpoint (its results committed) deleted before the restart"),
+    CHECKPOINT_CORRUPTED("after a kill -9 right after a checkpoint completed, its _metadata truncated before the restart"),
     POISON_CORPUS("hostile records of every kind mixed into the traffic (NUL, C1, lone surrogates, costs of 5e18, "
             + "over the maximum and beyond 64 bits, 257-byte ids, non-objects, duplicate keys, 600 KB, a producer "
             + "clock 50 minutes ahead): no restart, dead letters exact by reason, the watermark never ahead of the clock"),

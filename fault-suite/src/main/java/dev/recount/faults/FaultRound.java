@@ -305,7 +305,14 @@ final class FaultRound {
     private int damageNewestCheckpoint(Pipeline pipeline, boolean delete, List<Duration> recoveries, List<String> notes)
             throws Exception {
         awaitNewCompleteCheckpoint(pipeline);
-        pause(Duration.ofSeconds(3));
+        if (delete) {
+            // Deleted after its results were committed: resuming from the older one would count twice (refused).
+            Instant completed = Instant.ofEpochMilli(modified(newestComplete(pipeline).orElseThrow()));
+            pipeline.awaitCommitAfter(completed, completed, Duration.ofMinutes(2));
+        } else {
+            // Corrupted right after it completed, most likely before its results were committed (older one safe).
+            pause(Duration.ofMillis(200));
+        }
         Instant killed = Instant.now();
         pipeline.killStream();
         Path newest = newestComplete(pipeline).orElseThrow();
