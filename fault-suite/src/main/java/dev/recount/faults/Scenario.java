@@ -72,6 +72,12 @@ record Scenario(Path file, Instant from, Instant to, Map<String, AdEvent> events
                 unique.putIfAbsent(v.event().eventId, v.event());
             }
         }
+        return of(file, unique, validRecords, invalid, windows);
+    }
+
+    /** The truth of {@code unique} events, by core's metric definitions, and the windows they span. */
+    private static Scenario of(Path file, Map<String, AdEvent> unique, long validRecords,
+                               Map<InvalidReason, Long> invalid, WindowAlignment windows) {
         Map<WindowKey, MetricsAccumulator> sums = new HashMap<>();
         for (AdEvent e : unique.values()) {
             sums.computeIfAbsent(new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId),
@@ -116,19 +122,7 @@ record Scenario(Path file, Instant from, Instant to, Map<String, AdEvent> events
                 unique.putIfAbsent(v.event().eventId, v.event());
             }
         }
-        Map<WindowKey, MetricsAccumulator> sums = new HashMap<>();
-        WindowAlignment windows = time.windows();
-        for (AdEvent e : unique.values()) {
-            sums.computeIfAbsent(new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId),
-                    k -> new MetricsAccumulator()).add(e);
-        }
-        Map<WindowKey, WindowMetrics> truth = new HashMap<>();
-        sums.forEach((k, acc) -> truth.put(k, acc.toMetrics()));
-        long first = unique.values().stream().mapToLong(e -> e.eventTs).min().orElseThrow();
-        long last = unique.values().stream().mapToLong(e -> e.eventTs).max().orElseThrow();
-        return new Scenario(file, Instant.ofEpochMilli(windows.windowStart(first)),
-                Instant.ofEpochMilli(windows.windowEnd(last)), Map.copyOf(unique), Map.copyOf(truth), valid,
-                Map.copyOf(invalid));
+        return of(file, unique, valid, invalid, time.windows());
     }
 
     long invalidTotal() {
