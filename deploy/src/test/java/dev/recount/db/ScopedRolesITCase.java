@@ -149,6 +149,11 @@ class ScopedRolesITCase {
         for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {
             grant(expected, Role.FINANCE, t, "SELECT");
         }
+        // V9: rows PostgreSQL refused, recorded by the stream, readable by those who account for them.
+        grant(expected, Role.STREAM, "stream_rejected_rows", "INSERT,SELECT");
+        grant(expected, Role.STREAM, "stream_rejected_rows_rejection_id_seq", "SELECT,USAGE");
+        grant(expected, Role.RECONCILER, "stream_rejected_rows", "SELECT");
+        grant(expected, Role.FINANCE, "stream_rejected_rows", "SELECT");
 
         Map<String, String> actual = new TreeMap<>();
         try (Connection c = stack.adminConnection(); PreparedStatement ps = c.prepareStatement(
