@@ -39,7 +39,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * the versions the build uses; every jar path is where the Dockerfile puts an artifact the poms produce; every main
  * class exists in the source tree; every subcommand and option exists in the module that will parse it; every
  * config key is one of config/recount.properties and the values agree with the manifests around them; secrets come
- * from Secrets; the alert rules are well formed, use metrics the job registers and link to an existing runbook.
+ * from Secrets; the alert rules are well formed, use metrics the job registers ({@link KnownMetrics}), link to an
+ * existing runbook section and each fire in a promtool test. The dashboards: {@link GrafanaDashboardTest}; promtool
+ * itself runs in {@link PromtoolITCase}.
  */
 class ManifestsTest {
     static final Path ROOT = repositoryRoot();
@@ -147,6 +149,7 @@ class ManifestsTest {
                 case "postgres" -> assertThat(tag).as("PostgreSQL major of the embedded binaries")
                         .isEqualTo(props.get("zonky.binaries.version").split("\\.")[0]);
                 case "prom/prometheus", "prom/pushgateway" -> assertThat(tag).matches("v\\d+\\.\\d+\\.\\d+");
+                case "grafana/grafana" -> assertThat(tag).matches("\\d+\\.\\d+\\.\\d+");
                 default -> throw new AssertionError("unexpected image " + image + ": add it to this test deliberately");
             }
         }
@@ -416,9 +419,16 @@ class ManifestsTest {
             if (env == null) continue;
             map(env).forEach((k, v) -> {
                 if (k.contains("PASSWORD")) {
-                    Matcher m = Pattern.compile("^\\$\\{(RECOUNT_PG_\\w*PASSWORD):\\?").matcher(String.valueOf(v));
+                    // ${X:?...}: compose refuses to run without it. ${X:-}: only this service needs it, so it must
+                    // refuse to start without it itself (compose checks :? even for services of inactive profiles).
+                    Matcher m = Pattern.compile("^\\$\\{(RECOUNT_\\w*PASSWORD):([?-])").matcher(String.valueOf(v));
                     assertThat(m.find()).as(svc.getKey() + " " + k + " comes from .env").isTrue();
                     assertThat(envExample.stringPropertyNames()).as(".env.example names " + m.group(1)).contains(m.group(1));
+                    if (m.group(2).equals("-")) {
+                        assertThat(String.join(" ", strings(map(svc.getValue()).get("entrypoint"))))
+                                .as("%s refuses to start without %s", svc.getKey(), k)
+                                .contains("[ -n \"$$" + k + "\" ]", "exit 1");
+                    }
                     passwordsOf.computeIfAbsent(svc.getKey(), x -> new TreeSet<>()).add(k + "=" + m.group(1));
                 }
             });
@@ -428,6 +438,7 @@ class ManifestsTest {
         assertThat(passwordsOf.get("backfill")).containsExactly("RECOUNT_BATCH_PGPASSWORD=RECOUNT_PG_BATCH_PASSWORD");
         assertThat(passwordsOf.get("recount")).containsExactly("RECOUNT_BATCH_PGPASSWORD=RECOUNT_PG_BATCH_PASSWORD",
                 "RECOUNT_RECONCILER_PGPASSWORD=RECOUNT_PG_RECONCILER_PASSWORD");
+        assertThat(passwordsOf.get("grafana")).containsExactly("GF_SECURITY_ADMIN_PASSWORD=RECOUNT_GRAFANA_ADMIN_PASSWORD");
         for (Component component : Component.values()) {
             assertThat(defaults.get("postgres." + component.key() + ".password-env"))
                     .isEqualTo("RECOUNT_" + component.name() + "_PGPASSWORD");
@@ -531,12 +542,10 @@ class ManifestsTest {
         Map<String, Object> rules = map(loadOne(MONITORING.resolve("alerts.yml")));
         assertThat(rules.keySet()).containsExactly("groups");
         Set<String> anchors = markdownAnchors(ROOT.resolve("docs/operations.md"));
-        String jobSources = moduleSources("streaming-job");
-        String pushed = Files.readString(K8S.resolve("bin/reconcile-pending"));
+        // RecountNightlyJobFailed reads kube-state-metrics: for a cluster without a Pushgateway.
+        KnownMetrics known = KnownMetrics.ofRepository(Set.of("kube_job_status_failed"));
         Set<String> names = new HashSet<>();
         Set<String> expressions = new HashSet<>();
-        Pattern flinkMetric = Pattern.compile("flink_taskmanager_job_task_operator_(\\w+)");
-        Pattern ownMetric = Pattern.compile("recount_reconcile_\\w+");
 
         for (Object g : list(rules.get("groups"))) {
             Map<String, Object> group = map(g);
@@ -557,16 +566,12 @@ class ManifestsTest {
                 assertThat(str(rule, "labels", "severity")).isIn("critical", "warning");
                 Map<String, Object> ann = map(rule.get("annotations"));
                 assertThat(ann).containsKeys("summary", "description", "runbook_url");
-                String url = str(ann, "runbook_url");
-                assertThat(url).contains("docs/operations.md#");
-                String anchor = url.substring(url.indexOf('#') + 1);
-                assertThat(anchor).as("runbook anchor of " + alert).isEqualTo(alert.toLowerCase(Locale.ROOT));
+                String anchor = alert.toLowerCase(Locale.ROOT);
+                assertThat(str(ann, "runbook_url")).as("runbook link of " + alert)
+                        .isEqualTo(RUNBOOK_DOCS + "/operations.md#" + anchor);
                 assertThat(anchors).as("docs/operations.md has a section for " + alert).contains(anchor);
 
-                Matcher m = flinkMetric.matcher(expr);
-                while (m.find()) checkRegisteredByTheJob(m.group(1), jobSources, alert);
-                Matcher own = ownMetric.matcher(expr);
-                while (own.find()) assertThat(pushed).as(own.group() + " is pushed by reconcile-pending").contains(own.group() + " ");
+                known.check(expr, alert);
             }
         }
         // The five the issue asks for, by what they watch.
@@ -575,6 +580,49 @@ class ManifestsTest {
         String all = String.join("\n", expressions);
         assertThat(all).contains("watermarkLagMs", "idlePartitions", "tooLateEvents", "reason_invalidEvents",
                 "recount_reconcile_days_beyond_tolerance");
+    }
+
+    /**
+     * The alerts' runbook links start with the docs folder's address from Prometheus's external label recount_docs_url,
+     * set once per Prometheus; without it, with the folder's path inside the repository.
+     */
+    static final String RUNBOOK_DOCS = "{{ with $externalLabels.recount_docs_url }}{{ . }}{{ else }}docs{{ end }}";
+
+    @Test
+    void runbookLinksTakeTheDocsAddressFromOnePlaceAndFallBackToTheRepositoryPath() throws IOException {
+        Matcher fallback = Pattern.compile("\\{\\{ else }}([^{]+)\\{\\{ end }}").matcher(RUNBOOK_DOCS);
+        assertThat(fallback.find()).isTrue();
+        assertThat(ROOT.resolve(fallback.group(1)).resolve("operations.md")).as("the fallback is a path in the repository")
+                .isRegularFile();
+        for (Path p : List.of(MONITORING.resolve("prometheus.yml"), MONITORING.resolve("prometheus-k8s.yml"))) {
+            assertThat(str(loadOne(p), "global", "external_labels", "recount_docs_url")).as(p.toString())
+                    .isEqualTo("${RECOUNT_DOCS_URL}");
+        }
+        // Compose: from .env, optional (an unset variable is the fallback, not an error).
+        Map<String, Object> prometheus = map(map(composeFile().get("services")).get("prometheus"));
+        assertThat(str(prometheus, "environment", "RECOUNT_DOCS_URL")).isEqualTo("${RECOUNT_DOCS_URL:-}");
+        assertThat(properties(COMPOSE.resolve(".env.example")).stringPropertyNames()).contains("RECOUNT_DOCS_URL");
+        // Prometheus 3 expands environment variables in external labels without a flag; 2.x would keep them literally.
+        assertThat(str(prometheus, "image")).matches("prom/prometheus:v[3-9]\\.\\d+\\.\\d+");
+    }
+
+    @Test
+    void everyAlertHasAPromtoolTestInWhichItFires() throws IOException {
+        Map<String, Object> tests = map(loadOne(MONITORING.resolve("alerts-test.yml")));
+        assertThat(strings(tests.get("rule_files"))).containsExactly("alerts.yml");
+        Set<String> firing = new TreeSet<>();
+        Set<String> silent = new TreeSet<>();
+        for (Object group : list(tests.get("tests"))) {
+            for (Object t : list(map(group).get("alert_rule_test"))) {
+                (list(map(t).get("exp_alerts")).isEmpty() ? silent : firing).add(str(t, "alertname"));
+            }
+        }
+        Set<String> alerts = new TreeSet<>();
+        for (Object g : list(map(loadOne(MONITORING.resolve("alerts.yml"))).get("groups"))) {
+            for (Object r : list(map(g).get("rules"))) alerts.add(str(r, "alert"));
+        }
+        assertThat(firing).as("alerts with a test in which they fire").isEqualTo(alerts);
+        assertThat(alerts).as("tests name alerts that exist").containsAll(silent);
     }
 
     // ---- checks -----------------------------------------------------------------------------------------------------
@@ -605,17 +653,6 @@ class ManifestsTest {
         // target: {main class, "true" when the launcher passes the command word on}
         List<String> args = Boolean.parseBoolean(target[1]) ? invocation : invocation.subList(1, invocation.size());
         checkProgram(target[0], args, where + ": recount " + command);
-    }
-
-    static void checkRegisteredByTheJob(String suffix, String jobSources, String alert) {
-        // <group>_..._<name>: a metric name registered with counter(..)/gauge(..), under groups added with addGroup(..).
-        String[] parts = suffix.split("_");
-        String name = parts[parts.length - 1];
-        assertThat(jobSources).as("%s: metric %s is registered by the streaming job", alert, name).contains("\"" + name + "\"");
-        for (int i = 0; i < parts.length - 1; i++) {
-            assertThat(jobSources).as("%s: metric group %s is added by the streaming job", alert, parts[i])
-                    .contains("addGroup(\"" + parts[i] + "\"");
-        }
     }
 
     static void checkConfigMounted(Map<String, Object> podSpec, String containerName, String where) {

@@ -1,0 +1,133 @@
+package dev.recount.deploy.manifests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The metric names recount's PromQL (alert rules, Grafana dashboards) may read, and a reader of the names an expression
+ * reads. A name is known when the streaming job registers it ({@code flink_taskmanager_job_task_operator_<groups>_<name>},
+ * as Flink's Prometheus reporter names it), when it is one of the JobManager's job metrics that docs/operations.md
+ * documents ({@code flink_jobmanager_job_<name>}), when deploy/k8s/bin/reconcile-pending pushes it
+ * ({@code recount_reconcile_*}), or when the caller names it as coming from elsewhere (kube-state-metrics).
+ */
+final class KnownMetrics {
+    static final String TASK_PREFIX = "flink_taskmanager_job_task_operator_";
+    static final String JOB_MANAGER_PREFIX = "flink_jobmanager_job_";
+    static final String RECONCILE_PREFIX = "recount_reconcile_";
+
+    /**
+     * Flink's own per-job metrics on the JobManager that recount reads: they survive the restarts of the job's tasks.
+     * Flink registers them itself, so they cannot be looked up in recount's sources; docs/operations.md lists them.
+     */
+    static final Set<String> JOB_MANAGER_METRICS = Set.of("numRestarts", "numberOfCompletedCheckpoints",
+            "numberOfFailedCheckpoints", "lastCheckpointDuration", "uptime");
+
+    private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "bool", "offset", "by", "without", "on",
+            "ignoring", "group_left", "group_right", "inf", "nan", "atan2");
+    private static final Pattern SELECTOR = Pattern.compile("\\{([^}]*)}");
+    private static final Pattern NAME_MATCHER = Pattern.compile("__name__\\s*(=~|=)\\s*\"([^\"]*)\"");
+    /** {@code prefix(a|b|c)suffix}: the one form of {@code __name__=~} whose names can be listed. */
+    private static final Pattern ALTERNATION = Pattern.compile("([\\w:]*)\\(([\\w:|]+)\\)([\\w:]*)");
+    private static final Pattern STRING = Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)*'|`[^`]*`");
+    private static final Pattern RANGE = Pattern.compile("\\[[^]]*]");
+    private static final Pattern GROUPING = Pattern.compile("\\b(?:by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)");
+    /** An identifier that does not start inside a number, a duration or a Grafana variable, and is no function call. */
+    private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w$.:])([a-zA-Z_:][\\w:]*+)(?!\\s*\\()");
+
+    private final String jobSources;
+    private final String pushedByReconcilePending;
+    private final Set<String> fromElsewhere;
+
+    KnownMetrics(String jobSources, String pushedByReconcilePending, Set<String> fromElsewhere) {
+        this.jobSources = jobSources;
+        this.pushedByReconcilePending = pushedByReconcilePending;
+        this.fromElsewhere = Set.copyOf(fromElsewhere);
+    }
+
+    /** The metrics of this repository: the streaming job's sources and reconcile-pending as they are now. */
+    static KnownMetrics ofRepository(Set<String> fromElsewhere) throws IOException {
+        return new KnownMetrics(ManifestsTest.moduleSources("streaming-job"),
+                Files.readString(ManifestsTest.K8S.resolve("bin/reconcile-pending")), fromElsewhere);
+    }
+
+    /** Fails unless every metric {@code expr} reads is known; returns them. */
+    Set<String> check(String expr, String where) {
+        Set<String> names = metricNames(expr);
+        assertThat(names).as("%s reads some metric: %s", where, expr).isNotEmpty();
+        for (String name : names) checkKnown(name, where);
+        return names;
+    }
+
+    void checkKnown(String name, String where) {
+        if (name.startsWith(TASK_PREFIX)) {
+            checkRegisteredByTheJob(name.substring(TASK_PREFIX.length()), jobSources, where);
+        } else if (name.startsWith(JOB_MANAGER_PREFIX)) {
+            assertThat(JOB_MANAGER_METRICS).as("%s: %s is one of the JobManager's job metrics recount reads", where, name)
+                    .contains(name.substring(JOB_MANAGER_PREFIX.length()));
+        } else if (name.startsWith(RECONCILE_PREFIX)) {
+            // reconcile-pending writes "<name> <value>" lines in the text exposition format.
+            assertThat(pushedByReconcilePending).as("%s: %s is pushed by reconcile-pending", where, name).contains(name + " ");
+        } else {
+            assertThat(fromElsewhere).as("%s: %s is no metric recount knows", where, name).contains(name);
+        }
+    }
+
+    static void checkRegisteredByTheJob(String suffix, String jobSources, String where) {
+        // <group>_..._<name>: a metric name registered with counter(..)/gauge(..), under groups added with addGroup(..).
+        String[] parts = suffix.split("_");
+        String name = parts[parts.length - 1];
+        assertThat(jobSources).as("%s: metric %s is registered by the streaming job", where, name).contains("\"" + name + "\"");
+        for (int i = 0; i < parts.length - 1; i++) {
+            assertThat(jobSources).as("%s: metric group %s is added by the streaming job", where, parts[i])
+                    .contains("addGroup(\"" + parts[i] + "\"");
+        }
+    }
+
+    /**
+     * The metric names a PromQL expression reads: the bare names of its vector selectors and the names a
+     * {@code __name__} matcher selects. Label names, functions, keywords, durations and Grafana's {@code $variables}
+     * are not metrics. A {@code __name__=~} regex other than {@code prefix(a|b)suffix} fails: nobody could check it.
+     */
+    static Set<String> metricNames(String expr) {
+        Set<String> out = new TreeSet<>();
+        StringBuilder rest = new StringBuilder();
+        Matcher selector = SELECTOR.matcher(expr);
+        while (selector.find()) {
+            Matcher name = NAME_MATCHER.matcher(selector.group(1));
+            if (name.find()) out.addAll(namesMatchedBy(name.group(1), name.group(2), expr));
+            selector.appendReplacement(rest, " ");
+        }
+        selector.appendTail(rest);
+        String s = STRING.matcher(rest).replaceAll(" ");
+        s = RANGE.matcher(s).replaceAll(" ");
+        s = GROUPING.matcher(s).replaceAll(" ");
+        Matcher id = IDENTIFIER.matcher(s);
+        while (id.find()) {
+            if (!KEYWORDS.contains(id.group(1).toLowerCase(Locale.ROOT))) out.add(id.group(1));
+        }
+        return out;
+    }
+
+    private static Set<String> namesMatchedBy(String op, String value, String expr) {
+        Set<String> out = new TreeSet<>();
+        if (op.equals("=")) {
+            out.add(value);
+            return out;
+        }
+        if (value.matches("[\\w:]+")) {
+            out.add(value);
+            return out;
+        }
+        Matcher alt = ALTERNATION.matcher(value);
+        if (!alt.matches()) throw new AssertionError("cannot list the metrics __name__=~\"" + value + "\" reads in " + expr);
+        for (String middle : alt.group(2).split("\\|")) out.add(alt.group(1) + middle + alt.group(3));
+        return out;
+    }
+}

@@ -1,0 +1,62 @@
+package dev.recount.deploy.manifests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The PromQL reader and the known-metric checks that the alert rules and the dashboards are held to. */
+class KnownMetricsTest {
+    static final KnownMetrics KNOWN = new KnownMetrics(
+            "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");",
+            "echo \"recount_reconcile_last_exit_code $1\"", Set.of("kube_job_status_failed"));
+
+    @Test
+    void readsTheNamesOfSelectorsNotLabelsFunctionsKeywordsOrVariables() {
+        assertThat(KnownMetrics.metricNames(
+                "max by (job_name) (flink_jobmanager_job_uptime{job_name=~\"$job\"}) > 5 * 60 * 1000\n"
+                        + "and on (job_name) sum without (subtask_index) (rate(a_total{reason=\"x y\"}[$__rate_interval] offset 5m))"
+                        + " / ignoring (reason) group_left b:recorded unless time() - c_seconds > 1e3"))
+                .containsExactlyInAnyOrder("flink_jobmanager_job_uptime", "a_total", "b:recorded", "c_seconds");
+    }
+
+    @Test
+    void listsTheNamesANameMatcherSelects() {
+        assertThat(KnownMetrics.metricNames("rate({__name__=~\"p_(one|two)_s\", job=\"j\"}[5m]) + {__name__=\"three\"}"))
+                .containsExactlyInAnyOrder("p_one_s", "p_two_s", "three");
+        assertThatThrownBy(() -> KnownMetrics.metricNames("{__name__=~\"p_.*\"}"))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("cannot list the metrics");
+    }
+
+    @Test
+    void knowsWhatTheJobRegistersTheJobManagerExportsAndReconcilePendingPushes() {
+        KNOWN.check("rate(flink_taskmanager_job_task_operator_reason_invalidEvents[5m])", "here");
+        KNOWN.check("flink_jobmanager_job_numRestarts + flink_taskmanager_job_task_operator_validEvents", "here");
+        KNOWN.check("recount_reconcile_last_exit_code > 0 or kube_job_status_failed", "here");
+    }
+
+    @Test
+    void refusesWhatNobodyRegisters() {
+        assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_job_task_operator_validEvent", "panel P"))
+                .hasMessageContaining("panel P: metric validEvent is registered by the streaming job");
+        assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_job_task_operator_kind_invalidEvents", "here"))
+                .hasMessageContaining("metric group kind is added");
+        assertThatThrownBy(() -> KNOWN.check("flink_jobmanager_job_numberOfRestarts", "here"))
+                .hasMessageContaining("JobManager's job metrics");
+        assertThatThrownBy(() -> KNOWN.check("recount_reconcile_days_late", "here"))
+                .hasMessageContaining("pushed by reconcile-pending");
+        assertThatThrownBy(() -> KNOWN.check("up == 0", "here")).hasMessageContaining("up is no metric recount knows");
+        assertThatThrownBy(() -> KNOWN.check("vector(1)", "here")).hasMessageContaining("reads some metric");
+    }
+
+    @Test
+    void everyJobManagerMetricRecountReadsIsDocumented() throws IOException {
+        String operations = Files.readString(ManifestsTest.ROOT.resolve("docs/operations.md"));
+        for (String metric : KnownMetrics.JOB_MANAGER_METRICS) {
+            assertThat(operations).as("docs/operations.md names the JobManager metric " + metric).contains("`" + metric + "`");
+        }
+    }
+}
