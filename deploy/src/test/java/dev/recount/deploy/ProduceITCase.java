@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.TestNames;
+import dev.recount.testkit.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,16 +13,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,20 +89,6 @@ class ProduceITCase {
     }
 
     private List<ConsumerRecord<byte[], byte[]>> read(String topic) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            c.assign(List.of(tp));
-            c.seekToBeginning(List.of(tp));
-            long end = c.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (c.position(tp) < end && System.nanoTime() < deadline) c.poll(Duration.ofMillis(200)).forEach(records::add);
-        }
-        return records;
+        return Topics.readCommitted(stack.bootstrapServers(), topic, Duration.ofSeconds(30));
     }
 }

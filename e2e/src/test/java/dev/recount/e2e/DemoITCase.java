@@ -11,6 +11,7 @@ import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
 import dev.recount.testkit.LocalStack;
+import dev.recount.testkit.Topics;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -28,15 +29,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -186,24 +182,6 @@ class DemoITCase {
     }
 
     static List<ConsumerRecord<byte[], byte[]>> readTopic(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
-                    .map(i -> new TopicPartition(topic, i.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                assertThat(System.nanoTime()).as("reading " + topic + " in time").isLessThan(deadline);
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
-            return records;
-        }
+        return Topics.readCommitted(stack.bootstrapServers(), topic, Duration.ofMinutes(1));
     }
 }

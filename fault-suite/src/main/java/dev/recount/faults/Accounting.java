@@ -11,6 +11,7 @@ import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
+import dev.recount.testkit.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,16 +28,11 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Checks every output of a pipeline against its scenario's ground truth, the way finance would:
@@ -251,26 +247,7 @@ final class Accounting {
     }
 
     List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(2 * 1024 * 1024));
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(i -> new TopicPartition(topic, i.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) throw new IllegalStateException("timed out reading " + topic);
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
-        }
-        return records;
+        return Topics.readCommitted(bootstrapServers, topic, Duration.ofMinutes(2));
     }
 
     private static void example(List<String> examples, String text) {

@@ -5,6 +5,7 @@ import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.stream.run.StreamSettings;
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.TestNames;
+import dev.recount.testkit.Topics;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -25,14 +26,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -116,26 +113,7 @@ public final class StreamTestStack {
 
     /** Every committed record of a topic (read_committed: what a downstream consumer of recount sees). */
     public List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic) {
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(2 * 1024 * 1024));
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(i -> new TopicPartition(topic, i.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) throw new AssertionError("timed out reading " + topic);
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
-        }
-        return records;
+        return Topics.readCommitted(stack.bootstrapServers(), topic, Duration.ofSeconds(30));
     }
 
     public List<StreamWindowMetricsTable.Row> windowRows(Job job) throws SQLException {
