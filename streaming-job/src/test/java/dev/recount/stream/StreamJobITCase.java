@@ -67,9 +67,11 @@ class StreamJobITCase {
     @Test
     void scriptedStream(@TempDir Path home) throws Exception {
         input = stack.createTopic("input", 2);
+        // The largest cost a user may allow per event, so one window's spend can exceed a 64-bit integer.
         job = stack.newJob(input, home, Map.of(
                 "window.size", "1m", "watermark.out-of-orderness", "5s", "window.allowed-lateness", "1m",
-                "watermark.idleness", "1s", "stream.parallelism", "2"));
+                "watermark.idleness", "1s", "stream.parallelism", "2",
+                "validation.max-cost-micros", Long.toString(Long.MAX_VALUE)));
         producer = stack.producer();
         RunningJob running = StreamRun.start(job.settings(), false, false,
                 FLINK.environments(), line -> {});
