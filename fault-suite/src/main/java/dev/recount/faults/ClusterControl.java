@@ -63,6 +63,24 @@ final class ClusterControl {
         return pid;
     }
 
+    /**
+     * How often job {@code jobId} failed (and restarted) on the Flink cluster: the entries of its exception history,
+     * from the cluster's REST API (its port is in the configuration `up --cluster` wrote).
+     */
+    int jobFailures(String jobId) throws IOException, InterruptedException {
+        Path config = stack.home().resolve("clusters").resolve("flink").resolve("conf").resolve("config.yaml");
+        String port = Files.readAllLines(config, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith("rest.port:"))
+                .map(l -> l.substring("rest.port:".length()).strip()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no rest.port in " + config));
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/jobs/" + jobId
+                        + "/exceptions?maxExceptions=100")).timeout(Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) throw new IllegalStateException("Flink REST answered " + r.statusCode() + ": " + r.body());
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())
+                .path("exceptionHistory").path("entries").size();
+    }
+
     /** The TaskManagers' logs, for the accounting's check of what the job must never log. */
     String taskManagerLogs() throws IOException {
         StringBuilder all = new StringBuilder();

@@ -271,6 +271,11 @@ final class FaultRound {
         long pid = clusters.killTaskManager(1);
         notes.add("TaskManager 1 (pid " + pid + ") killed " + (produce.isAlive() ? "during traffic" : "after traffic"));
         recoveries.add(pipeline.awaitCommitAfter(killed, killed, Duration.ofMinutes(3)));
+        // The kill must have hit the job: its tasks are spread over both TaskManagers, so it failed over.
+        String log = Files.readString(pipeline.log("stream-" + pipeline.streamStarts()), StandardCharsets.UTF_8);
+        java.util.regex.Matcher job = java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
+        if (!job.find()) throw new IllegalStateException("no job id in " + pipeline.log("stream-" + pipeline.streamStarts()));
+        notes.add("failovers of the job after the kill: " + clusters.jobFailures(job.group(1)));
         clusters.up();
         notes.add("TaskManager 1 started again by `up --cluster`");
         return 1;
