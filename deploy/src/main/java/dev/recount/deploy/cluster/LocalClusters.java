@@ -50,16 +50,32 @@ public final class LocalClusters {
         ClusterPorts ports = ClusterPorts.choose(ClusterPorts.load(layout), flinkRuns, sparkRuns, avoid);
         ports.save(layout);
         List<String> started = new ArrayList<>();
-        List<String> flinkStarted = flink.startMissing(classpaths.flink(), ports);
-        flinkStarted.forEach(p -> progress.accept("starting the " + p));
-        started.addAll(flinkStarted);
-        List<String> sparkStarted = spark.startMissing(classpaths.spark(), ports);
-        sparkStarted.forEach(p -> progress.accept("starting the " + p));
-        started.addAll(sparkStarted);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        flink.awaitReady(ports, timeout);
-        spark.awaitReady(ports, Duration.ofNanos(Math.max(Duration.ofSeconds(5).toNanos(), deadline - System.nanoTime())));
-        return new UpResult(started, ports);
+        try {
+            List<String> flinkStarted = flink.startMissing(classpaths.flink(), ports);
+            flinkStarted.forEach(p -> progress.accept("starting the " + p));
+            started.addAll(flinkStarted);
+            List<String> sparkStarted = spark.startMissing(classpaths.spark(), ports);
+            sparkStarted.forEach(p -> progress.accept("starting the " + p));
+            started.addAll(sparkStarted);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            flink.awaitReady(ports, timeout);
+            spark.awaitReady(ports, Duration.ofNanos(Math.max(Duration.ofSeconds(5).toNanos(), deadline - System.nanoTime())));
+            return new UpResult(started, ports);
+        } catch (RuntimeException e) {
+            // As `up` does for Kafka and PostgreSQL: what this call started goes again, what ran keeps running.
+            if (!started.isEmpty()) progress.accept("up --cluster failed; stopping what it started");
+            List<DetachedJvm> all = new ArrayList<>(flink.processes());
+            all.addAll(spark.processes());
+            for (DetachedJvm p : all) {
+                if (!started.contains(p.name())) continue;
+                try {
+                    p.stop(STOP_TIMEOUT);
+                } catch (RuntimeException stopFailed) {
+                    progress.accept("could not stop the " + p.name() + ": " + stopFailed.getMessage());
+                }
+            }
+            throw e;
+        }
     }
 
     /** Stops every cluster process that runs. @return what it stopped */
