@@ -30,7 +30,7 @@ final class StatusPrinter {
                     : "stopped" + p.stalePid().stream().mapToObj(pid -> " (pid " + pid
                             + " is gone without a clean shutdown; `recount up --cluster` starts it again)").findFirst().orElse(""));
         }
-        clusters.addresses().forEach((what, where) -> out.printf("  %-18s %s%n", what, where));
+        clusters.addresses().forEach((what, where) -> out.printf("  %-19s %s%n", what, where));
     }
 
     private static void service(PrintWriter out, ServiceState s) {
