@@ -54,6 +54,23 @@ final class ClusterControl {
         if (exit != 0) throw new IllegalStateException("`recount down --cluster` exited " + exit + "; see " + log);
     }
 
+    /**
+     * Every address a process of the clusters listens on that is not 127.0.0.1 (empty when all are on loopback):
+     * the JobManager, both TaskManagers, the Spark Master and Worker, by their pid files.
+     */
+    List<String> listeningBeyondLoopback() throws IOException {
+        List<String> beyond = new java.util.ArrayList<>();
+        Path root = stack.home().resolve("clusters");
+        for (String process : List.of("flink-jobmanager", "flink-taskmanager-1", "flink-taskmanager-2", "spark-master",
+                "spark-worker")) {
+            long pid = readPid(root.resolve(process + ".pid"));
+            for (String address : dev.recount.testkit.ListeningSockets.of(pid)) {
+                if (!address.startsWith("127.0.0.1:")) beyond.add(process + " " + address);
+            }
+        }
+        return beyond;
+    }
+
     /** kill -9 of TaskManager {@code n}; returns its pid. */
     long killTaskManager(int n) {
         long pid = readPid(stack.home().resolve("clusters").resolve("flink-taskmanager-" + n + ".pid"));
@@ -110,8 +127,14 @@ final class ClusterControl {
         String executor = executorDir.get().getFileName().toString();
         long pid = executorPid(app, executor).orElseThrow(() -> new IllegalStateException(
                 "executor " + executor + " of " + app + " ran a task but has no process"));
+        List<String> listening;
+        try {
+            listening = dev.recount.testkit.ListeningSockets.of(pid);
+        } catch (IOException e) {
+            listening = List.of("(unreadable: " + e.getMessage() + ")");
+        }
         Launcher.signal(pid, "KILL");
-        return Optional.of("executor " + executor + " of " + app + " (pid " + pid + ")");
+        return Optional.of("executor " + executor + " of " + app + " (pid " + pid + ", listening on " + listening + ")");
     }
 
     private static Optional<Path> runningExecutor(Path work, Instant since) {

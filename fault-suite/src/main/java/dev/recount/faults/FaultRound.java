@@ -266,6 +266,9 @@ final class FaultRound {
     private int killTaskManager(Pipeline pipeline, ClusterControl clusters, Process produce, List<Duration> recoveries,
                                 List<String> notes) throws Exception {
         awaitNewCompleteCheckpoint(pipeline);
+        // With the job running, every port of every cluster process is open: none may be beyond loopback.
+        List<String> exposed = clusters.listeningBeyondLoopback();
+        notes.add("cluster processes listening beyond 127.0.0.1: " + (exposed.isEmpty() ? "none" : exposed));
         pause(Duration.ofSeconds(3));
         Instant killed = Instant.now();
         long pid = clusters.killTaskManager(1);
@@ -289,6 +292,9 @@ final class FaultRound {
         Optional<String> killed = clusters.killExecutorRunningATask(since, backfill::isAlive);
         if (killed.isPresent()) {
             notes.add("killed Spark " + killed.get() + " while it ran a task of the backfill");
+            if (!killed.get().matches(".*listening on \\[(127\\.0\\.0\\.1:\\d+(, )?)*]\\)$")) {
+                problems.add("the Spark executor listened beyond loopback: " + killed.get());
+            }
         } else {
             problems.add("the backfill ended before an executor could be killed");
         }

@@ -51,7 +51,8 @@ class FaultSuiteITCase {
         assertThat(round.recoveries()).hasSize(1);
         assertThat(round.notes()).anyMatch(n -> n.startsWith("TaskManager 1 (pid"))
                 .noneMatch(n -> n.equals("failovers of the job after the kill: 0"))
-                .anyMatch(n -> n.startsWith("killed Spark executor"));
+                .anyMatch(n -> n.startsWith("killed Spark executor"))
+                .contains("cluster processes listening beyond 127.0.0.1: none");
         assertThat(round.accounting().clean()).as(round.accounting().toString()).isTrue();
     }
 
