@@ -3,7 +3,6 @@ package dev.recount.deploy.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.deploy.local.Ports;
-import dev.recount.deploy.local.ProcessProbe;
 import dev.recount.deploy.local.StackException;
 import dev.recount.deploy.local.StackFiles;
 import java.net.URI;
@@ -15,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -184,14 +182,5 @@ final class FlinkStandalone {
         for (DetachedJvm tm : taskManagers) if (tm.stop(timeout)) stopped.add(tm.name());
         if (jobManager.stop(timeout)) stopped.add(jobManager.name());
         return stopped;
-    }
-
-    OptionalLong pid(String process) {
-        return processes().stream().filter(p -> p.name().equals(process)).findFirst()
-                .map(DetachedJvm::runningPid).orElse(OptionalLong.empty());
-    }
-
-    static boolean alive(long pid) {
-        return ProcessProbe.isAlive(pid);
     }
 }
