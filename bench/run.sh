@@ -3,6 +3,9 @@
 #
 #   bench/run.sh [--events N] [--batch-events N] [--only stream,profile,improve,batch,reconcile,memory,freshness]
 #                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]
+#                [--cluster-rounds N] [--pg-preload N] [--pg-rows N] [--reconcile-channels N]
+#   sections not in the default --only: cluster (the job on the local standalone Flink cluster vs the embedded
+#   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection)
 #
 # Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
 # read from DIR, default .recount). Every engine runs in its own JVM, one after the other, on the same data.
@@ -12,12 +15,15 @@ V=0.1.0-SNAPSHOT
 EVENTS=5000000; BATCH_EVENTS=20000000; ONLY="stream,profile,improve,batch,reconcile,memory,freshness"; RATE=20000
 HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
 BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
+CLUSTER_ROUNDS=2; PG_PRELOAD=10000000; PG_ROWS=200000; RECONCILE_CHANNELS=7
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
     --only) ONLY="$2"; shift 2;; --rate) RATE="$2"; shift 2;; --fresh-seconds) FRESH_SECONDS="$2"; shift 2;; --home) HOME_DIR="$2"; shift 2;;
     --baseline-rev) BASELINE_REV="$2"; shift 2;; --improve-rounds) IMPROVE_ROUNDS="$2"; shift 2;;
-    -h|--help) sed -n 2,8p "$0"; exit 0;;
+    --cluster-rounds) CLUSTER_ROUNDS="$2"; shift 2;; --pg-preload) PG_PRELOAD="$2"; shift 2;; --pg-rows) PG_ROWS="$2"; shift 2;;
+    --reconcile-channels) RECONCILE_CHANNELS="$2"; shift 2;;
+    -h|--help) sed -n 2,11p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -73,7 +79,7 @@ bounded_stream_run() {
 }
 
 # ---------------------------------------------------------------- 1. stream throughput (a) (b) (c)
-if wants stream || wants profile || wants improve; then
+if wants stream || wants profile || wants improve || wants cluster; then
   TOPIC="bench-$run_id"
   new_topics "$TOPIC" "$TOPIC-dlq" "$TOPIC-late"
   echo "bench: preloading $EVENTS events into $TOPIC (./recount generate)..." >&2
@@ -102,6 +108,39 @@ if wants stream; then
   done
   record ratio_a_over_b "$(awk -v a="$A_S" -v b="$B_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b"
   record ratio_a_over_c "$(awk -v a="$A_S" -v c="$C_S" 'BEGIN{printf "%.2f", c/a}')" x "throughput a / throughput c"
+fi
+
+# ---------------------------------------------------------------- 1b. what process boundaries cost
+# (a) on the embedded MiniCluster (one JVM) and on the local standalone cluster (`stream --cluster`: the shaded
+# -flink.jar submitted by Flink's client to a JobManager and two TaskManagers, each its own JVM, so records between
+# the keyed stages cross JVMs over Flink's network stack), alternately, same topic, same settings, fresh schemas.
+if wants cluster; then
+  [ -n "${RECOUNT_FLINK_CONF_DIR:-}" ] || { echo "bench: cluster needs the local clusters: ./recount up --cluster --home $HOME_DIR" >&2; exit 1; }
+  for round in $(seq 1 "$CLUSTER_ROUNDS"); do
+    name="cm_${round}_$run_id"
+    echo "bench: cluster round $round, embedded MiniCluster..." >&2
+    t0=$(now); bounded_stream_run "$name" "$STREAM_CP"
+    S=$(secs "$t0" "$(now)")
+    record "mini_cluster_${round}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; $(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_$name.stream_window_metrics" 2>/dev/null | tail -1)"
+    name="cs_${round}_$run_id"
+    echo "bench: cluster round $round, standalone cluster (stream --cluster)..." >&2
+    fresh_schema "bench_$name"; stream_config "$OUT/$name.properties" "$TOPIC" "bench_$name" "$OUT/$name"
+    t0=$(now)
+    env -u PGPASSWORD RECOUNT_NO_BUILD=1 RECOUNT_NO_LOCAL_ENV=1 "$ROOT/recount" stream --cluster --bounded --from-earliest \
+      --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
+    S=$(secs "$t0" "$(now)")
+    record "standalone_cluster_${round}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; $(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_$name.stream_window_metrics" 2>/dev/null | tail -1)"
+  done
+fi
+
+# ---------------------------------------------------------------- 7. PostgreSQL: the stream's UPSERT rows/s
+if wants postgres; then
+  echo "bench: PostgreSQL upserts into a table of $PG_PRELOAD rows (UpsertBench)..." >&2
+  fresh_schema "bench_pg_$run_id"
+  java -Xmx2g -cp "$DB_CP:$BENCH_CP" dev.recount.bench.UpsertBench "bench_pg_$run_id" "$PG_PRELOAD" "$PG_ROWS" 5000 >"$OUT/postgres.log" 2>&1
+  while read -r _ _ phase conns rate _; do
+    record "upsert_${phase}_${conns}conn_rows_per_s" "$rate" rows/s "StreamWindowMetricsTable.UPSERT, $PG_ROWS rows, 5,000 per transaction, table of $PG_PRELOAD rows; $(grep '^table' "$OUT/postgres.log")"
+  done < <(grep '^RESULT upsert' "$OUT/postgres.log")
 fi
 
 # ---------------------------------------------------------------- 6. profile (a) with JFR
@@ -165,11 +204,16 @@ fi
 
 # ---------------------------------------------------------------- 3. reconcile (ReconcileBench, its own stack)
 if wants reconcile; then
+  if [ ! -f "$ROOT/reconciler/target/test.classpath" ]; then
+    (cd "$ROOT" && mvn -q -o -pl reconciler -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
+      -Dmdep.outputFile=target/test.classpath) >"$OUT/reconcile-build.log" 2>&1 || true
+  fi
   if [ -f "$ROOT/reconciler/target/test.classpath" ] && [ -d "$ROOT/reconciler/target/test-classes" ]; then
-    echo "bench: ReconcileBench..." >&2
+    KEYS=$((1440 * 100 * RECONCILE_CHANNELS))
+    echo "bench: ReconcileBench ($KEYS keys)..." >&2
     (cd "$ROOT" && java -Xmx2g -Drecount.root="$ROOT" -cp "reconciler/target/test-classes:reconciler/target/classes:$(cat reconciler/target/test.classpath)" \
-      dev.recount.reconcile.bench.ReconcileBench) >"$OUT/reconcile.log" 2>&1 || true
-    record reconcile_first_keys_per_s "$(awk -F'|' '/^\| first/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "1,008,000 keys, first run (finalizes + corrects), total $(awk -F'|' '/^\| first/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
+      dev.recount.reconcile.bench.ReconcileBench 100 "$RECONCILE_CHANNELS") >"$OUT/reconcile.log" 2>&1 || true
+    record reconcile_first_keys_per_s "$(awk -F'|' '/^\| first/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "$KEYS keys, first run (finalizes + corrects), total $(awk -F'|' '/^\| first/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
     record reconcile_rerun_keys_per_s "$(awk -F'|' '/^\| rerun/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "rerun, no change, total $(awk -F'|' '/^\| rerun/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
   else
     record reconcile "not run" - "reconciler test classes not built (see reconciler/README.md)"

@@ -1,5 +1,7 @@
 package dev.recount.deploy;
 
+import dev.recount.deploy.cluster.LocalClusters;
+
 import dev.recount.core.config.RecountConfig;
 import dev.recount.deploy.local.EmbeddedStack;
 import dev.recount.deploy.local.StackLayout;
@@ -21,7 +23,8 @@ import java.util.concurrent.Callable;
             "1:status could not be determined (an error)",
             "2:invalid arguments",
             "3:nothing runs",
-            "4:partly running: one service is stopped or does not answer"})
+            "4:partly running: one service is stopped or does not answer, or some of the local clusters' processes "
+                    + "run and others do not (one was killed)"})
 final class StatusCommand implements Callable<Integer> {
     static final int ALL_UP = 0;
     static final int NOTHING_RUNS = 3;
@@ -46,6 +49,15 @@ final class StatusCommand implements Callable<Integer> {
         String summary = status.allUp() ? "running" : status.noneRunning() ? "stopped" : "partly running";
         out.println("recount local stack in " + layout.home() + ": " + summary);
         StatusPrinter.print(out, status);
-        return status.allUp() ? ALL_UP : status.noneRunning() ? NOTHING_RUNS : PARTLY_RUNNING;
+        LocalClusters clusters = new LocalClusters(layout);
+        boolean clustersPartly = false;
+        if (clusters.configured()) {
+            StatusPrinter.printClusters(out, clusters);
+            // A cluster stopped cleanly (`down --cluster`) is not "partly running"; one a kill took is.
+            clustersPartly = !clusters.allRunning() && (!clusters.noneRunning()
+                    || clusters.status().stream().anyMatch(p -> p.stalePid().isPresent()));
+        }
+        if (status.allUp()) return clustersPartly ? PARTLY_RUNNING : ALL_UP;
+        return status.noneRunning() && clusters.noneRunning() ? NOTHING_RUNS : PARTLY_RUNNING;
     }
 }

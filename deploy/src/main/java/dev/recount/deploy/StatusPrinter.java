@@ -1,5 +1,7 @@
 package dev.recount.deploy;
 
+import dev.recount.deploy.cluster.ClusterProcessState;
+import dev.recount.deploy.cluster.LocalClusters;
 import dev.recount.deploy.local.ServiceState;
 import dev.recount.deploy.local.StackStatus;
 
@@ -19,6 +21,16 @@ final class StatusPrinter {
         }
         out.printf("  %-18s %s%n", "settings", status.layout().envFile());
         out.printf("  %-18s %s%n", "logs", status.layout().logs());
+    }
+
+    /** The local clusters' processes and addresses (after {@code up --cluster}). */
+    static void printClusters(PrintWriter out, LocalClusters clusters) {
+        for (ClusterProcessState p : clusters.status()) {
+            out.printf("  %-19s %s%n", p.name(), p.running() ? "running, pid " + p.pid()
+                    : "stopped" + p.stalePid().stream().mapToObj(pid -> " (pid " + pid
+                            + " is gone without a clean shutdown; `recount up --cluster` starts it again)").findFirst().orElse(""));
+        }
+        clusters.addresses().forEach((what, where) -> out.printf("  %-19s %s%n", what, where));
     }
 
     private static void service(PrintWriter out, ServiceState s) {

@@ -1,5 +1,11 @@
 package dev.recount.deploy;
 
+import dev.recount.deploy.cluster.ClusterClasspaths;
+import dev.recount.deploy.cluster.LocalClusters;
+import dev.recount.deploy.local.LocalEnvFile;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.deploy.local.EmbeddedStack;
@@ -22,7 +28,10 @@ import java.util.concurrent.Callable;
             "Start the local stack: a Kafka broker (KRaft) and a PostgreSQL, each in its own process, with their data under the home directory.",
             "Creates the topics, the database and the schema (Flyway migrations), a login per component (passwords "
                     + "in <home>/secrets), and writes <home>/local.env. "
-                    + "Returns when both answer. Harmless when the stack already runs; recovers from a run that was killed."})
+                    + "Returns when both answer. Harmless when the stack already runs; recovers from a run that was killed.",
+            "With --cluster, also a Flink standalone session cluster (a JobManager and two TaskManagers) and a Spark "
+                    + "standalone cluster (a Master and a Worker), each process its own JVM on 127.0.0.1, for "
+                    + "`stream --cluster` and `backfill --cluster`; processes a kill took are started again."})
 final class UpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -45,6 +54,10 @@ final class UpCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "2m",
             description = "How long to wait for both services to answer (default: ${DEFAULT-VALUE}).")
     String timeout;
+
+    @Option(names = "--cluster",
+            description = "Also start the local Flink and Spark standalone clusters (see docs/operations.md, \"Standalone clusters\").")
+    boolean cluster;
 
     @Override
     public Integer call() {
@@ -80,6 +93,21 @@ final class UpCommand implements Callable<Integer> {
         StringJoiner logins = new StringJoiner(", ");
         result.logins().values().forEach(logins::add);
         out.printf("  %-18s %s (passwords in %s)%n", "component logins", logins, layout.passwordDir());
+        LocalClusters clusters = new LocalClusters(layout);
+        if (cluster) {
+            LocalClusters.UpResult up = clusters.up(ClusterClasspaths.fromBuild(), wait, line -> {
+                out.println(line);
+                out.flush();
+            }, result.status().kafka().port(), result.status().postgres().port());
+            out.println(up.started().isEmpty() ? "the local clusters are already running" : "the local clusters are up");
+            StatusPrinter.printClusters(out, clusters);
+        }
+        if (cluster || clusters.configured() && !clusters.noneRunning()) {
+            // `up` rewrote local.env; the clusters' addresses belong in it while they run.
+            Map<String, String> env = new LinkedHashMap<>(LocalEnvFile.read(layout.envFile()));
+            env.putAll(clusters.environment());
+            LocalEnvFile.write(layout.envFile(), env);
+        }
         result.notes().forEach(n -> out.println("note: " + n));
         out.println("use it from a shell: . " + layout.envFile() + " && psql");
         return 0;

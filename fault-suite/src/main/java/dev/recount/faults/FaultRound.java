@@ -62,7 +62,23 @@ final class FaultRound {
         long started = System.nanoTime();
         Map<String, String> settings = new HashMap<>(SETTINGS);
         if (fault == Fault.RESTART_AFTER_TRANSACTION_TIMEOUT) settings.put("stream.kafka-transaction-timeout", "5s");
-        Pipeline pipeline = Pipeline.create(dir, stack, settings);
+        ClusterControl clusters = null;
+        Pipeline pipeline;
+        if (fault == Fault.CLUSTER_PROCESSES_KILLED) {
+            clusters = new ClusterControl(stack, new Launcher(Launcher.repositoryRoot(), stack.environment()),
+                    dir.resolve("clusters.log"));
+            pipeline = Pipeline.onClusters(dir, stack, settings, clusters.up(), clusters::taskManagerLogs);
+        } else {
+            pipeline = Pipeline.create(dir, stack, settings);
+        }
+        try {
+            return run(fault, pipeline, clusters, started);
+        } finally {
+            if (clusters != null) clusters.down();
+        }
+    }
+
+    private RoundResult run(Fault fault, Pipeline pipeline, ClusterControl clusters, long started) throws Exception {
         EventTimeSettings time = RecountConfig.load(pipeline.config, Map.of()).eventTime();
         Instant now = Instant.now();
         Scenario scenario = Scenario.generate(dir, events, Duration.ofMinutes(6), seed, time, 3, now);
@@ -93,6 +109,7 @@ final class FaultRound {
             case CHECKPOINT_CORRUPTED -> damageNewestCheckpoint(pipeline, false, recoveries, notes);
             case POISON_CORPUS -> sendDirect(pipeline, poison.direct());
             case RECONCILE_KILLED -> 0; // after the drain, below
+            case CLUSTER_PROCESSES_KILLED -> killTaskManager(pipeline, clusters, produce, recoveries, notes);
         };
         finishProducing(pipeline, produce, scenario);
         List<String> problems = new ArrayList<>();
@@ -124,7 +141,9 @@ final class FaultRound {
             }
         }
 
-        int backfilled = pipeline.backfillRange(scenario.from(), scenario.to());
+        int backfilled = fault == Fault.CLUSTER_PROCESSES_KILLED
+                ? backfillKillingAnExecutor(pipeline, clusters, scenario, notes, problems)
+                : pipeline.backfillRange(scenario.from(), scenario.to());
         if (backfilled != 0) throw new IllegalStateException("backfill range exited " + backfilled + "; see " + pipeline.log("backfill"));
         List<String> finalExamples = new ArrayList<>(streamResult.examples());
         if (fault == Fault.RECONCILE_KILLED) injections = killReconcile(pipeline, scenario, recoveries, notes, problems);
@@ -235,6 +254,55 @@ final class FaultRound {
             recoveries.add(pipeline.awaitCommitAfter(restarted, killed, Duration.ofMinutes(3)));
         }
         return 2;
+    }
+
+    // --- the standalone clusters -------------------------------------------------------------------------------
+
+    /**
+     * kill -9 of TaskManager 1 while traffic flows, a few seconds after a checkpoint: the JobManager notices, the job
+     * fails over onto the other TaskManager (it has slots for the whole job) and resumes from the last checkpoint by
+     * itself — nobody restarts anything. Then the TaskManager is started again ({@code up --cluster}).
+     */
+    private int killTaskManager(Pipeline pipeline, ClusterControl clusters, Process produce, List<Duration> recoveries,
+                                List<String> notes) throws Exception {
+        awaitNewCompleteCheckpoint(pipeline);
+        // With the job running, every port of every cluster process is open: none may be beyond loopback.
+        List<String> exposed = clusters.listeningBeyondLoopback();
+        notes.add("cluster processes listening beyond 127.0.0.1: " + (exposed.isEmpty() ? "none" : exposed));
+        pause(Duration.ofSeconds(3));
+        Instant killed = Instant.now();
+        long pid = clusters.killTaskManager(1);
+        notes.add("TaskManager 1 (pid " + pid + ") killed " + (produce.isAlive() ? "during traffic" : "after traffic"));
+        recoveries.add(pipeline.awaitCommitAfter(killed, killed, Duration.ofMinutes(3)));
+        // The kill must have hit the job: its tasks are spread over both TaskManagers, so it failed over.
+        String log = Files.readString(pipeline.log("stream-" + pipeline.streamStarts()), StandardCharsets.UTF_8);
+        java.util.regex.Matcher job = java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
+        if (!job.find()) throw new IllegalStateException("no job id in " + pipeline.log("stream-" + pipeline.streamStarts()));
+        notes.add("failovers of the job after the kill: " + clusters.jobFailures(job.group(1)));
+        clusters.up();
+        notes.add("TaskManager 1 started again by `up --cluster`");
+        return 1;
+    }
+
+    /** `backfill range --cluster` with the executor killed (kill -9) while it runs a task; the run must still be exact. */
+    private int backfillKillingAnExecutor(Pipeline pipeline, ClusterControl clusters, Scenario scenario, List<String> notes,
+                                          List<String> problems) throws Exception {
+        Instant since = Instant.now();
+        Process backfill = pipeline.startBackfillRange(scenario.from(), scenario.to());
+        Optional<String> killed = clusters.killExecutorRunningATask(since, backfill::isAlive);
+        if (killed.isPresent()) {
+            notes.add("killed Spark " + killed.get() + " while it ran a task of the backfill");
+            if (!killed.get().matches(".*listening on \\[(127\\.0\\.0\\.1:\\d+(, )?)*]\\)$")) {
+                problems.add("the Spark executor listened beyond loopback: " + killed.get());
+            }
+        } else {
+            problems.add("the backfill ended before an executor could be killed");
+        }
+        if (!backfill.waitFor(Pipeline.WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            backfill.destroyForcibly();
+            throw new IllegalStateException("backfill --cluster did not finish within " + Pipeline.WAIT);
+        }
+        return backfill.exitValue();
     }
 
     // --- the Kafka broker ---------------------------------------------------------------------------------------

@@ -42,6 +42,9 @@ final class Pipeline {
     private final Launcher launcher;
     private Process stream;
     private int streamStarts;
+    /** On the local standalone clusters: `stream --cluster`, `backfill --cluster`. */
+    private boolean onClusters;
+    private java.util.concurrent.Callable<String> clusterLogs = () -> "";
 
     private Pipeline(Path dir, LocalStack stack, Launcher launcher, String schema, String input, String deadLetter,
                      String backfill, Path config) {
@@ -57,6 +60,24 @@ final class Pipeline {
 
     /** @param settings recount settings on top of the suite's (window, watermark and checkpoint settings) */
     static Pipeline create(Path dir, LocalStack stack, Map<String, String> settings) throws IOException {
+        return create(dir, stack, settings, stack.environment());
+    }
+
+    /**
+     * This pipeline on the local standalone clusters ({@code up --cluster}): the stream job submitted to the Flink
+     * cluster, the backfill to the Spark cluster. {@code environment} holds the clusters' addresses; the
+     * TaskManagers' logs count as the job's logs.
+     */
+    static Pipeline onClusters(Path dir, LocalStack stack, Map<String, String> settings, Map<String, String> environment,
+                               java.util.concurrent.Callable<String> clusterLogs) throws IOException {
+        Pipeline p = create(dir, stack, settings, environment);
+        p.onClusters = true;
+        p.clusterLogs = clusterLogs;
+        return p;
+    }
+
+    private static Pipeline create(Path dir, LocalStack stack, Map<String, String> settings, Map<String, String> environment)
+            throws IOException {
         String input = TestNames.unique("faults-in");
         String dlq = input + "-dlq";
         String late = input + "-late";
@@ -87,7 +108,7 @@ final class Pipeline {
         try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
             p.store(w, "fault suite round");
         }
-        return new Pipeline(dir, stack, new Launcher(Launcher.repositoryRoot(), stack.environment()), schema, input, dlq,
+        return new Pipeline(dir, stack, new Launcher(Launcher.repositoryRoot(), environment), schema, input, dlq,
                 late, config);
     }
 
@@ -97,7 +118,7 @@ final class Pipeline {
 
     /** Starts `./recount stream` (resuming from its checkpoints, as after a crash a user would). */
     Process startStream() {
-        stream = launcher.start(log("stream-" + (++streamStarts)), "stream", "--config", config.toString());
+        stream = launcher.start(log("stream-" + (++streamStarts)), withCluster("stream", "--config", config.toString()));
         return stream;
     }
 
@@ -126,7 +147,8 @@ final class Pipeline {
 
     /** `./recount stream --bounded`: reads to the offsets latest at its start and flushes every window. */
     int drain() {
-        return launcher.run(log("stream-drain"), Duration.ofMinutes(10), "stream", "--bounded", "--config", config.toString());
+        return launcher.run(log("stream-drain"), Duration.ofMinutes(10),
+                withCluster("stream", "--bounded", "--config", config.toString()));
     }
 
     Process startProduce(Path file, double rate) {
@@ -139,8 +161,24 @@ final class Pipeline {
      * real watermark (what stream_progress records) lies before the tail's windows.
      */
     int backfillRange(Instant from, Instant to) {
-        return launcher.run(log("backfill"), WAIT, "backfill", "range", "--from", from.toString(), "--to", to.toString(),
-                "--force", "--config", config.toString());
+        return launcher.run(log("backfill"), WAIT, backfillRangeArgs(from, to));
+    }
+
+    /** `backfill range --force` running in the background (to inject a fault while it runs). */
+    Process startBackfillRange(Instant from, Instant to) {
+        return launcher.start(log("backfill"), backfillRangeArgs(from, to));
+    }
+
+    private String[] backfillRangeArgs(Instant from, Instant to) {
+        return withCluster("backfill", "range", "--from", from.toString(), "--to", to.toString(), "--force",
+                "--config", config.toString());
+    }
+
+    private String[] withCluster(String... args) {
+        if (!onClusters) return args;
+        String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+        all[args.length] = "--cluster";
+        return all;
     }
 
     Process startReconcile(Instant from, Instant to) {
@@ -220,6 +258,11 @@ final class Pipeline {
             for (Path p : s.filter(f -> f.getFileName().toString().startsWith("stream")).sorted().toList()) {
                 all.append(Files.readString(p, StandardCharsets.UTF_8));
             }
+        }
+        try {
+            all.append(clusterLogs.call());
+        } catch (Exception e) {
+            throw new IOException("cannot read the TaskManagers' logs", e);
         }
         return all.toString();
     }

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The part of the fault suite that runs in every build: the whole stream JVM killed with kill -9 once while traffic
- * flows, a poison corpus, and PostgreSQL stopped for 30 s, each against the real pipeline (./recount stream and produce as their own
+ * flows, a poison corpus, PostgreSQL stopped for 30 s, and a TaskManager and a Spark executor killed on the local
+ * standalone clusters, each against the real pipeline (./recount stream and produce as their own
  * processes), every output checked against the ground truth. The whole matrix: fault-suite/run.sh.
  */
 class FaultSuiteITCase {
@@ -33,6 +34,25 @@ class FaultSuiteITCase {
         RoundResult round = new FaultRound(stack, dir, 4000, 400, 9, System.out::println).run(Fault.POISON_CORPUS);
 
         assertThat(round.notes()).contains("failures of the running job during the corpus: 0");
+        assertThat(round.accounting().clean()).as(round.accounting().toString()).isTrue();
+    }
+
+    /**
+     * The same jars users deploy, on real clusters of separate processes (`up --cluster`): the shaded -flink.jar
+     * submitted to a standalone Flink cluster, one of whose two TaskManagers is killed with kill -9 while traffic
+     * flows; the Spark application jar submitted to a standalone Spark cluster, whose executor is killed with kill -9
+     * while it runs a task of `backfill range`. Nothing lost or doubled; window_metrics equals the truth.
+     */
+    @Test
+    void onStandaloneClustersAKilledTaskManagerAndExecutorLoseAndDoubleNothing(@TempDir Path dir) throws Exception {
+        RoundResult round = new FaultRound(stack, dir, 4000, 400, 11, System.out::println).run(Fault.CLUSTER_PROCESSES_KILLED);
+
+        assertThat(round.injections()).isEqualTo(1);
+        assertThat(round.recoveries()).hasSize(1);
+        assertThat(round.notes()).anyMatch(n -> n.startsWith("TaskManager 1 (pid"))
+                .noneMatch(n -> n.equals("failovers of the job after the kill: 0"))
+                .anyMatch(n -> n.startsWith("killed Spark executor"))
+                .contains("cluster processes listening beyond 127.0.0.1: none");
         assertThat(round.accounting().clean()).as(round.accounting().toString()).isTrue();
     }
 

@@ -3,6 +3,7 @@ package dev.recount.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.stream.testutils.StreamTestStack;
+import dev.recount.testkit.ListeningSockets;
 import dev.recount.testkit.Poll;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -15,16 +16,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,7 +57,7 @@ class StreamListensOnLoopbackITCase {
                 });
                 assertThat(webUi).as("the Web UI moved off the taken port").isNotEqualTo(8081);
 
-                List<String> listening = listeningAddresses(stream.pid());
+                List<String> listening = ListeningSockets.of(stream.pid());
                 assertThat(listening).as("sockets of pid " + stream.pid()).contains("127.0.0.1:" + webUi)
                         .allSatisfy(a -> assertThat(a).as("listening address").startsWith("127.0.0.1:"));
 
@@ -104,54 +101,6 @@ class StreamListensOnLoopbackITCase {
         env.put("KAFKA_BOOTSTRAP_SERVERS", stack.stack().bootstrapServers());
         env.put("RECOUNT_JDBC_URL", stack.stack().jdbcUrl());
         return pb.start();
-    }
-
-    /**
-     * The local addresses of the TCP sockets {@code pid} listens on, as {@code ip:port}: its socket inodes (from
-     * /proc/pid/fd) matched against the LISTEN rows of /proc/pid/net/tcp and tcp6. An IPv4-mapped IPv6 address (how
-     * Java binds 127.0.0.1 on a dual-stack socket) is shown as the IPv4 address.
-     */
-    static List<String> listeningAddresses(long pid) throws IOException {
-        Set<String> inodes = new HashSet<>();
-        try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-            for (Path fd : fds.toList()) {
-                try {
-                    Matcher m = Pattern.compile("socket:\\[(\\d+)]").matcher(Files.readSymbolicLink(fd).toString());
-                    if (m.matches()) inodes.add(m.group(1));
-                } catch (IOException e) {
-                    // the descriptor closed meanwhile
-                }
-            }
-        }
-        List<String> out = new ArrayList<>();
-        for (String table : List.of("tcp", "tcp6")) {
-            List<String> lines = Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table));
-            for (String line : lines.subList(1, lines.size())) {
-                String[] f = line.trim().split("\\s+");
-                // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-                if (f[3].equals("0A") && inodes.contains(f[9])) out.add(decode(f[1]));
-            }
-        }
-        return out;
-    }
-
-    /** /proc/net/tcp{,6} addresses: hex, each 32-bit word in host (little-endian) order, then :port in hex. */
-    static String decode(String hexAddress) {
-        String[] parts = hexAddress.split(":");
-        byte[] bytes = new byte[parts[0].length() / 2];
-        for (int word = 0; word < bytes.length / 4; word++) {
-            for (int i = 0; i < 4; i++) {
-                int at = word * 8 + (3 - i) * 2;
-                bytes[word * 4 + i] = (byte) Integer.parseInt(parts[0].substring(at, at + 2), 16);
-            }
-        }
-        int port = Integer.parseInt(parts[1], 16);
-        try {
-            String ip = InetAddress.getByAddress(bytes).getHostAddress(); // maps ::ffff:a.b.c.d to a.b.c.d
-            return ip + ":" + port;
-        } catch (IOException e) {
-            throw new IllegalStateException("bad address " + hexAddress, e);
-        }
     }
 
     private static HttpResponse<String> send(HttpClient http, String method, String url) throws Exception {
