@@ -8,14 +8,16 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The outcome of one successful reconciliation.
+ * The outcome of one successful reconciliation (or dry run).
  *
+ * @param dryRun        nothing was applied: keysFinalized, corrections and finalTotals are what the run would have
+ *                      done and served
  * @param finalTotals   what {@code window_metrics} serves for the scope after the run (equals the batch totals)
  * @param keysFinalized rows of {@code window_corrections} inserted or changed
  * @param corrections   correction-log entries appended, per reason
  * @param reportDir     the run's report directory
  */
-public record RunResult(long runId, Scope scope, Verdict verdict, Comparison comparison, WindowMetrics finalTotals,
+public record RunResult(long runId, Scope scope, boolean dryRun, Verdict verdict, Comparison comparison, WindowMetrics finalTotals,
                         long keysFinalized, Map<CorrectionLogTable.Reason, Long> corrections, Path reportDir,
                         Timings timings) {
     public RunResult {

@@ -17,13 +17,14 @@ import java.util.Objects;
  * Everything a run's report shows, read inside the run's transaction. The full list of diffs is not in here
  * (it can be millions of rows): {@link ReportWriter} streams it into diffs.csv.
  *
+ * @param dryRun                 nothing was applied: corrections and final totals are what the run would do
  * @param largestMismatches      the value mismatches that moved spend the most, largest first
  * @param largestMissingInStream keys only the batch has, by spend, largest first
  * @param largestMissingInBatch  keys only the stream has, by spend, largest first
  */
 public record ReportData(long runId, Scope scope, ZoneId zone, Instant generatedAt, Verdict verdict,
                          Comparison comparison, WindowMetrics finalTotals, long keysFinalized,
-                         Map<CorrectionLogTable.Reason, Long> corrections, Tolerances tolerances,
+                         Map<CorrectionLogTable.Reason, Long> corrections, Tolerances tolerances, boolean dryRun,
                          List<ReconciliationDiffsTable.Row> largestMismatches,
                          List<ReconciliationDiffsTable.Row> largestMissingInStream,
                          List<ReconciliationDiffsTable.Row> largestMissingInBatch) {

@@ -143,6 +143,7 @@ public final class ReportWriter {
     static String summaryJson(ReportData d) throws JsonProcessingException {
         ObjectNode root = JSON_MAPPER.createObjectNode();
         root.put("run_id", d.runId());
+        root.put("dry_run", d.dryRun());
         ObjectNode scope = root.putObject("scope");
         scope.put("label", d.scope().label());
         scope.put("from", d.scope().from().toString());
@@ -176,6 +177,7 @@ public final class ReportWriter {
         spend.put("batch", Money.units(range.batch().spendMicros()));
         spend.put("final", Money.units(d.finalTotals().spendMicros()));
         spend.put("stream_minus_batch", Money.units(range.difference(Metric.SPEND_MICROS)));
+        // In a dry run: what the run would have done.
         ObjectNode corr = root.putObject("corrections");
         corr.put("keys_finalized", d.keysFinalized());
         corr.put("values_corrected", d.valuesCorrected());

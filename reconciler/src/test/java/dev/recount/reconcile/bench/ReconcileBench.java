@@ -31,7 +31,7 @@ import java.util.Locale;
  * <p>Arguments: {@code [campaigns (100)] [channels (7)]}; 1440 windows × 100 × 7 = 1,008,000 keys.
  */
 public final class ReconcileBench {
-    static final Instant DAY = Instant.parse("2026-11-28T00:00:00Z");
+    public static final Instant DAY = Instant.parse("2026-11-28T00:00:00Z");
     static final int WINDOWS = 1440;
 
     public static void main(String[] args) throws Exception {
