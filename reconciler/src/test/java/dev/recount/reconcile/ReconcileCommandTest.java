@@ -29,7 +29,8 @@ class ReconcileCommandTest {
     @Test
     void helpListsTheExitCodes() {
         assertThat(run("--help")).isZero();
-        assertThat(out).contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--config")
+        assertThat(out).contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--dry-run", "--config")
+                .contains("abandoned")
                 .contains("Exit codes:").contains("3   reconciled and corrected, but some key is beyond tolerance");
         assertThat(run("nightly-dates", "--help")).isZero();
         assertThat(out).contains("--since", "--until");
