@@ -87,7 +87,7 @@ public final class ReconcileCommand implements Callable<Integer> {
         Scope scope = null;
         try {
             settings = new Reconciler.Settings(config.timeZone(), Tolerances.fromConfig(config),
-                    Path.of(config.get("reconcile.report-dir")));
+                    Path.of(config.get("reconcile.report-dir")), config.get("reconcile.work-mem"));
             if (from != null) scope = ScopeResolver.range(Instants.parseInstant(from), Instants.parseInstant(to));
             if (date != null) scope = ScopeResolver.date(Instants.parseDate(date), settings.zone());
         } catch (IllegalArgumentException e) {

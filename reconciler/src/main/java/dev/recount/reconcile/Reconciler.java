@@ -31,6 +31,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,12 +56,9 @@ public final class Reconciler {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
     /** How long a run waits for another run of the same schema to finish. */
     static final Duration LOCK_TIMEOUT = Duration.ofMinutes(10);
-    /**
-     * work_mem for the run's transaction (SET LOCAL: the pooled connection keeps its default afterwards). The run
-     * keeps one row per key of the scope in memory (about 250 bytes each: a day of a million keys fits); a larger
-     * scope spills to temporary files, which is slower but still correct.
-     */
+    /** The default of {@code reconcile.work-mem}: a day of a million keys fits (about 250 bytes each). */
     static final String WORK_MEM = "512MB";
+    private static final Pattern MEMORY = Pattern.compile("[1-9][0-9]{0,8}(kB|MB|GB)");
     /**
      * How often the server checks, while it executes a run's statement, that the run's process is still connected
      * (PostgreSQL 14+): a killed run's statement is cancelled within this time instead of running to its end while
@@ -80,11 +78,25 @@ public final class Reconciler {
         DRY_RUN
     }
 
-    public record Settings(ZoneId zone, Tolerances tolerances, Path reportRoot) {
+    /**
+     * @param workMem PostgreSQL work_mem of the run's transaction (SET LOCAL: the pooled connection keeps its
+     *                default afterwards), e.g. "512MB". The run keeps one row per key of the scope in memory; a
+     *                larger scope spills to temporary files, slower but still correct.
+     */
+    public record Settings(ZoneId zone, Tolerances tolerances, Path reportRoot, String workMem) {
         public Settings {
             Objects.requireNonNull(zone, "zone");
             Objects.requireNonNull(tolerances, "tolerances");
             Objects.requireNonNull(reportRoot, "reportRoot");
+            Objects.requireNonNull(workMem, "workMem");
+            if (!MEMORY.matcher(workMem).matches()) {
+                throw new IllegalArgumentException("reconcile.work-mem must be a size like 512MB (kB, MB or GB), got '"
+                        + workMem + "'");
+            }
+        }
+
+        public Settings(ZoneId zone, Tolerances tolerances, Path reportRoot) {
+            this(zone, tolerances, reportRoot, WORK_MEM);
         }
     }
 
@@ -194,9 +206,9 @@ public final class Reconciler {
         conn.setAutoCommit(false);
         boolean committed = false;
         try {
-            // The default 4 MB makes the day-sized join and the grouping spill to disk.
+            // The default 4 MB makes the day-sized join and the grouping spill to disk. (Validated: a size, no quotes.)
             try (Statement st = conn.createStatement()) {
-                st.execute("SET LOCAL work_mem = '" + WORK_MEM + "'");
+                st.execute("SET LOCAL work_mem = '" + settings.workMem() + "'");
             }
             if (scope.windowStarts() == null) requireCovered(conn, scope);
             long t0 = System.nanoTime();
@@ -213,11 +225,9 @@ public final class Reconciler {
 
             ReportData data = new ReportData(runId, scope, settings.zone(), clock.instant(), verdict, comparison,
                     finalTotals, reconciled.keysFinalized(), corrections, settings.tolerances(), mode == Mode.DRY_RUN,
-                    ReconciliationDiffsTable.largest(conn, runId, ReconciliationDiffsTable.Status.MISMATCH, REPORT_TOP),
-                    ReconciliationDiffsTable.largest(conn, runId, ReconciliationDiffsTable.Status.MISSING_IN_STREAM, REPORT_TOP),
-                    ReconciliationDiffsTable.largest(conn, runId, ReconciliationDiffsTable.Status.MISSING_IN_BATCH, REPORT_TOP));
+                    List.of(), List.of(), List.of());
             deleteQuietly(tempDir);
-            ReportWriter.write(tempDir, data, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink));
+            ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink));
             long t3 = System.nanoTime();
 
             KeyCounts k = comparison.range().counts();

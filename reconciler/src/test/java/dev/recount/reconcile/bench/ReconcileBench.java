@@ -56,7 +56,7 @@ public final class ReconcileBench {
             Reconciler r = new Reconciler(pool, new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
                     Clock.systemUTC());
             System.out.println();
-            System.out.println("| run | keys compared | differing | values corrected | compare s | correct+verify s | report s | total s | keys/s |");
+            System.out.println("| run | keys compared | differing | values corrected | compare+correct s | verify s | report s | total s | keys/s |");
             System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             for (String name : new String[] {"first (finalizes all keys)", "rerun (no change)"}) {
                 RunResult res = r.reconcile(ScopeResolver.range(DAY, DAY.plus(Duration.ofDays(1))));
