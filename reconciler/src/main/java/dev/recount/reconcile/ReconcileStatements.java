@@ -72,13 +72,18 @@ final class ReconcileStatements {
         sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(m -> m) + " FROM "
                 + WindowCorrectionsTable.TABLE + " c WHERE ").inScope("c.window_start", scope).add(")");
         joined(sql);
+        // The keys that need more than counting, read from j once: those stream and batch disagree on, and those
+        // whose served value changes or that were finalized to something else. Few, on every run (a first run
+        // finalizes every key, but only inserts most of them: that insert reads j itself).
+        sql.add(", a AS MATERIALIZED (SELECT * FROM j WHERE st <> " + MATCH + " OR needs_write AND (finalized OR ("
+                + each(m -> "stream_" + m) + ") IS DISTINCT FROM (" + each(m -> "batch_" + m) + ")))");
         sql.add(", diffs AS (INSERT INTO " + ReconciliationDiffsTable.TABLE + " (" + ReconciliationDiffsTable.INSERT_COLUMNS
                 + ") SELECT ").bigint(runId).add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
                 + MISMATCH + " THEN 'mismatch' WHEN " + MISSING_IN_STREAM + " THEN 'missing_in_stream' ELSE"
                 + " 'missing_in_batch' END, ");
         withinTolerance(sql, tolerances);
         sql.add(", stream_revision, " + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m)
-                + " FROM j WHERE st <> " + MATCH + ")");
+                + " FROM a WHERE st <> " + MATCH + ")");
         logEntries(sql);
         if (apply) {
             String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
@@ -86,7 +91,7 @@ final class ReconcileStatements {
             sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
                     + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE NOT finalized RETURNING 1)");
             sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
-                    + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE finalized AND needs_write"
+                    + ") " + values).bigint(runId).add(", batch_run_id FROM a WHERE finalized AND needs_write"
                     + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
             sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS
                     + ") SELECT ").bigint(runId).add(", " + KEY + ", metric, before_value, after_value, reason FROM entries"
@@ -150,9 +155,9 @@ final class ReconcileStatements {
     }
 
     /**
-     * {@code entries}: one row per served value a finalization changes (what the correction log records). The
-     * row test first skips, cheaply, keys never finalized whose stream values already equal the batch's: most
-     * keys of a first run, which only become final.
+     * {@code entries}: one row per served value a finalization changes (what the correction log records), from
+     * {@code a}, which already left out the keys never finalized whose stream values equal the batch's: most keys
+     * of a first run, which only become final.
      */
     private static void logEntries(Sql sql) {
         sql.add(", entries AS (SELECT " + KEY + ", m.metric, m.before_value, m.after_value,"
@@ -160,13 +165,12 @@ final class ReconcileStatements {
                 + " WHEN NOT in_batch THEN '" + Reason.MISSING_IN_BATCH.wireName() + "'"
                 + " WHEN NOT in_stream THEN '" + Reason.MISSING_IN_STREAM.wireName() + "'"
                 + " ELSE '" + Reason.STREAM_MISMATCH.wireName() + "' END AS reason"
-                + " FROM j CROSS JOIN LATERAL (VALUES "
+                + " FROM a CROSS JOIN LATERAL (VALUES "
                 + eachMetric(m -> "('" + m.column() + "', CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL ELSE final_"
                         + m.column() + " END ELSE stream_" + m.column() + " END::" + Metric.SPEND_SQL_TYPE + ", batch_"
                         + m.column() + "::" + Metric.SPEND_SQL_TYPE + ")")
                 + ") AS m(metric, before_value, after_value)"
-                + " WHERE needs_write AND (finalized OR (" + each(m -> "stream_" + m) + ") IS DISTINCT FROM ("
-                + each(m -> "batch_" + m) + ")) AND m.before_value IS DISTINCT FROM m.after_value)");
+                + " WHERE needs_write AND m.before_value IS DISTINCT FROM m.after_value)");
     }
 
     /**

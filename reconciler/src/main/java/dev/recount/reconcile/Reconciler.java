@@ -279,6 +279,11 @@ public final class Reconciler {
         GroupTotals range = GroupTotals.EMPTY;
         List<Comparison.WindowTotal> windows = new ArrayList<>();
         List<Comparison.CampaignDayTotal> campaignDays = new ArrayList<>();
+        // Group every key by window (~1,440 a day) and by campaign-day in hash tables, which fit in cache: left to
+        // itself the planner sorts the whole scope by window first, a sixth of a rerun's time.
+        try (Statement st = conn.createStatement()) {
+            st.execute("SET LOCAL enable_sort = off");
+        }
         try (PreparedStatement ps = ReconcileStatements.reconcile(scope, runId, settings.tolerances(), settings.zone(),
                 mode == Mode.APPLY).prepare(conn); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
@@ -299,6 +304,9 @@ public final class Reconciler {
                             rs.getObject("day", java.time.LocalDate.class), totals));
                 }
             }
+        }
+        try (Statement st = conn.createStatement()) {
+            st.execute("RESET enable_sort");
         }
         windows.sort(Comparator.comparingLong(Comparison.WindowTotal::windowStartMillis));
         campaignDays.sort(Comparator.comparing(Comparison.CampaignDayTotal::day)
