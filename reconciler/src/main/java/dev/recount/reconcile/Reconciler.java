@@ -65,6 +65,11 @@ public final class Reconciler {
      * holding the locks the next run waits for.
      */
     static final String CLIENT_CHECK_INTERVAL = "2s";
+    /**
+     * Around the reconcile statement: group every key by window (~1,440 a day) and by campaign-day in hash tables,
+     * which fit in cache. Left to itself the planner sorts the whole scope by window first, a sixth of a rerun.
+     */
+    static final String HASH_GROUPING = "SET LOCAL enable_sort = off", HASH_GROUPING_END = "RESET enable_sort";
     /** Rows per list of largest differences in the report. */
     static final int REPORT_TOP = 25;
     private static final DateTimeFormatter DIR_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
@@ -279,10 +284,8 @@ public final class Reconciler {
         GroupTotals range = GroupTotals.EMPTY;
         List<Comparison.WindowTotal> windows = new ArrayList<>();
         List<Comparison.CampaignDayTotal> campaignDays = new ArrayList<>();
-        // Group every key by window (~1,440 a day) and by campaign-day in hash tables, which fit in cache: left to
-        // itself the planner sorts the whole scope by window first, a sixth of a rerun's time.
         try (Statement st = conn.createStatement()) {
-            st.execute("SET LOCAL enable_sort = off");
+            st.execute(HASH_GROUPING);
         }
         try (PreparedStatement ps = ReconcileStatements.reconcile(scope, runId, settings.tolerances(), settings.zone(),
                 mode == Mode.APPLY).prepare(conn); ResultSet rs = ps.executeQuery()) {
@@ -306,7 +309,7 @@ public final class Reconciler {
             }
         }
         try (Statement st = conn.createStatement()) {
-            st.execute("RESET enable_sort");
+            st.execute(HASH_GROUPING_END);
         }
         windows.sort(Comparator.comparingLong(Comparison.WindowTotal::windowStartMillis));
         campaignDays.sort(Comparator.comparing(Comparison.CampaignDayTotal::day)

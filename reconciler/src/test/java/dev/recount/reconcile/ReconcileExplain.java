@@ -86,6 +86,9 @@ public final class ReconcileExplain {
             statements.put("served", ReconcileStatements.served(scope));
             for (Map.Entry<String, Sql> e : statements.entrySet()) {
                 System.out.println("==== " + e.getKey());
+                try (Statement st = c.createStatement()) {
+                    st.execute(e.getKey().equals("reconcile") ? Reconciler.HASH_GROUPING : Reconciler.HASH_GROUPING_END);
+                }
                 long t = System.nanoTime();
                 try (PreparedStatement ps = e.getValue().prepareWithPrefix(c, EXPLAIN); ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) System.out.println(rs.getString(1));
