@@ -60,7 +60,7 @@ final class ReconcileStatements {
      *       what it wrote or would write ({@code g = 3}: {@code what} = {@value #FINALIZED} with the keys
      *       inserted or changed, or {@value #LOGGED} with the entries per {@code reason}).</li>
      * </ul>
-     * The stream value a key served before is its finalized value if it has one (NULL if that hid it), else the
+     * The value a key served before is its finalized value if it has one (NULL if that hid it), else the
      * stream's (NULL if the stream never had it); after is the batch value (NULL: the batch has no such key, so it
      * is hidden).
      */
