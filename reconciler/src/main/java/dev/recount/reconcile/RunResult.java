@@ -28,6 +28,9 @@ public record RunResult(long runId, Scope scope, boolean dryRun, Verdict verdict
         return corrections.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    /** Wall time of the phases, for the benchmark and the log. */
-    public record Timings(Duration compare, Duration correct, Duration report, Duration total) {}
+    /**
+     * Wall time of the phases, for the benchmark and the log: the one statement that compares, finalizes and logs;
+     * the check of the serving view; the report; and the whole run.
+     */
+    public record Timings(Duration reconcile, Duration check, Duration report, Duration total) {}
 }
