@@ -26,13 +26,17 @@ import picocli.CommandLine.Spec;
                     + " and writes report.html, diffs.csv and summary.json.",
             "Give exactly one of: --from/--to, --date, --batch-run. The range must be covered by a succeeded batch run.",
             "A key's metric is within tolerance when |stream - batch| <= absolute OR <= relative * |batch|"
-                    + " (reconcile.tolerance.<metric>.relative/.absolute; a missing side counts as 0)."},
+                    + " (reconcile.tolerance.<metric>.relative/.absolute; a missing side counts as 0).",
+            "--dry-run compares and writes the report with the corrections it would make, but applies nothing:"
+                    + " window_metrics, window_corrections and the correction log stay as they are.",
+            "A run whose process died (killed, out of memory) stays 'running' until the next run marks it failed"
+                    + " ('abandoned: ...'); its transaction never committed, so it changed nothing."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
-            "0:reconciled, every key within tolerance",
+            "0:reconciled, every key within tolerance (with --dry-run: would be, nothing applied)",
             "1:error (the run, if started, is recorded as failed and rolled back)",
             "2:bad command line or configuration",
-            "3:reconciled and corrected, but some key is beyond tolerance (alert)",
+            "3:reconciled and corrected, but some key is beyond tolerance (alert; with --dry-run: nothing applied)",
             "4:refused: no succeeded batch run covers the range yet (run the backfill, then retry)"})
 public final class ReconcileCommand implements Callable<Integer> {
     @Spec
@@ -53,6 +57,10 @@ public final class ReconcileCommand implements Callable<Integer> {
     @Option(names = "--report-dir", paramLabel = "DIR",
             description = "Where run-<id>-<from>/ is written (default: reconcile.report-dir, .recount/reports).")
     Path reportDir;
+
+    @Option(names = "--dry-run", description = "Compare and report what would be corrected; apply nothing (the run is"
+            + " recorded with dry_run = true).")
+    boolean dryRun;
 
     @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
     Path configFile;
@@ -79,7 +87,7 @@ public final class ReconcileCommand implements Callable<Integer> {
         Scope scope = null;
         try {
             settings = new Reconciler.Settings(config.timeZone(), Tolerances.fromConfig(config),
-                    Path.of(config.get("reconcile.report-dir")));
+                    Path.of(config.get("reconcile.report-dir")), config.get("reconcile.work-mem"));
             if (from != null) scope = ScopeResolver.range(Instants.parseInstant(from), Instants.parseInstant(to));
             if (date != null) scope = ScopeResolver.date(Instants.parseDate(date), settings.zone());
         } catch (IllegalArgumentException e) {
@@ -91,7 +99,8 @@ public final class ReconcileCommand implements Callable<Integer> {
                     scope = ScopeResolver.batchRun(conn, batchRun);
                 }
             }
-            RunResult r = new Reconciler(pool, settings, env.clock()).reconcile(scope);
+            RunResult r = new Reconciler(pool, settings, env.clock())
+                    .reconcile(scope, dryRun ? Reconciler.Mode.DRY_RUN : Reconciler.Mode.APPLY);
             print(cmd.getOut(), r);
             return r.verdict() == Verdict.WITHIN_TOLERANCE ? ExitCodes.WITHIN_TOLERANCE : ExitCodes.BEYOND_TOLERANCE;
         }
@@ -100,16 +109,22 @@ public final class ReconcileCommand implements Callable<Integer> {
     private static void print(PrintWriter out, RunResult r) {
         KeyCounts k = r.comparison().range().counts();
         GroupTotals t = r.comparison().range();
-        out.printf("reconcile run %d (%s [%s, %s)): %s%n", r.runId(), r.scope().label(), r.scope().from(), r.scope().to(),
-                r.verdict() == Verdict.WITHIN_TOLERANCE ? "WITHIN TOLERANCE" : "BEYOND TOLERANCE");
+        out.printf("reconcile run %d (%s [%s, %s)): %s%s%n", r.runId(), r.scope().label(), r.scope().from(), r.scope().to(),
+                r.verdict() == Verdict.WITHIN_TOLERANCE ? "WITHIN TOLERANCE" : "BEYOND TOLERANCE",
+                r.dryRun() ? " (DRY RUN: nothing applied)" : "");
         out.printf("  keys %d: %d match, %d mismatch, %d missing in stream, %d missing in batch; %d beyond tolerance%n",
                 k.compared(), k.matched(), k.mismatched(), k.missingInStream(), k.missingInBatch(), k.beyondTolerance());
-        out.printf("  spend stream %s, batch %s, final %s (stream - batch %s)%n", Money.grouped(t.stream().spendMicros()),
-                Money.grouped(t.batch().spendMicros()), Money.grouped(r.finalTotals().spendMicros()),
+        out.printf("  spend stream %s, batch %s, final%s %s (stream - batch %s)%n", Money.grouped(t.stream().spendMicros()),
+                Money.grouped(t.batch().spendMicros()), r.dryRun() ? " if applied" : "", Money.grouped(r.finalTotals().spendMicros()),
                 Money.grouped(t.difference(Metric.SPEND_MICROS)));
         out.printf("  events stream %d, batch %d, final %d%n", t.stream().events(), t.batch().events(), r.finalTotals().events());
-        out.printf("  corrections: %d keys finalized or changed, %d values changed %s%n", r.keysFinalized(),
-                r.valuesCorrected(), r.corrections());
+        if (r.dryRun()) {
+            out.printf("  would correct: %d keys to finalize or change, %d values to change %s (nothing applied)%n",
+                    r.keysFinalized(), r.valuesCorrected(), r.corrections());
+        } else {
+            out.printf("  corrections: %d keys finalized or changed, %d values changed %s%n", r.keysFinalized(),
+                    r.valuesCorrected(), r.corrections());
+        }
         out.printf("  report: %s%n", r.reportDir().resolve(ReportWriter.HTML));
         out.flush();
     }

@@ -4,6 +4,7 @@ import dev.recount.core.metrics.Metric;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.CorrectionLogTable;
+import dev.recount.db.tables.CorrectionLogTable.Reason;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowCorrectionsTable;
@@ -14,13 +15,19 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * The reconciler's set-based SQL. Each run is three statements, whatever the number of keys: compare (one
- * FULL OUTER JOIN that also inserts the diffs and aggregates the totals), correct (upsert the finalized values
- * and append the log, both from one join), and verify (what the serving view now shows).
+ * The reconciler's set-based SQL. A run is two statements, whatever the number of keys: {@link #reconcile} (read
+ * the scope once; diffs, corrections, log and totals all come from that one read) and {@link #served} (what the
+ * serving view shows afterwards).
  */
 final class ReconcileStatements {
     private static final Metric[] METRICS = Metric.values();
     private static final String KEY = "window_start, campaign_id, channel_id";
+
+    /** How a key of the scope compared ({@code j.st}); NULL: a finalized key neither side has any more. */
+    static final int MATCH = 0, MISMATCH = 1, MISSING_IN_STREAM = 2, MISSING_IN_BATCH = 3;
+
+    /** {@code what} of the count rows ({@code g = 3}) {@link #reconcile} returns. */
+    static final String FINALIZED = "finalized", LOGGED = "logged";
 
     private ReconcileStatements() {}
 
@@ -39,118 +46,162 @@ final class ReconcileStatements {
     }
 
     /**
-     * Compares every key of the scope. Inserts a {@code reconciliation_diffs} row for each key that is not an
-     * exact match and returns one row per grouping set: the range ({@code g = 0}), each window ({@code g = 1})
-     * and each campaign-day ({@code g = 2}), each with key counts by status and summed stream and batch metrics.
+     * The whole run but the check and the report, in one statement. It reads the scope's stream, batch and
+     * finalized rows once, as one three-way FULL JOIN by key kept in memory ({@code j}), and from it:
+     * <ul>
+     *   <li>inserts a {@code reconciliation_diffs} row for each key stream and batch do not agree on;</li>
+     *   <li>with {@code apply}: makes the batch value final for every key of the scope — a plain insert for keys
+     *       never finalized (the first run of a day inserts every key; no conflict handling needed, runs are
+     *       serialized), an upsert for the few finalized to something else, nothing for the rest — and appends a
+     *       {@code correction_log} entry for each served value that changes;</li>
+     *   <li>without {@code apply} (a dry run): only counts what it would write;</li>
+     *   <li>returns one row per grouping set — the range ({@code g = 0}), each window ({@code g = 1}), each
+     *       campaign-day ({@code g = 2}), with key counts and summed stream and batch metrics — and the counts of
+     *       what it wrote or would write ({@code g = 3}: {@code what} = {@value #FINALIZED} with the keys
+     *       inserted or changed, or {@value #LOGGED} with the entries per {@code reason}).</li>
+     * </ul>
+     * The value a key served before is its finalized value if it has one (NULL if that hid it), else the
+     * stream's (NULL if the stream never had it); after is the batch value (NULL: the batch has no such key, so it
+     * is hidden).
      */
-    static Sql compare(Scope scope, long runId, Tolerances tolerances, ZoneId zone) {
-        Sql sql = new Sql().add("WITH ");
-        streamAndBatch(sql, scope);
-        sql.add(", j AS (SELECT coalesce(s.window_start, b.window_start) AS window_start,"
-                + " coalesce(b.window_end, s.window_end) AS window_end,"
-                + " coalesce(s.campaign_id, b.campaign_id) AS campaign_id,"
-                + " coalesce(s.channel_id, b.channel_id) AS channel_id, s.revision AS stream_revision, "
-                + each(m -> "s." + m + " AS stream_" + m) + ", " + each(m -> "b." + m + " AS batch_" + m) + ","
-                + " CASE WHEN s.window_start IS NULL THEN 'missing_in_stream'"
-                + " WHEN b.window_start IS NULL THEN 'missing_in_batch'"
-                + " WHEN (" + each(m -> "s." + m) + ") = (" + each(m -> "b." + m) + ") THEN 'match'"
-                + " ELSE 'mismatch' END AS status, ");
-        // A missing side counts as 0, so a key missing on one side is within only if its values are that small.
-        for (Metric m : METRICS) {
-            String d = "abs(coalesce(s." + m.column() + ", 0) - coalesce(b." + m.column() + ", 0))";
-            Tolerances.Tolerance t = tolerances.of(m);
-            sql.add(m.ordinal() == 0 ? "(" : " AND ").add("(" + d + " <= ").bigint(t.absolute())
-                    .add(" OR " + d + "::numeric <= ").numeric(t.relative())
-                    .add(" * abs(coalesce(b." + m.column() + ", 0)))");
-        }
-        sql.add(") AS within_tolerance"
-                + " FROM s FULL OUTER JOIN b ON s.window_start = b.window_start AND s.campaign_id = b.campaign_id"
-                + " AND s.channel_id = b.channel_id)");
+    static Sql reconcile(Scope scope, long runId, Tolerances tolerances, ZoneId zone, boolean apply) {
+        Sql sql = new Sql().add("WITH s AS (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
+                + StreamWindowMetricsTable.TABLE + " s WHERE ").inScope("s.window_start", scope).add(")");
+        sql.add(", b AS (SELECT " + KEY + ", window_end, run_id, " + each(m -> m) + " FROM "
+                + BatchWindowMetricsTable.TABLE + " b WHERE ").inScope("b.window_start", scope).add(")");
+        sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(m -> m) + " FROM "
+                + WindowCorrectionsTable.TABLE + " c WHERE ").inScope("c.window_start", scope).add(")");
+        joined(sql);
+        // The keys that need more than counting, read from j once: those stream and batch disagree on, and those
+        // whose served value changes or that were finalized to something else. Few, on every run (a first run
+        // finalizes every key, but only inserts most of them: that insert reads j itself).
+        sql.add(", a AS MATERIALIZED (SELECT * FROM j WHERE st <> " + MATCH + " OR needs_write AND (finalized OR ("
+                + each(m -> "stream_" + m) + ") IS DISTINCT FROM (" + each(m -> "batch_" + m) + ")))");
         sql.add(", diffs AS (INSERT INTO " + ReconciliationDiffsTable.TABLE + " (" + ReconciliationDiffsTable.INSERT_COLUMNS
-                + ") SELECT ").bigint(runId).add(", window_start, window_end, campaign_id, channel_id, status,"
-                + " within_tolerance, stream_revision, " + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m)
-                + " FROM j WHERE status <> 'match')");
+                + ") SELECT ").bigint(runId).add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
+                + MISMATCH + " THEN 'mismatch' WHEN " + MISSING_IN_STREAM + " THEN 'missing_in_stream' ELSE"
+                + " 'missing_in_batch' END, ");
+        withinTolerance(sql, tolerances);
+        sql.add(", stream_revision, " + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m)
+                + " FROM a WHERE st <> " + MATCH + ")");
+        logEntries(sql);
+        if (apply) {
+            String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
+                    + each(m -> "coalesce(batch_" + m + ", 0)") + ", NOT in_batch, ";
+            sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
+                    + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE NOT finalized RETURNING 1)");
+            sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
+                    + ") " + values).bigint(runId).add(", batch_run_id FROM a WHERE finalized AND needs_write"
+                    + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
+            sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS
+                    + ") SELECT ").bigint(runId).add(", " + KEY + ", metric, before_value, after_value, reason FROM entries"
+                    + " RETURNING reason)");
+        }
         sql.add(" SELECT CASE WHEN GROUPING(window_start) = 0 THEN 1 WHEN GROUPING(campaign_id) = 0 THEN 2 ELSE 0 END AS g,"
                 + " window_start, max(window_end) AS window_end, campaign_id, day,"
                 + " count(*) AS compared,"
-                + " count(*) FILTER (WHERE status = 'match') AS matched,"
-                + " count(*) FILTER (WHERE status = 'mismatch') AS mismatched,"
-                + " count(*) FILTER (WHERE status = 'missing_in_stream') AS missing_in_stream,"
-                + " count(*) FILTER (WHERE status = 'missing_in_batch') AS missing_in_batch,"
-                + " count(*) FILTER (WHERE NOT within_tolerance) AS beyond_tolerance, "
+                + " count(*) FILTER (WHERE st = " + MATCH + ") AS matched,"
+                + " count(*) FILTER (WHERE st = " + MISMATCH + ") AS mismatched,"
+                + " count(*) FILTER (WHERE st = " + MISSING_IN_STREAM + ") AS missing_in_stream,"
+                + " count(*) FILTER (WHERE st = " + MISSING_IN_BATCH + ") AS missing_in_batch,"
+                + " count(*) FILTER (WHERE st <> " + MATCH + " AND NOT ");
+        withinTolerance(sql, tolerances);
+        sql.add(") AS beyond_tolerance, "
                 + eachMetric(m -> "coalesce(sum(stream_" + m.column() + "), 0)::" + m.sqlType() + " AS stream_" + m.column()) + ", "
                 + eachMetric(m -> "coalesce(sum(batch_" + m.column() + "), 0)::" + m.sqlType() + " AS batch_" + m.column())
-                + " FROM (SELECT j.*, (j.window_start AT TIME ZONE ").text(zone.getId()).add(")::date AS day FROM j) x"
-                + " GROUP BY GROUPING SETS ((), (window_start), (campaign_id, day))");
+                + ", NULL::text AS what, NULL::text AS reason, NULL::bigint AS n"
+                + " FROM (SELECT j.*, (j.window_start AT TIME ZONE ").text(zone.getId()).add(")::date AS day FROM j"
+                + " WHERE st IS NOT NULL) x GROUP BY GROUPING SETS ((), (window_start), (campaign_id, day))");
+        String counts = "3, NULL, NULL, NULL, NULL, " + "NULL, ".repeat(6 + 2 * METRICS.length);
+        if (apply) {
+            sql.add(" UNION ALL SELECT " + counts + "'" + FINALIZED + "', NULL, (SELECT count(*) FROM inserted)"
+                    + " + (SELECT count(*) FROM changed)"
+                    + " UNION ALL SELECT " + counts + "'" + LOGGED + "', reason, count(*) FROM logged GROUP BY reason");
+        } else {
+            sql.add(" UNION ALL SELECT " + counts + "'" + FINALIZED + "', NULL, count(*) FROM j WHERE needs_write"
+                    + " UNION ALL SELECT " + counts + "'" + LOGGED + "', reason, count(*) FROM entries GROUP BY reason");
+        }
         return sql;
     }
 
     /**
-     * Makes the batch result authoritative for every key of the scope, and logs each served value it changes.
-     * A key's served value before is its previous finalized value if it has one (NULL if that hid it), else the
-     * stream's (NULL if the stream never had it); after is the batch value (NULL: the batch has no such key, so
-     * it is hidden). Keys already finalized to exactly the batch value are not touched. Returns rows
-     * {@code (what, reason, n)}: {@code ('finalized', NULL, rows written)} and {@code ('logged', reason, entries)}.
+     * {@code j}: every key of the scope that the stream, the batch or an earlier finalization has, once, with all
+     * three sides' columns and what this run needs to know about it, computed once: {@code st} (how stream and
+     * batch compare), {@code finalized}, and {@code needs_write} (never finalized, or finalized to anything else
+     * than the batch value now). Materialized: every later part of the statement reads it instead of the tables.
      */
-    static Sql correct(Scope scope, long runId) {
-        Sql sql = new Sql().add("WITH ");
-        streamAndBatch(sql, scope);
-        sql.add(", c AS (SELECT * FROM " + WindowCorrectionsTable.TABLE + " c WHERE ").inScope("c.window_start", scope).add(")");
-        sql.add(", k AS (SELECT coalesce(b.window_start, s.window_start, c.window_start) AS window_start,"
+    private static void joined(Sql sql) {
+        String sIn = "s.window_start IS NOT NULL", bIn = "b.window_start IS NOT NULL";
+        sql.add(", j AS MATERIALIZED (SELECT coalesce(b.window_start, s.window_start, c.window_start) AS window_start,"
                 + " coalesce(b.campaign_id, s.campaign_id, c.campaign_id) AS campaign_id,"
                 + " coalesce(b.channel_id, s.channel_id, c.channel_id) AS channel_id,"
-                + " coalesce(b.window_end, s.window_end, c.window_end) AS window_end,"
-                + " b.window_start IS NOT NULL AS in_batch, s.window_start IS NOT NULL AS in_stream,"
-                + " c.window_start IS NOT NULL AS finalized, c.removed AS was_removed, c.window_end AS final_window_end,"
-                + " b.run_id AS batch_run_id, "
-                + each(m -> "b." + m + " AS batch_" + m) + ", " + each(m -> "s." + m + " AS stream_" + m) + ", "
-                + each(m -> "c." + m + " AS final_" + m)
-                + " FROM s FULL OUTER JOIN b ON s.window_start = b.window_start AND s.campaign_id = b.campaign_id"
+                + " coalesce(b.window_end, s.window_end) AS window_end,"
+                + " coalesce(b.window_end, s.window_end, c.window_end) AS target_window_end,"
+                + " s.revision AS stream_revision, b.run_id AS batch_run_id, " + sIn + " AS in_stream, " + bIn + " AS in_batch,"
+                + " CASE WHEN " + bIn + " THEN CASE WHEN " + sIn + " THEN CASE WHEN (" + each(m -> "s." + m) + ") = ("
+                + each(m -> "b." + m) + ") THEN " + MATCH + " ELSE " + MISMATCH + " END ELSE " + MISSING_IN_STREAM + " END"
+                + " WHEN " + sIn + " THEN " + MISSING_IN_BATCH + " END AS st, "
+                + each(m -> "s." + m + " AS stream_" + m) + ", " + each(m -> "b." + m + " AS batch_" + m) + ", "
+                + each(m -> "c." + m + " AS final_" + m) + ", c.removed AS was_removed,"
+                + " c.window_start IS NOT NULL AS finalized,"
+                + " c.window_start IS NULL OR (c.window_end, " + each(m -> "c." + m) + ", c.removed) IS DISTINCT FROM"
+                + " (coalesce(b.window_end, s.window_end, c.window_end), " + each(m -> "coalesce(b." + m + ", 0)")
+                + ", NOT " + bIn + ") AS needs_write"
+                + " FROM s FULL JOIN b ON s.window_start = b.window_start AND s.campaign_id = b.campaign_id"
                 + " AND s.channel_id = b.channel_id"
-                + " FULL OUTER JOIN c ON c.window_start = coalesce(b.window_start, s.window_start)"
+                + " FULL JOIN c ON c.window_start = coalesce(b.window_start, s.window_start)"
                 + " AND c.campaign_id = coalesce(b.campaign_id, s.campaign_id)"
                 + " AND c.channel_id = coalesce(b.channel_id, s.channel_id))");
-        // v: only keys whose finalized row must be written (never finalized, or finalized to something else
-        // than the batch value now), with the value window_metrics served before this run.
-        String batchValues = each(m -> "coalesce(batch_" + m + ", 0)");
-        sql.add(", v AS (SELECT k.*, " + each(m -> "CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL ELSE final_"
-                        + m + " END ELSE stream_" + m + " END AS before_" + m)
-                + ", CASE WHEN finalized THEN '" + CorrectionLogTable.Reason.BATCH_CHANGED.wireName() + "'"
-                + " WHEN NOT in_batch THEN '" + CorrectionLogTable.Reason.MISSING_IN_BATCH.wireName() + "'"
-                + " WHEN NOT in_stream THEN '" + CorrectionLogTable.Reason.MISSING_IN_STREAM.wireName() + "'"
-                + " ELSE '" + CorrectionLogTable.Reason.STREAM_MISMATCH.wireName() + "' END AS reason FROM k"
-                + " WHERE NOT finalized OR (final_window_end, " + each(m -> "final_" + m) + ", was_removed)"
-                + " IS DISTINCT FROM (window_end, " + batchValues + ", NOT in_batch))");
-        sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS + ")"
-                + " SELECT ").bigint(runId).add(", v.window_start, v.campaign_id, v.channel_id, m.metric, m.before_value,"
-                + " m.after_value, v.reason FROM v CROSS JOIN LATERAL (VALUES "
-                + Arrays.stream(METRICS).map(m -> "('" + m.column() + "', before_" + m.column() + ", batch_" + m.column() + ")")
-                        .collect(Collectors.joining(", "))
+    }
+
+    /**
+     * {@code entries}: one row per served value a finalization changes (what the correction log records), from
+     * {@code a}, which already left out the keys never finalized whose stream values equal the batch's: most keys
+     * of a first run, which only become final.
+     */
+    private static void logEntries(Sql sql) {
+        sql.add(", entries AS (SELECT " + KEY + ", m.metric, m.before_value, m.after_value,"
+                + " CASE WHEN finalized THEN '" + Reason.BATCH_CHANGED.wireName() + "'"
+                + " WHEN NOT in_batch THEN '" + Reason.MISSING_IN_BATCH.wireName() + "'"
+                + " WHEN NOT in_stream THEN '" + Reason.MISSING_IN_STREAM.wireName() + "'"
+                + " ELSE '" + Reason.STREAM_MISMATCH.wireName() + "' END AS reason"
+                + " FROM a CROSS JOIN LATERAL (VALUES "
+                + eachMetric(m -> "('" + m.column() + "', CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL ELSE final_"
+                        + m.column() + " END ELSE stream_" + m.column() + " END::" + Metric.SPEND_SQL_TYPE + ", batch_"
+                        + m.column() + "::" + Metric.SPEND_SQL_TYPE + ")")
                 + ") AS m(metric, before_value, after_value)"
-                // The row test is cheap and skips the per-metric rows of keys whose served values stay (most of them).
-                + " WHERE (" + each(m -> "before_" + m) + ") IS DISTINCT FROM (" + each(m -> "batch_" + m) + ")"
-                + " AND m.before_value IS DISTINCT FROM m.after_value RETURNING reason)");
-        sql.add(", finalized_rows AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
-                + WindowCorrectionsTable.INSERT_COLUMNS + ") SELECT window_start, window_end, campaign_id, channel_id, "
-                + batchValues + ", NOT in_batch, ").bigint(runId).add(", batch_run_id FROM v"
-                + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
-        sql.add(" SELECT 'finalized' AS what, NULL AS reason, count(*) AS n FROM finalized_rows"
-                + " UNION ALL SELECT 'logged', reason, count(*) FROM logged GROUP BY reason");
-        return sql;
+                + " WHERE needs_write AND m.before_value IS DISTINCT FROM m.after_value)");
     }
 
-    /** The summed metrics {@code window_metrics} serves for the scope, and how many of its keys are not final. */
+    /**
+     * Whether a key of {@code j} is within tolerance on every metric: {@code |stream - batch| <= absolute OR
+     * |stream - batch| <= relative * |batch|}, a missing side counting as 0 (so a missing key is within only if
+     * its values are that small). Relative tolerances compare as exact numerics.
+     */
+    private static void withinTolerance(Sql sql, Tolerances tolerances) {
+        sql.add("(");
+        for (Metric m : METRICS) {
+            String d = "abs(coalesce(stream_" + m.column() + ", 0) - coalesce(batch_" + m.column() + ", 0))";
+            Tolerances.Tolerance t = tolerances.of(m);
+            sql.add(m.ordinal() == 0 ? "(" : " AND (").add(d + " <= ").bigint(t.absolute())
+                    .add(" OR " + d + "::numeric <= ").numeric(t.relative())
+                    .add(" * abs(coalesce(batch_" + m.column() + ", 0)))");
+        }
+        sql.add(")");
+    }
+
+    /**
+     * What {@code window_metrics} serves for the scope: the summed metrics of its final keys and how many of its
+     * keys are not final. Two queries of the view rather than one: filtering on {@code is_final} lets the planner
+     * drop the view's other branches from each, where one query over all of them plans much worse.
+     */
     static Sql served(Scope scope) {
-        return new Sql().add("SELECT " + eachMetric(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
-                + ", count(*) FILTER (WHERE NOT is_final) AS not_final FROM " + WindowMetricsView.VIEW + " w WHERE ")
-                .inScope("w.window_start", scope);
-    }
-
-    private static void streamAndBatch(Sql sql, Scope scope) {
-        sql.add("s AS (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
-                + StreamWindowMetricsTable.TABLE + " s WHERE ").inScope("s.window_start", scope).add(")");
-        sql.add(", b AS (SELECT " + KEY + ", window_end, run_id, " + each(m -> m) + " FROM "
-                + BatchWindowMetricsTable.TABLE + " b WHERE ").inScope("b.window_start", scope).add(")");
+        Sql sql = new Sql().add("SELECT f.*, nf.not_final FROM (SELECT "
+                + eachMetric(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
+                + " FROM " + WindowMetricsView.VIEW + " w WHERE w.is_final AND ").inScope("w.window_start", scope);
+        sql.add(") f, (SELECT count(*) AS not_final FROM " + WindowMetricsView.VIEW + " w WHERE NOT w.is_final AND ")
+                .inScope("w.window_start", scope).add(") nf");
+        return sql;
     }
 
     private static String each(Function<String, String> perColumn) {

@@ -31,6 +31,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,24 +43,65 @@ import org.slf4j.LoggerFactory;
  * <p>One run is one REPEATABLE READ transaction, so the comparison, the corrections and the report all see the
  * same stream and batch rows even while the stream job and backfills keep writing, and the corrections, the
  * diffs, the log and the run's "succeeded" become visible together or not at all. Runs of one schema are
- * serialized by an advisory lock: two runs over overlapping ranges never interleave.
+ * serialized by an advisory lock: two runs over overlapping ranges never interleave. Each run also holds its own
+ * liveness lock while it works, so the next run can tell a run whose process died (it marks it failed,
+ * "abandoned: ...") from one that is still working; the dead run's transaction never committed, so nothing it
+ * did is visible.
+ *
+ * <p>A dry run ({@link Mode#DRY_RUN}) does the same comparison, records its diffs and writes its report with
+ * what it would correct, but writes nothing to {@code window_corrections} or {@code correction_log}: what
+ * {@code window_metrics} serves does not change.
  */
 public final class Reconciler {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
     /** How long a run waits for another run of the same schema to finish. */
     static final Duration LOCK_TIMEOUT = Duration.ofMinutes(10);
-    /** work_mem for the run's transaction (SET LOCAL: the pooled connection keeps its default afterwards). */
-    static final String WORK_MEM = "128MB";
+    /** The default of {@code reconcile.work-mem}: a day of a million keys fits (about 250 bytes each). */
+    static final String WORK_MEM = "512MB";
+    private static final Pattern MEMORY = Pattern.compile("[1-9][0-9]{0,8}(kB|MB|GB)");
+    /**
+     * How often the server checks, while it executes a run's statement, that the run's process is still connected
+     * (PostgreSQL 14+): a killed run's statement is cancelled within this time instead of running to its end while
+     * holding the locks the next run waits for.
+     */
+    static final String CLIENT_CHECK_INTERVAL = "2s";
+    /**
+     * Around the reconcile statement: group every key by window (~1,440 a day) and by campaign-day in hash tables,
+     * which fit in cache. Left to itself the planner sorts the whole scope by window first, a sixth of a rerun.
+     */
+    static final String HASH_GROUPING = "SET LOCAL enable_sort = off", HASH_GROUPING_END = "RESET enable_sort";
     /** Rows per list of largest differences in the report. */
     static final int REPORT_TOP = 25;
     private static final DateTimeFormatter DIR_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
     /** What a run needs besides the database: the day boundary zone, tolerances and where reports go. */
-    public record Settings(ZoneId zone, Tolerances tolerances, Path reportRoot) {
+    /** Whether a run applies what it finds. */
+    public enum Mode {
+        /** Compare, finalize the batch values, log the changes, check the serving view, report. */
+        APPLY,
+        /** Compare and report what would be corrected; change nothing that window_metrics serves. */
+        DRY_RUN
+    }
+
+    /**
+     * @param workMem PostgreSQL work_mem of the run's transaction (SET LOCAL: the pooled connection keeps its
+     *                default afterwards), e.g. "512MB". The run keeps one row per key of the scope in memory; a
+     *                larger scope spills to temporary files, slower but still correct.
+     */
+    public record Settings(ZoneId zone, Tolerances tolerances, Path reportRoot, String workMem) {
         public Settings {
             Objects.requireNonNull(zone, "zone");
             Objects.requireNonNull(tolerances, "tolerances");
             Objects.requireNonNull(reportRoot, "reportRoot");
+            Objects.requireNonNull(workMem, "workMem");
+            if (!MEMORY.matcher(workMem).matches()) {
+                throw new IllegalArgumentException("reconcile.work-mem must be a size like 512MB (kB, MB or GB), got '"
+                        + workMem + "'");
+            }
+        }
+
+        public Settings(ZoneId zone, Tolerances tolerances, Path reportRoot) {
+            this(zone, tolerances, reportRoot, WORK_MEM);
         }
     }
 
@@ -74,41 +116,78 @@ public final class Reconciler {
     }
 
     /**
-     * Runs one reconciliation of {@code scope}.
+     * Runs one reconciliation of {@code scope} and applies it.
      *
      * @throws NotCoveredException when no succeeded batch run covers the scope (the run is recorded as failed)
      */
     public RunResult reconcile(Scope scope) throws SQLException, IOException {
+        return reconcile(scope, Mode.APPLY);
+    }
+
+    /**
+     * Runs one reconciliation of {@code scope}; {@link Mode#DRY_RUN} applies nothing.
+     *
+     * @throws NotCoveredException when no succeeded batch run covers the scope (the run is recorded as failed)
+     */
+    public RunResult reconcile(Scope scope, Mode mode) throws SQLException, IOException {
+        Objects.requireNonNull(mode, "mode");
         long started = System.nanoTime();
         try (Connection conn = dataSource.getConnection()) {
             conn.setAutoCommit(true);
+            boolean checksClient = checkClientConnection(conn, true);
             long lockKey = lockKey(conn);
             acquireLock(conn, lockKey);
             try {
-                long runId = ReconciliationRunsTable.start(conn, scope.fromMillis(), scope.toMillis(), scope.batchRunId());
-                LOG.info("reconciliation run {} started for {} [{}, {})", runId, scope.label(), scope.from(), scope.to());
-                Path finalDir = reportDir(runId, scope);
-                Path tempDir = finalDir.resolveSibling(finalDir.getFileName() + ".partial");
-                RunResult result;
+                long runId = ReconciliationRunsTable.start(conn, scope.fromMillis(), scope.toMillis(), scope.batchRunId(),
+                        mode == Mode.DRY_RUN);
                 try {
-                    result = runInTransaction(conn, scope, runId, finalDir, tempDir, started);
-                } catch (SQLException | IOException | RuntimeException e) {
-                    deleteQuietly(tempDir);
-                    recordFailure(conn, runId, e);
-                    throw e;
+                    return run(conn, scope, mode, runId, started);
+                } finally {
+                    releaseLiveness(conn, runId);
                 }
-                try {
-                    Files.move(tempDir, finalDir, StandardCopyOption.ATOMIC_MOVE);
-                } catch (IOException e) {
-                    throw new IOException("run " + runId + " succeeded and its corrections are committed, but its report"
-                            + " could not be moved from " + tempDir + " to " + finalDir + ": " + e.getMessage(), e);
-                }
-                LOG.info("reconciliation run {} succeeded: {}, {} values corrected, report {}", runId,
-                        result.verdict().wireName(), result.valuesCorrected(), finalDir);
-                return result;
             } finally {
                 releaseLock(conn, lockKey);
+                if (checksClient) checkClientConnection(conn, false);
             }
+        }
+    }
+
+    private RunResult run(Connection conn, Scope scope, Mode mode, long runId, long started)
+            throws SQLException, IOException {
+        LOG.info("reconciliation run {} started for {} [{}, {}){}", runId, scope.label(), scope.from(), scope.to(),
+                mode == Mode.DRY_RUN ? " (dry run: nothing is applied)" : "");
+        Path finalDir = reportDir(runId, scope);
+        Path tempDir = finalDir.resolveSibling(finalDir.getFileName() + ".partial");
+        RunResult result;
+        try {
+            failAbandoned(conn, runId);
+            result = runInTransaction(conn, scope, mode, runId, finalDir, tempDir, started);
+        } catch (SQLException | IOException | RuntimeException e) {
+            deleteQuietly(tempDir);
+            recordFailure(conn, runId, e);
+            throw e;
+        }
+        try {
+            Files.move(tempDir, finalDir, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new IOException("run " + runId + " succeeded" + (mode == Mode.APPLY ? " and its corrections are committed" : "")
+                    + ", but its report could not be moved from " + tempDir + " to " + finalDir + ": " + e.getMessage(), e);
+        }
+        LOG.info("reconciliation run {} succeeded: {}, {} values {}, report {}", runId, result.verdict().wireName(),
+                result.valuesCorrected(), mode == Mode.APPLY ? "corrected" : "would be corrected (dry run)", finalDir);
+        return result;
+    }
+
+    /**
+     * Marks failed the runs whose process died without finishing: without that they would stay "running" forever.
+     * Runs of a schema are serialized by the lock this run holds, so any other run still marked running is dead;
+     * the liveness lock is what proves it.
+     */
+    private static void failAbandoned(Connection conn, long runId) throws SQLException {
+        List<Long> abandoned = ReconciliationRunsTable.failAbandoned(conn, runId);
+        if (!abandoned.isEmpty()) {
+            LOG.warn("run {}: marked runs {} failed: their process ended without finishing (killed?); their"
+                    + " transaction never committed, so what window_metrics serves is as before them", runId, abandoned);
         }
     }
 
@@ -126,34 +205,34 @@ public final class Reconciler {
         return dir;
     }
 
-    private RunResult runInTransaction(Connection conn, Scope scope, long runId, Path finalDir, Path tempDir,
+    private RunResult runInTransaction(Connection conn, Scope scope, Mode mode, long runId, Path finalDir, Path tempDir,
                                        long started) throws SQLException, IOException {
         conn.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         conn.setAutoCommit(false);
         boolean committed = false;
         try {
-            // The default 4 MB makes the day-sized joins and the grouping sort spill to disk.
+            // The default 4 MB makes the day-sized join and the grouping spill to disk. (Validated: a size, no quotes.)
             try (Statement st = conn.createStatement()) {
-                st.execute("SET LOCAL work_mem = '" + WORK_MEM + "'");
+                st.execute("SET LOCAL work_mem = '" + settings.workMem() + "'");
             }
             if (scope.windowStarts() == null) requireCovered(conn, scope);
             long t0 = System.nanoTime();
-            Comparison comparison = compare(conn, scope, runId);
+            Reconciled reconciled = reconcileOnce(conn, scope, mode, runId);
+            Comparison comparison = reconciled.comparison();
+            Map<CorrectionLogTable.Reason, Long> corrections = reconciled.corrections();
             long t1 = System.nanoTime();
-            Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
-            long keysFinalized = correct(conn, scope, runId, corrections);
-            WindowMetrics finalTotals = verifyServed(conn, scope, comparison.range());
+            // A dry run changed nothing the view serves: what it would serve is the batch totals, by construction.
+            WindowMetrics finalTotals = mode == Mode.APPLY ? verifyServed(conn, scope, comparison.range())
+                    : comparison.range().batch();
             long t2 = System.nanoTime();
             Verdict verdict = comparison.range().counts().beyondTolerance() == 0
                     ? Verdict.WITHIN_TOLERANCE : Verdict.BEYOND_TOLERANCE;
 
             ReportData data = new ReportData(runId, scope, settings.zone(), clock.instant(), verdict, comparison,
-                    finalTotals, keysFinalized, corrections, settings.tolerances(),
-                    ReconciliationDiffsTable.largest(conn, runId, ReconciliationDiffsTable.Status.MISMATCH, REPORT_TOP),
-                    ReconciliationDiffsTable.largest(conn, runId, ReconciliationDiffsTable.Status.MISSING_IN_STREAM, REPORT_TOP),
-                    ReconciliationDiffsTable.largest(conn, runId, ReconciliationDiffsTable.Status.MISSING_IN_BATCH, REPORT_TOP));
+                    finalTotals, reconciled.keysFinalized(), corrections, settings.tolerances(), mode == Mode.DRY_RUN,
+                    List.of(), List.of(), List.of());
             deleteQuietly(tempDir);
-            ReportWriter.write(tempDir, data, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink));
+            ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink));
             long t3 = System.nanoTime();
 
             KeyCounts k = comparison.range().counts();
@@ -164,9 +243,9 @@ public final class Reconciler {
             conn.commit();
             committed = true;
             long t4 = System.nanoTime();
-            return new RunResult(runId, scope, verdict, comparison, finalTotals, keysFinalized, corrections, finalDir,
-                    new RunResult.Timings(Duration.ofNanos(t1 - t0), Duration.ofNanos(t2 - t1), Duration.ofNanos(t3 - t2),
-                            Duration.ofNanos(t4 - started)));
+            return new RunResult(runId, scope, mode == Mode.DRY_RUN, verdict, comparison, finalTotals, reconciled.keysFinalized(),
+                    corrections, finalDir, new RunResult.Timings(Duration.ofNanos(t1 - t0), Duration.ofNanos(t2 - t1),
+                            Duration.ofNanos(t3 - t2), Duration.ofNanos(t4 - started)));
         } finally {
             // Roll back before leaving transaction mode: setAutoCommit(true) would commit the half-done work.
             if (!committed) rollbackQuietly(conn);
@@ -187,17 +266,40 @@ public final class Reconciler {
         }
     }
 
-    private Comparison compare(Connection conn, Scope scope, long runId) throws SQLException {
+    /**
+     * What the one statement found and did (a dry run: would do).
+     *
+     * @param keysFinalized keys inserted or changed in window_corrections
+     * @param corrections   correction-log entries per reason
+     */
+    private record Reconciled(Comparison comparison, long keysFinalized, Map<CorrectionLogTable.Reason, Long> corrections) {}
+
+    /**
+     * The one statement that compares, records the diffs and (unless a dry run) finalizes and logs: see
+     * {@link ReconcileStatements#reconcile}.
+     */
+    private Reconciled reconcileOnce(Connection conn, Scope scope, Mode mode, long runId) throws SQLException {
+        Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
+        long keysFinalized = 0;
         GroupTotals range = GroupTotals.EMPTY;
         List<Comparison.WindowTotal> windows = new ArrayList<>();
         List<Comparison.CampaignDayTotal> campaignDays = new ArrayList<>();
-        try (PreparedStatement ps = ReconcileStatements.compare(scope, runId, settings.tolerances(), settings.zone())
-                .prepare(conn); ResultSet rs = ps.executeQuery()) {
+        try (Statement st = conn.createStatement()) {
+            st.execute(HASH_GROUPING);
+        }
+        try (PreparedStatement ps = ReconcileStatements.reconcile(scope, runId, settings.tolerances(), settings.zone(),
+                mode == Mode.APPLY).prepare(conn); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
+                int g = rs.getInt("g");
+                if (g == 3) {
+                    if (ReconcileStatements.FINALIZED.equals(rs.getString("what"))) keysFinalized = rs.getLong("n");
+                    else corrections.put(CorrectionLogTable.Reason.of(rs.getString("reason")), rs.getLong("n"));
+                    continue;
+                }
                 GroupTotals totals = new GroupTotals(new KeyCounts(rs.getLong("compared"), rs.getLong("matched"),
                         rs.getLong("mismatched"), rs.getLong("missing_in_stream"), rs.getLong("missing_in_batch"),
                         rs.getLong("beyond_tolerance")), MetricColumns.read(rs, "stream_"), MetricColumns.read(rs, "batch_"));
-                switch (rs.getInt("g")) {
+                switch (g) {
                     case 0 -> range = totals;
                     case 1 -> windows.add(new Comparison.WindowTotal(Timestamps.read(rs, "window_start"),
                             Timestamps.read(rs, "window_end"), totals));
@@ -206,25 +308,13 @@ public final class Reconciler {
                 }
             }
         }
+        try (Statement st = conn.createStatement()) {
+            st.execute(HASH_GROUPING_END);
+        }
         windows.sort(Comparator.comparingLong(Comparison.WindowTotal::windowStartMillis));
         campaignDays.sort(Comparator.comparing(Comparison.CampaignDayTotal::day)
                 .thenComparing(Comparison.CampaignDayTotal::campaignId));
-        return new Comparison(range, windows, campaignDays);
-    }
-
-    private static long correct(Connection conn, Scope scope, long runId, Map<CorrectionLogTable.Reason, Long> logged)
-            throws SQLException {
-        long finalized = 0;
-        try (PreparedStatement ps = ReconcileStatements.correct(scope, runId).prepare(conn); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                if ("finalized".equals(rs.getString("what"))) {
-                    finalized = rs.getLong("n");
-                } else {
-                    logged.put(CorrectionLogTable.Reason.of(rs.getString("reason")), rs.getLong("n"));
-                }
-            }
-        }
-        return finalized;
+        return new Reconciled(new Comparison(range, windows, campaignDays), keysFinalized, corrections);
     }
 
     /**
@@ -238,8 +328,8 @@ public final class Reconciler {
             WindowMetrics served = MetricColumns.read(rs);
             long notFinal = rs.getLong("not_final");
             if (notFinal != 0 || !served.equals(range.batch())) {
-                throw new IllegalStateException("after corrections window_metrics serves " + served + " with " + notFinal
-                        + " keys not final, but the batch totals are " + range.batch());
+                throw new IllegalStateException("after corrections window_metrics serves " + served + " as final, and "
+                        + notFinal + " keys not final, but the batch totals are " + range.batch());
             }
             return served;
         }
@@ -279,6 +369,33 @@ public final class Reconciler {
         } catch (SQLException e) {
             // The lock is session-scoped: closing the connection (the pool evicts a broken one) releases it too.
             LOG.warn("could not release the reconcile lock: {}", e.getMessage());
+        }
+    }
+
+    private static void releaseLiveness(Connection conn, long runId) {
+        try {
+            ReconciliationRunsTable.releaseLiveness(conn, runId);
+        } catch (SQLException e) {
+            // Session-scoped as well: closing the connection releases it.
+            LOG.warn("could not release the liveness lock of run {}: {}", runId, e.getMessage());
+        }
+    }
+
+    /**
+     * Turns the server's check that this process is still connected on (or back to its default). Returns whether
+     * the server has it (PostgreSQL 14+); without it a killed run's statement just runs to its end.
+     */
+    private static boolean checkClientConnection(Connection conn, boolean on) {
+        try {
+            if (conn.getMetaData().getDatabaseMajorVersion() < 14) return false;
+            try (Statement st = conn.createStatement()) {
+                st.execute(on ? "SET client_connection_check_interval = '" + CLIENT_CHECK_INTERVAL + "'"
+                        : "RESET client_connection_check_interval");
+            }
+            return true;
+        } catch (SQLException e) {
+            LOG.warn("could not set client_connection_check_interval: {}", e.getMessage());
+            return false;
         }
     }
 

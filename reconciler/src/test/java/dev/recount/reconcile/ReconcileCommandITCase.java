@@ -135,6 +135,29 @@ class ReconcileCommandITCase {
     }
 
     @Test
+    void dryRunExitsByVerdictAppliesNothingAndDoesNotCountAsReconciled() throws Exception {
+        db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
+        db.batchRange(DAY_27, DAY_29, Map.of(K, m(10, 1, 0, 1_020_000, 11)));
+        assertThat(run("--date", "2026-11-28", "--dry-run")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(err).isEmpty();
+        assertThat(out).contains("BEYOND TOLERANCE (DRY RUN: nothing applied)")
+                .contains("would correct: 1 keys to finalize or change, 1 values to change").contains("final if applied");
+        try (Connection c = db.admin(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM window_corrections) + (SELECT count(*)"
+                     + " FROM correction_log), (SELECT bool_and(dry_run) FROM reconciliation_runs)")) {
+            rs.next();
+            assertThat(rs.getLong(1)).as("nothing applied").isZero();
+            assertThat(rs.getBoolean(2)).isTrue();
+        }
+        // The day is still to be reconciled.
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28")).isZero();
+        assertThat(out.lines().toList()).containsExactly("2026-11-28");
+        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28")).isZero();
+        assertThat(out).isEmpty();
+    }
+
+    @Test
     void aFailedRunIsRecordedAndLeavesNothingBehind() throws Exception {
         db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
         db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_000_000, 11)));

@@ -29,7 +29,8 @@ class ReconcileCommandTest {
     @Test
     void helpListsTheExitCodes() {
         assertThat(run("--help")).isZero();
-        assertThat(out).contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--config")
+        assertThat(out).contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--dry-run", "--config")
+                .contains("abandoned")
                 .contains("Exit codes:").contains("3   reconciled and corrected, but some key is beyond tolerance");
         assertThat(run("nightly-dates", "--help")).isZero();
         assertThat(out).contains("--since", "--until");
@@ -77,5 +78,8 @@ class ReconcileCommandTest {
         java.nio.file.Files.writeString(cfg, "reconcile.tolerance.typo=1\n");
         assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("unknown setting 'reconcile.tolerance.typo'");
+        java.nio.file.Files.writeString(cfg, "reconcile.work-mem=512MB'; DROP TABLE x; --\n");
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("reconcile.work-mem must be a size like 512MB");
     }
 }

@@ -17,6 +17,7 @@ import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.reconcile.testutils.ReconcileDb;
+import dev.recount.reconcile.testutils.ServedState;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -233,6 +234,41 @@ class ReconcilerITCase {
     }
 
     @Test
+    void aDryRunReportsWhatItWouldCorrectAndChangesNothingServed() throws Exception {
+        ServedState before = servedState();
+        RunResult dry = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+
+        assertThat(dry.dryRun()).isTrue();
+        assertThat(servedState()).as("window_metrics, window_corrections and correction_log unchanged").isEqualTo(before);
+        assertThat(dry.comparison().range().counts()).isEqualTo(new KeyCounts(4, 1, 1, 1, 1, 3));
+        assertThat(dry.finalTotals()).as("what would be served").isEqualTo(dry.comparison().range().batch());
+        try (Connection c = db.admin()) {
+            ReconciliationRunsTable.Run run = ReconciliationRunsTable.find(c, dry.runId()).orElseThrow();
+            assertThat(run.dryRun()).isTrue();
+            assertThat(run.status()).isEqualTo(ReconciliationRunsTable.Status.SUCCEEDED);
+            assertThat(run.valuesCorrected()).isEqualTo(13);
+            assertThat(ReconciliationDiffsTable.readRun(c, dry.runId())).hasSize(3);
+        }
+        assertThat(Files.readString(dry.reportDir().resolve("summary.json"))).contains("\"dry_run\" : true");
+        assertThat(Files.readString(dry.reportDir().resolve("report.html")))
+                .contains("Dry run: nothing was applied").contains("Corrections this run would apply");
+
+        // Applied, the same run does exactly what the dry run said it would.
+        RunResult applied = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(applied.dryRun()).isFalse();
+        assertThat(applied.keysFinalized()).isEqualTo(dry.keysFinalized()).isEqualTo(4);
+        assertThat(applied.corrections()).isEqualTo(dry.corrections());
+        assertThat(servedState()).isNotEqualTo(before);
+
+        // After it, a dry run would change nothing.
+        ServedState after = servedState();
+        RunResult again = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+        assertThat(again.keysFinalized()).isZero();
+        assertThat(again.valuesCorrected()).isZero();
+        assertThat(servedState()).isEqualTo(after);
+    }
+
+    @Test
     void spendBeyondALongIsComparedFinalizedAndLoggedExactly() throws Exception {
         WindowKey big = key(W1, "camp-big", "web");
         BigInteger streamSpend = new BigInteger("18446744073709551621"); // 2^64 + 5
@@ -362,6 +398,12 @@ class ReconcilerITCase {
             assertThat(WindowMetricsView.find(c, ONLY_BATCH).orElseThrow().isFinal()).isTrue();
             assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().isFinal()).isFalse();
             assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().batchRunId()).isEqualTo(affected);
+        }
+    }
+
+    ServedState servedState() throws Exception {
+        try (Connection c = db.admin()) {
+            return ServedState.read(c);
         }
     }
 

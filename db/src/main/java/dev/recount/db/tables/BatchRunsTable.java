@@ -5,13 +5,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /** {@code batch_runs}: one row per batch run, written at its start and updated at its end. */
 public final class BatchRunsTable {
     public static final String TABLE = "batch_runs";
+    private static final RunLiveness LIVENESS = new RunLiveness(TABLE, "recount-batch-run:");
 
     public enum Mode { RANGE, AFFECTED, NIGHTLY;
         public String wireName() { return name().toLowerCase(java.util.Locale.ROOT); }
@@ -32,13 +32,12 @@ public final class BatchRunsTable {
      * the run's <em>liveness lock</em>: a session advisory lock that {@code conn} holds until the run ends and
      * releases with {@code pg_advisory_unlock_all()} — or that PostgreSQL drops when the run's process dies. Taken
      * in the same statement as the insert, so no other session can see the row without its lock held.
-     * {@link #failAbandoned} relies on that.
+     * {@link #failAbandoned} relies on that (the mechanism, shared with reconciliation runs: {@link RunLiveness}).
      */
     public static long start(Connection conn, Mode mode, Long fromMillis, Long toMillis, boolean forced)
             throws SQLException {
-        String sql = "WITH run AS (INSERT INTO " + TABLE + " (mode, range_from, range_to, status, forced)"
-                + " VALUES (?, ?, ?, 'running', ?) RETURNING run_id)"
-                + " SELECT run_id, pg_advisory_lock(?, " + livenessKey("run_id") + ") FROM run";
+        String sql = LIVENESS.insertHoldingLock("INSERT INTO " + TABLE + " (mode, range_from, range_to, status, forced)"
+                + " VALUES (?, ?, ?, 'running', ?) RETURNING run_id");
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setString(1, mode.wireName());
             bindNullableTs(ps, 2, fromMillis);
@@ -75,41 +74,15 @@ public final class BatchRunsTable {
      * (killed, out of memory, machine lost). Drops their staged rows; their results were never committed (results
      * and the success mark are one transaction), so nothing else needs undoing. A run that is alive holds its lock
      * and is left alone. Returns the ids of the runs it failed.
-     *
-     * <p>The try-locks are transaction locks, released when this statement commits; the materialised CTE keeps
-     * them to the running rows, so the lock table never sees one entry per historical run.
      */
     public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
-        String sql = "WITH running AS MATERIALIZED (SELECT run_id FROM " + TABLE
-                + "   WHERE status = 'running' AND run_id <> ?),"
-                + " dead AS MATERIALIZED (SELECT run_id FROM running"
-                + "   WHERE pg_try_advisory_xact_lock(?, " + livenessKey("run_id") + ")),"
-                + " gone AS (UPDATE " + TABLE + " r SET status = 'failed', finished_at = now(), error = ?"
-                + "   FROM dead WHERE r.run_id = dead.run_id AND r.status = 'running' RETURNING r.run_id),"
-                + " cleared AS (DELETE FROM " + BatchWindowMetricsTable.STAGING_TABLE + " s"
-                + "   USING gone WHERE s.run_id = gone.run_id)"
-                + " SELECT run_id FROM gone ORDER BY run_id";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            ps.setLong(1, self);
-            ps.setInt(2, livenessNamespace(conn));
-            ps.setString(3, "abandoned: its process ended without finishing the run (killed, out of memory or"
-                    + " lost); found by run " + self);
-            List<Long> ids = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) ids.add(rs.getLong(1));
-            }
-            return ids;
-        }
+        return LIVENESS.failAbandoned(conn, self, "DELETE FROM " + BatchWindowMetricsTable.STAGING_TABLE + " s"
+                + " USING gone WHERE s.run_id = gone.run_id");
     }
 
     /** Advisory-lock namespace of liveness locks: per schema, so environments sharing a database never meet. */
     public static int livenessNamespace(Connection conn) throws SQLException {
-        return ("recount-batch-run:" + conn.getSchema()).hashCode();
-    }
-
-    /** The liveness lock's second key, a non-negative int from the bigint run id. */
-    private static String livenessKey(String runIdColumn) {
-        return "(" + runIdColumn + " % 2147483648)::int";
+        return LIVENESS.namespace(conn);
     }
 
     public static void fail(Connection conn, long runId, String error) throws SQLException {

@@ -13,10 +13,13 @@ import java.util.Optional;
 /**
  * {@code reconciliation_runs}: one row per reconciliation, whatever its outcome. The row is written (and
  * committed) at the start, so a run that dies is still visible; {@link #succeed} is called inside the run's
- * own transaction, so "succeeded" and the corrections it applied become visible together.
+ * own transaction, so "succeeded" and the corrections it applied become visible together. A run holds a
+ * liveness lock while it works ({@link RunLiveness}): a run whose process died is marked failed by the next
+ * run ({@link #failAbandoned}). A dry run ({@code dry_run}) compared and reported but applied nothing.
  */
 public final class ReconciliationRunsTable {
     public static final String TABLE = "reconciliation_runs";
+    private static final RunLiveness LIVENESS = new RunLiveness(TABLE, "recount-reconcile-run:");
 
     public enum Status { RUNNING, SUCCEEDED, FAILED;
         public String wireName() { return name().toLowerCase(Locale.ROOT); }
@@ -41,27 +44,57 @@ public final class ReconciliationRunsTable {
         }
     }
 
-    /** A run as read back; the outcome columns are null unless it succeeded. */
-    public record Run(long runId, long rangeFrom, long rangeTo, Long batchRunId, Status status, Verdict verdict,
-                      Long keysCompared, Long keysMatched, Long keysMismatched, Long keysMissingInStream,
-                      Long keysMissingInBatch, Long valuesCorrected, String totalsJson, String reportDir,
-                      String error) {}
+    /**
+     * A run as read back; the outcome columns are null unless it succeeded. For a dry run {@code valuesCorrected}
+     * is how many values it would have corrected.
+     */
+    public record Run(long runId, long rangeFrom, long rangeTo, Long batchRunId, boolean dryRun, Status status,
+                      Verdict verdict, Long keysCompared, Long keysMatched, Long keysMismatched,
+                      Long keysMissingInStream, Long keysMissingInBatch, Long valuesCorrected, String totalsJson,
+                      String reportDir, String error) {}
 
     private ReconciliationRunsTable() {}
 
-    /** Records a run as running and returns its id. The caller commits it on its own (autocommit). */
-    public static long start(Connection conn, long fromMillis, long toMillis, Long batchRunId) throws SQLException {
-        String sql = "INSERT INTO " + TABLE + " (range_from, range_to, batch_run_id, status)"
-                + " VALUES (?, ?, ?, 'running') RETURNING run_id";
+    /**
+     * Records a run as running and returns its id. The caller commits it on its own (autocommit), so the row is
+     * visible even if the run dies. {@code conn} takes the run's liveness lock in the same statement and holds it
+     * until {@link #releaseLiveness} (or until its session ends, when the process dies).
+     */
+    public static long start(Connection conn, long fromMillis, long toMillis, Long batchRunId, boolean dryRun)
+            throws SQLException {
+        String sql = LIVENESS.insertHoldingLock("INSERT INTO " + TABLE + " (range_from, range_to, batch_run_id,"
+                + " dry_run, status) VALUES (?, ?, ?, ?, 'running') RETURNING run_id");
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             Timestamps.bind(ps, 1, fromMillis);
             Timestamps.bind(ps, 2, toMillis);
             if (batchRunId == null) ps.setNull(3, Types.BIGINT); else ps.setLong(3, batchRunId);
+            ps.setBoolean(4, dryRun);
+            ps.setInt(5, LIVENESS.namespace(conn));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
             }
         }
+    }
+
+    /** As {@link #start(Connection, long, long, Long, boolean)}, not a dry run. */
+    public static long start(Connection conn, long fromMillis, long toMillis, Long batchRunId) throws SQLException {
+        return start(conn, fromMillis, toMillis, batchRunId, false);
+    }
+
+    /** Releases the liveness lock {@link #start} took on {@code conn}; call when the run has ended either way. */
+    public static void releaseLiveness(Connection conn, long runId) throws SQLException {
+        LIVENESS.release(conn, runId);
+    }
+
+    /**
+     * Fails every run other than {@code self} still marked running whose liveness lock nobody holds: its process
+     * ended without finishing (killed, out of memory, machine lost), with error {@code "abandoned: ..."}. Nothing
+     * else needs undoing: a run's diffs, corrections, log entries and success mark are one transaction, which
+     * never committed. Returns the ids of the runs it failed.
+     */
+    public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
+        return LIVENESS.failAbandoned(conn, self, null);
     }
 
     /** Marks the run succeeded with its outcome. Call inside the transaction that applied its corrections. */
@@ -106,12 +139,13 @@ public final class ReconciliationRunsTable {
     }
 
     /**
-     * The exact ranges {@code [from, to)} of succeeded runs that lie within {@code [fromMillis, toMillis)},
+     * The exact ranges {@code [from, to)} of succeeded runs (not dry runs) that lie within {@code [fromMillis, toMillis)},
      * as {@code long[]{from, to}} pairs ordered by start: what `nightly-dates` treats as done.
      */
     public static List<long[]> succeededRangesWithin(Connection conn, long fromMillis, long toMillis) throws SQLException {
         String sql = "SELECT DISTINCT range_from, range_to FROM " + TABLE
-                + " WHERE status = 'succeeded' AND range_from >= ? AND range_to <= ? ORDER BY range_from, range_to";
+                + " WHERE status = 'succeeded' AND NOT dry_run AND range_from >= ? AND range_to <= ?"
+                + " ORDER BY range_from, range_to";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             Timestamps.bind(ps, 1, fromMillis);
             Timestamps.bind(ps, 2, toMillis);
@@ -127,7 +161,7 @@ public final class ReconciliationRunsTable {
 
     private static Run read(ResultSet rs) throws SQLException {
         return new Run(rs.getLong("run_id"), Timestamps.read(rs, "range_from"), Timestamps.read(rs, "range_to"),
-                (Long) rs.getObject("batch_run_id"), Status.of(rs.getString("status")), Verdict.of(rs.getString("verdict")),
+                (Long) rs.getObject("batch_run_id"), rs.getBoolean("dry_run"), Status.of(rs.getString("status")), Verdict.of(rs.getString("verdict")),
                 (Long) rs.getObject("keys_compared"), (Long) rs.getObject("keys_matched"),
                 (Long) rs.getObject("keys_mismatched"), (Long) rs.getObject("keys_missing_in_stream"),
                 (Long) rs.getObject("keys_missing_in_batch"), (Long) rs.getObject("values_corrected"),

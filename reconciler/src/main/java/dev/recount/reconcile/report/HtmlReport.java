@@ -43,12 +43,19 @@ public final class HtmlReport {
                 .append("<title>Reconciliation run ").append(d.runId()).append(" · ").append(escape(d.scope().label()))
                 .append("</title><style>").append(CSS).append("</style></head><body><main>");
 
-        h.append("<header><h1>Reconciliation report</h1><p class=\"sub\">Run ").append(d.runId()).append(" · ")
+        h.append("<header><h1>Reconciliation report").append(d.dryRun() ? " (dry run)" : "")
+                .append("</h1><p class=\"sub\">Run ").append(d.runId()).append(" · ")
                 .append(escape(d.scope().label())).append(" · ").append(escape(range));
         if (d.scope().batchRunId() != null) h.append(" · batch run ").append(d.scope().batchRunId());
         h.append("<br>Generated ").append(escape(DateTimeFormatter.ISO_INSTANT.format(d.generatedAt())))
                 .append(". Stream = what the real-time job computed; batch = the exact recomputation from the raw events,")
-                .append(" which is authoritative; final = what <code>window_metrics</code> now serves.</p></header>");
+                .append(" which is authoritative; final = what <code>window_metrics</code> ")
+                .append(d.dryRun() ? "would serve if this run were applied." : "now serves.").append("</p></header>");
+        if (d.dryRun()) {
+            h.append("<section class=\"dry\" id=\"dry-run\"><strong>Dry run: nothing was applied.</strong> The corrections")
+                    .append(" below are what a reconciliation of this range would make now; <code>window_metrics</code>,")
+                    .append(" <code>window_corrections</code> and the correction log are unchanged.</section>");
+        }
 
         h.append("<section class=\"verdict ").append(within ? "ok" : "bad").append("\"><div class=\"badge\">")
                 .append(within ? "Within tolerance" : "Beyond tolerance").append("</div><p>");
@@ -61,7 +68,8 @@ public final class HtmlReport {
             h.append(k.beyondTolerance()).append(" of ").append(k.compared())
                     .append(" keys differ by more than the configured tolerances.");
         }
-        h.append(" The batch values are now final for every key in the range.</p></section>");
+        h.append(d.dryRun() ? " Applied, the batch values would become final for every key in the range."
+                : " The batch values are now final for every key in the range.").append("</p></section>");
 
         h.append("<section class=\"cards\">");
         card(h, "Keys compared", k.compared(), "");
@@ -70,10 +78,10 @@ public final class HtmlReport {
         card(h, "Missing in stream", k.missingInStream(), k.missingInStream() > 0 ? "warn" : "");
         card(h, "Missing in batch", k.missingInBatch(), k.missingInBatch() > 0 ? "warn" : "");
         card(h, "Beyond tolerance", k.beyondTolerance(), k.beyondTolerance() > 0 ? "bad" : "");
-        card(h, "Values corrected", d.valuesCorrected(), "");
+        card(h, d.dryRun() ? "Values to correct" : "Values corrected", d.valuesCorrected(), "");
         h.append("</section>");
 
-        totals(h, d.comparison().range(), d.finalTotals());
+        totals(h, d.comparison().range(), d.finalTotals(), d.dryRun());
 
         h.append("<section><h2>Spend per window</h2>").append(SpendChart.render(d.comparison().windows(), d.zone()))
                 .append("</section>");
@@ -117,9 +125,9 @@ public final class HtmlReport {
                 .append("</div><div class=\"l\">").append(escape(label)).append("</div></div>");
     }
 
-    private static void totals(StringBuilder h, GroupTotals t, WindowMetrics fin) {
+    private static void totals(StringBuilder h, GroupTotals t, WindowMetrics fin, boolean dryRun) {
         h.append("<section><h2>Totals for the range</h2><table class=\"num\">");
-        head(h, "~Metric", "Stream", "Batch", "Final (served)", "Stream − batch", "Relative");
+        head(h, "~Metric", "Stream", "Batch", dryRun ? "Final (if applied)" : "Final (served)", "Stream − batch", "Relative");
         for (Metric m : Metric.values()) {
             BigInteger s = t.stream().get(m), b = t.batch().get(m), f = fin.get(m);
             BigInteger diff = t.difference(m);
@@ -209,12 +217,19 @@ public final class HtmlReport {
     }
 
     private static void corrections(StringBuilder h, ReportData d) {
-        h.append("<section><h2>Corrections applied</h2><p>").append(String.format(Locale.ROOT, "%,d", d.keysFinalized()))
-                .append(" keys were finalized or changed in <code>window_corrections</code>; ")
-                .append(String.format(Locale.ROOT, "%,d", d.valuesCorrected()))
-                .append(" served values changed and were appended to the correction log.</p>");
+        String keys = String.format(Locale.ROOT, "%,d", d.keysFinalized());
+        String values = String.format(Locale.ROOT, "%,d", d.valuesCorrected());
+        if (d.dryRun()) {
+            h.append("<section><h2>Corrections this run would apply</h2><p>").append(keys)
+                    .append(" keys would be finalized or changed in <code>window_corrections</code>; ").append(values)
+                    .append(" served values would change and be appended to the correction log. Nothing was written.</p>");
+        } else {
+            h.append("<section><h2>Corrections applied</h2><p>").append(keys)
+                    .append(" keys were finalized or changed in <code>window_corrections</code>; ").append(values)
+                    .append(" served values changed and were appended to the correction log.</p>");
+        }
         h.append("<table class=\"num\">");
-        head(h, "~Reason", "Values changed", "~Meaning");
+        head(h, "~Reason", d.dryRun() ? "Values to change" : "Values changed", "~Meaning");
         for (Reason r : Reason.values()) {
             h.append("<tr><td class=\"text\"><code>").append(r.wireName()).append("</code></td><td class=\"n\">")
                     .append(d.corrections().getOrDefault(r, 0L)).append("</td><td class=\"text\">").append(meaning(r))
@@ -300,6 +315,7 @@ public final class HtmlReport {
             .badge{font-weight:700;font-size:18px;padding:8px 14px;border-radius:6px;white-space:nowrap}
             .verdict.ok{border-color:var(--ok)} .verdict.ok .badge{background:var(--okbg);color:var(--ok)}
             .verdict.bad{border-color:var(--bad)} .verdict.bad .badge{background:var(--badbg);color:var(--bad)}
+            .dry{border-color:var(--warn);background:#fff7e6;color:var(--warn)}
             .cards{display:grid;grid-template-columns:repeat(7,1fr);gap:10px;background:none;border:0;padding:0}
             .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:10px 12px}
             .card .n{font-size:20px;font-weight:700;font-variant-numeric:tabular-nums}

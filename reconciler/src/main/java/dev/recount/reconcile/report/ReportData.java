@@ -15,15 +15,17 @@ import java.util.Objects;
 
 /**
  * Everything a run's report shows, read inside the run's transaction. The full list of diffs is not in here
- * (it can be millions of rows): {@link ReportWriter} streams it into diffs.csv.
+ * (it can be millions of rows): {@link ReportWriter} streams it into diffs.csv, and collects the largest ones
+ * on the way.
  *
+ * @param dryRun                 nothing was applied: corrections and final totals are what the run would do
  * @param largestMismatches      the value mismatches that moved spend the most, largest first
  * @param largestMissingInStream keys only the batch has, by spend, largest first
  * @param largestMissingInBatch  keys only the stream has, by spend, largest first
  */
 public record ReportData(long runId, Scope scope, ZoneId zone, Instant generatedAt, Verdict verdict,
                          Comparison comparison, WindowMetrics finalTotals, long keysFinalized,
-                         Map<CorrectionLogTable.Reason, Long> corrections, Tolerances tolerances,
+                         Map<CorrectionLogTable.Reason, Long> corrections, Tolerances tolerances, boolean dryRun,
                          List<ReconciliationDiffsTable.Row> largestMismatches,
                          List<ReconciliationDiffsTable.Row> largestMissingInStream,
                          List<ReconciliationDiffsTable.Row> largestMissingInBatch) {
@@ -39,6 +41,14 @@ public record ReportData(long runId, Scope scope, ZoneId zone, Instant generated
         largestMismatches = List.copyOf(largestMismatches);
         largestMissingInStream = List.copyOf(largestMissingInStream);
         largestMissingInBatch = List.copyOf(largestMissingInBatch);
+    }
+
+    /** This data with the largest-differences lists (collected while the diffs are written: {@link LargestDiffs}). */
+    public ReportData withLargest(List<ReconciliationDiffsTable.Row> mismatches,
+                                  List<ReconciliationDiffsTable.Row> missingInStream,
+                                  List<ReconciliationDiffsTable.Row> missingInBatch) {
+        return new ReportData(runId, scope, zone, generatedAt, verdict, comparison, finalTotals, keysFinalized,
+                corrections, tolerances, dryRun, mismatches, missingInStream, missingInBatch);
     }
 
     public long valuesCorrected() {

@@ -42,13 +42,26 @@ public final class ReportWriter {
 
     private ReportWriter() {}
 
-    public static void write(Path dir, ReportData data, DiffSource diffs) throws IOException, SQLException {
+    /**
+     * Writes the three files into {@code dir}. The diffs are read once: into diffs.csv, and into the largest
+     * differences per status ({@code top} of each) that report.html and summary.json show, so {@code data}'s own
+     * lists are ignored. Returns {@code data} with those lists.
+     */
+    public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs) throws IOException, SQLException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve(HTML), HtmlReport.render(data), StandardCharsets.UTF_8);
+        LargestDiffs largest = new LargestDiffs(top);
         try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(CSV), StandardCharsets.UTF_8)) {
-            writeCsv(out, data, diffs);
+            writeCsv(out, data, sink -> diffs.forEach(row -> {
+                largest.accept(row);
+                sink.accept(row);
+            }));
         }
-        Files.writeString(dir.resolve(JSON), summaryJson(data), StandardCharsets.UTF_8);
+        ReportData full = data.withLargest(largest.of(ReconciliationDiffsTable.Status.MISMATCH),
+                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_STREAM),
+                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH));
+        Files.writeString(dir.resolve(HTML), HtmlReport.render(full), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(JSON), summaryJson(full), StandardCharsets.UTF_8);
+        return full;
     }
 
     // ---- diffs.csv -------------------------------------------------------------------------------------
@@ -143,6 +156,7 @@ public final class ReportWriter {
     static String summaryJson(ReportData d) throws JsonProcessingException {
         ObjectNode root = JSON_MAPPER.createObjectNode();
         root.put("run_id", d.runId());
+        root.put("dry_run", d.dryRun());
         ObjectNode scope = root.putObject("scope");
         scope.put("label", d.scope().label());
         scope.put("from", d.scope().from().toString());
@@ -176,6 +190,7 @@ public final class ReportWriter {
         spend.put("batch", Money.units(range.batch().spendMicros()));
         spend.put("final", Money.units(d.finalTotals().spendMicros()));
         spend.put("stream_minus_batch", Money.units(range.difference(Metric.SPEND_MICROS)));
+        // In a dry run: what the run would have done.
         ObjectNode corr = root.putObject("corrections");
         corr.put("keys_finalized", d.keysFinalized());
         corr.put("values_corrected", d.valuesCorrected());

@@ -43,7 +43,7 @@ class HtmlReportTest {
                 Status.MISMATCH, false, 2, S, B);
         return new ReportData(7, Scope.range(FROM, FROM.plusSeconds(86_400), "date 2026-11-28"), ZoneId.of("UTC"),
                 Instant.parse("2026-11-29T01:00:00Z"), Verdict.BEYOND_TOLERANCE, c, B, 1,
-                Map.of(Reason.STREAM_MISMATCH, 3L), Tolerances.exact(), List.of(diff), List.of(), List.of());
+                Map.of(Reason.STREAM_MISMATCH, 3L), Tolerances.exact(), false, List.of(diff), List.of(), List.of());
     }
 
     @Test

@@ -108,6 +108,17 @@ public final class ReconcileDb implements AutoCloseable {
         }
     }
 
+    /**
+     * The benchmark's day (2026-11-28, 1-minute windows) for {@code campaigns} x {@code channels} keys per window,
+     * generated server-side, with a succeeded batch run covering the day: 2 % of the keys differ between stream and
+     * batch (see ReconcileBench).
+     */
+    public void loadDay(int campaigns, int channels) throws Exception {
+        try (Connection c = admin()) {
+            dev.recount.reconcile.bench.ReconcileBench.load(c, campaigns, channels);
+        }
+    }
+
     /** A succeeded `range` batch run over {@code [from, to)} that replaced it with {@code rows}; returns its id. */
     public long batchRange(Instant from, Instant to, Map<WindowKey, WindowMetrics> rows) throws SQLException {
         return batch(BatchRunsTable.Mode.RANGE, new BatchWindowMetricsTable.Range(from.toEpochMilli(), to.toEpochMilli()),

@@ -1,0 +1,133 @@
+package dev.recount.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.db.tables.CorrectionLogTable;
+import dev.recount.db.tables.ReconciliationDiffsTable;
+import dev.recount.db.tables.ReconciliationRunsTable;
+import dev.recount.db.tables.ReconciliationRunsTable.Status;
+import dev.recount.reconcile.bench.ReconcileBench;
+import dev.recount.reconcile.testutils.ReconcileDb;
+import dev.recount.reconcile.testutils.ServedState;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A reconciliation whose process dies mid-run (kill -9, out of memory, lost machine) leaves its run "running"
+ * and nothing else: its transaction never committed. The next run marks it failed ("abandoned: ...") — but never
+ * a run that is still alive. Runs are simulated with this test's own connections, as batch-backfill's test of the
+ * same rule does: {@link ReconciliationRunsTable#start} and the run's own statement on a connection are exactly
+ * what a reconciliation does, and closing that connection mid-transaction is what PostgreSQL sees when the process
+ * dies. (KilledReconcileITCase kills a real `reconcile` process.)
+ */
+class AbandonedRunITCase {
+    static final Instant DAY = ReconcileBench.DAY;
+    static final Scope FIRST_HOURS = ScopeResolver.range(DAY, DAY.plus(Duration.ofHours(6)));
+    static final Scope WHOLE_DAY = ScopeResolver.range(DAY, DAY.plus(Duration.ofDays(1)));
+    static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T02:00:00Z"), ZoneOffset.UTC);
+
+    @TempDir
+    Path reports;
+
+    ReconcileDb db;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db = ReconcileDb.fresh("abandoned");
+        db.loadDay(3, 2); // 1440 windows x 6 keys, 2 % of them differing
+        // Finalized and logged already: what a killed run must leave exactly as it is.
+        reconciler().reconcile(FIRST_HOURS);
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.close();
+    }
+
+    Reconciler reconciler() {
+        return new Reconciler(db.reconcilerPool(), new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
+                CLOCK);
+    }
+
+    @Test
+    void theNextRunFailsDeadRunsWhoseWorkNeverBecameVisibleButLeavesLiveOnesAlone() throws Exception {
+        ServedState before = served();
+        long dead;
+        try (Connection killed = db.admin()) {
+            dead = ReconciliationRunsTable.start(killed, WHOLE_DAY.fromMillis(), WHOLE_DAY.toMillis(), null);
+            killed.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            killed.setAutoCommit(false);
+            try (PreparedStatement ps = ReconcileStatements.reconcile(WHOLE_DAY, dead, Tolerances.exact(),
+                    ZoneId.of("UTC"), true).prepare(killed)) {
+                ps.executeQuery().close();
+            }
+            // Its writes are there, for its own transaction only.
+            assertThat(count(killed, "SELECT count(*) FROM window_corrections")).isEqualTo(1440 * 6);
+            assertThat(CorrectionLogTable.readRun(killed, dead)).isNotEmpty();
+        } // the process dies: its session ends without a commit
+        assertThat(served()).as("nothing of the dead run is visible").isEqualTo(before);
+        assertThat(run(dead).status()).as("until the next run looks").isEqualTo(Status.RUNNING);
+
+        try (Connection alive = db.admin()) {
+            long live = ReconciliationRunsTable.start(alive, DAY.toEpochMilli(), DAY.plusSeconds(60).toEpochMilli(), null);
+
+            RunResult next = reconciler().reconcile(WHOLE_DAY);
+
+            ReconciliationRunsTable.Run deadRun = run(dead);
+            assertThat(deadRun.status()).isEqualTo(Status.FAILED);
+            assertThat(deadRun.error()).startsWith("abandoned: ").contains("found by run " + next.runId());
+            assertThat(run(live).status()).as("a run whose session lives is still running").isEqualTo(Status.RUNNING);
+            assertThat(run(next.runId()).status()).isEqualTo(Status.SUCCEEDED);
+            try (Connection c = db.admin()) {
+                assertThat(CorrectionLogTable.readRun(c, dead)).isEmpty();
+                assertThat(ReconciliationDiffsTable.readRun(c, dead)).isEmpty();
+                // The next run did the work the dead one never committed: the whole day is final now.
+                assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE NOT is_final")).isZero();
+                assertThat(next.valuesCorrected()).isPositive();
+            }
+            // The second session ends too; the next run cleans it up as well.
+            alive.close();
+            RunResult third = reconciler().reconcile(FIRST_HOURS);
+            assertThat(run(live).status()).isEqualTo(Status.FAILED);
+            assertThat(run(live).error()).contains("found by run " + third.runId());
+        }
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM reconciliation_runs WHERE status = 'running'")).isZero();
+            // Finished runs released their liveness locks (two-key advisory locks): the pooled connections they ran
+            // on, still open, hold none.
+            assertThat(count(c, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2")).isZero();
+        }
+    }
+
+    private ServedState served() throws SQLException {
+        try (Connection c = db.admin()) {
+            return ServedState.read(c);
+        }
+    }
+
+    private ReconciliationRunsTable.Run run(long runId) throws SQLException {
+        try (Connection c = db.admin()) {
+            return ReconciliationRunsTable.find(c, runId).orElseThrow();
+        }
+    }
+
+    private static long count(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
