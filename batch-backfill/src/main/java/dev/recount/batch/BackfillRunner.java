@@ -117,9 +117,11 @@ public final class BackfillRunner {
                 locks.lockRange(range, settings.windows());
                 describeJobs(runId, mode.wireName() + " " + range);
                 LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
-                Dataset<Row> events = WindowAggregation.deduplicate(
-                        new LakeReader(spark, settings.lakePath()).read(List.of(range)));
-                Computed c = computeAndStage(conn, runId, events);
+                Computed c;
+                try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
+                        new LakeReader(spark, settings.lakePath()).read(List.of(range)), settings.windows())) {
+                    c = computeAndStage(conn, runId, windowRows.rows());
+                }
                 ObjectNode details = c.details();
                 details.put("lake_complete_until", until.map(ms -> Instant.ofEpochMilli(ms).toString()).orElse(null));
                 BatchWindowMetricsTable.ReplaceResult r = commitResult(conn, runId,
@@ -185,8 +187,9 @@ public final class BackfillRunner {
                     if (!candidateWindows.isEmpty()) {
                         locks.lockWindows(candidateWindows);
                         describeJobs(runId, "affected " + candidateWindows.size() + " windows");
-                        Dataset<Row> events = WindowAggregation.deduplicate(new LakeReader(spark, settings.lakePath())
-                                .read(TimeRange.ofWindows(candidateWindows, windows)))
+                        // Copies included: whether an event is in the lake does not depend on which copy counts.
+                        Dataset<Row> events = new LakeReader(spark, settings.lakePath())
+                                .read(TimeRange.ofWindows(candidateWindows, windows))
                                 .persist(StorageLevel.MEMORY_AND_DISK());
                         try {
                             Set<String> visible = visibleEvents(events, candidates, windows);
@@ -198,9 +201,11 @@ public final class BackfillRunner {
                                 }
                             }
                             if (!readyWindows.isEmpty()) {
-                                c = computeAndStage(conn, runId, events.filter(
-                                        WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows)
-                                                .isin(readyWindows.toArray())));
+                                try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
+                                        events.filter(WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows)
+                                                .isin(readyWindows.toArray())), windows)) {
+                                    c = computeAndStage(conn, runId, windowRows.rows());
+                                }
                             }
                         } finally {
                             events.unpersist();
@@ -270,11 +275,10 @@ public final class BackfillRunner {
         }
     }
 
-    /** Aggregates de-duplicated events per window key and loads the rows into staging for {@code runId}. */
-    private Computed computeAndStage(Connection conn, long runId, Dataset<Row> deduplicated) throws SQLException {
+    /** Computes the window rows and loads them into staging for {@code runId}. */
+    private Computed computeAndStage(Connection conn, long runId, Dataset<Row> windowRows) throws SQLException {
         long t0 = System.nanoTime();
-        Dataset<Row> windowsAgg = WindowAggregation.aggregate(deduplicated, settings.windows())
-                .persist(StorageLevel.MEMORY_AND_DISK());
+        Dataset<Row> windowsAgg = windowRows.persist(StorageLevel.MEMORY_AND_DISK());
         try {
             LOG.info("run {}: aggregating", runId);
             Row totals = windowsAgg.agg(count(lit(1)),
