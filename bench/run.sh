@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # recount side-by-side benchmarks (issue 8). Not a test. Prints a table and writes docs/benchmarks.md.
 #
-#   bench/run.sh [--events N] [--batch-events N] [--only stream,profile,improve,batch,reconcile,memory,freshness]
+#   bench/run.sh [--events N] [--batch-events N] [--only stream,profile,improve,batch,levers,compact,reconcile,memory,freshness]
 #                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]
 #                [--cluster-rounds N] [--pg-preload N] [--pg-rows N] [--reconcile-channels N]
+#                [--batch-rounds N] [--lever-rounds N]   (levers and compact run only when named in --only)
 #   sections not in the default --only: cluster (the job on the local standalone Flink cluster vs the embedded
 #   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection)
 #
@@ -13,17 +14,18 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 V=0.1.0-SNAPSHOT
 EVENTS=5000000; BATCH_EVENTS=20000000; ONLY="stream,profile,improve,batch,reconcile,memory,freshness"; RATE=20000
+BATCH_ROUNDS=3; LEVER_ROUNDS=3
 HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
 BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
 CLUSTER_ROUNDS=2; PG_PRELOAD=10000000; PG_ROWS=200000; RECONCILE_CHANNELS=7
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
-    --only) ONLY="$2"; shift 2;; --rate) RATE="$2"; shift 2;; --fresh-seconds) FRESH_SECONDS="$2"; shift 2;; --home) HOME_DIR="$2"; shift 2;;
+    --only) ONLY="$2"; shift 2;; --batch-rounds) BATCH_ROUNDS="$2"; shift 2;; --lever-rounds) LEVER_ROUNDS="$2"; shift 2;; --rate) RATE="$2"; shift 2;; --fresh-seconds) FRESH_SECONDS="$2"; shift 2;; --home) HOME_DIR="$2"; shift 2;;
     --baseline-rev) BASELINE_REV="$2"; shift 2;; --improve-rounds) IMPROVE_ROUNDS="$2"; shift 2;;
     --cluster-rounds) CLUSTER_ROUNDS="$2"; shift 2;; --pg-preload) PG_PRELOAD="$2"; shift 2;; --pg-rows) PG_ROWS="$2"; shift 2;;
     --reconcile-channels) RECONCILE_CHANNELS="$2"; shift 2;;
-    -h|--help) sed -n 2,11p "$0"; exit 0;;
+    -h|--help) sed -n 2,12p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -39,8 +41,9 @@ RESULTS="$OUT/results.tsv"; touch "$RESULTS"
 OPENS=$(sed -n 's:.*<java17.opens>\(.*\)</java17.opens>.*:\1:p' "$ROOT/pom.xml")
 
 echo "bench: building the bench module (profile bench)..." >&2
-(cd "$ROOT" && mvn -q -o -Pbench -pl bench package -DskipTests) >"$OUT/build.log" 2>&1 \
-  || (cd "$ROOT" && mvn -q -Pbench -pl bench package -DskipTests) >"$OUT/build.log" 2>&1
+# -am: core and db come from this checkout (the reactor), never from a possibly stale ~/.m2 snapshot.
+(cd "$ROOT" && mvn -q -o -Pbench -pl bench -am package -DskipTests) >"$OUT/build.log" 2>&1 \
+  || (cd "$ROOT" && mvn -q -Pbench -pl bench -am package -DskipTests) >"$OUT/build.log" 2>&1
 BENCH_CP="$ROOT/bench/target/bench-$V.jar:$(cat "$ROOT/bench/target/runtime.classpath")"
 # Snapshot the other modules' jars: their owners may rebuild them while this runs.
 SNAP="$OUT/jars"; mkdir -p "$SNAP"
@@ -185,21 +188,82 @@ if wants improve; then
 fi
 
 # ---------------------------------------------------------------- 2. batch: Spark vs DuckDB on the same lake
-if wants batch; then
+# warm seconds of a variant: the mean of its rounds after the first (JIT warm-up) in a RESULT log
+warm() { awk -v v="$2" '$1=="RESULT" && $2==v && $3>1 {s+=$NF; n++} END{if(n) printf "%.2f", s/n}' "$1"; }
+first() { awk -v v="$2" '$1=="RESULT" && $2==v && $3==1 {print $NF; exit}' "$1"; }
+if wants batch || wants levers || wants compact; then
   LAKE="$ROOT/bench/target/lake-$BATCH_EVENTS"
+fi
+if wants batch; then
   echo "bench: batch lake ($BATCH_EVENTS events) + recount backfill range (BatchRecomputeBench)..." >&2
-  t0=$(now)
   (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
      --lake "$LAKE" --runs 1) >"$OUT/batch-recompute.log" 2>&1
-  record backfill_range_s "$(awk '/^run 1:/{print $3}' "$OUT/batch-recompute.log")" s "recount backfill range end to end (Spark + PostgreSQL staging/replace), $(grep -o 'compute [0-9]* ms' "$OUT/batch-recompute.log")"
-  echo "bench: Spark SQL query vs DuckDB on the same Parquet..." >&2
-  java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.SparkLakeQuery "$LAKE" 2026-11-28 2 >"$OUT/spark.log" 2>&1
-  java -Xmx4g -cp "$BENCH_CP" dev.recount.bench.DuckDbLakeQuery "$LAKE" 2026-11-28 2 2 >"$OUT/duckdb.log" 2>&1
-  SP=$(awk '/^RESULT spark/{s=$4} END{print s}' "$OUT/spark.log"); DK=$(awk '/^RESULT duckdb/{s=$4} END{print s}' "$OUT/duckdb.log")
-  LR=$(awk '/^RESULT duckdb/{s=$3} END{print s}' "$OUT/duckdb.log")
-  record spark_query_s "$SP" s "warm (2nd) run, local[2], $LR lake rows; first: $(awk '/^RESULT spark/{print $4; exit}' "$OUT/spark.log") s; $(grep '^spark run 2' "$OUT/spark.log")"
-  record duckdb_query_s "$DK" s "warm (2nd) run, 2 threads; first: $(awk '/^RESULT duckdb/{print $4; exit}' "$OUT/duckdb.log") s; $(grep '^duckdb run 2' "$OUT/duckdb.log")"
-  record ratio_spark_over_duckdb "$(awk -v a="$SP" -v b="$DK" 'BEGIN{printf "%.2f", a/b}')" x "Spark time / DuckDB time (same query, same files)"
+  record backfill_range_s "$(awk '/^run 1:/{print $3}' "$OUT/batch-recompute.log")" s "recount backfill range end to end (Spark + PostgreSQL staging/replace), $(grep -o 'compute [0-9]* ms, staging [0-9]* ms, replace [0-9]* ms' "$OUT/batch-recompute.log")"
+  echo "bench: Spark (recount's plan, both query texts) vs DuckDB (both query texts), $BATCH_ROUNDS rounds each..." >&2
+  java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.SparkLakeQuery "$LAKE" 2026-11-28 "$BATCH_ROUNDS" >"$OUT/spark.log" 2>&1
+  java -Xmx4g -cp "$BENCH_CP" dev.recount.bench.DuckDbLakeQuery "$LAKE" 2026-11-28 "$BATCH_ROUNDS" 2 >"$OUT/duckdb.log" 2>&1
+  LR=$(awk '$1=="RESULT"{s=$4} END{print s}' "$OUT/duckdb.log")
+  for v in spark-recount spark-sql-rank spark-sql-candidates; do
+    record "${v}_s" "$(warm "$OUT/spark.log" "$v")" s "warm (mean of rounds 2..$BATCH_ROUNDS, alternating), local[2], $LR lake rows; first: $(first "$OUT/spark.log" "$v") s"
+  done
+  for v in duckdb-sql-rank duckdb-sql-candidates; do
+    record "${v}_s" "$(warm "$OUT/duckdb.log" "$v")" s "warm (mean of rounds 2..$BATCH_ROUNDS, alternating), 2 threads; first: $(first "$OUT/duckdb.log" "$v") s"
+  done
+  SP=$(warm "$OUT/spark.log" spark-recount)
+  DK=$(awk -v a="$(warm "$OUT/duckdb.log" duckdb-sql-rank)" -v b="$(warm "$OUT/duckdb.log" duckdb-sql-candidates)" 'BEGIN{print (a<b)?a:b}')
+  record ratio_spark_over_duckdb "$(awk -v a="$SP" -v b="$DK" 'BEGIN{printf "%.2f", a/b}')" x "recount's Spark plan / DuckDB's faster query text (same files, same day)"
+  for q in sql-rank sql-candidates; do
+    record "ratio_spark_over_duckdb_$q" "$(awk -v a="$(warm "$OUT/spark.log" "spark-$q")" -v b="$(warm "$OUT/duckdb.log" "duckdb-$q")" 'BEGIN{printf "%.2f", a/b}')" x "same query text ($q) in both engines"
+  done
+fi
+
+# ---------------------------------------------------------------- 2b. batch levers, one at a time (SparkLevers)
+# Settings a session can change run alternately in one JVM; settings that need a new session run in separate JVMs,
+# alternating with the default. Every variant recomputes the same day of the same lake.
+if wants levers; then
+  VARIANTS="recount,before,recount@spark.sql.shuffle.partitions=4,recount@spark.sql.shuffle.partitions=8,recount@spark.sql.shuffle.partitions=32"
+  VARIANTS="$VARIANTS,recount@spark.sql.files.maxPartitionBytes=128m,recount@spark.sql.files.maxPartitionBytes=8m"
+  VARIANTS="$VARIANTS,recount@spark.sql.adaptive.enabled=false,recount@spark.sql.codegen.wholeStage=false"
+  echo "bench: batch levers, $LEVER_ROUNDS rounds of: $VARIANTS" >&2
+  java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.SparkLevers "$LAKE" 2026-11-28 "$LEVER_ROUNDS" "$VARIANTS" >"$OUT/levers.log" 2>&1
+  BASE=$(warm "$OUT/levers.log" recount)
+  for v in ${VARIANTS//,/ }; do
+    W=$(warm "$OUT/levers.log" "$v")
+    record "lever $v" "$W" s "warm (mean of rounds 2..$LEVER_ROUNDS); per round: $(awk -v v="$v" '$1=="RESULT" && $2==v {printf "%s ", $NF}' "$OUT/levers.log"); vs recount: $(awk -v a="$W" -v b="$BASE" 'BEGIN{printf "%.2f", a/b}')x time"
+  done
+  for round in $(seq 1 2); do
+    for jvm in default "-Dspark.shuffle.compress=false -Dspark.shuffle.spill.compress=false" "-Dspark.serializer=org.apache.spark.serializer.KryoSerializer"; do
+      name=$(echo "$jvm" | tr -c 'a-zA-Z0-9=.\n' '_')
+      opts=""; [ "$jvm" = default ] || opts="$jvm"
+      # shellcheck disable=SC2086
+      java -Xmx8g $OPENS $opts -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.SparkLevers "$LAKE" 2026-11-28 2 recount >"$OUT/levers-jvm-$name-$round.log" 2>&1
+      record "lever jvm $jvm round $round" "$(warm "$OUT/levers-jvm-$name-$round.log" recount)" s "new JVM, recount's plan, second run of two"
+    done
+  done
+fi
+
+# ---------------------------------------------------------------- 2c. backfill range on a small-file lake vs compacted
+# The same day written as a stream job writes it (about 720 small files per hour: 2 tasks, a file per checkpoint of
+# 10 s), then a copy of it compacted by `backfill compact`; `backfill range` over the day on each, alternating.
+if wants compact; then
+  SMALL="$ROOT/bench/target/lake-small-$BATCH_EVENTS"; COMPACTED="$ROOT/bench/target/lake-compacted-$BATCH_EVENTS"
+  echo "bench: small-file lake ($BATCH_EVENTS events, ~720 files per hour)..." >&2
+  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+     --lake "$SMALL" --files-per-hour 720 --runs 0) >"$OUT/compact-generate.log" 2>&1
+  rm -rf "$COMPACTED"; cp -r "$SMALL" "$COMPACTED"
+  echo "bench: backfill compact of the copy..." >&2
+  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+     --lake "$COMPACTED" --files-per-hour 720 --compact --runs 0) >"$OUT/compact.log" 2>&1
+  record compact_s "$(awk '/^compact:/{print $2}' "$OUT/compact.log")" s "backfill compact --date 2026-11-28, local[2]: $(grep -o 'lake files: [0-9]*' "$OUT/compact.log" | head -1) -> $(grep -o 'lake files now: [0-9]*' "$OUT/compact.log"); $(grep -o '24 hours, [^;]*' "$OUT/compact.log")"
+  for round in $(seq 1 2); do
+    for lake in small compacted; do
+      dir="$SMALL"; [ "$lake" = compacted ] && dir="$COMPACTED"
+      echo "bench: backfill range on the $lake lake, round $round..." >&2
+      (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+         --lake "$dir" --files-per-hour 720 --runs 2) >"$OUT/range-$lake-$round.log" 2>&1
+      record "range_${lake}_round${round}_s" "$(awk '/^run 2:/{print $3}' "$OUT/range-$lake-$round.log")" s "second run of two in one JVM; $(grep -o 'lake files: [0-9]*' "$OUT/range-$lake-$round.log"); $(grep '^run 2:' "$OUT/range-$lake-$round.log" | grep -o 'compute [0-9]* ms')"
+    done
+  done
 fi
 
 # ---------------------------------------------------------------- 3. reconcile (ReconcileBench, its own stack)

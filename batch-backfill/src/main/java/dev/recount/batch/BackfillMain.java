@@ -31,10 +31,12 @@ import picocli.CommandLine.Spec;
 @Command(name = "backfill", mixinStandardHelpOptions = true, sortOptions = false,
         versionProvider = BackfillMain.Version.class,
         subcommands = {BackfillMain.RangeCommand.class, BackfillMain.AffectedCommand.class,
-                BackfillMain.NightlyCommand.class},
-        description = "Recompute window metrics exactly from the raw event lake with Spark.",
+                BackfillMain.NightlyCommand.class, BackfillMain.CompactCommand.class},
+        description = {"Recompute window metrics exactly from the raw event lake with Spark;",
+                "compact the lake's small files and apply lake.retention."},
         footer = {"", "Exit codes: 0 ok, 1 failed, 2 bad arguments, 3 refused (range beyond the lake's completeness"
-                + " boundary), 4 lock timeout (an overlapping backfill ran longer than batch.lock-timeout)."})
+                + " boundary, or before its retention horizon), 4 lock timeout (an overlapping backfill ran longer"
+                + " than batch.lock-timeout)."})
 public final class BackfillMain implements Callable<Integer> {
     private final Map<String, String> environment;
     private final Clock clock;
@@ -78,7 +80,8 @@ public final class BackfillMain implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: range, affected or nightly");
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "missing command: range, affected, nightly or compact");
     }
 
     /** Options every subcommand takes. */
@@ -132,6 +135,18 @@ public final class BackfillMain implements Callable<Integer> {
         }
 
         int withRunner(BackfillSettings settings, Work work) throws Exception {
+            return withSpark(settings, (spark, db, password, progress) -> {
+                work.run(new BackfillRunner(spark, db, settings, password, main.driverMaxRows, progress), settings);
+                return ExitCodes.OK;
+            });
+        }
+
+        interface SparkWork {
+            int run(SparkSession spark, HikariDataSource db, String password, Duration progress) throws Exception;
+        }
+
+        /** Opens the database pool (role recount_batch) and the Spark session, runs {@code work}, closes both. */
+        int withSpark(BackfillSettings settings, SparkWork work) throws Exception {
             Duration progress;
             String password;
             try {
@@ -143,12 +158,11 @@ public final class BackfillMain implements Callable<Integer> {
             try (HikariDataSource db = Database.pool(settings.postgres(), password, Role.BATCH)) {
                 SparkSession spark = main.sparkSessions.open(settings, common.master);
                 try {
-                    work.run(new BackfillRunner(spark, db, settings, password, main.driverMaxRows, progress), settings);
+                    return work.run(spark, db, password, progress);
                 } finally {
                     main.sparkSessions.release(spark);
                 }
             }
-            return ExitCodes.OK;
         }
 
         PrintWriter out() {
@@ -230,6 +244,74 @@ public final class BackfillMain implements Callable<Integer> {
             return withRunner(settings, (runner, s) -> {
                 out().println(runner.recomputeRange(Mode.NIGHTLY, range, force).summary());
                 out().println(runner.recomputeAffected(force, maxRecords).summary());
+            });
+        }
+    }
+
+    @Command(name = "compact", sortOptions = false,
+            description = {"Rewrite the small files of complete lake hours into a few large files, then delete hours"
+                    + " older than lake.retention (if set).",
+                    "Hours whose start falls in the range and that end at or before the lake's completeness boundary;"
+                            + " hidden (in-progress) files are left alone. Each hour is swapped under the day's"
+                            + " backfill lock: a backfill never sees it half done. Rerunning does nothing to a"
+                            + " compacted hour and folds in files that arrived since."})
+    static final class CompactCommand extends BackfillCommand {
+        @CommandLine.ArgGroup(exclusive = true, multiplicity = "0..1")
+        Scope scope;
+
+        static final class Scope {
+            @Option(names = "--date", required = true, paramLabel = "DATE", converter = DateConverter.class,
+                    description = "A calendar day in time-zone, e.g. 2026-11-28: the hours starting on it"
+                            + " (default, without --from/--to: yesterday in time-zone).")
+            LocalDate date;
+
+            @CommandLine.ArgGroup(exclusive = false)
+            Between between;
+        }
+
+        static final class Between {
+            @Option(names = "--from", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+                    description = "The hours starting at or after this instant (ISO-8601 UTC) ...")
+            Instant from;
+
+            @Option(names = "--to", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+                    description = "... and before this one.")
+            Instant to;
+        }
+
+        @Option(names = "--lookback", arity = "0..1", paramLabel = "DURATION", fallbackValue = "max-past",
+                description = {"Also the hours of this long before the range, to fold in files late events added"
+                        + " since they were compacted. Without a value: validation.max-past, as long as late events"
+                        + " can arrive (what nightly uses)."})
+        String lookback;
+
+        @Override
+        public Integer call() throws Exception {
+            BackfillSettings settings = settings();
+            TimeRange range;
+            try {
+                if (scope != null && scope.between != null) {
+                    range = TimeRange.of(scope.between.from, scope.between.to);
+                } else {
+                    LocalDate day = scope != null ? scope.date : NightlyRange.previousDay(main.clock, settings.timeZone());
+                    range = new TimeRange(day.atStartOfDay(settings.timeZone()).toInstant().toEpochMilli(),
+                            day.plusDays(1).atStartOfDay(settings.timeZone()).toInstant().toEpochMilli());
+                }
+                if (lookback != null) {
+                    Duration back = "max-past".equals(lookback) ? settings.maxPast() : Durations.parse(lookback);
+                    range = new TimeRange(range.fromMillis() - back.toMillis(), range.toMillis());
+                }
+            } catch (IllegalArgumentException e) {
+                throw BackfillException.badArguments(e.getMessage());
+            }
+            TimeRange hours = range;
+            return withSpark(settings, (spark, db, password, progress) -> {
+                LakeCompactor.Report report = new LakeCompactor(spark, db, settings, main.clock, progress).compact(hours);
+                out().println(report.summary());
+                if (report.failed().isEmpty()) return ExitCodes.OK;
+                report.failed().forEach((hour, why) ->
+                        spec.commandLine().getErr().println("backfill: compaction of " + hour + " failed: " + why));
+                return ExitCodes.FAILED;
             });
         }
     }

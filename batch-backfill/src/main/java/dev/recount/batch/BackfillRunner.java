@@ -88,9 +88,9 @@ public final class BackfillRunner {
     }
 
     /** What an affected run did; {@code pending} records stay uncommitted on the topic and are retried. */
-    public record AffectedReport(long runId, int recordsRead, int malformed, List<Long> windows, long events,
-                                 long windowsWritten, long windowsDeleted, int pending, Map<String, Long> committed,
-                                 boolean truncated, Duration elapsed) {
+    public record AffectedReport(long runId, int recordsRead, int malformed, int expired, List<Long> windows,
+                                 long events, long windowsWritten, long windowsDeleted, int pending,
+                                 Map<String, Long> committed, boolean truncated, Duration elapsed) {
         public String summary() {
             StringBuilder s = new StringBuilder("run " + runId + " (affected): " + recordsRead + " backfill records, "
                     + windows.size() + " windows recomputed (" + events + " events, " + windowsWritten
@@ -98,6 +98,8 @@ public final class BackfillRunner {
             if (pending > 0) s.append("; ").append(pending).append(" records pending (not in the lake yet or beyond"
                     + " its completeness boundary), retried by the next run");
             if (malformed > 0) s.append("; ").append(malformed).append(" malformed records skipped");
+            if (expired > 0) s.append("; ").append(expired).append(" records for windows before the lake's retention"
+                    + " horizon settled without a recompute");
             if (truncated) s.append("; more records remain on the topic: run again");
             return s.toString();
         }
@@ -115,9 +117,11 @@ public final class BackfillRunner {
                 locks.lockRange(range, settings.windows());
                 describeJobs(runId, mode.wireName() + " " + range);
                 LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
-                Dataset<Row> events = WindowAggregation.deduplicate(
-                        new LakeReader(spark, settings.lakePath()).read(List.of(range)));
-                Computed c = computeAndStage(conn, runId, events);
+                Computed c;
+                try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
+                        new LakeReader(spark, settings.lakePath()).read(List.of(range)), settings.windows())) {
+                    c = computeAndStage(conn, runId, windowRows.rows());
+                }
                 ObjectNode details = c.details();
                 details.put("lake_complete_until", until.map(ms -> Instant.ofEpochMilli(ms).toString()).orElse(null));
                 BatchWindowMetricsTable.ReplaceResult r = commitResult(conn, runId,
@@ -153,13 +157,22 @@ public final class BackfillRunner {
                     Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>();
                     List<BackfillBatch.Entry> candidates = new ArrayList<>();
                     int malformed = 0;
+                    int expired = 0;
+                    Optional<Long> horizon = batch.entries().isEmpty() ? Optional.empty() : retentionHorizon();
                     for (BackfillBatch.Entry e : batch.entries()) {
                         if (e.record() == null) {
                             malformed++;
                             continue;
                         }
                         long windowEnd = windows.windowEnd(e.record().event().eventTs);
-                        if (!force && (until.isEmpty() || windowEnd > until.get())) {
+                        if (horizon.isPresent() && windowOf(e, windows) < horizon.get()) {
+                            // lake.retention deleted the window's hours: a recompute would see this event alone.
+                            // The window's last result stands; waiting would block the topic for good.
+                            expired++;
+                            LOG.warn("run {}: backfill record {}@{} (event {}) is for a window before the lake's"
+                                    + " retention horizon {}; settled without a recompute", runId, e.partition(),
+                                    e.offset(), e.record().event().eventId, Instant.ofEpochMilli(horizon.get()));
+                        } else if (!force && (until.isEmpty() || windowEnd > until.get())) {
                             pending.put(e, "beyond the lake's completeness boundary");
                         } else {
                             candidates.add(e);
@@ -174,8 +187,9 @@ public final class BackfillRunner {
                     if (!candidateWindows.isEmpty()) {
                         locks.lockWindows(candidateWindows);
                         describeJobs(runId, "affected " + candidateWindows.size() + " windows");
-                        Dataset<Row> events = WindowAggregation.deduplicate(new LakeReader(spark, settings.lakePath())
-                                .read(TimeRange.ofWindows(candidateWindows, windows)))
+                        // Copies included: whether an event is in the lake does not depend on which copy counts.
+                        Dataset<Row> events = new LakeReader(spark, settings.lakePath())
+                                .read(TimeRange.ofWindows(candidateWindows, windows))
                                 .persist(StorageLevel.MEMORY_AND_DISK());
                         try {
                             Set<String> visible = visibleEvents(events, candidates, windows);
@@ -187,9 +201,11 @@ public final class BackfillRunner {
                                 }
                             }
                             if (!readyWindows.isEmpty()) {
-                                c = computeAndStage(conn, runId, events.filter(
-                                        WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows)
-                                                .isin(readyWindows.toArray())));
+                                try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
+                                        events.filter(WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows)
+                                                .isin(readyWindows.toArray())), windows)) {
+                                    c = computeAndStage(conn, runId, windowRows.rows());
+                                }
                             }
                         } finally {
                             events.unpersist();
@@ -199,6 +215,7 @@ public final class BackfillRunner {
                     ObjectNode details = c.details();
                     details.put("records_read", batch.entries().size());
                     details.put("malformed_skipped", malformed);
+                    details.put("expired", expired);
                     ArrayNode windowList = details.putArray("windows");
                     readyWindows.forEach(w -> windowList.add(Instant.ofEpochMilli(w).toString()));
                     details.set("pending", pendingJson(pending));
@@ -211,7 +228,8 @@ public final class BackfillRunner {
                     }
                     Map<String, Long> committed = new LinkedHashMap<>();
                     commits.forEach((tp, o) -> committed.put(tp.toString(), o));
-                    report = new AffectedReport(runId, batch.entries().size(), malformed, List.copyOf(readyWindows),
+                    report = new AffectedReport(runId, batch.entries().size(), malformed, expired,
+                            List.copyOf(readyWindows),
                             c.events(), r.written(), r.deleted(), pending.size(), committed, batch.truncated(),
                             Duration.ofNanos(System.nanoTime() - started));
                     pending.forEach((e, why) -> LOG.warn("run {}: backfill record {}@{} (event {}) pending: {}", runId,
@@ -257,11 +275,10 @@ public final class BackfillRunner {
         }
     }
 
-    /** Aggregates de-duplicated events per window key and loads the rows into staging for {@code runId}. */
-    private Computed computeAndStage(Connection conn, long runId, Dataset<Row> deduplicated) throws SQLException {
+    /** Computes the window rows and loads them into staging for {@code runId}. */
+    private Computed computeAndStage(Connection conn, long runId, Dataset<Row> windowRows) throws SQLException {
         long t0 = System.nanoTime();
-        Dataset<Row> windowsAgg = WindowAggregation.aggregate(deduplicated, settings.windows())
-                .persist(StorageLevel.MEMORY_AND_DISK());
+        Dataset<Row> windowsAgg = windowRows.persist(StorageLevel.MEMORY_AND_DISK());
         try {
             LOG.info("run {}: aggregating", runId);
             Row totals = windowsAgg.agg(count(lit(1)),
@@ -328,6 +345,17 @@ public final class BackfillRunner {
         }
         LOG.warn("forced: range ends at {} but {}", Instant.ofEpochMilli(toMillis), why);
         return until;
+    }
+
+    /** Where lake.retention has deleted the lake up to, if it ever did. */
+    private Optional<Long> retentionHorizon() {
+        try {
+            return LakeRetention.horizon(LakeStorage.open(settings.lakePath(),
+                    spark.sparkContext().hadoopConfiguration()));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot read the lake's retention horizon at " + settings.lakePath()
+                    + ": " + e.getMessage(), e);
+        }
     }
 
     /** Which candidate events are in the lake now, in the window their backfill record names. */

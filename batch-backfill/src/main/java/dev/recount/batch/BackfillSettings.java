@@ -1,16 +1,21 @@
 package dev.recount.batch;
 
 import dev.recount.core.config.Component;
+import dev.recount.core.config.Durations;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.window.WindowAlignment;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.Optional;
 
 /**
  * The settings the batch layer reads from {@link RecountConfig} (see config/recount.properties). No secrets.
  *
  * @param postgres the batch layer's own login ({@code postgres.batch.user}) and schema
+ * @param lakeRetention             how long raw hours are kept (null: forever)
+ * @param compactionTargetFileBytes the size compaction aims at per file
+ * @param maxPast                   validation.max-past: how old a valid event may be when it arrives
  */
 public record BackfillSettings(
         String lakePath,
@@ -21,7 +26,13 @@ public record BackfillSettings(
         String bootstrapServers,
         ZoneId timeZone,
         WindowAlignment windows,
-        PostgresSettings postgres) {
+        PostgresSettings postgres,
+        Duration lakeRetention,
+        long compactionTargetFileBytes,
+        Duration maxPast) {
+
+    /** The least compaction target: smaller files would defeat the point (and Parquet pages are ~1 MB). */
+    static final long MIN_TARGET_FILE_BYTES = 1L << 20;
 
     public BackfillSettings {
         if (lakePath == null || lakePath.isBlank()) throw new IllegalArgumentException("lake.path must not be empty");
@@ -31,9 +42,26 @@ public record BackfillSettings(
         if (backfillTopic == null || backfillTopic.isBlank()) {
             throw new IllegalArgumentException("topics.backfill must not be empty");
         }
+        if (compactionTargetFileBytes < MIN_TARGET_FILE_BYTES) {
+            throw new IllegalArgumentException("lake.compaction.target-file-size must be at least 1m, got "
+                    + compactionTargetFileBytes + " bytes");
+        }
+        if (maxPast == null) throw new IllegalArgumentException("maxPast must not be null");
+        if (lakeRetention != null) {
+            // An hour may still receive valid late events until validation.max-past has passed; the day on top
+            // covers a stream job that lags behind. Deleting earlier would make `affected` recompute a window
+            // from its late events alone.
+            Duration least = maxPast.plusDays(1);
+            if (lakeRetention.compareTo(least) < 0) {
+                throw new IllegalArgumentException("lake.retention " + Durations.format(lakeRetention)
+                        + " is too short: it must be at least validation.max-past + 1d = " + Durations.format(least)
+                        + " (late events may still arrive for younger hours)");
+            }
+        }
     }
 
     public static BackfillSettings from(RecountConfig config) {
+        String retention = config.get("lake.retention");
         return new BackfillSettings(
                 config.get("lake.path"),
                 config.get("batch.spark-master"),
@@ -43,6 +71,14 @@ public record BackfillSettings(
                 config.get("kafka.bootstrap-servers"),
                 config.timeZone(),
                 config.eventTime().windows(),
-                config.postgres(Component.BATCH));
+                config.postgres(Component.BATCH),
+                retention.isBlank() ? null : config.duration("lake.retention"),
+                DataSizes.parse("lake.compaction.target-file-size", config.get("lake.compaction.target-file-size")),
+                config.eventTime().maxPast());
+    }
+
+    /** How long raw hours are kept; empty: forever. */
+    public Optional<Duration> retention() {
+        return Optional.ofNullable(lakeRetention);
     }
 }

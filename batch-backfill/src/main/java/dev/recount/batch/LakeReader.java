@@ -66,9 +66,17 @@ public final class LakeReader {
         this.lakePath = lakePath;
     }
 
-    /** Every lake row (duplicates included) with {@code event_ts} in one of {@code ranges}; file columns only. */
+    /**
+     * Every lake row (duplicates included) with {@code event_ts} in one of {@code ranges}; file columns only.
+     *
+     * <p>The caller holds the batch layer's advisory locks for the ranges' days ({@link RunLocks}), so no
+     * compaction swaps an hour meanwhile. First, a compaction of those days that died half-way through its swap
+     * is finished (its compacted files are already visible; the small files they replace would otherwise be read
+     * too), and a range before the retention horizon is refused ({@link LakeRetention#requireRetained}).
+     */
     public Dataset<Row> read(List<TimeRange> ranges) {
         if (ranges.isEmpty()) throw new IllegalArgumentException("ranges must not be empty");
+        prepare(ranges);
         List<String> dateDirs = existingDateDirectories(ranges);
         if (dateDirs.isEmpty()) {
             return spark.createDataFrame(List.of(), FILE_SCHEMA);
@@ -87,6 +95,18 @@ public final class LakeReader {
                 .filter(partitions)
                 .filter(eventTime)
                 .drop(LakeLayout.DATE_PARTITION, LakeLayout.HOUR_PARTITION);
+    }
+
+    private void prepare(List<TimeRange> ranges) {
+        LakeStorage lake = LakeStorage.open(lakePath, spark.sparkContext().hadoopConfiguration());
+        try {
+            LakeRetention.requireRetained(lake, ranges);
+            TreeSet<LocalDate> dates = new TreeSet<>();
+            for (TimeRange r : ranges) dates.addAll(LakeLayout.datesCovering(r.fromMillis(), r.toMillis()));
+            for (LocalDate d : dates) CompactionJournal.finishInterrupted(lake, d);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare the lake at " + lakePath + ": " + e.getMessage(), e);
+        }
     }
 
     /** The {@code event_date=} directories that can hold events of the ranges and exist (a day may have none). */

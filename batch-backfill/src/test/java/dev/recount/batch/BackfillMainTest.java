@@ -31,19 +31,51 @@ class BackfillMainTest {
     @Test
     void everyCommandHasHelp() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("range", "affected", "nightly", "Exit codes: 0 ok");
+        assertThat(out.toString()).contains("range", "affected", "nightly", "compact", "Exit codes: 0 ok");
         assertThat(run("range", "--help")).isZero();
         assertThat(out.toString()).contains("--from", "--to", "--force", "--config", "--lake", "--master");
         assertThat(run("affected", "--help")).isZero();
         assertThat(out.toString()).contains("--force", "--max-records", "--config");
         assertThat(run("nightly", "--help")).isZero();
         assertThat(out.toString()).contains("--date", "--force", "time-zone");
+        assertThat(run("compact", "--help")).isZero();
+        assertThat(out.toString()).contains("--date", "--from", "--to", "--lookback", "lake.retention");
+    }
+
+    @Test
+    void compactTakesADayOrARangeNotBoth() {
+        assertThat(run("compact", "--date", "2026-11-28", "--from", "2026-11-28T00:00:00Z", "--to",
+                "2026-11-29T00:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(err.toString()).contains("mutually exclusive");
+        assertThat(run("compact", "--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(err.toString()).contains("--to");
+        assertThat(run("compact", "--from", "2026-11-28T01:00:00Z", "--to", "2026-11-28T01:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("must not be empty");
+        assertThat(run("compact", "--lookback", "soon")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("cannot read duration 'soon'");
+    }
+
+    @Test
+    void lakeSettingsAreCheckedBeforeAnythingRuns() throws IOException {
+        Path shortRetention = Files.writeString(dir.resolve("retention.properties"), "lake.retention=7d\n");
+        assertThat(run("compact", "--config", shortRetention.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("lake.retention 7d is too short: it must be at least validation.max-past + 1d = 8d");
+
+        Path badSize = Files.writeString(dir.resolve("size.properties"), "lake.compaction.target-file-size=big\n");
+        assertThat(run("range", "--config", badSize.toString(), "--from", "2026-11-28T10:00:00Z", "--to",
+                "2026-11-28T11:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("setting lake.compaction.target-file-size: cannot read size 'big'");
+
+        Path tiny = Files.writeString(dir.resolve("tiny.properties"), "lake.compaction.target-file-size=64k\n");
+        assertThat(run("compact", "--config", tiny.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("lake.compaction.target-file-size must be at least 1m");
     }
 
     @Test
     void aMissingCommandIsABadArgument() {
         assertThat(run()).isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertOneLineError("missing command: range, affected or nightly");
+        assertOneLineError("missing command: range, affected, nightly or compact");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.apache.spark.sql.functions.lit;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.batch.testutils.LakeEvent;
@@ -68,10 +69,11 @@ class WindowAggregationTest {
     @Test
     void countsLakeRowsIncludingDuplicates() {
         LakeEvent e = LakeEvent.of("e1", "click", W, "c1", "ch1", 1, 1);
-        Dataset<Row> agg = WindowAggregation.aggregate(
-                WindowAggregation.deduplicate(frame(List.of(e, e.copyAt("ad-events", 0, 2), e.copyAt("replay", 0, 0)))),
-                MINUTE);
-        Row only = agg.collectAsList().get(0);
+        Row only;
+        try (WindowAggregation.Recomputed agg = WindowAggregation.recompute(
+                frame(List.of(e, e.copyAt("ad-events", 0, 2), e.copyAt("replay", 0, 0))), MINUTE)) {
+            only = agg.rows().collectAsList().get(0);
+        }
         assertThat(only.getLong(only.fieldIndex(WindowAggregation.LAKE_ROWS))).isEqualTo(3);
         assertThat(only.getLong(only.fieldIndex("events"))).isEqualTo(1);
     }
@@ -118,13 +120,78 @@ class WindowAggregationTest {
     }
 
     @Test
+    void copiesOfOneKafkaRecordAreCountedOnceAndThePayloadBreaksTies() {
+        LakeEvent stored = new LakeEvent("e1", "click", W, "c1", "ch1", 5, "ad-events", 0, 7, W);
+        LakeEvent storedAgain = stored.copyAt("ad-events", 0, 7);
+        LakeEvent samePlaceOtherPayload = new LakeEvent("e1", "click", W, "c1", "ch1", 4, "ad-events", 0, 7, W);
+
+        assertThat(aggregate(List.of(stored, storedAgain))).containsExactly(
+                Map.entry(new WindowKey(W, "c1", "ch1"), new WindowMetrics(0, 1, 0, 5, 1)));
+        assertThat(aggregate(List.of(stored, samePlaceOtherPayload, storedAgain))).containsExactly(
+                Map.entry(new WindowKey(W, "c1", "ch1"), new WindowMetrics(0, 1, 0, 4, 1)));
+    }
+
+    /**
+     * The hash only routes rows: with a hash that puts every id in one bucket (every row takes the long path), or ids
+     * of equal length together, or with the shuffle join instead of the broadcast, the rows are the same — metrics and
+     * lake rows — and the same as ranking every row by its coordinates, the plain definition. The fixture has copies
+     * with other payloads, in other windows, identical copies and ids without copies.
+     */
+    @Test
+    void theResultDoesNotDependOnTheHashOrTheJoin() {
+        java.util.Random random = new java.util.Random(20261128);
+        List<LakeEvent> lake = new ArrayList<>();
+        String[] types = {"impression", "click", "conversion"};
+        for (int i = 0; i < 400; i++) {
+            LakeEvent e = new LakeEvent("id-" + random.nextInt(250), types[random.nextInt(3)], W + random.nextInt(180_000),
+                    "c" + random.nextInt(3), "ch" + random.nextInt(2), random.nextInt(1_000), "ad-events-" + random.nextInt(2),
+                    random.nextInt(3), random.nextInt(40), W);
+            lake.add(e);
+            if (random.nextInt(10) == 0) lake.add(e);
+        }
+        Dataset<Row> frame = frame(lake);
+        List<String> reference = rows(WindowAggregation.aggregate(rankedByCoordinates(frame), MINUTE));
+
+        try (WindowAggregation.Recomputed good = WindowAggregation.recompute(frame, MINUTE);
+             WindowAggregation.Recomputed oneBucket = WindowAggregation.recompute(frame, MINUTE, id -> lit(0L), 100);
+             WindowAggregation.Recomputed byLength = WindowAggregation.recompute(frame, MINUTE,
+                     id -> org.apache.spark.sql.functions.length(id).cast("long"), 0)) {
+            assertThat(rows(good.rows())).isEqualTo(reference);
+            assertThat(rows(oneBucket.rows())).isEqualTo(reference);
+            assertThat(rows(byLength.rows())).isEqualTo(reference);
+            assertThat(oneBucket.repeatedHashes()).isEqualTo(1);
+        }
+        assertThat(reference).isNotEmpty();
+    }
+
+    /** Every column of every window row (metrics and lake rows), in key order. */
+    private static List<String> rows(Dataset<Row> aggregated) {
+        return aggregated.orderBy(WindowAggregation.WINDOW_START, "campaign_id", "channel_id").collectAsList().stream()
+                .map(Row::toString).toList();
+    }
+
+    /** The definition, as the batch layer computed it before: rank every row of an id by coordinates, then payload. */
+    private static Dataset<Row> rankedByCoordinates(Dataset<Row> rows) {
+        org.apache.spark.sql.expressions.WindowSpec byEvent =
+                org.apache.spark.sql.expressions.Window.partitionBy(org.apache.spark.sql.functions.col("event_id"));
+        org.apache.spark.sql.Column[] order = java.util.stream.Stream.of("kafka_topic", "kafka_partition", "kafka_offset",
+                "event_ts", "event_type", "campaign_id", "channel_id", "cost_micros")
+                .map(org.apache.spark.sql.functions::col).toArray(org.apache.spark.sql.Column[]::new);
+        return rows.withColumn("copy_rank", org.apache.spark.sql.functions.row_number().over(byEvent.orderBy(order)))
+                .withColumn(WindowAggregation.LAKE_ROWS, org.apache.spark.sql.functions.count(lit(1)).over(byEvent))
+                .filter("copy_rank = 1")
+                .select("event_id", "event_ts", "event_type", "campaign_id", "channel_id", "cost_micros",
+                        WindowAggregation.LAKE_ROWS);
+    }
+
+    @Test
     void refusesASessionWithoutAnsiMode() {
         SparkSession lenient = SharedSpark.session().newSession();
         lenient.conf().set(SparkSessions.ANSI_MODE, "false");
         Dataset<Row> rows = lenient.createDataFrame(List.of(LakeEvent.of("e1", "click", W, "c1", "ch1", 1, 1).toRow()),
                 LakeReader.FILE_SCHEMA);
 
-        assertThatThrownBy(() -> WindowAggregation.aggregate(WindowAggregation.deduplicate(rows), MINUTE))
+        assertThatThrownBy(() -> WindowAggregation.recompute(rows, MINUTE))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining(SparkSessions.ANSI_MODE);
     }
 
@@ -132,8 +199,14 @@ class WindowAggregationTest {
             .comparing(WindowKey::windowStartMillis).thenComparing(WindowKey::campaignId).thenComparing(WindowKey::channelId);
 
     private static Map<WindowKey, WindowMetrics> aggregate(List<LakeEvent> lake) {
+        try (WindowAggregation.Recomputed windows = WindowAggregation.recompute(frame(lake), MINUTE)) {
+            return collect(windows.rows());
+        }
+    }
+
+    private static Map<WindowKey, WindowMetrics> collect(Dataset<Row> aggregated) {
         Map<WindowKey, WindowMetrics> out = new TreeMap<>(KEY_ORDER);
-        for (Row r : WindowAggregation.aggregate(WindowAggregation.deduplicate(frame(lake)), MINUTE).collectAsList()) {
+        for (Row r : aggregated.collectAsList()) {
             WindowRow w = StagingWriter.toWindowRow(r, MINUTE.sizeMillis());
             assertThat(w.windowEndMillis()).isEqualTo(w.key().windowStartMillis() + 60_000);
             out.put(w.key(), w.metrics());

@@ -1,44 +1,74 @@
 package dev.recount.bench;
 
+import dev.recount.batch.BackfillSettings;
+import dev.recount.batch.LakeReader;
+import dev.recount.batch.SparkSessions;
+import dev.recount.batch.TimeRange;
+import dev.recount.batch.WindowAggregation;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.core.window.WindowAlignment;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Locale;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Batch, Spark side: the same query text as DuckDbLakeQuery (WindowSql.batchRecompute) in Spark SQL over the same
- * Parquet files (partition discovery = hive partitioning, pruned to the day), local[2]. Runs on batch-backfill's
- * runtime classpath (Spark is `provided` here). Args: lake date [runs] [master].
- * Prints {@code RESULT spark <lakeRows> <seconds>} per run.
+ * Batch, Spark side, over one day of the lake in the session recount's batch layer makes ({@link SparkSessions#OWNED}:
+ * ANSI mode, its local-mode settings), three ways, alternating, {@code rounds} times:
+ * <ul>
+ *   <li>{@code recount}: the batch layer's own plan — {@link LakeReader} and {@link WindowAggregation}, exactly what
+ *       {@code backfill range} computes before staging;</li>
+ *   <li>{@code sql-rank} / {@code sql-candidates}: the query texts DuckDbLakeQuery runs too ({@link WindowSql}), in
+ *       Spark SQL over the same files (partition discovery pruned to the day).</li>
+ * </ul>
+ * Runs on batch-backfill's runtime classpath (Spark and batch-backfill are `provided` here). Args: lake date [rounds]
+ * [master]. Prints {@code RESULT spark-<variant> <round> <lakeRows> <seconds>} per run.
  */
 public final class SparkLakeQuery {
     public static void main(String[] args) {
         String lake = args[0];
         LocalDate day = LocalDate.parse(args[1]);
-        int runs = args.length > 2 ? Integer.parseInt(args[2]) : 2;
+        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         String master = args.length > 3 ? args[3] : "local[2]";
         long from = day.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         long to = day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
-        SparkSession spark = SparkSession.builder().master(master).appName("bench-spark-lake-query")
-                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8")
-                .config("spark.sql.session.timeZone", "UTC")
-                // As the batch layer: an overflowing sum is an error, not a wrapped number.
-                .config("spark.sql.ansi.enabled", "true").getOrCreate();
+        System.setProperty("spark.ui.enabled", "false");
+        SparkSession spark = SparkSessions.OWNED.open(BackfillSettings.from(RecountConfig.defaults()), master);
         spark.sparkContext().setLogLevel("WARN");
+        WindowAlignment minute = new WindowAlignment(60_000);
         try {
             spark.read().parquet(lake).where("event_date = '" + day + "'").createOrReplaceTempView("lake_day");
-            for (int run = 1; run <= runs; run++) {
-                long t0 = System.nanoTime();
-                Row r = spark.sql("SELECT count(*), sum(events), sum(lake_rows) FROM ("
-                        + WindowSql.batchRecompute("lake_day", from, to, 60_000) + ") q").first();
-                double seconds = (System.nanoTime() - t0) / 1e9;
-                System.out.printf(Locale.ROOT, "spark run %d: %d window keys, %d events, %d lake rows in %.2f s%n",
-                        run, r.getLong(0), r.getLong(1), r.getLong(2), seconds);
-                System.out.printf(Locale.ROOT, "RESULT spark %d %.2f%n", r.getLong(2), seconds);
+            for (int round = 1; round <= rounds; round++) {
+                for (String variant : List.of("recount", "sql-rank", "sql-candidates")) {
+                    long t0 = System.nanoTime();
+                    Row r;
+                    switch (variant) {
+                        case "recount" -> {
+                            try (WindowAggregation.Recomputed windows = WindowAggregation.recompute(
+                                    new LakeReader(spark, lake).read(List.of(new TimeRange(from, to))), minute)) {
+                                r = totals(windows.rows());
+                            }
+                        }
+                        case "sql-rank" -> r = totals(spark.sql(WindowSql.rankEveryRow("lake_day", from, to, 60_000)));
+                        default -> r = totals(spark.sql(
+                                WindowSql.candidatesOnly("lake_day", from, to, 60_000, "xxhash64")));
+                    }
+                    double seconds = (System.nanoTime() - t0) / 1e9;
+                    System.out.printf(Locale.ROOT, "spark %s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
+                            variant, round, r.getLong(0), r.getLong(1), r.getLong(2), seconds);
+                    System.out.printf(Locale.ROOT, "RESULT spark-%s %d %d %.2f%n", variant, round, r.getLong(2), seconds);
+                }
             }
         } finally {
             spark.stop();
         }
+    }
+
+    private static Row totals(Dataset<Row> windows) {
+        windows.createOrReplaceTempView("windows");
+        return windows.sparkSession().sql("SELECT count(*), sum(events), sum(lake_rows) FROM windows").first();
     }
 }

@@ -79,6 +79,14 @@ public final class BatchRecomputeBench implements Callable<Integer> {
     @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "Extra Spark settings, e.g. spark.sql.shuffle.partitions=32.")
     Map<String, String> conf = new HashMap<>();
 
+    @Option(names = "--files-per-hour", defaultValue = "0",
+            description = "Write about this many small files per hour, as a stream job does with one file per task and"
+                    + " checkpoint (2 tasks, 10 s checkpoints: 720). 0: a few large files (default: ${DEFAULT-VALUE}).")
+    int filesPerHour;
+
+    @Option(names = "--compact", description = "Run `backfill compact` over the day before the timed runs, and time it.")
+    boolean compact;
+
     @Override
     public Integer call() throws Exception {
         Map<String, String> env = System.getenv();
@@ -127,6 +135,21 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                 @Override
                 public void release(SparkSession session) {}
             };
+            System.out.printf(Locale.ROOT, "lake files: %d%n", countFiles(lakeDir));
+            if (compact) {
+                StringWriter out = new StringWriter();
+                StringWriter err = new StringWriter();
+                long t0 = System.nanoTime();
+                int exit = BackfillMain.execute(new BackfillMain(runEnv, Clock.systemUTC(), shared,
+                                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS), new PrintWriter(out, true), new PrintWriter(err, true),
+                        "compact", "--date", day.toString(), "--config", config.toString());
+                if (exit != 0) {
+                    System.err.println("compact failed (exit " + exit + "): " + err.toString().strip());
+                    return exit;
+                }
+                System.out.printf(Locale.ROOT, "compact: %.1f s wall | %s | lake files now: %d%n",
+                        (System.nanoTime() - t0) / 1e9, out.toString().strip(), countFiles(lakeDir));
+            }
             for (int i = 1; i <= runs; i++) {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
@@ -157,7 +180,8 @@ public final class BatchRecomputeBench implements Callable<Integer> {
     private long ensureLake(SparkSession spark, Path lakeDir, LocalDate day, long dayStart) throws Exception {
         long copies = Math.round(events * duplicateShare);
         long wanted = events + copies;
-        Path marker = lakeDir.resolve("_bench_" + day + "_" + events + "_" + copies + "_" + campaigns + "x" + channels);
+        Path marker = lakeDir.resolve("_bench_" + day + "_" + events + "_" + copies + "_" + campaigns + "x" + channels
+                + (filesPerHour > 0 ? "_" + filesPerHour + "fph" : ""));
         if (Files.exists(marker)) return wanted;
 
         System.out.printf(Locale.ROOT, "generating %d events (+%d duplicates) for %s into %s ...%n", events, copies, day, lakeDir);
@@ -184,13 +208,28 @@ public final class BatchRecomputeBench implements Callable<Integer> {
         Dataset<Row> all = distinct.unionByName(duplicates)
                 .withColumn(LakeLayout.DATE_PARTITION, date_format(timestamp_millis(col(LakeLayout.EVENT_TS)), "yyyy-MM-dd"))
                 .withColumn(LakeLayout.HOUR_PARTITION, date_format(timestamp_millis(col(LakeLayout.EVENT_TS)), "HH"));
-        all.repartition(48, col(LakeLayout.DATE_PARTITION), col(LakeLayout.HOUR_PARTITION))
-                .write().mode(SaveMode.Overwrite)
+        // Large files: one task per hour or two. Small files: one task per (hour, bucket), as a stream job writes one
+        // file per task and checkpoint.
+        Dataset<Row> placed = filesPerHour > 0
+                ? all.repartition(24 * filesPerHour, col(LakeLayout.DATE_PARTITION), col(LakeLayout.HOUR_PARTITION),
+                        pmod(hash(col(LakeLayout.EVENT_ID), lit(7)), lit(filesPerHour)))
+                : all.repartition(48, col(LakeLayout.DATE_PARTITION), col(LakeLayout.HOUR_PARTITION));
+        placed.write().mode(SaveMode.Overwrite)
                 .partitionBy(LakeLayout.DATE_PARTITION, LakeLayout.HOUR_PARTITION)
                 .parquet(lakeDir.toString());
         Files.createFile(marker);
         System.out.printf(Locale.ROOT, "generated in %.1f s%n", (System.nanoTime() - t0) / 1e9);
         return wanted;
+    }
+
+    /** Data files in the lake (what a reader opens), bookkeeping under _recount/ and markers excluded. */
+    private static long countFiles(Path lakeDir) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.walk(lakeDir)) {
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> p.getFileName().toString().endsWith(".parquet"))
+                    .filter(p -> !lakeDir.relativize(p).toString().startsWith("_"))
+                    .count();
+        }
     }
 
     /** The phase timings the run recorded in batch_runs.details. */

@@ -63,6 +63,31 @@ public final class LakeFixture {
         return write(events, true, LakeReader.FILE_SCHEMA, LakeEvent::toRow);
     }
 
+    /**
+     * Writes committed files exactly as the stream job's sink does ({@link StreamLakeFiles}: parquet-mr, REQUIRED
+     * columns), one per hour, named like Flink's file sink names its part files; returns them.
+     */
+    public List<Path> writeLikeStream(List<LakeEvent> events) {
+        return writeLikeStream(events, null);
+    }
+
+    /** As {@link #writeLikeStream(List)}, with an optional {@code request_id} column (null: the plain schema). */
+    public List<Path> writeLikeStream(List<LakeEvent> events, java.util.function.Function<LakeEvent, String> requestId) {
+        Map<String, List<LakeEvent>> byPartition = new TreeMap<>();
+        for (LakeEvent e : events) {
+            byPartition.computeIfAbsent(LakeLayout.partitionPath(e.eventTs()), k -> new ArrayList<>()).add(e);
+        }
+        List<Path> written = new ArrayList<>();
+        byPartition.forEach((partition, rows) -> {
+            Path file = root.resolve(partition).resolve("part-" + java.util.UUID.nameUUIDFromBytes(
+                    (partition + files.incrementAndGet()).getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "-0-"
+                    + files.get() + ".parquet");
+            StreamLakeFiles.write(file, rows, requestId);
+            written.add(file);
+        });
+        return written;
+    }
+
     /** Renames in-progress files to their committed names, as the sink does on a checkpoint. */
     public void commit(List<Path> inProgress) {
         for (Path p : inProgress) {

@@ -110,6 +110,29 @@ public final class BatchRunsTable {
         }
     }
 
+    /**
+     * What succeeded {@code range} and {@code nightly} runs have covered before {@code beforeMillis}: their ranges
+     * merged into disjoint {@code long[]{from, to}} pairs, ordered. The same rule the reconciler uses to decide
+     * whether a range may be reconciled (`affected` runs are left out: their recorded range spans windows they did
+     * not necessarily recompute).
+     */
+    public static List<long[]> coveredRanges(Connection conn, long beforeMillis) throws SQLException {
+        String sql = "SELECT lower(r) AS range_from, upper(r) AS range_to FROM unnest(coalesce((SELECT"
+                + " range_agg(tstzrange(range_from, range_to)) FROM " + TABLE
+                + " WHERE status = 'succeeded' AND mode <> 'affected' AND range_from IS NOT NULL"
+                + " AND range_to IS NOT NULL AND range_from < ?), '{}'::tstzmultirange)) AS r ORDER BY 1";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            Timestamps.bind(ps, 1, beforeMillis);
+            List<long[]> ranges = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ranges.add(new long[] {Timestamps.read(rs, "range_from"), Timestamps.read(rs, "range_to")});
+                }
+            }
+            return ranges;
+        }
+    }
+
     private static void bindNullableTs(PreparedStatement ps, int i, Long millis) throws SQLException {
         if (millis == null) ps.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE); else Timestamps.bind(ps, i, millis);
     }
