@@ -3,6 +3,7 @@
 #
 #   bench/run.sh [--events N] [--batch-events N] [--only stream,profile,improve,batch,reconcile,memory,freshness]
 #                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]
+#                [--stream-rounds N] [--memory-xmx SIZE] [--checkpoint-interval D]
 #
 # Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
 # read from DIR, default .recount). Every engine runs in its own JVM, one after the other, on the same data.
@@ -11,13 +12,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 V=0.1.0-SNAPSHOT
 EVENTS=5000000; BATCH_EVENTS=20000000; ONLY="stream,profile,improve,batch,reconcile,memory,freshness"; RATE=20000
 HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
-BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
+BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2; STREAM_ROUNDS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
     --only) ONLY="$2"; shift 2;; --rate) RATE="$2"; shift 2;; --fresh-seconds) FRESH_SECONDS="$2"; shift 2;; --home) HOME_DIR="$2"; shift 2;;
     --baseline-rev) BASELINE_REV="$2"; shift 2;; --improve-rounds) IMPROVE_ROUNDS="$2"; shift 2;;
-    -h|--help) sed -n 2,8p "$0"; exit 0;;
+    --stream-rounds) STREAM_ROUNDS="$2"; shift 2;;
+    -h|--help) sed -n 2,9p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -33,8 +35,10 @@ RESULTS="$OUT/results.tsv"; touch "$RESULTS"
 OPENS=$(sed -n 's:.*<java17.opens>\(.*\)</java17.opens>.*:\1:p' "$ROOT/pom.xml")
 
 echo "bench: building the bench module (profile bench)..." >&2
-(cd "$ROOT" && mvn -q -o -Pbench -pl bench package -DskipTests) >"$OUT/build.log" 2>&1 \
-  || (cd "$ROOT" && mvn -q -Pbench -pl bench package -DskipTests) >"$OUT/build.log" 2>&1
+# -am: core and db come from this checkout's reactor, not from ~/.m2 (nothing is installed there).
+(cd "$ROOT" && mvn -q -o -Pbench -pl bench -am package -DskipTests) >"$OUT/build.log" 2>&1 \
+  || (cd "$ROOT" && mvn -q -Pbench -pl bench -am package -DskipTests) >"$OUT/build.log" 2>&1 \
+  || { echo "bench: building the bench module failed; see $OUT/build.log" >&2; tail -n 20 "$OUT/build.log" >&2; exit 1; }
 BENCH_CP="$ROOT/bench/target/bench-$V.jar:$(cat "$ROOT/bench/target/runtime.classpath")"
 # Snapshot the other modules' jars: their owners may rebuild them while this runs.
 SNAP="$OUT/jars"; mkdir -p "$SNAP"
@@ -84,24 +88,37 @@ if wants stream || wants profile || wants improve; then
   record preload_s "$(secs "$t0" "$(now)")" s "$RECORDS records (valid+duplicates+invalid+too-late) in $TOPIC, 3 partitions"
 fi
 if wants stream; then
-  echo "bench: (c) ingest ceiling..." >&2
-  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" >"$OUT/c.log" 2>&1
-  C_S=$(secs "$t0" "$(now)"); record c_ingest_ceiling_s "$C_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c.log") s"
+  # Every engine once per round, rounds alternate (STREAM_ROUNDS, default 1), each into a fresh schema.
+  for round in $(seq 1 "$STREAM_ROUNDS"); do
+    sfx=""; [ "$STREAM_ROUNDS" -gt 1 ] && sfx="_$round"
+    echo "bench: round $round: (c) ingest ceiling, Jackson tree..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" tree >"$OUT/c$sfx.log" 2>&1
+    C_S=$(secs "$t0" "$(now)"); record "c_ingest_ceiling_s$sfx" "$C_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c$sfx.log") s"
 
-  echo "bench: (b) Flink SQL..." >&2
-  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b_$run_id" "$PAR" 10s >"$OUT/b.log" 2>&1
-  B_S=$(secs "$t0" "$(now)"); record b_flink_sql_s "$B_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b.log") s; $(grep '^flink-sql:' "$OUT/b.log")"
+    echo "bench: round $round: (c2) ingest ceiling, core's validator..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" validator >"$OUT/c2$sfx.log" 2>&1
+    C2_S=$(secs "$t0" "$(now)"); record "c2_ingest_ceiling_validator_s$sfx" "$C2_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c2$sfx.log") s"
 
-  echo "bench: (a) recount streaming job as shipped..." >&2
-  t0=$(now); bounded_stream_run "a_$run_id" "$STREAM_CP"
-  A_S=$(secs "$t0" "$(now)")
-  A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_$run_id.stream_window_metrics" 2>/dev/null | tail -1)
-  record a_recount_stream_s "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS"
-  for x in a:$A_S b:$B_S c:$C_S; do
-    record "${x%%:*}_events_per_s" "$(awk -v n="$RECORDS" -v s="${x#*:}" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
+    echo "bench: round $round: (b) Flink SQL, plain..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b_$run_id" "$PAR" 10s 30 plain >"$OUT/b$sfx.log" 2>&1
+    B_S=$(secs "$t0" "$(now)"); record "b_flink_sql_s$sfx" "$B_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b$sfx.log") s; $(grep -a '^flink-sql:' "$OUT/b$sfx.log")"
+
+    echo "bench: round $round: (b2) Flink SQL, de-duplicated and tuned..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b2_$run_id" "$PAR" 10s 30 dedup >"$OUT/b2$sfx.log" 2>&1
+    B2_S=$(secs "$t0" "$(now)"); record "b2_flink_sql_dedup_s$sfx" "$B2_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b2$sfx.log") s; $(grep -a '^flink-sql-dedup:' "$OUT/b2$sfx.log")"
+
+    echo "bench: round $round: (a) recount streaming job as built..." >&2
+    t0=$(now); bounded_stream_run "a_${run_id}$sfx" "$STREAM_CP"
+    A_S=$(secs "$t0" "$(now)")
+    A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_${run_id}$sfx.stream_window_metrics" 2>/dev/null | tail -1)
+    record "a_recount_stream_s$sfx" "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS; $(grep -o 'duplicates dropped [0-9,]*; too late [0-9,]*' "$OUT/a_${run_id}$sfx.log")"
+    for x in a:$A_S b:$B_S b2:$B2_S c:$C_S c2:$C2_S; do
+      record "${x%%:*}_events_per_s$sfx" "$(awk -v n="$RECORDS" -v s="${x#*:}" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
+    done
+    record "ratio_a_over_b2$sfx" "$(awk -v a="$A_S" -v b="$B2_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b2 (the de-duplicating SQL peer)"
+    record "ratio_a_over_b$sfx" "$(awk -v a="$A_S" -v b="$B_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b (plain SQL)"
+    record "ratio_a_over_c$sfx" "$(awk -v a="$A_S" -v c="$C_S" -v c2="$C2_S" 'BEGIN{m=(c<c2)?c:c2; printf "%.2f", m/a}')" x "throughput a / the faster ingest ceiling (c or c2)"
   done
-  record ratio_a_over_b "$(awk -v a="$A_S" -v b="$B_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b"
-  record ratio_a_over_c "$(awk -v a="$A_S" -v c="$C_S" 'BEGIN{printf "%.2f", c/a}')" x "throughput a / throughput c"
 fi
 
 # ---------------------------------------------------------------- 6. profile (a) with JFR
