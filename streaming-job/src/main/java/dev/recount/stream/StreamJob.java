@@ -13,6 +13,7 @@ import dev.recount.stream.source.ParsedRecord;
 import dev.recount.stream.window.CampaignChannelKey;
 import dev.recount.stream.window.MetricsAggregate;
 import dev.recount.stream.window.RevisionedWindowFunction;
+import dev.recount.stream.window.WindowPartial;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -30,7 +31,7 @@ import org.apache.flink.util.OutputTag;
  * kafka-input (validates; per-partition watermarks from valid events only)
  *   └ validate ──dead letters──▶ dead-letter-sink
  *       ├──────────────────────▶ lake-sink (every valid event, before de-duplication: the lake is raw)
- *       └ keyBy hash bucket of event_id ▶ dedup ──too late──▶ backfill-sink
+ *       └ keyBy hash bucket of event_id ▶ dedup (+ partial sums per window key) ──too late──▶ backfill-sink
  *           └ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
  *               └ window-metrics-sink (PostgreSQL, two-phase)
  * </pre>
@@ -49,16 +50,20 @@ public final class StreamJob {
     public static final String BACKFILL_SINK_UID = "backfill-publisher";
     public static final String LAKE_SINK = "lake-sink";
     public static final String DEDUP = "dedup-and-route-too-late";
-    /** Not {@link #DEDUP}: the state moved from one entry per id to id buckets, see DedupAndRouteTooLate. */
-    public static final String DEDUP_UID = "dedup-by-id-bucket";
+    /**
+     * Not {@link #DEDUP} nor {@code dedup-by-id-bucket}: the state moved from one entry per id to id buckets, then
+     * from id strings to 128-bit digests with buffered partial sums (see DedupAndRouteTooLate and
+     * docs/operations.md, "Upgrading").
+     */
+    public static final String DEDUP_UID = "dedup-by-id-digest";
     public static final String WINDOW = "window-metrics";
     public static final String LATE_AT_WINDOW = "late-at-window";
     public static final String BACKFILL_SINK = "backfill-sink";
     public static final String WINDOW_METRICS_SINK = "window-metrics-sink";
 
-    /** Events the window operator found too late; {@link DedupAndRouteTooLate} should have caught them all. */
-    public static final OutputTag<AdEvent> LATE_AT_WINDOW_TAG =
-            new OutputTag<>("late-at-window", TypeInformation.of(AdEvent.class));
+    /** Partials the window operator found too late; {@link DedupAndRouteTooLate} should have caught them all. */
+    public static final OutputTag<WindowPartial> LATE_AT_WINDOW_TAG =
+            new OutputTag<>("late-at-window", TypeInformation.of(WindowPartial.class));
 
     private StreamJob() {}
 
@@ -85,9 +90,9 @@ public final class StreamJob {
                 .setParallelism(1);
         valid.sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
 
-        SingleOutputStreamOperator<AdEvent> unique = valid
+        SingleOutputStreamOperator<WindowPartial> unique = valid
                 .keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
-                .transform(DEDUP, TypeInformation.of(AdEvent.class), new DedupAndRouteTooLate(settings.windows(),
+                .transform(DEDUP, TypeInformation.of(WindowPartial.class), new DedupAndRouteTooLate(settings.windows(),
                         settings.allowedLateness(), settings.dedupHorizon(), closedUntil))
                 .uid(DEDUP_UID);
 
@@ -102,11 +107,12 @@ public final class StreamJob {
     }
 
     /**
-     * Tumbling event-time windows per (campaign, channel) with allowed lateness; the metrics are core's
-     * aggregate, the window function only adds key, bounds and revision.
+     * Tumbling event-time windows per (campaign, channel) with allowed lateness, over the de-dup operator's partial
+     * sums; the metrics are core's aggregate, the window function only adds key, bounds and revision. The window
+     * state (a MetricsAccumulator per key and window) is what it was when events came one by one, so the uid stays.
      */
     public static SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windowMetrics(
-            DataStream<AdEvent> events, EventTimeSettings settings) {
+            DataStream<WindowPartial> events, EventTimeSettings settings) {
         return events
                 .keyBy(new CampaignChannelKey(), CampaignChannelKey.TYPE)
                 .window(TumblingEventTimeWindows.of(settings.windowSize()))

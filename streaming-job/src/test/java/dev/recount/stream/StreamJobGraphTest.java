@@ -30,6 +30,7 @@ class StreamJobGraphTest {
     @Test
     void everyRecordTypeIsAFlinkPojo() {
         for (Class<?> type : List.of(dev.recount.core.event.AdEvent.class, dev.recount.core.event.BackfillRecord.class,
+                dev.recount.stream.window.WindowPartial.class,
                 dev.recount.core.metrics.MetricsAccumulator.class, dev.recount.db.tables.StreamWindowMetricsTable.Row.class,
                 dev.recount.stream.source.ParsedRecord.class, dev.recount.stream.source.DeadLetter.class)) {
             assertThat(TypeInformation.of(type)).as(type.getName()).isInstanceOf(PojoTypeInfo.class);

@@ -1,14 +1,14 @@
 package dev.recount.stream.window;
 
-import dev.recount.core.event.AdEvent;
 import dev.recount.core.metrics.MetricsAccumulator;
 import org.apache.flink.api.common.functions.AggregateFunction;
 
 /**
  * The window maths: core's {@link MetricsAccumulator}, which applies each metric's definition
- * ({@link dev.recount.core.metrics.Metric#contribution}) shared with the batch layer. Nothing else lives here.
+ * ({@link dev.recount.core.metrics.Metric#contribution}) shared with the batch layer; the de-dup operator adds the
+ * events up into {@link WindowPartial}s, and this adds the partials of a window key (exact, spend included).
  */
-public final class MetricsAggregate implements AggregateFunction<AdEvent, MetricsAccumulator, MetricsAccumulator> {
+public final class MetricsAggregate implements AggregateFunction<WindowPartial, MetricsAccumulator, MetricsAccumulator> {
     private static final long serialVersionUID = 1L;
 
     @Override
@@ -17,8 +17,8 @@ public final class MetricsAggregate implements AggregateFunction<AdEvent, Metric
     }
 
     @Override
-    public MetricsAccumulator add(AdEvent event, MetricsAccumulator acc) {
-        return acc.add(event);
+    public MetricsAccumulator add(WindowPartial partial, MetricsAccumulator acc) {
+        return acc.merge(partial.totals);
     }
 
     @Override
