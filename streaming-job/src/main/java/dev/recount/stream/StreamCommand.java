@@ -2,6 +2,7 @@ package dev.recount.stream;
 
 import dev.recount.core.config.RecountConfig;
 import dev.recount.stream.run.RunningJob;
+import dev.recount.stream.run.WindowCloseCheckpoints;
 import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
 import java.io.IOException;
@@ -87,6 +88,8 @@ public final class StreamCommand implements Callable<Integer> {
         }, out::println);
         if (webUiPort[0] > 0) out.println("Flink Web UI: http://localhost:" + webUiPort[0]);
         out.println("job " + job.jobId() + " running" + (bounded ? " until the offsets above" : "; Ctrl-C stops it with a savepoint"));
+        WindowCloseCheckpoints windowClose = settings.checkpointOnWindowClose() && webUiPort[0] > 0
+                ? StreamRun.checkpointOnWindowClose(job, "localhost", webUiPort[0], settings) : null;
 
         // Handled as signals rather than a shutdown hook: the JVM must keep running (with Flink's own shutdown
         // hooks not yet fired) until the savepoint is written. A second signal cancels instead; the checkpoints
@@ -104,7 +107,12 @@ public final class StreamCommand implements Callable<Integer> {
         Signal.handle(new Signal("TERM"), handler);
         Signal.handle(new Signal("INT"), handler);
 
-        RunningJob.Outcome outcome = job.awaitEnd();
+        RunningJob.Outcome outcome;
+        try {
+            outcome = job.awaitEnd();
+        } finally {
+            if (windowClose != null) windowClose.close();
+        }
         out.println(JobTotals.summary(job.totals()));
         out.println(switch (outcome) {
             case FINISHED -> "finished: every window up to the stopping offsets is flushed";
