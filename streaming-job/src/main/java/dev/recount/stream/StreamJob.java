@@ -3,7 +3,6 @@ package dev.recount.stream;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
-import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.stream.route.DedupAndRouteTooLate;
 import dev.recount.stream.route.LateAtWindowToBackfill;
@@ -11,8 +10,7 @@ import dev.recount.stream.route.RouteInvalidRecords;
 import dev.recount.stream.source.InputWatermarks;
 import dev.recount.stream.source.ParsedRecord;
 import dev.recount.stream.window.CampaignChannelKey;
-import dev.recount.stream.window.MetricsAggregate;
-import dev.recount.stream.window.RevisionedWindowFunction;
+import dev.recount.stream.window.WindowMetricsOperator;
 import dev.recount.stream.window.WindowPartial;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -21,7 +19,6 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -57,6 +54,11 @@ public final class StreamJob {
      */
     public static final String DEDUP_UID = "dedup-by-id-digest";
     public static final String WINDOW = "window-metrics";
+    /**
+     * Not {@link #WINDOW}: the window state moved from Flink's window operator (an entry per key and window, two
+     * timers each) to one entry per key (WindowMetricsOperator).
+     */
+    public static final String WINDOW_UID = "window-metrics-by-key";
     public static final String LATE_AT_WINDOW = "late-at-window";
     public static final String BACKFILL_SINK = "backfill-sink";
     public static final String WINDOW_METRICS_SINK = "window-metrics-sink";
@@ -108,19 +110,14 @@ public final class StreamJob {
 
     /**
      * Tumbling event-time windows per (campaign, channel) with allowed lateness, over the de-dup operator's partial
-     * sums; the metrics are core's aggregate, the window function only adds key, bounds and revision. The window
-     * state (a MetricsAccumulator per key and window) is what it was when events came one by one, so the uid stays.
+     * sums ({@link WindowMetricsOperator}): rows with key, bounds, totals and revision.
      */
     public static SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windowMetrics(
-            DataStream<WindowPartial> events, EventTimeSettings settings) {
-        return events
+            DataStream<WindowPartial> partials, EventTimeSettings settings) {
+        return partials
                 .keyBy(new CampaignChannelKey(), CampaignChannelKey.TYPE)
-                .window(TumblingEventTimeWindows.of(settings.windowSize()))
-                .allowedLateness(settings.allowedLateness())
-                .sideOutputLateData(LATE_AT_WINDOW_TAG)
-                .aggregate(new MetricsAggregate(), new RevisionedWindowFunction(),
-                        TypeInformation.of(MetricsAccumulator.class), TypeInformation.of(MetricsAccumulator.class),
-                        TypeInformation.of(StreamWindowMetricsTable.Row.class))
-                .name(WINDOW).uid(WINDOW);
+                .transform(WINDOW, TypeInformation.of(StreamWindowMetricsTable.Row.class),
+                        new WindowMetricsOperator(settings.windows(), settings.allowedLateness()))
+                .uid(WINDOW_UID);
     }
 }
