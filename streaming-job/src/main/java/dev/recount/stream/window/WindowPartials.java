@@ -68,6 +68,7 @@ public final class WindowPartials {
     /** Removes and hands over the partials of every window whose last millisecond is at or before {@code watermark}. */
     public void takeFiredBy(long watermark, Consumer<WindowPartial> out) {
         // window start + size - 1 <= watermark  <=>  window start <= watermark - size + 1 (no overflow for real times)
+        if (watermark < Long.MIN_VALUE + windowMillis) return; // no window's last millisecond is that early
         long lastFired = watermark == Long.MAX_VALUE ? Long.MAX_VALUE : watermark - windowMillis + 1;
         Iterator<Map.Entry<Long, Map<Key, MetricsAccumulator>>> it = windows.entrySet().iterator();
         while (it.hasNext()) {
@@ -152,5 +153,4 @@ public final class WindowPartials {
     public String toString() {
         return "WindowPartials{" + keys + " sums in " + windows.size() + " windows}";
     }
-
 }
