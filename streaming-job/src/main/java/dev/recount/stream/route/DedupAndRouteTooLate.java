@@ -53,8 +53,9 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>"Too late" is core's {@link WindowAlignment#isTooLate} with this operator's current watermark. The window
  * operator downstream never has a higher watermark than this operator had when it sent the event, so whatever
- * passes here is on time or within lateness there too. Too-late ids are remembered as well, so a duplicate of
- * a too-late event is dropped rather than sent to the backfill topic twice.
+ * passes here is on time or within lateness there too. Too-late ids are remembered as well — for a horizon from
+ * the watermark they arrived at, since their own event time lies behind it — so a duplicate of a too-late event is
+ * dropped rather than sent to the backfill topic twice.
  *
  * <p>{@code closedUntil}: after a finished {@code --bounded} run every window it flushed is final; a later run
  * treats windows ending at or before {@code closedUntil} as too late, as if the watermark were there already.
@@ -189,7 +190,11 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     @Override
     public void processElement(StreamRecord<AdEvent> record) throws Exception {
         AdEvent event = record.getValue();
-        long forgetAt = forgetAt(event.eventTs);
+        long watermark = effectiveWatermark();
+        // Remembered for a horizon from its event time, and at least a horizon of watermark progress from now: an
+        // event far behind the watermark (too late) would otherwise be forgotten at the next watermark, and a copy
+        // sent a moment later would go to the backfill topic a second time.
+        long forgetAt = forgetAt(Math.max(event.eventTs, watermark));
         SeenIds ids = seen.value();
         if (ids == null) ids = new SeenIds();
         int added = ids.add(digest.of(event.eventId), forgetAt);
@@ -203,7 +208,6 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         // One timer per bucket and step, registered when the step gets its first id (timers are checkpointed).
         if (added == SeenIds.ADDED_NEW_DUE_TIME) cleanup.registerEventTimeTimer(forgetAt, forgetAt);
 
-        long watermark = effectiveWatermark();
         long windowStart = windows.windowStart(event.eventTs);
         if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
             tooLate.inc();

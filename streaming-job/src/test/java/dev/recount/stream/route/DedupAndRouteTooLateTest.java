@@ -170,6 +170,23 @@ class DedupAndRouteTooLateTest {
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
     }
 
+    /** Its event time lies far behind the watermark: remembered from the watermark on, not forgotten at the next one. */
+    @Test
+    void aCopyOfATooLateEventSentAfterMoreWatermarksIsStillDropped() throws Exception {
+        open(Long.MIN_VALUE);
+        long watermark = ms(W1) + 10 * 60_000; // W0 is ten minutes behind: far beyond its lateness and the horizon
+        harness.processWatermark(new Watermark(watermark));
+        AdEvent tooLate = click("far-behind", W0.plusSeconds(30), 7);
+        feed(tooLate);
+        harness.processWatermark(new Watermark(watermark + 1_000));
+        harness.processWatermark(new Watermark(watermark + 2_000));
+        feed(click("far-behind", W0.plusSeconds(30), 8));
+
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event().offset)
+                .containsExactly(7L);
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+    }
+
     @Test
     void windowsClosedByAFinishedBoundedRunAreTooLateFromTheStart() throws Exception {
         open(ms(W1));
