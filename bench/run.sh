@@ -5,6 +5,7 @@
 #                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]
 #                [--cluster-rounds N] [--pg-preload N] [--pg-rows N] [--reconcile-channels N]
 #                [--batch-rounds N] [--lever-rounds N]   (levers and compact run only when named in --only)
+#                [--stream-rounds N] [--memory-xmx SIZE] [--checkpoint-interval D] [--fresh-modes window-close,interval]
 #   sections not in the default --only: cluster (the job on the local standalone Flink cluster vs the embedded
 #   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection)
 #
@@ -18,6 +19,7 @@ BATCH_ROUNDS=3; LEVER_ROUNDS=3
 HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
 BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
 CLUSTER_ROUNDS=2; PG_PRELOAD=10000000; PG_ROWS=200000; RECONCILE_CHANNELS=7
+STREAM_ROUNDS=1; MEMORY_XMX=512m; CHECKPOINT_INTERVAL=""; FRESH_MODES=window-close
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
@@ -25,7 +27,9 @@ while [ $# -gt 0 ]; do
     --baseline-rev) BASELINE_REV="$2"; shift 2;; --improve-rounds) IMPROVE_ROUNDS="$2"; shift 2;;
     --cluster-rounds) CLUSTER_ROUNDS="$2"; shift 2;; --pg-preload) PG_PRELOAD="$2"; shift 2;; --pg-rows) PG_ROWS="$2"; shift 2;;
     --reconcile-channels) RECONCILE_CHANNELS="$2"; shift 2;;
-    -h|--help) sed -n 2,12p "$0"; exit 0;;
+    --stream-rounds) STREAM_ROUNDS="$2"; shift 2;; --memory-xmx) MEMORY_XMX="$2"; shift 2;;
+    --checkpoint-interval) CHECKPOINT_INTERVAL="$2"; shift 2;; --fresh-modes) FRESH_MODES="$2"; shift 2;;
+    -h|--help) sed -n 2,13p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -41,9 +45,10 @@ RESULTS="$OUT/results.tsv"; touch "$RESULTS"
 OPENS=$(sed -n 's:.*<java17.opens>\(.*\)</java17.opens>.*:\1:p' "$ROOT/pom.xml")
 
 echo "bench: building the bench module (profile bench)..." >&2
-# -am: core and db come from this checkout (the reactor), never from a possibly stale ~/.m2 snapshot.
+# -am: core and db come from this checkout's reactor, not from ~/.m2 (nothing is installed there).
 (cd "$ROOT" && mvn -q -o -Pbench -pl bench -am package -DskipTests) >"$OUT/build.log" 2>&1 \
-  || (cd "$ROOT" && mvn -q -Pbench -pl bench -am package -DskipTests) >"$OUT/build.log" 2>&1
+  || (cd "$ROOT" && mvn -q -Pbench -pl bench -am package -DskipTests) >"$OUT/build.log" 2>&1 \
+  || { echo "bench: building the bench module failed; see $OUT/build.log" >&2; tail -n 20 "$OUT/build.log" >&2; exit 1; }
 BENCH_CP="$ROOT/bench/target/bench-$V.jar:$(cat "$ROOT/bench/target/runtime.classpath")"
 # Snapshot the other modules' jars: their owners may rebuild them while this runs.
 SNAP="$OUT/jars"; mkdir -p "$SNAP"
@@ -69,6 +74,7 @@ stream.parallelism=$PAR
 stream.checkpoint-dir=$4/checkpoints
 lake.path=$4/lake
 stream.web-ui-port=0
+${CHECKPOINT_INTERVAL:+stream.checkpoint-interval=$CHECKPOINT_INTERVAL}
 CFG
 }
 
@@ -93,24 +99,37 @@ if wants stream || wants profile || wants improve || wants cluster; then
   record preload_s "$(secs "$t0" "$(now)")" s "$RECORDS records (valid+duplicates+invalid+too-late) in $TOPIC, 3 partitions"
 fi
 if wants stream; then
-  echo "bench: (c) ingest ceiling..." >&2
-  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" >"$OUT/c.log" 2>&1
-  C_S=$(secs "$t0" "$(now)"); record c_ingest_ceiling_s "$C_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c.log") s"
+  # Every engine once per round, rounds alternate (STREAM_ROUNDS, default 1), each into a fresh schema.
+  for round in $(seq 1 "$STREAM_ROUNDS"); do
+    sfx=""; [ "$STREAM_ROUNDS" -gt 1 ] && sfx="_$round"
+    echo "bench: round $round: (c) ingest ceiling, Jackson tree..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" tree >"$OUT/c$sfx.log" 2>&1
+    C_S=$(secs "$t0" "$(now)"); record "c_ingest_ceiling_s$sfx" "$C_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c$sfx.log") s"
 
-  echo "bench: (b) Flink SQL..." >&2
-  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b_$run_id" "$PAR" 10s >"$OUT/b.log" 2>&1
-  B_S=$(secs "$t0" "$(now)"); record b_flink_sql_s "$B_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b.log") s; $(grep '^flink-sql:' "$OUT/b.log")"
+    echo "bench: round $round: (c2) ingest ceiling, core's validator..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" validator >"$OUT/c2$sfx.log" 2>&1
+    C2_S=$(secs "$t0" "$(now)"); record "c2_ingest_ceiling_validator_s$sfx" "$C2_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c2$sfx.log") s"
 
-  echo "bench: (a) recount streaming job as shipped..." >&2
-  t0=$(now); bounded_stream_run "a_$run_id" "$STREAM_CP"
-  A_S=$(secs "$t0" "$(now)")
-  A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_$run_id.stream_window_metrics" 2>/dev/null | tail -1)
-  record a_recount_stream_s "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS"
-  for x in a:$A_S b:$B_S c:$C_S; do
-    record "${x%%:*}_events_per_s" "$(awk -v n="$RECORDS" -v s="${x#*:}" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
+    echo "bench: round $round: (b) Flink SQL, plain..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b_$run_id" "$PAR" 10s 30 plain >"$OUT/b$sfx.log" 2>&1
+    B_S=$(secs "$t0" "$(now)"); record "b_flink_sql_s$sfx" "$B_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b$sfx.log") s; $(grep -a '^flink-sql:' "$OUT/b$sfx.log")"
+
+    echo "bench: round $round: (b2) Flink SQL, de-duplicated and tuned..." >&2
+    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b2_$run_id" "$PAR" 10s 30 dedup >"$OUT/b2$sfx.log" 2>&1
+    B2_S=$(secs "$t0" "$(now)"); record "b2_flink_sql_dedup_s$sfx" "$B2_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b2$sfx.log") s; $(grep -a '^flink-sql-dedup:' "$OUT/b2$sfx.log")"
+
+    echo "bench: round $round: (a) recount streaming job as built..." >&2
+    t0=$(now); bounded_stream_run "a_${run_id}$sfx" "$STREAM_CP"
+    A_S=$(secs "$t0" "$(now)")
+    A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_${run_id}$sfx.stream_window_metrics" 2>/dev/null | tail -1)
+    record "a_recount_stream_s$sfx" "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS; $(grep -o 'duplicates dropped [0-9,]*; too late [0-9,]*' "$OUT/a_${run_id}$sfx.log")"
+    for x in a:$A_S b:$B_S b2:$B2_S c:$C_S c2:$C2_S; do
+      record "${x%%:*}_events_per_s$sfx" "$(awk -v n="$RECORDS" -v s="${x#*:}" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
+    done
+    record "ratio_a_over_b2$sfx" "$(awk -v a="$A_S" -v b="$B2_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b2 (the de-duplicating SQL peer)"
+    record "ratio_a_over_b$sfx" "$(awk -v a="$A_S" -v b="$B_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b (plain SQL)"
+    record "ratio_a_over_c$sfx" "$(awk -v a="$A_S" -v c="$C_S" -v c2="$C2_S" 'BEGIN{m=(c<c2)?c:c2; printf "%.2f", m/a}')" x "throughput a / the faster ingest ceiling (c or c2)"
   done
-  record ratio_a_over_b "$(awk -v a="$A_S" -v b="$B_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b"
-  record ratio_a_over_c "$(awk -v a="$A_S" -v c="$C_S" 'BEGIN{printf "%.2f", c/a}')" x "throughput a / throughput c"
 fi
 
 # ---------------------------------------------------------------- 1b. what process boundaries cost
@@ -287,29 +306,38 @@ fi
 
 # ---------------------------------------------------------------- 4. memory at ~100k window keys
 if wants memory; then
-  echo "bench: memory (StreamThroughputBench --keys 100000)..." >&2
-  java -Xmx2g -Xlog:gc:file="$OUT/gc-memory.log" -cp "$STREAM_CP" dev.recount.stream.bench.StreamThroughputBench \
-    --events 1000000 --keys 100000 >"$OUT/memory.log" 2>&1 || true
+  echo "bench: memory (StreamThroughputBench --keys 100000, -Xmx$MEMORY_XMX)..." >&2
+  # A full GC every 3 s (jcmd GC.run) while the job runs: the heap after a full GC is the live set, garbage excluded.
+  java -Xmx"$MEMORY_XMX" -Xlog:gc:file="$OUT/gc-memory.log" -cp "$STREAM_CP" dev.recount.stream.bench.StreamThroughputBench \
+    --events 1000000 --keys 100000 >"$OUT/memory.log" 2>&1 &
+  MEM_PID=$!
+  while kill -0 "$MEM_PID" 2>/dev/null; do sleep 3; jcmd "$MEM_PID" GC.run >/dev/null 2>&1 || true; done
+  MEM_RC=0; wait "$MEM_PID" || MEM_RC=$?
+  LIVE=$(grep -E 'Pause Full' "$OUT/gc-memory.log" | grep -o '[0-9]*M->[0-9]*M' | awk -F'->' '{sub(/M/,"",$2); if ($2+0>m) m=$2+0} END{print m}')
   PEAK_AFTER=$(grep -E 'Pause (Young|Full)' "$OUT/gc-memory.log" | grep -o '[0-9]*M->[0-9]*M'  | awk -F'->' '{sub(/M/,"",$2); if ($2+0>m) m=$2+0} END{print m}')
-  PEAK_BEFORE=$(grep -o '[0-9]*M->[0-9]*M' "$OUT/gc-memory.log" | awk -F'->' '{sub(/M/,"",$1); if ($1+0>m) m=$1+0} END{print m}')
-  record memory_peak_heap_after_gc_mb "$PEAK_AFTER" MiB "max heap after a young/mixed/full GC (old-gen garbage not yet collected included), -Xmx2g, 1M events, 100,000 campaign x channel keys; max used before GC: ${PEAK_BEFORE} MiB; $(grep -o 'stream_window_metrics: .*' "$OUT/memory.log")"
+  record memory_live_heap_after_full_gc_mb "$LIVE" MiB "max heap after a full GC (one every 3 s), -Xmx$MEMORY_XMX, exit $MEM_RC, 1M events, 100,000 campaign x channel keys; max after any GC: ${PEAK_AFTER} MiB; $(grep -o 'stream_window_metrics: .*' "$OUT/memory.log"); $(grep -o '= [0-9,]* events/s' "$OUT/memory.log")"
 fi
 
 # ---------------------------------------------------------------- 5. freshness at a steady rate
 if wants freshness; then
-  FT="bench-fresh-$run_id"; new_topics "$FT" "$FT-dlq" "$FT-late"
-  fresh_schema "bench_f_$run_id"; stream_config "$OUT/f.properties" "$FT" "bench_f_$run_id" "$OUT/f"
-  echo "bench: freshness at $RATE events/s ($FRESH_SECONDS s of traffic)..." >&2
-  java -Xmx2g -cp "$STREAM_CP" dev.recount.stream.StreamJobMain stream --from-earliest --config "$OUT/f.properties" >"$OUT/f-job.log" 2>&1 &
-  JOB_PID=$!
-  for _ in $(seq 1 120); do grep -q "running" "$OUT/f-job.log" 2>/dev/null && break; sleep 1; done
-  java -cp "$BENCH_CP" dev.recount.bench.RateProducer "$FT" "$RATE" "$FRESH_SECONDS" >"$OUT/f-generate.log" 2>&1 &
-  GEN_PID=$!
-  java -cp "$BENCH_CP" dev.recount.bench.FreshnessProbe "bench_f_$run_id" $((FRESH_SECONDS + 10)) 30000 1 >"$OUT/freshness.log" 2>&1
-  wait "$GEN_PID" 2>/dev/null || true; kill "$JOB_PID" 2>/dev/null || true; wait "$JOB_PID" 2>/dev/null || true
-  read -r P50 P99 NW < <(awk '/^RESULT freshness/{print $3, $4, $5}' "$OUT/freshness.log")
-  record freshness_p50_ms "$P50" ms "$(tail -1 "$OUT/f-generate.log"), $NW windows (first skipped)"
-  record freshness_p99_ms "$P99" ms "delay from window end + 30 s out-of-orderness to first row visible in PostgreSQL"
+  # One run per mode: window-close (as shipped: a checkpoint as soon as a window closes) and interval (periodic
+  # checkpoints only, the job before stream.checkpoint-on-window-close).
+  for mode in ${FRESH_MODES//,/ }; do
+    FT="bench-fresh-$mode-$run_id"; new_topics "$FT" "$FT-dlq" "$FT-late"
+    fresh_schema "bench_f_${mode//-/_}_$run_id"; stream_config "$OUT/f-$mode.properties" "$FT" "bench_f_${mode//-/_}_$run_id" "$OUT/f-$mode"
+    echo "stream.checkpoint-on-window-close=$([ "$mode" = window-close ] && echo true || echo false)" >>"$OUT/f-$mode.properties"
+    echo "bench: freshness ($mode) at $RATE events/s ($FRESH_SECONDS s of traffic)..." >&2
+    java -Xmx2g -cp "$STREAM_CP" dev.recount.stream.StreamJobMain stream --from-earliest --config "$OUT/f-$mode.properties" >"$OUT/f-$mode-job.log" 2>&1 &
+    JOB_PID=$!
+    for _ in $(seq 1 120); do grep -q "running" "$OUT/f-$mode-job.log" 2>/dev/null && break; sleep 1; done
+    java -cp "$BENCH_CP" dev.recount.bench.RateProducer "$FT" "$RATE" "$FRESH_SECONDS" >"$OUT/f-$mode-generate.log" 2>&1 &
+    GEN_PID=$!
+    java -cp "$BENCH_CP" dev.recount.bench.FreshnessProbe "bench_f_${mode//-/_}_$run_id" $((FRESH_SECONDS + 10)) 30000 1 >"$OUT/freshness-$mode.log" 2>&1
+    wait "$GEN_PID" 2>/dev/null || true; kill "$JOB_PID" 2>/dev/null || true; wait "$JOB_PID" 2>/dev/null || true
+    read -r P50 P99 NW < <(awk '/^RESULT freshness/{print $3, $4, $5}' "$OUT/freshness-$mode.log")
+    record "freshness_${mode}_p50_ms" "$P50" ms "$(tail -1 "$OUT/f-$mode-generate.log"), $NW windows (first skipped)"
+    record "freshness_${mode}_p99_ms" "$P99" ms "$(grep -o 'all \[.*' "$OUT/freshness-$mode.log" | cut -c1-300)"
+  done
 fi
 
 java -cp "$BENCH_CP" dev.recount.bench.Report "$RESULTS" "$OUT" "$ROOT/docs/benchmarks.md"

@@ -35,6 +35,29 @@ class EventValidatorTest {
                 + ",\"campaign_id\":\"c-1\",\"channel_id\":\"web\",\"cost_micros\":2500" + overrides + "}";
     }
 
+    /**
+     * The streaming fast path must not read a nested value's fields as the record's own: a contract field holding
+     * an object (even one that looks like a whole event) is a schema error, and unknown nested values with
+     * contract-named fields inside are ignored.
+     */
+    @Test
+    void nestedValuesNeverStandInForTheRecordsOwnFields() {
+        String nested = "{\"event_id\":{\"event_id\":\"e-1\",\"event_type\":\"click\",\"event_ts\":" + EVENT_TS
+                + ",\"campaign_id\":\"c-1\",\"channel_id\":\"web\",\"cost_micros\":2500}}";
+        ValidationResult r = validate(nested);
+        assertThat(r.reason()).isEqualTo(InvalidReason.SCHEMA);
+        assertThat(r.detail()).isEqualTo("event_id must be a string, got object");
+
+        ValidationResult decoy = validate(event(",\"x\":{\"event_id\":\"other\",\"cost_micros\":-1}"));
+        assertThat(decoy.isValid()).as(decoy.toString()).isTrue();
+        assertThat(decoy.event().eventId).isEqualTo("e-1");
+        assertThat(decoy.event().costMicros).isEqualTo(2500);
+
+        ValidationResult duplicateInside = validate(event(",\"x\":{\"a\":1,\"a\":2}"));
+        assertThat(duplicateInside.reason()).isEqualTo(InvalidReason.MALFORMED);
+        assertThat(validate(event("") + " trailing").isValid()).isTrue(); // as the tree reader: the first value counts
+    }
+
     @Test
     void acceptsAValidEventAndKeepsItsKafkaCoordinates() {
         ValidationResult r = validate(event(",\"extra\":{\"ignored\":true}"));

@@ -4,7 +4,7 @@ import dev.recount.core.event.InvalidReason;
 import dev.recount.stream.route.DedupAndRouteTooLate;
 import dev.recount.stream.route.LateAtWindowToBackfill;
 import dev.recount.stream.route.RouteInvalidRecords;
-import dev.recount.stream.window.RevisionedWindowFunction;
+import dev.recount.stream.window.WindowMetricsOperator;
 import java.util.Map;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -44,8 +44,8 @@ public final class JobTotals {
                 get(accumulators, RouteInvalidRecords.VALID_EVENTS_METRIC), invalidTotal, invalid,
                 get(accumulators, DedupAndRouteTooLate.DUPLICATES_METRIC),
                 get(accumulators, DedupAndRouteTooLate.TOO_LATE_METRIC) + get(accumulators, LateAtWindowToBackfill.METRIC),
-                get(accumulators, RevisionedWindowFunction.FIRINGS_METRIC),
-                get(accumulators, RevisionedWindowFunction.LATE_REFIRINGS_METRIC));
+                get(accumulators, WindowMetricsOperator.FIRINGS_METRIC),
+                get(accumulators, WindowMetricsOperator.LATE_REFIRINGS_METRIC));
     }
 
     /** One total from {@code accumulators} (a JobClient's or a JobExecutionResult's), 0 if not reported yet. */

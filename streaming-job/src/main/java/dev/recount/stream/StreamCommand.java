@@ -3,6 +3,7 @@ package dev.recount.stream;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.stream.run.LocalFlinkEnvironment;
 import dev.recount.stream.run.RunningJob;
+import dev.recount.stream.run.WindowCloseCheckpoints;
 import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
 import java.io.PrintWriter;
@@ -79,6 +80,9 @@ public final class StreamCommand implements Callable<Integer> {
         }, out::println);
         environment.webUi().ifPresent(url -> out.println("Flink Web UI: " + url));
         out.println("job " + job.jobId() + " running" + (bounded ? " until the offsets above" : "; Ctrl-C stops it with a savepoint"));
+        WindowCloseCheckpoints windowClose = settings.checkpointOnWindowClose() && environment.webUiPort() > 0
+                ? StreamRun.checkpointOnWindowClose(job, "127.0.0.1", environment.webUiPort(),
+                        environment.checkpointToken(), settings) : null;
 
         // Handled as signals rather than a shutdown hook: the JVM must keep running (with Flink's own shutdown
         // hooks not yet fired) until the savepoint is written. A second signal cancels instead; the checkpoints
@@ -96,7 +100,12 @@ public final class StreamCommand implements Callable<Integer> {
         Signal.handle(new Signal("TERM"), handler);
         Signal.handle(new Signal("INT"), handler);
 
-        RunningJob.Outcome outcome = job.awaitEnd();
+        RunningJob.Outcome outcome;
+        try {
+            outcome = job.awaitEnd();
+        } finally {
+            if (windowClose != null) windowClose.close();
+        }
         out.println(JobTotals.summary(job.totals()));
         out.println(switch (outcome) {
             case FINISHED -> "finished: every window up to the stopping offsets is flushed";

@@ -3,7 +3,6 @@ package dev.recount.stream;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
-import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.stream.route.DedupAndRouteTooLate;
 import dev.recount.stream.route.LateAtWindowToBackfill;
@@ -11,8 +10,8 @@ import dev.recount.stream.route.RouteInvalidRecords;
 import dev.recount.stream.source.InputWatermarks;
 import dev.recount.stream.source.ParsedRecord;
 import dev.recount.stream.window.CampaignChannelKey;
-import dev.recount.stream.window.MetricsAggregate;
-import dev.recount.stream.window.RevisionedWindowFunction;
+import dev.recount.stream.window.WindowMetricsOperator;
+import dev.recount.stream.window.WindowPartial;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -20,7 +19,6 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -29,8 +27,8 @@ import org.apache.flink.util.OutputTag;
  * <pre>
  * kafka-input (validates; per-partition watermarks from valid events only)
  *   └ validate ──dead letters──▶ dead-letter-sink
- *       ├──────────────────────▶ lake-sink (every valid event, before de-duplication: the lake is raw)
- *       └ keyBy hash bucket of event_id ▶ dedup ──too late──▶ backfill-sink
+ *       ├─ rebalance ──────────▶ lake-sink (every valid event, before de-duplication: the lake is raw)
+ *       └ keyBy hash bucket of event_id ▶ dedup (+ partial sums per window key) ──too late──▶ backfill-sink
  *           └ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
  *               └ window-metrics-sink (PostgreSQL, two-phase)
  * </pre>
@@ -49,16 +47,25 @@ public final class StreamJob {
     public static final String BACKFILL_SINK_UID = "backfill-publisher";
     public static final String LAKE_SINK = "lake-sink";
     public static final String DEDUP = "dedup-and-route-too-late";
-    /** Not {@link #DEDUP}: the state moved from one entry per id to id buckets, see DedupAndRouteTooLate. */
-    public static final String DEDUP_UID = "dedup-by-id-bucket";
+    /**
+     * Not {@link #DEDUP} nor {@code dedup-by-id-bucket}: the state moved from one entry per id to id buckets, then
+     * from id strings to 128-bit digests with buffered partial sums (see DedupAndRouteTooLate and
+     * docs/operations.md, "Upgrading").
+     */
+    public static final String DEDUP_UID = "dedup-by-id-digest";
     public static final String WINDOW = "window-metrics";
+    /**
+     * Not {@link #WINDOW}: the window state moved from Flink's window operator (an entry per key and window, two
+     * timers each) to one entry per key (WindowMetricsOperator).
+     */
+    public static final String WINDOW_UID = "window-metrics-by-key";
     public static final String LATE_AT_WINDOW = "late-at-window";
     public static final String BACKFILL_SINK = "backfill-sink";
     public static final String WINDOW_METRICS_SINK = "window-metrics-sink";
 
-    /** Events the window operator found too late; {@link DedupAndRouteTooLate} should have caught them all. */
-    public static final OutputTag<AdEvent> LATE_AT_WINDOW_TAG =
-            new OutputTag<>("late-at-window", TypeInformation.of(AdEvent.class));
+    /** Partials the window operator found too late; {@link DedupAndRouteTooLate} should have caught them all. */
+    public static final OutputTag<WindowPartial> LATE_AT_WINDOW_TAG =
+            new OutputTag<>("late-at-window", TypeInformation.of(WindowPartial.class));
 
     private StreamJob() {}
 
@@ -83,11 +90,15 @@ public final class StreamJob {
                 .sinkTo(sinks.deadLetters()).name(DEAD_LETTER_SINK).uid(DEAD_LETTER_SINK_UID)
                 // One ordered publication per topic (CheckpointedTopicSink); side outputs are a small share.
                 .setParallelism(1);
-        valid.sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
+        // Not chained to the source: writing Parquet was a third of the source thread, and with skewed partitions
+        // the source subtask reading the biggest one is the job's critical path. Rebalanced, both lake subtasks
+        // share the writing on the other threads. Exactly-once as before: a checkpoint barrier follows every event
+        // before it into the lake writer, whose files are committed with that checkpoint.
+        valid.rebalance().sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
 
-        SingleOutputStreamOperator<AdEvent> unique = valid
+        SingleOutputStreamOperator<WindowPartial> unique = valid
                 .keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
-                .transform(DEDUP, TypeInformation.of(AdEvent.class), new DedupAndRouteTooLate(settings.windows(),
+                .transform(DEDUP, TypeInformation.of(WindowPartial.class), new DedupAndRouteTooLate(settings.windows(),
                         settings.allowedLateness(), settings.dedupHorizon(), closedUntil))
                 .uid(DEDUP_UID);
 
@@ -102,19 +113,15 @@ public final class StreamJob {
     }
 
     /**
-     * Tumbling event-time windows per (campaign, channel) with allowed lateness; the metrics are core's
-     * aggregate, the window function only adds key, bounds and revision.
+     * Tumbling event-time windows per (campaign, channel) with allowed lateness, over the de-dup operator's partial
+     * sums ({@link WindowMetricsOperator}): rows with key, bounds, totals and revision.
      */
     public static SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windowMetrics(
-            DataStream<AdEvent> events, EventTimeSettings settings) {
-        return events
+            DataStream<WindowPartial> partials, EventTimeSettings settings) {
+        return partials
                 .keyBy(new CampaignChannelKey(), CampaignChannelKey.TYPE)
-                .window(TumblingEventTimeWindows.of(settings.windowSize()))
-                .allowedLateness(settings.allowedLateness())
-                .sideOutputLateData(LATE_AT_WINDOW_TAG)
-                .aggregate(new MetricsAggregate(), new RevisionedWindowFunction(),
-                        TypeInformation.of(MetricsAccumulator.class), TypeInformation.of(MetricsAccumulator.class),
-                        TypeInformation.of(StreamWindowMetricsTable.Row.class))
-                .name(WINDOW).uid(WINDOW);
+                .transform(WINDOW, TypeInformation.of(StreamWindowMetricsTable.Row.class),
+                        new WindowMetricsOperator(settings.windows(), settings.allowedLateness()))
+                .uid(WINDOW_UID);
     }
 }

@@ -30,6 +30,7 @@ class StreamJobGraphTest {
     @Test
     void everyRecordTypeIsAFlinkPojo() {
         for (Class<?> type : List.of(dev.recount.core.event.AdEvent.class, dev.recount.core.event.BackfillRecord.class,
+                dev.recount.stream.window.WindowPartial.class,
                 dev.recount.core.metrics.MetricsAccumulator.class, dev.recount.db.tables.StreamWindowMetricsTable.Row.class,
                 dev.recount.stream.source.ParsedRecord.class, dev.recount.stream.source.DeadLetter.class)) {
             assertThat(TypeInformation.of(type)).as(type.getName()).isInstanceOf(PojoTypeInfo.class);
@@ -59,7 +60,7 @@ class StreamJobGraphTest {
 
         List<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID)
                 .filter(uid -> uid != null).collect(Collectors.toList());
-        assertThat(uids).contains(StreamJob.SOURCE, StreamJob.VALIDATE, StreamJob.DEDUP_UID, StreamJob.WINDOW,
+        assertThat(uids).contains(StreamJob.SOURCE, StreamJob.VALIDATE, StreamJob.DEDUP_UID, StreamJob.WINDOW_UID,
                 StreamJob.LATE_AT_WINDOW);
         assertThat(String.join(",", uids)).contains(StreamJob.DEAD_LETTER_SINK_UID, StreamJob.LAKE_SINK,
                 StreamJob.BACKFILL_SINK_UID, StreamJob.WINDOW_METRICS_SINK);

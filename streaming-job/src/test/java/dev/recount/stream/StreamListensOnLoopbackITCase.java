@@ -70,6 +70,8 @@ class StreamListensOnLoopbackITCase {
                 assertThat(submit.statusCode()).as("job submission: " + submit.body()).isEqualTo(403);
                 HttpResponse<String> cancel = send(http, "PATCH", base + "/jobs/" + jobId + "?mode=cancel");
                 assertThat(cancel.statusCode()).as("cancel: " + cancel.body()).isEqualTo(403);
+                HttpResponse<String> checkpoint = send(http, "POST", base + "/jobs/" + jobId + "/checkpoints");
+                assertThat(checkpoint.statusCode()).as("a checkpoint without the JVM's secret: " + checkpoint.body()).isEqualTo(403);
                 assertThat(send(http, "GET", base + "/config").body()).contains("\"web-submit\":false", "\"web-cancel\":false");
                 assertThat(send(http, "GET", base + "/jobs/overview").body()).as("still running").contains("\"RUNNING\"");
             } finally {

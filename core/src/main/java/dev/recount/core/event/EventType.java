@@ -20,8 +20,11 @@ public enum EventType {
     }
 
     /** Exact, case-sensitive match on the wire name: "Click" is as invalid as "tap". */
+    /** values() clones its array on every call; this runs once per event. */
+    private static final EventType[] ALL = values();
+
     public static Optional<EventType> fromWire(String name) {
-        for (EventType t : values()) {
+        for (EventType t : ALL) {
             if (t.wireName.equals(name)) return Optional.of(t);
         }
         return Optional.empty();

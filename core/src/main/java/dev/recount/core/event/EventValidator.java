@@ -1,7 +1,9 @@
 package dev.recount.core.event;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -37,6 +39,14 @@ import java.util.Optional;
  * any field is read. DEL and C1 are legal unescaped JSON, so they, and every escaped form, reach the id rule.
  *
  * <p>The validator is total: whatever the bytes, {@link #validate} returns a result and never throws.
+ *
+ * <p>Two paths, one set of rules. Nearly every record is valid, so each is first read with Jackson's streaming
+ * parser ({@link #acceptFast}): one pass over the tokens, no tree, unknown values skipped. That path can only
+ * <em>accept</em>, and only when every field it needs has exactly the shape a valid event has; anything else (an
+ * invalid record, or merely an unusual valid one such as {@code "request_id": 5}) is judged again by the tree
+ * path below, which holds every rule and writes every detail. Both read with the same parser and features
+ * (duplicate keys are a parser error in both), so a record the fast path accepts is one the tree path accepts
+ * with the same event; {@code EventValidatorFuzzTest} checks the pair against an independent oracle.
  */
 public final class EventValidator implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -45,6 +55,8 @@ public final class EventValidator implements Serializable {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .build()
             .readerFor(JsonNode.class);
+    /** The tree reader's parser factory: the same features and read constraints for the fast path. */
+    private static final JsonFactory PARSERS = TREE_READER.getFactory();
 
     /** Longest id accepted (event_id, campaign_id, channel_id, request_id), in UTF-8 bytes. */
     public static final int MAX_ID_BYTES = 256;
@@ -85,15 +97,18 @@ public final class EventValidator implements Serializable {
      */
     public ValidationResult validate(byte[] value, long recordTs, String topic, int partition, long offset) {
         if (value == null) return ValidationResult.invalid(InvalidReason.MALFORMED, "record value is null");
+        boolean ascii = isAsciiWithoutNul(value);
+        String text = null;
+        if (!ascii) {
+            Optional<String> decoded = decodeUtf8(value);
+            if (decoded.isEmpty()) return ValidationResult.invalid(InvalidReason.MALFORMED, "record value is not valid UTF-8");
+            text = decoded.get();
+        }
+        AdEvent accepted = acceptFast(value, text, recordTs, topic, partition, offset);
+        if (accepted != null) return ValidationResult.valid(accepted);
         JsonNode root;
         try {
-            if (isAsciiWithoutNul(value)) {
-                root = TREE_READER.readTree(value);
-            } else {
-                Optional<String> text = decodeUtf8(value);
-                if (text.isEmpty()) return ValidationResult.invalid(InvalidReason.MALFORMED, "record value is not valid UTF-8");
-                root = TREE_READER.readTree(text.get());
-            }
+            root = ascii ? TREE_READER.readTree(value) : TREE_READER.readTree(text);
         } catch (JsonProcessingException e) {
             // Jackson quotes the offending input (a duplicate key, an unexpected character, possibly half a pair).
             return ValidationResult.invalid(InvalidReason.MALFORMED,
@@ -142,6 +157,95 @@ public final class EventValidator implements Serializable {
                 requestId == null || requestId.isNull() ? null : requestId.textValue(), topic, partition, offset, recordTs));
     }
 
+    /**
+     * The fast path: the event when the record is a valid event whose fields have their usual shapes, else null
+     * (then the tree path decides and explains). It never rejects and never throws.
+     *
+     * @param text the decoded value when it is not plain ASCII, else null (then {@code value} is parsed)
+     */
+    private AdEvent acceptFast(byte[] value, String text, long recordTs, String topic, int partition, long offset) {
+        String eventId = null;
+        String eventType = null;
+        String campaignId = null;
+        String channelId = null;
+        String requestId = null;
+        long eventTs = 0;
+        long costMicros = 0;
+        boolean hasTs = false;
+        boolean hasCost = false;
+        try (JsonParser p = text == null ? PARSERS.createParser(value) : PARSERS.createParser(text)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) return null;
+            for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
+                JsonToken token = p.nextToken();
+                switch (name) {
+                    // A known field of another shape (null, a number, a nested value, ...) is for the tree path;
+                    // returning at once also keeps a nested value's fields from being read as this object's.
+                    case "event_id" -> {
+                        if (token != JsonToken.VALUE_STRING) return null;
+                        eventId = p.getText();
+                    }
+                    case "event_type" -> {
+                        if (token != JsonToken.VALUE_STRING) return null;
+                        eventType = p.getText();
+                    }
+                    case "campaign_id" -> {
+                        if (token != JsonToken.VALUE_STRING) return null;
+                        campaignId = p.getText();
+                    }
+                    case "channel_id" -> {
+                        if (token != JsonToken.VALUE_STRING) return null;
+                        channelId = p.getText();
+                    }
+                    case "request_id" -> {
+                        if (token == JsonToken.VALUE_STRING) {
+                            requestId = p.getText();
+                        } else if (token != JsonToken.VALUE_NULL) {
+                            return null;
+                        }
+                    }
+                    case "event_ts" -> {
+                        if (!isLong(p, token)) return null;
+                        eventTs = p.getLongValue();
+                        hasTs = true;
+                    }
+                    case "cost_micros" -> {
+                        if (!isLong(p, token)) return null;
+                        costMicros = p.getLongValue();
+                        hasCost = true;
+                    }
+                    default -> p.skipChildren(); // other fields are ignored (CONTRACT §1), scalars and nested alike
+                }
+            }
+            // Not at the object's end: a parse error was thrown above, or the input ended inside the object.
+            if (p.currentToken() != JsonToken.END_OBJECT) return null;
+        } catch (IOException | RuntimeException e) {
+            return null; // malformed or unusual: the tree path says which and why
+        }
+        if (!hasTs || !hasCost || costMicros < 0 || costMicros > maxCostMicros) return null;
+        Optional<EventType> type = eventType == null ? Optional.empty() : EventType.fromWire(eventType);
+        if (type.isEmpty() || !isValidId(eventId) || !isValidId(campaignId) || !isValidId(channelId)
+                || (requestId != null && !isValidId(requestId))) {
+            return null;
+        }
+        if (eventTs < saturatedSubtract(recordTs, maxPastMillis) || eventTs > saturatedAdd(recordTs, maxFutureMillis)) {
+            return null;
+        }
+        return new AdEvent(eventId, type.get(), eventTs, campaignId, channelId, costMicros, requestId, topic, partition,
+                offset, recordTs);
+    }
+
+    /** A JSON integer that fits a long: what {@link #integerProblem} accepts. */
+    private static boolean isLong(JsonParser p, JsonToken token) throws IOException {
+        if (token != JsonToken.VALUE_NUMBER_INT) return false;
+        JsonParser.NumberType type = p.getNumberType();
+        return type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG;
+    }
+
+    /** What {@link #idProblem} accepts for a present string. */
+    private static boolean isValidId(String id) {
+        return id != null && idProblem("id", id) == null;
+    }
+
     private static String textProblem(JsonNode root, String field) {
         JsonNode n = root.get(field);
         if (n == null || n.isNull()) return field + " is missing";
@@ -165,7 +269,11 @@ public final class EventValidator implements Serializable {
         JsonNode n = root.get(field);
         if (n == null || n.isNull()) return optional ? null : field + " is missing";
         if (!n.isTextual()) return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
-        String id = n.textValue();
+        return idProblem(field, n.textValue());
+    }
+
+    /** The id rule for a present string id; null when it holds. */
+    private static String idProblem(String field, String id) {
         int utf8Bytes = 0;
         for (int i = 0; i < id.length(); i++) {
             char c = id.charAt(i);

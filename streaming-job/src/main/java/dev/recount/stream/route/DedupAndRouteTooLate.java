@@ -4,12 +4,14 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.stream.JobTotals;
+import dev.recount.stream.window.WindowPartial;
+import dev.recount.stream.window.WindowPartials;
 import java.time.Duration;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -22,6 +24,7 @@ import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
@@ -29,23 +32,30 @@ import org.apache.flink.util.OutputTag;
  * Lets each {@code event_id} through at most once (CONTRACT §2) and sends events that are too late for their
  * window (CONTRACT §3) to the {@link #TOO_LATE} side output instead of the window.
  *
- * <p>An id is remembered until the watermark passes {@code event_ts + dedup horizon} (for an event already too late
- * when it arrives: the watermark then + the horizon), rounded up to the next cleanup step (an eighth of the
- * horizon). The horizon is at least window + out-of-orderness + allowed lateness
+ * <p>An id is remembered until the watermark passes {@code event_ts + dedup horizon}, rounded up to the next
+ * cleanup step (an eighth of the horizon). The horizon is at least window + out-of-orderness + allowed lateness
  * (core's {@code EventTimeSettings} enforces that), so by the time an id is forgotten, any copy of it would be too
  * late for its window anyway: it goes to the backfill topic, where the batch layer de-duplicates, and is never
  * counted twice by the stream. The id is the whole key: copies are dropped whatever their {@code event_ts}.
  *
  * <p>How ids are kept, and why it is an operator rather than a {@code KeyedProcessFunction}: keyed by the id, every
  * event cost a state entry and its own cleanup timer, and the timer heap was a third of the job's busiest task
- * (docs/benchmarks.md §6). Here the stream is keyed by {@link #idBucket} (1024 buckets); a bucket has one map of
- * its ids, plus, per cleanup step, the list of ids due then — state in the step's <em>namespace</em>, which a
- * process function cannot use — and one timer per step. Forgetting a step's ids touches exactly those ids.
+ * (docs/benchmarks.md §6). Here the stream is keyed by {@link #idBucket} (1024 buckets); a bucket keeps one
+ * {@link SeenIds} table of 128-bit {@link IdDigest}s with the time each may be forgotten (bytes, not objects:
+ * ~50 bytes per id in memory, 24 in a checkpoint), and one cleanup timer per step — a timer namespace, which a
+ * process function cannot use. When a step's timer fires, the bucket's table forgets what is due.
+ *
+ * <p>What goes on is not the events but partial sums per (window, campaign, channel) ({@link WindowPartials}): an
+ * on-time event is added to its window key's sum, and the sums of a window leave right before the watermark that
+ * fires it is forwarded, so the window operator still fires each window once with every on-time event in it. An
+ * event for a window that has fired already (within allowed lateness) leaves at once as a partial of its own, so
+ * it re-fires its window with revision + 1 as before. The buffered sums are operator state.
  *
  * <p>"Too late" is core's {@link WindowAlignment#isTooLate} with this operator's current watermark. The window
  * operator downstream never has a higher watermark than this operator had when it sent the event, so whatever
- * passes here is on time or within lateness there too. Too-late ids are remembered as well, so a duplicate of
- * a too-late event is dropped rather than sent to the backfill topic twice.
+ * passes here is on time or within lateness there too. Too-late ids are remembered as well — for a horizon from
+ * the watermark they arrived at, since their own event time lies behind it — so a duplicate of a too-late event is
+ * dropped rather than sent to the backfill topic twice.
  *
  * <p>{@code closedUntil}: after a finished {@code --bounded} run every window it flushed is final; a later run
  * treats windows ending at or before {@code closedUntil} as too late, as if the watermark were there already.
@@ -61,9 +71,9 @@ import org.apache.flink.util.OutputTag;
  * restored value is taken, because routing to the backfill topic is always safe for the accounting, re-opening
  * a purged window never is.
  */
-public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
-        implements OneInputStreamOperator<AdEvent, AdEvent>, Triggerable<Integer, Long> {
-    private static final long serialVersionUID = 2L;
+public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPartial>
+        implements OneInputStreamOperator<AdEvent, WindowPartial>, Triggerable<Integer, Long> {
+    private static final long serialVersionUID = 3L;
 
     public static final OutputTag<BackfillRecord> TOO_LATE =
             new OutputTag<>("too-late", TypeInformation.of(BackfillRecord.class));
@@ -81,6 +91,13 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
     static final int CLEANUP_STEPS_PER_HORIZON = 8;
     /** Operator (union) state: the watermark each subtask acted on when the snapshot was taken. */
     static final String WATERMARK_FLOOR_STATE = "watermark-floor";
+    /** Operator state: the partial sums buffered when the snapshot was taken. */
+    static final String PARTIALS_STATE = "window-partials";
+    /**
+     * Most (window, campaign, channel) sums buffered per subtask before they all leave early: bounds the memory at a
+     * few MB whatever the number of keys; with few keys they leave only when their window fires.
+     */
+    static final int MAX_BUFFERED_SUMS = 20_000;
     public static final String WATERMARK_FLOOR_METRIC = "restoredWatermarkFloor";
 
     private final WindowAlignment windows;
@@ -93,11 +110,12 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
     private long floorWatermark;
     private transient ListState<Long> floorState;
 
-    /** The bucket's ids (value unused). */
-    private transient MapState<String, Boolean> seen;
-    /** Per cleanup step (the namespace: the step's end, epoch ms): the bucket's ids to forget then. */
-    private transient ListStateDescriptor<String> dueAt;
+    /** The bucket's remembered ids. */
+    private transient ValueState<SeenIds> seen;
+    private transient IdDigest digest;
     private transient InternalTimerService<Long> cleanup;
+    private transient WindowPartials partials;
+    private transient ListState<WindowPartial> partialsState;
     private transient Counter duplicates;
     private transient Counter tooLate;
     private transient LongCounter duplicatesTotal;
@@ -133,8 +151,14 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
         floorState = context.getOperatorStateStore().getUnionListState(
                 new ListStateDescriptor<>(WATERMARK_FLOOR_STATE, Types.LONG));
         floorWatermark = closedFloor;
+        partialsState = context.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>(PARTIALS_STATE, TypeInformation.of(WindowPartial.class)));
+        partials = new WindowPartials(windows.sizeMillis(), MAX_BUFFERED_SUMS);
         if (context.isRestored()) {
             for (Long restored : floorState.get()) floorWatermark = Math.max(floorWatermark, restored);
+            // Restored sums are of windows that had not fired at the checkpoint; they leave before the watermark
+            // that fires them, like any other. (Rescaled, a subtask may get another's: sums can go from anywhere.)
+            for (WindowPartial p : partialsState.get()) partials.restore(p);
         }
     }
 
@@ -142,6 +166,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         floorState.update(java.util.List.of(effectiveWatermark()));
+        partialsState.update(partials.snapshot());
     }
 
     /** The watermark lateness is judged against: the current one, never below the floor. */
@@ -153,8 +178,8 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
     public void open() throws Exception {
         super.open();
         getMetricGroup().gauge(WATERMARK_FLOOR_METRIC, (Gauge<Long>) () -> floorWatermark);
-        seen = getPartitionedState(new MapStateDescriptor<>("seen-ids", Types.STRING, Types.BOOLEAN));
-        dueAt = new ListStateDescriptor<>("ids-due", Types.STRING);
+        seen = getPartitionedState(new ValueStateDescriptor<>("seen-id-digests", SeenIds.Serializer.INSTANCE));
+        digest = new IdDigest();
         cleanup = getInternalTimerService("dedup-cleanup", LongSerializer.INSTANCE, this);
         duplicates = getMetricGroup().counter(DUPLICATES_METRIC);
         tooLate = getMetricGroup().counter(TOO_LATE_METRIC);
@@ -165,47 +190,78 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<AdEvent>
     @Override
     public void processElement(StreamRecord<AdEvent> record) throws Exception {
         AdEvent event = record.getValue();
-        if (seen.contains(event.eventId)) {
+        long watermark = effectiveWatermark();
+        // Remembered for a horizon from its event time, and at least a horizon of watermark progress from now: an
+        // event far behind the watermark (too late) would otherwise be forgotten at the next watermark, and a copy
+        // sent a moment later would go to the backfill topic a second time.
+        long forgetAt = forgetAt(Math.max(event.eventTs, watermark));
+        SeenIds ids = seen.value();
+        if (ids == null) ids = new SeenIds();
+        int added = ids.add(digest.of(event.eventId), forgetAt);
+        if (added == SeenIds.COPY) {
             duplicates.inc();
             duplicatesTotal.add(1L);
             return;
         }
-        seen.put(event.eventId, Boolean.TRUE);
-        long watermark = effectiveWatermark();
-        // An id is remembered for a horizon from its event time, or from now (the watermark) if that is later: a
-        // too-late event's event time is more than a horizon behind already, and its copy, typically seconds
-        // behind it, must still find it (else both go to the backfill topic).
-        long forgetAt = forgetAt(Math.max(event.eventTs, watermark));
-        idsDueAt(forgetAt).add(event.eventId);
-        cleanup.registerEventTimeTimer(forgetAt, forgetAt); // once per bucket and step: Flink de-duplicates timers
+        // In place on the heap backend; update() keeps it right on any backend.
+        seen.update(ids);
+        // One timer per bucket and step, registered when the step gets its first id (timers are checkpointed).
+        if (added == SeenIds.ADDED_NEW_DUE_TIME) cleanup.registerEventTimeTimer(forgetAt, forgetAt);
 
+        long windowStart = windows.windowStart(event.eventTs);
         if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
             tooLate.inc();
             tooLateTotal.add(1L);
-            output.collect(TOO_LATE, new StreamRecord<>(new BackfillRecord(event, windows.windowStart(event.eventTs),
+            output.collect(TOO_LATE, new StreamRecord<>(new BackfillRecord(event, windowStart,
                     windows.windowEnd(event.eventTs), watermark, event.topic, event.partition, event.offset),
                     record.getTimestamp()));
             return;
         }
-        output.collect(record);
+        long windowLastMillis = windowStart + windows.sizeMillis() - 1;
+        if (windowLastMillis <= watermark) {
+            // Its window has fired: on at once, so that this event re-fires it (revision + 1).
+            output.collect(new StreamRecord<>(WindowPartial.of(windowStart, event), event.eventTs));
+        } else if (partials.add(windowStart, event)) {
+            partials.takeAll(this::emit);
+        }
+    }
+
+    /**
+     * The sums of every window this watermark fires leave first, then the watermark (and the cleanup timers it
+     * passes): downstream, each window fires only after all its partials have arrived.
+     */
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        partials.takeFiredBy(mark.getTimestamp(), this::emit);
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void finish() throws Exception {
+        partials.takeAll(this::emit); // the end-of-input watermark took them all already; never leave any behind
+        super.finish();
+    }
+
+    private void emit(WindowPartial p) {
+        // Timestamped with the window's last millisecond: the window assigner puts it in its window.
+        output.collect(new StreamRecord<>(p, p.windowStart + windows.sizeMillis() - 1));
     }
 
     @Override
     public void onEventTime(InternalTimer<Integer, Long> timer) throws Exception {
-        ListState<String> due = idsDueAt(timer.getNamespace());
-        for (String id : due.get()) {
-            seen.remove(id);
+        SeenIds ids = seen.value();
+        if (ids == null) return;
+        ids.forgetUpTo(timer.getNamespace());
+        if (ids.isEmpty()) {
+            seen.clear();
+        } else {
+            seen.update(ids);
         }
-        due.clear();
     }
 
     @Override
     public void onProcessingTime(InternalTimer<Integer, Long> timer) {
         // no processing-time timers
-    }
-
-    private ListState<String> idsDueAt(long forgetAt) throws Exception {
-        return getPartitionedState(forgetAt, LongSerializer.INSTANCE, dueAt);
     }
 
     /** {@code eventTs + horizon}, rounded up to the cleanup step, so that a bucket has one timer per step. */

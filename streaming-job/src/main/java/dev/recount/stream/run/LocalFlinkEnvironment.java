@@ -29,6 +29,11 @@ public final class LocalFlinkEnvironment {
 
     private final int preferredWebUiPort;
     private int webUiPort = -1;
+    /**
+     * The one write the read-only REST API lets through: a checkpoint request carrying this secret (made here, never
+     * written anywhere, so only this JVM knows it: {@link WindowCloseCheckpoints} asks through it).
+     */
+    private final String checkpointToken = newToken();
 
     /** @param preferredWebUiPort {@code stream.web-ui-port}: used when free; 0 = any free port */
     public LocalFlinkEnvironment(int preferredWebUiPort) {
@@ -43,7 +48,25 @@ public final class LocalFlinkEnvironment {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         if (!(env instanceof LocalStreamEnvironment)) return env; // `flink run`: the cluster's environment
         webUiPort = choosePort(preferredWebUiPort);
-        return StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(loopbackOnly(conf, webUiPort));
+        Configuration local = loopbackOnly(conf, webUiPort);
+        local.set(ReadOnlyRestHandlerFactory.CHECKPOINT_TOKEN, checkpointToken);
+        return StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(local);
+    }
+
+    /** The secret a checkpoint request to the local REST API must carry ({@link ReadOnlyRestHandler#TOKEN_HEADER}). */
+    public String checkpointToken() {
+        return checkpointToken;
+    }
+
+    /** The Web UI's port once {@link #create} made a local MiniCluster; -1 under {@code flink run}. */
+    public int webUiPort() {
+        return webUiPort;
+    }
+
+    private static String newToken() {
+        byte[] bytes = new byte[32];
+        new java.security.SecureRandom().nextBytes(bytes);
+        return java.util.HexFormat.of().formatHex(bytes);
     }
 
     /** The Web UI's address once {@link #create} made a local MiniCluster; empty under {@code flink run}. */

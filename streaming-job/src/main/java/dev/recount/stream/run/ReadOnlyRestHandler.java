@@ -21,7 +21,9 @@ import org.apache.flink.shaded.netty4.io.netty.util.AttributeKey;
 import org.apache.flink.shaded.netty4.io.netty.util.ReferenceCountUtil;
 
 /**
- * Lets GET and HEAD through to Flink's router; answers anything else 403 and closes the connection — but only once
+ * Lets GET and HEAD through to Flink's router, and a checkpoint request ({@code POST /jobs/<id>/checkpoints}) that
+ * carries the secret of this JVM ({@link #TOKEN_HEADER}; a checkpoint is harmless, and the secret keeps even that
+ * to this process); answers anything else 403 and closes the connection — but only once
  * the refused request has been read to its end: closing with the client's body still unread makes the kernel reset
  * the connection, and the client may then lose the 403 and see only a broken connection.
  */
@@ -30,10 +32,18 @@ final class ReadOnlyRestHandler extends ChannelInboundHandlerAdapter {
     static final String REFUSAL = "{\"errors\":[\"the Web UI of recount stream is read-only: it cannot submit, cancel,"
             + " stop or rescale jobs (stop the job with Ctrl-C or SIGTERM)\"]}";
 
-    private final Map<String, String> responseHeaders;
+    /** The header a checkpoint request carries the secret in. */
+    static final String TOKEN_HEADER = "X-Recount-Checkpoint-Token";
+    private static final java.util.regex.Pattern CHECKPOINT_PATH =
+            java.util.regex.Pattern.compile("/(v1/)?jobs/[0-9a-f]{32}/checkpoints(\\?.*)?");
 
-    ReadOnlyRestHandler(Map<String, String> responseHeaders) {
+    private final Map<String, String> responseHeaders;
+    /** Null: no request but GET and HEAD. */
+    private final byte[] checkpointToken;
+
+    ReadOnlyRestHandler(Map<String, String> responseHeaders, String checkpointToken) {
         this.responseHeaders = Map.copyOf(responseHeaders);
+        this.checkpointToken = checkpointToken == null ? null : checkpointToken.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Set on a connection whose request was refused: the rest of that request is read and dropped. */
@@ -41,7 +51,7 @@ final class ReadOnlyRestHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HttpRequest request && !isRead(request.method())) {
+        if (msg instanceof HttpRequest request && !isRead(request.method()) && !isOwnCheckpointRequest(request)) {
             boolean complete = msg instanceof LastHttpContent;
             ReferenceCountUtil.release(msg);
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.FORBIDDEN,
@@ -65,6 +75,14 @@ final class ReadOnlyRestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.fireChannelRead(msg);
+    }
+
+    private boolean isOwnCheckpointRequest(HttpRequest request) {
+        if (checkpointToken == null || !HttpMethod.POST.equals(request.method())) return false;
+        if (!CHECKPOINT_PATH.matcher(request.uri()).matches()) return false;
+        String token = request.headers().get(TOKEN_HEADER);
+        return token != null
+                && java.security.MessageDigest.isEqual(checkpointToken, token.getBytes(StandardCharsets.UTF_8));
     }
 
     private static boolean isRead(HttpMethod method) {

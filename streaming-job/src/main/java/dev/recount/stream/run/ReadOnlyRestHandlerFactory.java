@@ -13,7 +13,8 @@ import org.apache.flink.shaded.netty4.io.netty.channel.ChannelHandler;
  * pipeline handlers). {@code web.submit.enable=false} only removes jar upload and run, and {@code web.cancel.enable}
  * only hides the Web UI's cancel button: {@code POST /jobs} (submit a job graph with its jars, i.e. run code in this
  * JVM), cancel, stop and savepoint requests stay open to every local user who can reach the port. With
- * {@link #READ_ONLY} set, as {@link LocalFlinkEnvironment} sets it, anything but GET and HEAD is answered 403.
+ * {@link #READ_ONLY} set, as {@link LocalFlinkEnvironment} sets it, anything but GET and HEAD is answered 403,
+ * except a checkpoint request that carries the JVM's own secret ({@link #CHECKPOINT_TOKEN}).
  *
  * <p>Inactive unless the option is set, and left out of the cluster job jar (streaming-job/pom.xml), so a real
  * cluster's REST API, which the Kubernetes operator drives, is never touched.
@@ -24,6 +25,12 @@ public final class ReadOnlyRestHandlerFactory implements InboundChannelHandlerFa
             .defaultValue(false)
             .withDescription("Answer every REST request but GET and HEAD with 403 (the local MiniCluster of recount stream).");
 
+    /** When set, a checkpoint request ({@code POST /jobs/<id>/checkpoints}) with this secret is let through. */
+    public static final ConfigOption<String> CHECKPOINT_TOKEN = ConfigOptions.key("recount.local.rest-checkpoint-token")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The secret that lets a checkpoint request through the read-only REST API.");
+
     @Override
     public int priority() {
         return 0;
@@ -31,6 +38,7 @@ public final class ReadOnlyRestHandlerFactory implements InboundChannelHandlerFa
 
     @Override
     public Optional<ChannelHandler> createHandler(Configuration configuration, Map<String, String> responseHeaders) {
-        return configuration.get(READ_ONLY) ? Optional.of(new ReadOnlyRestHandler(responseHeaders)) : Optional.empty();
+        return configuration.get(READ_ONLY) ? Optional.of(new ReadOnlyRestHandler(responseHeaders,
+                configuration.getOptional(CHECKPOINT_TOKEN).orElse(null))) : Optional.empty();
     }
 }

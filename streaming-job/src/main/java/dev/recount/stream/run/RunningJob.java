@@ -1,6 +1,6 @@
 package dev.recount.stream.run;
 
-import dev.recount.stream.window.RevisionedWindowFunction;
+import dev.recount.stream.window.WindowMetricsOperator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -125,7 +125,7 @@ public final class RunningJob {
         finalTotals = result.getAllAccumulatorResults();
         if (stopRequested) return Outcome.STOPPED;
         if (bounded) {
-            Object fired = result.getAllAccumulatorResults().get(RevisionedWindowFunction.MAX_WINDOW_END_ACCUMULATOR);
+            Object fired = result.getAllAccumulatorResults().get(WindowMetricsOperator.MAX_WINDOW_END_ACCUMULATOR);
             long closedUntil = Math.max(plan.closedUntil(), fired instanceof Long l ? l : Long.MIN_VALUE);
             ledger.recordFinished(jobId(), closedUntil);
         }

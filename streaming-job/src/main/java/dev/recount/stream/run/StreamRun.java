@@ -115,6 +115,29 @@ public final class StreamRun {
         return env.executeAsync(JOB_NAME);
     }
 
+    /**
+     * Starts {@link WindowCloseCheckpoints} for {@code job} through the REST API at {@code host:port} (its checkpoint
+     * requests carry {@code checkpointToken}, see LocalFlinkEnvironment); null (and a
+     * log line) when it cannot be set up: the periodic checkpoints still commit every row, only later.
+     */
+    public static WindowCloseCheckpoints checkpointOnWindowClose(RunningJob job, String host, int port,
+                                                                 String checkpointToken, StreamSettings s) {
+        Configuration rest = new Configuration();
+        rest.set(org.apache.flink.configuration.RestOptions.ADDRESS, host);
+        rest.set(org.apache.flink.configuration.RestOptions.PORT, port);
+        try {
+            return new WindowCloseCheckpoints(new RestJob(rest, job.jobId(), StreamJob.WINDOW, checkpointToken),
+                    s.eventTime().windowSize().toMillis(), System::currentTimeMillis).start(WINDOW_CLOSE_POLL_MILLIS);
+        } catch (Exception e) {
+            org.slf4j.LoggerFactory.getLogger(StreamRun.class).warn("no checkpoints on window close ({}); rows are "
+                    + "committed with the periodic checkpoints", e.toString());
+            return null;
+        }
+    }
+
+    /** How often the window operator's watermark is read for {@link #checkpointOnWindowClose}. */
+    static final long WINDOW_CLOSE_POLL_MILLIS = 200;
+
     /** @param lineage the chain of runs this run continues (ResumePlan#lineage) */
     public static StreamSinks sinks(StreamSettings s, String lineage) {
         return new StreamSinks(

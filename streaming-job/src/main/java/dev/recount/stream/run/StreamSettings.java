@@ -32,7 +32,8 @@ public record StreamSettings(
         URI checkpointDir,
         URI lakePath,
         int webUiPort,
-        Restore restore) {
+        Restore restore,
+        boolean checkpointOnWindowClose) {
 
     /** Who decides where a start resumes ({@code stream.restore}). */
     public enum Restore {
@@ -80,7 +81,16 @@ public record StreamSettings(
                 toUri(config.get("stream.checkpoint-dir")),
                 toUri(config.get("lake.path")),
                 config.integer("stream.web-ui-port"),
-                Restore.parse(config.get("stream.restore")));
+                Restore.parse(config.get("stream.restore")),
+                parseBoolean(config.get("stream.checkpoint-on-window-close"), "stream.checkpoint-on-window-close"));
+    }
+
+    private static boolean parseBoolean(String value, String key) {
+        return switch (value.strip()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(key + " must be true or false, got '" + value + "'");
+        };
     }
 
     /** A URI as given (s3a://, hdfs://, file:/...), or a local path made absolute. */

@@ -9,6 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.stream.Fixtures;
+import dev.recount.stream.window.WindowPartial;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,7 +36,7 @@ class DedupAndRouteTooLateTest {
     private static final long LATENESS = SETTINGS.allowedLateness().toMillis();
     private static final long HORIZON = SETTINGS.dedupHorizon().toMillis();
 
-    private KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, AdEvent> harness;
+    private KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, WindowPartial> harness;
     private DedupAndRouteTooLate function;
 
     /** Captures the operator's metrics, so the counters can be asserted. */
@@ -80,21 +83,75 @@ class DedupAndRouteTooLateTest {
         feed(first);
         feed(click("c1", W0.plusSeconds(10), 2));
         feed(click("c1", W0.plusSeconds(40), 3)); // same id, other payload: the id is the idempotency key
+        assertThat(harness.extractOutputValues()).as("on time: buffered until its window fires").isEmpty();
 
-        assertThat(harness.extractOutputValues()).containsExactly(first);
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+        assertThat(harness.extractOutputValues()).containsExactly(sumOf(first));
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).isNull();
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(2);
         assertThat(counter(DedupAndRouteTooLate.TOO_LATE_METRIC)).isZero();
     }
 
     @Test
-    void anEventWithinAllowedLatenessGoesOn() throws Exception {
+    void anEventWithinAllowedLatenessGoesOnAtOnceOnItsOwn() throws Exception {
         open(Long.MIN_VALUE);
         harness.processWatermark(new Watermark(ms(W1) - 2 + LATENESS));
         AdEvent late = click("late", W0.plusSeconds(30), 1);
+        AdEvent late2 = click("late-2", W0.plusSeconds(31), 2);
         feed(late);
+        feed(late2);
 
-        assertThat(harness.extractOutputValues()).containsExactly(late);
+        // One partial per event, each carrying its event: each re-fires the window (revision + 1).
+        assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W0), late),
+                WindowPartial.of(ms(W0), late2));
+    }
+
+    @Test
+    void aWindowsSumsLeaveBeforeTheWatermarkThatFiresIt() throws Exception {
+        open(Long.MIN_VALUE);
+        AdEvent a = click("a", W0.plusSeconds(1), 1);
+        AdEvent b = click("b", W0.plusSeconds(30), 2);
+        AdEvent other = click("other", W1.plusSeconds(1), 3);
+        feed(a);
+        feed(b);
+        feed(other);
+        harness.processWatermark(new Watermark(ms(W1) - 2));
+        assertThat(harness.extractOutputValues()).isEmpty();
+
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+        List<Object> output = new ArrayList<>(harness.getOutput());
+        assertThat(output).hasSize(3); // the sum, then the watermark (after the one that fired nothing)
+        assertThat(output.get(1)).isEqualTo(new StreamRecord<>(sumOf(a, b), ms(W1) - 1));
+        assertThat(output.get(2)).isEqualTo(new Watermark(ms(W1) - 1));
+
+        harness.processWatermark(new Watermark(Long.MAX_VALUE));
+        assertThat(harness.extractOutputValues()).containsExactly(sumOf(a, b), sumOf(other));
+    }
+
+    @Test
+    void bufferedSumsArePartOfTheSnapshot() throws Exception {
+        open(Long.MIN_VALUE);
+        AdEvent a = click("a", W0.plusSeconds(1), 1);
+        feed(a);
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+
+        open(Long.MIN_VALUE, snapshot);
+        AdEvent b = click("b", W0.plusSeconds(2), 2);
+        feed(b);
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+        assertThat(harness.extractOutputValues()).containsExactly(sumOf(a, b));
+    }
+
+    @Test
+    void beyondItsSizeTheBufferEmptiesEarly() throws Exception {
+        open(Long.MIN_VALUE);
+        for (int i = 0; i <= DedupAndRouteTooLate.MAX_BUFFERED_SUMS; i++) {
+            feed(Fixtures.event("k-" + i, dev.recount.core.event.EventType.CLICK, W0.plusSeconds(1), "camp-" + i, "web",
+                    1, i));
+        }
+        assertThat(harness.extractOutputValues()).hasSize(DedupAndRouteTooLate.MAX_BUFFERED_SUMS + 1)
+                .allSatisfy(p -> assertThat(p.totals.toMetrics().events()).isEqualTo(1));
     }
 
     @Test
@@ -113,27 +170,21 @@ class DedupAndRouteTooLateTest {
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
     }
 
-    /**
-     * A too-late event's own time is more than a horizon behind the watermark already; remembered only from its
-     * event time, it would be forgotten at the next watermark and its copy a moment later would go to the backfill
-     * topic again. It is remembered for a horizon from its arrival.
-     */
+    /** Its event time lies far behind the watermark: remembered from the watermark on, not forgotten at the next one. */
     @Test
-    void aCopyOfATooLateEventArrivingSoonAfterItIsDropped() throws Exception {
+    void aCopyOfATooLateEventSentAfterMoreWatermarksIsStillDropped() throws Exception {
         open(Long.MIN_VALUE);
-        long watermark = ms(W0) + 3 * HORIZON; // far past W0 + lateness, and past W0 + horizon
+        long watermark = ms(W1) + 10 * 60_000; // W0 is ten minutes behind: far beyond its lateness and the horizon
         harness.processWatermark(new Watermark(watermark));
-        AdEvent tooLate = click("deeply-late", W0.plusSeconds(30), 7);
+        AdEvent tooLate = click("far-behind", W0.plusSeconds(30), 7);
         feed(tooLate);
-        harness.processWatermark(new Watermark(watermark + HORIZON / 2));
-        feed(click("deeply-late", W0.plusSeconds(30), 8));
+        harness.processWatermark(new Watermark(watermark + 1_000));
+        harness.processWatermark(new Watermark(watermark + 2_000));
+        feed(click("far-behind", W0.plusSeconds(30), 8));
 
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event().offset)
                 .containsExactly(7L);
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
-
-        harness.processWatermark(new Watermark(function.forgetAt(watermark)));
-        assertThat(harness.numKeyedStateEntries()).as("forgotten a horizon after it arrived").isZero();
     }
 
     @Test
@@ -143,8 +194,11 @@ class DedupAndRouteTooLateTest {
         AdEvent open = click("open", W1.plusSeconds(1), 2);
         feed(closed);
         feed(open);
+        harness.processWatermark(new Watermark(Long.MAX_VALUE));
 
-        assertThat(harness.extractOutputValues()).containsExactly(open);
+        // With lateness = one window, the floor (closedUntil - 1 + lateness) has passed W1's end too: "open" is
+        // within lateness of a window the floor treats as fired, so it goes on at once, on its own.
+        assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W1), open));
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event())
                 .containsExactly(closed);
     }
@@ -176,7 +230,7 @@ class DedupAndRouteTooLateTest {
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event().offset)
                 .as("a copy arriving after its id was forgotten is too late for its window: never counted twice")
                 .containsExactly(4L);
-        assertThat(harness.extractOutputValues()).containsExactly(early, later);
+        assertThat(events(harness.extractOutputValues())).isEqualTo(2); // early and later, once each
     }
 
     @Test
@@ -185,10 +239,10 @@ class DedupAndRouteTooLateTest {
         for (int i = 0; i < 200; i++) {
             feed(click("id-" + i, W0.plusSeconds(i % 60), i));
         }
-        assertThat(harness.extractOutputValues()).hasSize(200);
         assertThat(harness.numKeyedStateEntries()).isPositive();
 
         harness.processWatermark(new Watermark(function.forgetAt(ms(W0) + 59_000)));
+        assertThat(events(harness.extractOutputValues())).isEqualTo(200);
         assertThat(harness.numKeyedStateEntries()).isZero();
         assertThat(harness.numEventTimeTimers()).isZero();
     }
@@ -199,8 +253,9 @@ class DedupAndRouteTooLateTest {
         for (String id : idsInOneBucket(50)) {
             feed(click(id, W0.plusSeconds(10), 1));
         }
-        assertThat(harness.extractOutputValues()).hasSize(50);
         assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+        assertThat(events(harness.extractOutputValues())).isEqualTo(50);
     }
 
     @Test
@@ -213,9 +268,12 @@ class DedupAndRouteTooLateTest {
 
         open(Long.MIN_VALUE, snapshot);
         feed(click("c1", W0.plusSeconds(10), 2));
-        feed(click("c2", W0.plusSeconds(10), 3));
-        assertThat(harness.extractOutputValues()).extracting(e -> e.eventId).containsExactly("c2");
+        AdEvent second = click("c2", W0.plusSeconds(10), 3);
+        feed(second);
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+        assertThat(harness.extractOutputValues()).as("the sum restored with the snapshot, plus c2")
+                .containsExactly(sumOf(first, second));
         harness.processWatermark(new Watermark(function.forgetAt(first.eventTs)));
         assertThat(harness.numEventTimeTimers()).as("the restored timer fired too").isZero();
         assertThat(harness.numKeyedStateEntries()).as("and forgot the restored ids").isZero();
@@ -239,8 +297,9 @@ class DedupAndRouteTooLateTest {
         AdEvent current = click("current", W1.plusSeconds(30), 6);
         feed(replayed);
         feed(current);
+        harness.processWatermark(new Watermark(Long.MAX_VALUE));
 
-        assertThat(harness.extractOutputValues()).containsExactly(current);
+        assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W1), current));
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(StreamRecord::getValue)
                 .containsExactly(new BackfillRecord(replayed, ms(W0), ms(W1), watermark, replayed.topic, 0, 5));
     }
@@ -285,5 +344,18 @@ class DedupAndRouteTooLateTest {
 
     private void feed(AdEvent e) throws Exception {
         harness.processElement(new StreamRecord<>(e, e.eventTs));
+    }
+
+    /** The buffered sum of {@code events} (one window key, one window), as the operator sends it. */
+    private static WindowPartial sumOf(AdEvent... events) {
+        MetricsAccumulator sums = new MetricsAccumulator();
+        for (AdEvent e : events) sums.add(e);
+        AdEvent first = events[0];
+        return new WindowPartial(SETTINGS.windows().windowStart(first.eventTs), first.campaignId, first.channelId, sums,
+                null);
+    }
+
+    private static long events(List<WindowPartial> partials) {
+        return partials.stream().mapToLong(p -> p.totals.toMetrics().events()).sum();
     }
 }

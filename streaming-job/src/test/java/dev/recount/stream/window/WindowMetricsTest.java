@@ -42,7 +42,7 @@ class WindowMetricsTest {
     private static final WindowKey KEY_W0 = new WindowKey(ms(W0), "camp-a", "search");
     private static final long FIVE_QUINTILLION = 5_000_000_000_000_000_000L;
 
-    private KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, AdEvent, Row> harness;
+    private KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, WindowPartial, Row> harness;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -50,12 +50,13 @@ class WindowMetricsTest {
         harness.open();
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, AdEvent, Row> newHarness() throws Exception {
+    private static KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, WindowPartial, Row> newHarness() throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        DataStream<AdEvent> input = env.fromData(TypeInformation.of(AdEvent.class), click("seed", W0, 0));
+        DataStream<WindowPartial> input = env.fromData(TypeInformation.of(WindowPartial.class),
+                WindowPartial.of(ms(W0), click("seed", W0, 0)));
         @SuppressWarnings("unchecked")
-        OneInputTransformation<AdEvent, Row> window =
-                (OneInputTransformation<AdEvent, Row>) StreamJob.windowMetrics(input, Fixtures.SETTINGS).getTransformation();
+        OneInputTransformation<WindowPartial, Row> window =
+                (OneInputTransformation<WindowPartial, Row>) StreamJob.windowMetrics(input, Fixtures.SETTINGS).getTransformation();
         StreamOperatorFactory<Row> factory = window.getOperatorFactory();
         return new KeyedOneInputStreamOperatorTestHarness<>(factory, new CampaignChannelKey(), CampaignChannelKey.TYPE);
     }
@@ -99,7 +100,7 @@ class WindowMetricsTest {
 
         assertThat(rows()).containsExactly(row(1, new WindowMetrics(1, 0, 0, 1_000, 1)));
         assertThat(harness.getSideOutput(StreamJob.LATE_AT_WINDOW_TAG))
-                .extracting(StreamRecord::getValue).containsExactly(tooLate);
+                .extracting(r -> r.getValue().event).containsExactly(tooLate);
     }
 
     @Test
@@ -109,12 +110,38 @@ class WindowMetricsTest {
         harness.processWatermark(new Watermark(ms(W1) + 10_000));
         feed(click("late", W0.plusSeconds(30), 3)); // a re-firing also keeps revision state
         assertThat(harness.numKeyedStateEntries()).isPositive();
-        assertThat(harness.numEventTimeTimers()).isPositive();
+        assertThat(harness.numEventTimeTimers()).as("no timers: the windows are aligned, an index fires them").isZero();
 
+        harness.processWatermark(new Watermark(ms(W1) - 1 + LATENESS));
+        assertThat(harness.numKeyedStateEntries()).as("W1 is still within lateness").isPositive();
         harness.processWatermark(new Watermark(ms(W2) - 1 + LATENESS));
 
         assertThat(harness.numKeyedStateEntries()).isZero();
-        assertThat(harness.numEventTimeTimers()).isZero();
+    }
+
+    /**
+     * Restored, the operator has no watermark until the sources emit one: a late partial for a window that fired
+     * before the checkpoint waits for it, then fires revision + 1 with the full totals; an unfired window still fires.
+     */
+    @Test
+    void afterARestoreFiredWindowsRefireOnceTheWatermarkComesBack() throws Exception {
+        feed(impression("i1", W0.plusSeconds(5), 1));
+        harness.processWatermark(new Watermark(ms(W1) + 1_000));
+        feed(click("w1", W1.plusSeconds(5), 2));
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+
+        harness = newHarness();
+        harness.initializeState(snapshot);
+        harness.open();
+        feed(click("late", W0.plusSeconds(30), 3));
+        assertThat(rows()).as("no watermark yet after the restore").isEmpty();
+        harness.processWatermark(new Watermark(ms(W2) - 1));
+
+        WindowKey keyW1 = new WindowKey(ms(W1), "camp-a", "search");
+        assertThat(rows()).containsExactlyInAnyOrder(
+                row(2, new WindowMetrics(1, 1, 0, 251_000, 2)),
+                new Row(new WindowRow(keyW1, ms(W2), new WindowMetrics(0, 1, 0, 250_000, 1)), 1));
     }
 
     @Test
@@ -150,8 +177,25 @@ class WindowMetricsTest {
         return Fixtures.event(id, EventType.CONVERSION, time, "camp-a", "search", cost, 0);
     }
 
+    /** One event as the de-dup operator sends an event of a fired window on: a partial of its own. */
     private void feed(AdEvent e) throws Exception {
-        harness.processElement(new StreamRecord<>(e, e.eventTs));
+        harness.processElement(new StreamRecord<>(WindowPartial.of(Fixtures.SETTINGS.windows().windowStart(e.eventTs), e),
+                e.eventTs));
+    }
+
+    /** Buffered sums as the de-dup operator sends them before the watermark: timestamped with the window's end - 1. */
+    @Test
+    void partialSumsAddUpExactlyAsTheirEventsWould() throws Exception {
+        dev.recount.core.metrics.MetricsAccumulator first = new dev.recount.core.metrics.MetricsAccumulator()
+                .add(impression("i1", W0.plusSeconds(5), 1)).add(click("c1", W0.plusSeconds(20), 2));
+        dev.recount.core.metrics.MetricsAccumulator second = new dev.recount.core.metrics.MetricsAccumulator()
+                .add(conversion("v1", W0.plusSeconds(30), Long.MAX_VALUE));
+        harness.processElement(new StreamRecord<>(new WindowPartial(ms(W0), "camp-a", "search", first, null), ms(W1) - 1));
+        harness.processElement(new StreamRecord<>(new WindowPartial(ms(W0), "camp-a", "search", second, null), ms(W1) - 1));
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+
+        assertThat(rows()).containsExactly(row(1, new WindowMetrics(1, 1, 1,
+                BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(251_000)), 3)));
     }
 
     private List<Row> rows() {

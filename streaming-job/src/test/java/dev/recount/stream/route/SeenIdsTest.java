@@ -1,0 +1,54 @@
+package dev.recount.stream.route;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+class SeenIdsTest {
+    private final IdDigest digest = new IdDigest();
+
+    @Test
+    void anIdIsNewOnceAndACopyAfterwards() {
+        SeenIds ids = new SeenIds();
+        assertThat(ids.add(digest.of("a"), 100)).isEqualTo(SeenIds.ADDED_NEW_DUE_TIME);
+        assertThat(ids.add(digest.of("b"), 100)).isEqualTo(SeenIds.ADDED);
+        assertThat(ids.add(digest.of("a"), 200)).as("the id is the key, whatever its time").isEqualTo(SeenIds.COPY);
+        assertThat(ids.size()).isEqualTo(2);
+    }
+
+    @Test
+    void forgetsExactlyWhatIsDueAndReusesTheSlots() {
+        SeenIds ids = new SeenIds();
+        for (int i = 0; i < 10_000; i++) ids.add(digest.of("id-" + i), i % 2 == 0 ? 100 : 200);
+        assertThat(ids.forgetUpTo(99)).isZero();
+        assertThat(ids.forgetUpTo(100)).isEqualTo(5_000);
+        assertThat(ids.size()).isEqualTo(5_000);
+        for (int i = 0; i < 10_000; i++) {
+            assertThat(ids.add(digest.of("id-" + i), 300)).as("id-%d", i)
+                    .isEqualTo(i % 2 == 0 ? (i == 0 ? SeenIds.ADDED_NEW_DUE_TIME : SeenIds.ADDED) : SeenIds.COPY);
+        }
+        assertThat(ids.forgetUpTo(Long.MAX_VALUE)).isEqualTo(10_000);
+        assertThat(ids.isEmpty()).isTrue();
+        assertThat(ids.dueTimes()).isEmpty();
+    }
+
+    @Test
+    void aCopyIsIndependentAndTheSerializerRoundTrips() throws Exception {
+        SeenIds ids = new SeenIds();
+        for (int i = 0; i < 1_000; i++) ids.add(digest.of("id-" + i), 1_000 + i % 7);
+        SeenIds copy = SeenIds.Serializer.INSTANCE.copy(ids);
+        ids.forgetUpTo(1_003);
+        assertThat(copy.size()).isEqualTo(1_000);
+        assertThat(copy.add(digest.of("id-5"), 1)).isEqualTo(SeenIds.COPY);
+
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        SeenIds.Serializer.INSTANCE.serialize(copy, out);
+        assertThat(out.length()).as("24 bytes per id and a count").isEqualTo(4 + 24 * 1_000);
+        SeenIds read = SeenIds.Serializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(read).isEqualTo(copy);
+        assertThat(read.dueTimes()).containsExactly(1_000L, 1_001L, 1_002L, 1_003L, 1_004L, 1_005L, 1_006L);
+        assertThat(read.forgetUpTo(1_006)).isEqualTo(1_000);
+    }
+}
