@@ -17,6 +17,11 @@ public final class BackfillException extends RuntimeException {
         return new BackfillException(ExitCodes.REFUSED_BY_BOUNDARY, message, null);
     }
 
+    /** Refused for a reason other than the boundary (same exit code: nothing was written, rerun once it is fixed). */
+    public static BackfillException refused(String message) {
+        return new BackfillException(ExitCodes.REFUSED_BY_BOUNDARY, message, null);
+    }
+
     public static BackfillException lockTimeout(String message, Throwable cause) {
         return new BackfillException(ExitCodes.LOCK_TIMEOUT, message, cause);
     }

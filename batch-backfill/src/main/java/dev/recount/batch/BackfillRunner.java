@@ -17,6 +17,8 @@ import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Mode;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamProgressTable;
+import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.db.tables.WindowSizes;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -114,6 +116,7 @@ public final class BackfillRunner {
             try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout());
                  ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval)) {
                 Optional<Long> until = requireComplete(conn, range.toMillis(), force);
+                requireStreamWindowSize(conn, range.fromMillis(), range.toMillis());
                 locks.lockRange(range, settings.windows());
                 describeJobs(runId, mode.wireName() + " " + range);
                 LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
@@ -185,6 +188,8 @@ public final class BackfillRunner {
                     Computed c = Computed.empty();
                     BatchWindowMetricsTable.ReplaceResult r = new BatchWindowMetricsTable.ReplaceResult(0, 0);
                     if (!candidateWindows.isEmpty()) {
+                        requireStreamWindowSize(conn, candidateWindows.first(),
+                                candidateWindows.last() + windows.sizeMillis());
                         locks.lockWindows(candidateWindows);
                         describeJobs(runId, "affected " + candidateWindows.size() + " windows");
                         // Copies included: whether an event is in the lake does not depend on which copy counts.
@@ -345,6 +350,13 @@ public final class BackfillRunner {
         }
         LOG.warn("forced: range ends at {} but {}", Instant.ofEpochMilli(toMillis), why);
         return until;
+    }
+
+    /** Refuses a range whose stream rows have another window size than this run's (they could never match). */
+    private void requireStreamWindowSize(Connection conn, long fromMillis, long toMillis) throws SQLException {
+        Optional<String> why = WindowSizes.mismatch(conn, StreamWindowMetricsTable.TABLE, fromMillis, toMillis,
+                settings.windows().sizeMillis());
+        if (why.isPresent()) throw BackfillException.refused(why.get());
     }
 
     /** Where lake.retention has deleted the lake up to, if it ever did. */

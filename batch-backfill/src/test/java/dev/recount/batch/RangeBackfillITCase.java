@@ -7,6 +7,7 @@ import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import java.math.BigInteger;
 import java.nio.file.Path;
@@ -139,6 +140,19 @@ class RangeBackfillITCase {
         assertThat(t.backfill(0, "range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
         assertThat(t.batchRows()).containsExactlyElementsOf(EXPECTED);
         assertThat(t.lastRun().details()).contains("\"staged_from\": \"executors\"");
+    }
+
+    @Test
+    void aRangeWhereTheStreamRanWithAnotherWindowSizeIsRefused() throws Exception {
+        writeFixture();
+        WindowKey twoMinutes = new WindowKey(W, "c9", "ch1");
+        try (java.sql.Connection c = t.admin()) {
+            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(
+                    new WindowRow(twoMinutes, W + 2 * MINUTE, new WindowMetrics(1, 0, 0, 1, 1)), 1)));
+        }
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(t.lastErr).contains("stream_window_metrics holds windows of 2m in this range, not 1m");
+        assertThat(t.batchRows()).isEmpty();
     }
 
     @Test

@@ -2,12 +2,15 @@ package dev.recount.reconcile;
 
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.CorrectionLogTable;
 import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
+import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.Timestamps;
+import dev.recount.db.tables.WindowSizes;
 import dev.recount.reconcile.report.ReportData;
 import dev.recount.reconcile.report.ReportWriter;
 import java.io.IOException;
@@ -29,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -216,6 +220,7 @@ public final class Reconciler {
                 st.execute("SET LOCAL work_mem = '" + settings.workMem() + "'");
             }
             if (scope.windowStarts() == null) requireCovered(conn, scope);
+            requireOneWindowSize(conn, scope);
             long t0 = System.nanoTime();
             Reconciled reconciled = reconcileOnce(conn, scope, mode, runId);
             Comparison comparison = reconciled.comparison();
@@ -252,6 +257,20 @@ public final class Reconciler {
             conn.setAutoCommit(true);
             conn.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         }
+    }
+
+    /** Refuses a scope where stream and batch rows have different window sizes: no key could ever match. */
+    private static void requireOneWindowSize(Connection conn, Scope scope) throws SQLException {
+        long from = scope.from().toEpochMilli();
+        long to = scope.to().toEpochMilli();
+        java.util.SortedSet<Long> batch = WindowSizes.in(conn, BatchWindowMetricsTable.TABLE, from, to);
+        if (batch.size() > 1) {
+            throw new NotCoveredException("batch_window_metrics holds windows of several sizes in [" + scope.from()
+                    + ", " + scope.to() + "): recompute the range with one window.size first");
+        }
+        if (batch.isEmpty()) return;
+        Optional<String> why = WindowSizes.mismatch(conn, StreamWindowMetricsTable.TABLE, from, to, batch.first());
+        if (why.isPresent()) throw new NotCoveredException(why.get());
     }
 
     private static void requireCovered(Connection conn, Scope scope) throws SQLException {

@@ -1,5 +1,9 @@
 package dev.recount.reconcile;
 
+import dev.recount.db.tables.WindowRow;
+
+import dev.recount.db.tables.StreamWindowMetricsTable;
+
 import static dev.recount.reconcile.testutils.ReconcileDb.key;
 import static dev.recount.reconcile.testutils.ReconcileDb.m;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,6 +110,21 @@ class ReconcilerITCase {
             assertThat(rs.getBoolean(3)).as("superuser").isFalse();
             assertThat(rs.getBoolean(4)).as("holds the schema's reconciler role").isTrue();
         }
+    }
+
+    @Test
+    void refusesARangeWhereTheStreamRanWithAnotherWindowSize() throws Exception {
+        WindowKey twoMinutes = key(W0.plusSeconds(240), "camp-c", "web");
+        try (Connection c = db.admin()) {
+            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(new WindowRow(twoMinutes,
+                    twoMinutes.windowStartMillis() + 120_000, m(1, 0, 0, 1, 1)), 1)));
+        }
+        ServedState before = servedState();
+
+        assertThatThrownBy(() -> reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO)))
+                .isInstanceOf(NotCoveredException.class)
+                .hasMessageContaining("stream_window_metrics holds windows of 2m in this range, not 1m");
+        assertThat(servedState()).as("nothing finalized or corrected").isEqualTo(before);
     }
 
     @Test

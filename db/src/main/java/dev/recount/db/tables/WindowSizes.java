@@ -1,0 +1,58 @@
+package dev.recount.db.tables;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * The window sizes a window table holds over a range, read from its rows ({@code window_end - window_start}: every
+ * row records the size the job that wrote it ran with). Stream and batch results are compared key by key, so a
+ * stream that ran with {@code --window 2m} next to a 1-minute batch would make every key a mismatch and reconcile
+ * would "correct" all of them; backfill and reconcile refuse such a range instead ({@link #mismatch}).
+ */
+public final class WindowSizes {
+    private WindowSizes() {}
+
+    /** The distinct window sizes, in milliseconds, of the rows of {@code table} whose window starts in the range. */
+    public static SortedSet<Long> in(Connection conn, String table, long fromMillis, long toMillis) throws SQLException {
+        String sql = "SELECT DISTINCT (extract(epoch FROM window_end - window_start) * 1000)::bigint AS size_ms FROM "
+                + table + " WHERE window_start >= ? AND window_start < ?";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            Timestamps.bind(ps, 1, fromMillis);
+            Timestamps.bind(ps, 2, toMillis);
+            SortedSet<Long> sizes = new TreeSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) sizes.add(rs.getLong(1));
+            }
+            return sizes;
+        }
+    }
+
+    /**
+     * Why the range may not be compared with windows of {@code expectedMillis}, if it may not: some rows of
+     * {@code table} in it have another size. The message names both sizes and what to do.
+     */
+    public static Optional<String> mismatch(Connection conn, String table, long fromMillis, long toMillis,
+                                            long expectedMillis) throws SQLException {
+        SortedSet<Long> other = new TreeSet<>(in(conn, table, fromMillis, toMillis));
+        other.remove(expectedMillis);
+        if (other.isEmpty()) return Optional.empty();
+        return Optional.of(table + " holds windows of " + describe(other) + " in this range, not "
+                + describe(new TreeSet<>(java.util.List.of(expectedMillis))) + ": the stream job ran with another"
+                + " window.size; recompute and reconcile with the size it ran with (window.size), or delete those rows");
+    }
+
+    private static String describe(SortedSet<Long> sizes) {
+        StringBuilder s = new StringBuilder();
+        for (long ms : sizes) {
+            if (s.length() > 0) s.append(", ");
+            s.append(dev.recount.core.config.Durations.format(Duration.ofMillis(ms)));
+        }
+        return s.toString();
+    }
+}
