@@ -21,7 +21,8 @@ import picocli.CommandLine.ParameterException;
  *       exits {@link CommonExitCodes#USAGE 2};</li>
  *   <li>errors are one line on stderr: {@code recount <command>: <reason>};</li>
  *   <li>every command and subcommand has {@code --help} and {@code --version} (the build's version), and its
- *       {@code --help} lists the exit codes of the command's exit-code class ({@link ExitCodeMeaning}).</li>
+ *       {@code --help} lists the exit codes of the command's exit-code class ({@link ExitCodeMeaning}), or of its
+ *       own class when that declares exit-code constants itself.</li>
  * </ul>
  * A module's main builds its picocli {@link CommandLine}, passes it through {@link #configure}, and calls
  * {@link #execute}; {@code System.exit} happens only in the main.
@@ -186,8 +187,21 @@ public final class RecountCli {
                     + RecountCli.class.getSimpleName() + " add both");
         }
         spec.versionProvider(new RecountVersion());
-        spec.usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
-        for (CommandLine sub : spec.subcommands().values()) applyToTree(sub.getCommandSpec(), codes);
+        Map<String, String> own = ownExitCodes(spec);
+        Map<String, String> effective = own != null ? own : codes;
+        spec.usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(effective);
+        for (CommandLine sub : spec.subcommands().values()) applyToTree(sub.getCommandSpec(), effective);
+    }
+
+    /** A command class that declares {@link ExitCodeMeaning} constants itself has those codes (and its subcommands). */
+    private static Map<String, String> ownExitCodes(CommandSpec spec) {
+        Object user = spec.userObject();
+        if (user == null) return null;
+        Class<?> type = user instanceof Class<?> c ? c : user.getClass();
+        for (Field f : type.getDeclaredFields()) {
+            if (f.isAnnotationPresent(ExitCodeMeaning.class)) return exitCodeList(type);
+        }
+        return null;
     }
 
     private static boolean hasMessage(Throwable t) {
