@@ -70,7 +70,10 @@ public final class RecountCli {
     /** Applies the shared behaviour to every command of the tree and returns the command line. */
     public CommandLine commandLine() {
         Map<String, String> codes = exitCodeList(exitCodes);
-        applyToTree(commandLine.getCommandSpec(), codes);
+        CommandSpec root = commandLine.getCommandSpec();
+        // A module's root (backfill, reconcile) is a command of ./recount: its usage line says so too.
+        if (!root.name().equals("recount") && !root.name().startsWith("recount ")) root.name("recount " + root.name());
+        applyToTree(root, codes);
         commandLine.setParameterExceptionHandler((ex, args) -> {
             CommandLine failed = ex.getCommandLine();
             String path = path(failed.getCommandSpec());

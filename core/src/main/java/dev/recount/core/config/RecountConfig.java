@@ -221,6 +221,11 @@ public final class RecountConfig {
         return user.isBlank() ? component.defaultUser(adminPostgres().schema()) : user;
     }
 
+    /** Environment variable to the setting it overrides (docs/contract.md lists them with the settings). */
+    public static Map<String, String> environmentOverrides() {
+        return new TreeMap<>(ENV_OVERRIDES);
+    }
+
     /** Every setting, sorted, for `--help` style listings and diagnostics. Passwords are never in here. */
     public Map<String, String> asMap() {
         return new TreeMap<>(values);
