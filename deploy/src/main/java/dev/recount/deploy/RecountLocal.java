@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "recount", mixinStandardHelpOptions = true,
         description = "recount's local stack and tools. Every command has --help.",
         subcommands = {UpCommand.class, DownCommand.class, StatusCommand.class, ProduceCommand.class,
-                GenerateCommand.class, DemoCommand.class, AdviseCommand.class})
+                GenerateCommand.class, DemoCommand.class, AdviseCommand.class, MigrateCommand.class})
 public final class RecountLocal implements Runnable {
     @Spec
     CommandSpec spec;

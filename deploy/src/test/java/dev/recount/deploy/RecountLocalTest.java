@@ -79,11 +79,31 @@ class RecountLocalTest {
 
     @Test
     void everyCommandHasTheBuildsVersion() {
-        for (String command : new String[] {"up", "down", "status", "produce", "generate", "demo", "advise"}) {
+        for (String command : new String[] {"up", "down", "status", "produce", "generate", "demo", "advise", "migrate"}) {
             CommandRun run = CommandRun.of(command, "--version");
             assertThat(run.exitCode()).as(command).isZero();
             assertThat(run.out().strip()).as(command).matches("recount \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
         }
+    }
+
+    @Test
+    void migrateWithAnUnknownSettingIsAUsageErrorBeforeConnecting() throws IOException {
+        Path config = tmp.resolve("typo.properties");
+        Files.writeString(config, "postgres.jdbc-ur=jdbc:postgresql://127.0.0.1:1/none\n");
+        CommandRun run = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("recount migrate: ").contains("unknown setting 'postgres.jdbc-ur'");
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
+    }
+
+    @Test
+    void migrateWithNoDatabaseFailsWithOneLine() throws IOException {
+        Path config = tmp.resolve("nodb.properties");
+        Files.writeString(config, "postgres.jdbc-url=jdbc:postgresql://127.0.0.1:1/none\npostgres.password-env=RECOUNT_UNSET_IN_TESTS\n");
+        CommandRun run = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).startsWith("recount migrate: ");
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
     }
 
     @Test
