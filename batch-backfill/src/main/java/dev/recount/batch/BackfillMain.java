@@ -1,9 +1,11 @@
 package dev.recount.batch;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.cli.Converters.DateConverter;
+import dev.recount.core.cli.Converters.InstantConverter;
+import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
-import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
@@ -26,17 +28,13 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code ./recount backfill range|affected|nightly}: recompute window metrics exactly from the raw event lake
- * (CONTRACT §5). Also the main class of the spark-submit application jar. Exit codes: {@link ExitCodes}.
+ * (docs/contract.md). Also the main class of the spark-submit application jar. Exit codes: {@link ExitCodes}.
  */
 @Command(name = "backfill", mixinStandardHelpOptions = true, sortOptions = false,
-        versionProvider = BackfillMain.Version.class,
         subcommands = {BackfillMain.RangeCommand.class, BackfillMain.AffectedCommand.class,
                 BackfillMain.NightlyCommand.class, BackfillMain.CompactCommand.class},
         description = {"Recompute window metrics exactly from the raw event lake with Spark;",
-                "compact the lake's small files and apply lake.retention."},
-        footer = {"", "Exit codes: 0 ok, 1 failed, 2 bad arguments, 3 refused (range beyond the lake's completeness"
-                + " boundary, or before its retention horizon), 4 lock timeout (an overlapping backfill ran longer"
-                + " than batch.lock-timeout)."})
+                "compact the lake's small files and apply lake.retention."})
 public final class BackfillMain implements Callable<Integer> {
     private final Map<String, String> environment;
     private final Clock clock;
@@ -54,28 +52,24 @@ public final class BackfillMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        PrintWriter out = new PrintWriter(System.out, true);
-        PrintWriter err = new PrintWriter(System.err, true);
-        int exit = execute(new BackfillMain(System.getenv(), Clock.systemUTC(), SparkSessions.OWNED,
-                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS), out, err, args);
-        System.exit(exit);
+        System.exit(RecountCli.execute(commandLine(), args));
     }
 
     /** Runs one command line in-process and returns its exit code; output and errors go to {@code out}/{@code err}. */
     public static int execute(BackfillMain main, PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cl = new CommandLine(main);
-        cl.setOut(out);
-        cl.setErr(err);
-        cl.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("backfill: " + BackfillRunner.oneLine(ex)
-                    + " (see " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
-            return ExitCodes.BAD_ARGUMENTS;
-        });
-        cl.setExecutionExceptionHandler((ex, c, parsed) -> {
-            c.getErr().println("backfill: " + BackfillRunner.oneLine(ex));
-            return ex instanceof BackfillException b ? b.exitCode() : ExitCodes.FAILED;
-        });
-        return cl.execute(args);
+        return RecountCli.execute(commandLine(main), out, err, args);
+    }
+
+    /** The command line users get (nothing is opened until a subcommand executes). */
+    public static CommandLine commandLine() {
+        return commandLine(new BackfillMain(System.getenv(), Clock.systemUTC(), SparkSessions.OWNED,
+                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS));
+    }
+
+    static CommandLine commandLine(BackfillMain main) {
+        return RecountCli.configure(new CommandLine(main)).exitCodes(ExitCodes.class)
+                .failureCodes(ex -> ex instanceof BackfillException b ? b.exitCode() : ExitCodes.FAILED)
+                .commandLine();
     }
 
     @Override
@@ -96,9 +90,6 @@ public final class BackfillMain implements Callable<Integer> {
         @Option(names = "--master", paramLabel = "URL",
                 description = "Spark master, e.g. local[4] (default: spark-submit's, else batch.spark-master).")
         String master;
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
-        boolean help;
 
         @Option(names = "--progress-every", paramLabel = "DURATION", defaultValue = "10s",
                 description = "How often a long run logs its Spark progress (default: ${DEFAULT-VALUE}).")
@@ -310,21 +301,9 @@ public final class BackfillMain implements Callable<Integer> {
                 out().println(report.summary());
                 if (report.failed().isEmpty()) return ExitCodes.OK;
                 report.failed().forEach((hour, why) ->
-                        spec.commandLine().getErr().println("backfill: compaction of " + hour + " failed: " + why));
+                        spec.commandLine().getErr().println(RecountCli.path(spec) + ": compaction of " + hour + " failed: " + why));
                 return ExitCodes.FAILED;
             });
-        }
-    }
-
-    /** The version Maven recorded in the jar. */
-    static final class Version implements CommandLine.IVersionProvider {
-        @Override
-        public String[] getVersion() throws java.io.IOException {
-            java.util.Properties p = new java.util.Properties();
-            try (var in = BackfillMain.class.getResourceAsStream("/META-INF/maven/dev.recount/batch-backfill/pom.properties")) {
-                if (in != null) p.load(in);
-            }
-            return new String[] {"recount backfill " + p.getProperty("version", "(development build)")};
         }
     }
 
@@ -333,28 +312,6 @@ public final class BackfillMain implements Callable<Integer> {
             return TimeRange.of(from, to).requireAligned(settings.windows());
         } catch (IllegalArgumentException e) {
             throw BackfillException.badArguments(e.getMessage());
-        }
-    }
-
-    static final class InstantConverter implements CommandLine.ITypeConverter<Instant> {
-        @Override
-        public Instant convert(String value) {
-            try {
-                return Instants.parseInstant(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
-        }
-    }
-
-    static final class DateConverter implements CommandLine.ITypeConverter<LocalDate> {
-        @Override
-        public LocalDate convert(String value) {
-            try {
-                return Instants.parseDate(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
         }
     }
 }

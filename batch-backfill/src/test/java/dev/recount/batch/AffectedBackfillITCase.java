@@ -131,7 +131,7 @@ class AffectedBackfillITCase {
         assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
 
         assertThat(t.lastErr.strip().lines()).hasSize(1);
-        assertThat(t.lastErr).startsWith("backfill: ").contains("batch_window_metrics");
+        assertThat(t.lastErr).startsWith("recount backfill affected: ").contains("batch_window_metrics");
         assertThat(topic.committed()).isEmpty();
         assertThat(t.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
         assertThat(t.lastRun().error()).contains("batch_window_metrics");

@@ -52,7 +52,7 @@ class BackfillLockITCase {
                     .isEqualTo(ExitCodes.LOCK_TIMEOUT);
 
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
-            assertThat(t.lastErr.strip()).isEqualTo("backfill: another backfill holds an overlapping range"
+            assertThat(t.lastErr.strip()).isEqualTo("recount backfill range: another backfill holds an overlapping range"
                     + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
             assertThat(t.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
             assertThat(t.batchRows()).isEmpty();

@@ -31,7 +31,7 @@ class BackfillMainTest {
     @Test
     void everyCommandHasHelp() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("range", "affected", "nightly", "compact", "Exit codes: 0 ok");
+        assertThat(out.toString()).contains("range", "affected", "nightly", "compact", "Exit codes:", "lock timeout");
         assertThat(run("range", "--help")).isZero();
         assertThat(out.toString()).contains("--from", "--to", "--force", "--config", "--lake", "--master");
         assertThat(run("affected", "--help")).isZero();
@@ -141,7 +141,7 @@ class BackfillMainTest {
     }
 
     private void assertOneLineError(String expected) {
-        assertThat(err.toString()).startsWith("backfill: ").contains(expected);
+        assertThat(err.toString()).startsWith("recount backfill").contains(expected);
         assertThat(err.toString().strip().lines()).hasSize(1);
     }
 }

@@ -194,7 +194,7 @@ class LakeCompactionITCase {
             ps.execute();
 
             assertThat(t.backfill("compact", "--date", DAY)).isEqualTo(ExitCodes.LOCK_TIMEOUT);
-            assertThat(t.lastErr.strip()).isEqualTo("backfill: another backfill holds an overlapping range"
+            assertThat(t.lastErr.strip()).isEqualTo("recount backfill compact: another backfill holds an overlapping range"
                     + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
         }
         assertThat(filesByHour()).isEqualTo(files);

@@ -64,7 +64,7 @@ class LakeRetentionITCase {
 
         assertThat(t.backfill("range", "--from", "2026-11-19T10:00:00Z", "--to", "2026-11-19T11:00:00Z"))
                 .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
-        assertThat(t.lastErr.strip()).isEqualTo("backfill: the lake no longer holds events before 2026-11-20T11:00:00Z"
+        assertThat(t.lastErr.strip()).isEqualTo("recount backfill range: the lake no longer holds events before 2026-11-20T11:00:00Z"
                 + " (deleted by lake.retention); recomputing [2026-11-19T10:00:00Z, 2026-11-19T11:00:00Z) would replace"
                 + " its results with partial ones, so they stand as they are");
         assertThat(t.batchRows()).isEqualTo(covered);
@@ -114,7 +114,7 @@ class LakeRetentionITCase {
     void aRetentionShorterThanLateEventsCanArriveIsABadSetting() {
         t.set("lake.retention", "7d");
         assertThat(t.backfill("compact", "--date", "2026-11-27")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertThat(t.lastErr.strip()).isEqualTo("backfill: lake.retention 7d is too short: it must be at least"
+        assertThat(t.lastErr.strip()).isEqualTo("recount backfill compact: lake.retention 7d is too short: it must be at least"
                 + " validation.max-past + 1d = 8d (late events may still arrive for younger hours)");
     }
 }

@@ -160,7 +160,7 @@ class RangeBackfillITCase {
         BatchStack fresh = new BatchStack(dir.resolve("fresh"));
         fresh.lake.write(List.of(FIRST_MILLI));
         assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
-        assertThat(fresh.lastErr.strip()).isEqualTo("backfill: range ends at 2026-11-28T10:02:00Z but no lake"
+        assertThat(fresh.lastErr.strip()).isEqualTo("recount backfill range: range ends at 2026-11-28T10:02:00Z but no lake"
                 + " completeness recorded yet (the stream job has not committed a checkpoint); rerun later, or pass"
                 + " --force to recompute from an incomplete lake");
 

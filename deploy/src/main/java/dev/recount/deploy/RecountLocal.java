@@ -3,28 +3,23 @@ package dev.recount.deploy;
 import dev.recount.deploy.advise.AdviseCommand;
 import dev.recount.deploy.demo.DemoCommand;
 import dev.recount.deploy.generate.GenerateCommand;
-import dev.recount.deploy.local.StackException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.recount.core.cli.RecountCli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
  * The command line of the deploy module: the local stack ({@code up}, {@code down}, {@code status}) and the tools
- * that feed it ({@code produce}). A thin dispatcher: each subcommand is its own class; errors become one line on
- * stderr and an exit code, and {@code System.exit} happens only in {@link #main}.
+ * that feed it ({@code produce}). A thin dispatcher: each subcommand is its own class; errors, exit codes and
+ * {@code --version} are the shared {@link RecountCli}'s, and {@code System.exit} happens only in {@link #main}.
  */
 @Command(name = "recount", mixinStandardHelpOptions = true,
         description = "recount's local stack and tools. Every command has --help.",
         subcommands = {UpCommand.class, DownCommand.class, StatusCommand.class, ProduceCommand.class,
-                GenerateCommand.class, DemoCommand.class, AdviseCommand.class, HelpCommand.class})
+                GenerateCommand.class, DemoCommand.class, AdviseCommand.class, MigrateCommand.class})
 public final class RecountLocal implements Runnable {
-    private static final Logger LOG = LoggerFactory.getLogger(RecountLocal.class);
-
     @Spec
     CommandSpec spec;
 
@@ -35,32 +30,10 @@ public final class RecountLocal implements Runnable {
 
     /** The configured command line; tests call {@code commandLine().setOut(..).setErr(..).execute(args)}. */
     public static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new RecountLocal());
-        cl.setParameterExceptionHandler((ex, args) -> {
-            CommandLine failed = ex.getCommandLine();
-            failed.getErr().println(failed.getCommandSpec().qualifiedName() + ": " + oneLine(ex.getMessage())
-                    + " (see " + failed.getCommandSpec().qualifiedName() + " --help)");
-            return failed.getCommandSpec().exitCodeOnInvalidInput();
-        });
-        cl.setExecutionExceptionHandler((ex, failed, parseResult) -> {
-            LOG.debug("{} failed", failed.getCommandSpec().qualifiedName(), ex);
-            failed.getErr().println(failed.getCommandSpec().qualifiedName() + ": " + reason(ex));
-            return failed.getCommandSpec().exitCodeOnExecutionException();
-        });
-        return cl;
+        return RecountCli.configure(new CommandLine(new RecountLocal())).commandLine();
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
-    }
-
-    /** Our own failures carry a message meant for the user; anything else is named by its type as well. */
-    static String reason(Throwable ex) {
-        if (ex instanceof StackException || ex instanceof IllegalArgumentException) return oneLine(ex.getMessage());
-        return oneLine(ex.getClass().getSimpleName() + (ex.getMessage() == null ? "" : ": " + ex.getMessage()));
-    }
-
-    private static String oneLine(String message) {
-        return message == null ? "" : message.replaceAll("\\s*\\R\\s*", " ").trim();
+        System.exit(RecountCli.execute(commandLine(), args));
     }
 }

@@ -1,8 +1,9 @@
 package dev.recount.deploy;
 
-import dev.recount.deploy.cluster.LocalClusters;
-
+import dev.recount.core.cli.CommonExitCodes;
+import dev.recount.core.cli.ExitCodeMeaning;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.deploy.cluster.LocalClusters;
 import dev.recount.deploy.local.EmbeddedStack;
 import dev.recount.deploy.local.StackLayout;
 import dev.recount.deploy.local.StackStatus;
@@ -16,18 +17,19 @@ import java.nio.file.Files;
 import java.util.concurrent.Callable;
 
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Show what of the local stack runs where: pids, ports, data directories, bootstrap servers, JDBC URL.",
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:both Kafka and PostgreSQL run and answer",
-            "1:status could not be determined (an error)",
-            "2:invalid arguments",
-            "3:nothing runs",
-            "4:partly running: one service is stopped or does not answer, or some of the local clusters' processes "
-                    + "run and others do not (one was killed)"})
+        description = "Show what of the local stack runs where: pids, ports, data directories, bootstrap servers, JDBC URL.")
 final class StatusCommand implements Callable<Integer> {
+    // Its own exit codes (RecountCli lists them in --help): a script can tell "stopped" from "half up".
+    @ExitCodeMeaning("both Kafka and PostgreSQL run and answer")
     static final int ALL_UP = 0;
+    @ExitCodeMeaning("status could not be determined (an error)")
+    static final int FAILED = CommonExitCodes.FAILED;
+    @ExitCodeMeaning("invalid arguments")
+    static final int USAGE = CommonExitCodes.USAGE;
+    @ExitCodeMeaning("nothing runs")
     static final int NOTHING_RUNS = 3;
+    @ExitCodeMeaning("partly running: one service is stopped or does not answer, or some of the local clusters'"
+            + " processes run and others do not (one was killed)")
     static final int PARTLY_RUNNING = 4;
 
     @Spec

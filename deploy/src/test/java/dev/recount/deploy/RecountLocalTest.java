@@ -28,7 +28,7 @@ class RecountLocalTest {
     void everyCommandHasHelp() {
         assertThat(CommandRun.of("up", "--help").out()).contains("--home", "--config", "--partitions", "--kafka-port", "--postgres-port");
         assertThat(CommandRun.of("down", "--help").out()).contains("--home");
-        assertThat(CommandRun.of("status", "--help").out()).contains("--home", "Exit codes", "3", "4");
+        assertThat(CommandRun.of("status", "--help").out()).contains("--home", "Exit codes", "3   nothing runs", "4   partly running");
         assertThat(CommandRun.of("produce", "--help").out()).contains("--file", "--rate", "--topic");
         for (String command : new String[] {"up", "down", "status", "produce"}) {
             assertThat(CommandRun.of(command, "--help").exitCode()).as(command).isZero();
@@ -49,6 +49,61 @@ class RecountLocalTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.errIsOneLine()).as(run.err()).isTrue();
         assertThat(run.err()).contains("--no-such-flag");
+    }
+
+    @Test
+    void anUnknownCommandIsAUsageError() {
+        CommandRun run = CommandRun.of("upp");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
+        assertThat(run.err()).startsWith("recount: ").contains("'upp'");
+    }
+
+    @Test
+    void aNegativeEventCountIsAUsageErrorBeforeKafkaIsAsked() {
+        CommandRun run = CommandRun.of("generate", "--events", "-5", "--file", tmp.resolve("g.jsonl").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err().strip()).isEqualTo("recount generate: --events must be >= 1, got -5 (see recount generate --help)");
+        CommandRun viaKafka = CommandRun.of("generate", "--events", "-5");
+        assertThat(viaKafka.exitCode()).isEqualTo(2);
+        assertThat(tmp.resolve("g.jsonl")).doesNotExist();
+    }
+
+    @Test
+    void aBadProfileValueIsAUsageError() {
+        CommandRun run = CommandRun.of("generate", "--file", tmp.resolve("g.jsonl").toString(), "--too-late-share", "2");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("recount generate: ").contains("tooLateShare");
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
+    }
+
+    @Test
+    void everyCommandHasTheBuildsVersion() {
+        for (String command : new String[] {"up", "down", "status", "produce", "generate", "demo", "advise", "migrate"}) {
+            CommandRun run = CommandRun.of(command, "--version");
+            assertThat(run.exitCode()).as(command).isZero();
+            assertThat(run.out().strip()).as(command).matches("recount \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
+        }
+    }
+
+    @Test
+    void migrateWithAnUnknownSettingIsAUsageErrorBeforeConnecting() throws IOException {
+        Path config = tmp.resolve("typo.properties");
+        Files.writeString(config, "postgres.jdbc-ur=jdbc:postgresql://127.0.0.1:1/none\n");
+        CommandRun run = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("recount migrate: ").contains("unknown setting 'postgres.jdbc-ur'");
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
+    }
+
+    @Test
+    void migrateWithNoDatabaseFailsWithOneLine() throws IOException {
+        Path config = tmp.resolve("nodb.properties");
+        Files.writeString(config, "postgres.jdbc-url=jdbc:postgresql://127.0.0.1:1/none\npostgres.password-env=RECOUNT_UNSET_IN_TESTS\n");
+        CommandRun run = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).startsWith("recount migrate: ");
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
     }
 
     @Test

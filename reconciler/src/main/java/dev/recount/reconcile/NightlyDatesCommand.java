@@ -15,12 +15,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code reconcile nightly-dates}: the days `nightly --since` still has to run, oldest first, one per line. */
-@Command(name = "nightly-dates", mixinStandardHelpOptions = true, version = "recount reconcile 0.1.0",
+@Command(name = "nightly-dates", mixinStandardHelpOptions = true,
         description = {"Prints the days from --since to --until (inclusive, oldest first, one per line) that no succeeded"
                 + " reconciliation covers exactly (midnight to midnight in the configured time-zone). Prints nothing when"
-                + " all are done."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:printed (possibly nothing)", "1:error", "2:bad command line or configuration"})
+                + " all are done."})
 public final class NightlyDatesCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code reconcile}: diff stream vs batch for a range, a date or a batch run; correct; report. */
-@Command(name = "reconcile", mixinStandardHelpOptions = true, sortOptions = false, version = "recount reconcile 0.1.0",
+@Command(name = "reconcile", mixinStandardHelpOptions = true, sortOptions = false,
         subcommands = NightlyDatesCommand.class,
         description = {
             "Compares what the streaming job wrote with what the batch layer recomputed, makes the batch values final"
@@ -30,14 +30,7 @@ import picocli.CommandLine.Spec;
             "--dry-run compares and writes the report with the corrections it would make, but applies nothing:"
                     + " window_metrics, window_corrections and the correction log stay as they are.",
             "A run whose process died (killed, out of memory) stays 'running' until the next run marks it failed"
-                    + " ('abandoned: ...'); its transaction never committed, so it changed nothing."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:reconciled, every key within tolerance (with --dry-run: would be, nothing applied)",
-            "1:error (the run, if started, is recorded as failed and rolled back)",
-            "2:bad command line or configuration",
-            "3:reconciled and corrected, but some key is beyond tolerance (alert; with --dry-run: nothing applied)",
-            "4:refused: no succeeded batch run covers the range yet (run the backfill, then retry)"})
+                    + " ('abandoned: ...'); its transaction never committed, so it changed nothing."})
 public final class ReconcileCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -1,25 +1,28 @@
 package dev.recount.reconcile;
 
+import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /**
  * Entry point of {@code ./recount reconcile}. Only wires and exits: the commands return their exit codes
- * (see {@link ExitCodes}) and print a one-line reason on failure.
+ * (see {@link ExitCodes}); errors are the shared {@link RecountCli}'s one line.
  */
 public final class ReconcileMain {
     private ReconcileMain() {}
 
     public static void main(String[] args) {
-        System.exit(execute(CommandEnvironment.system(), new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+        System.exit(RecountCli.execute(commandLine(), args));
     }
 
     /** Runs the command line in-process (tests use this with captured output). */
     public static int execute(CommandEnvironment env, PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cmd = commandLine(env);
-        cmd.setOut(out);
-        cmd.setErr(err);
-        return cmd.execute(args);
+        return RecountCli.execute(commandLine(env), out, err, args);
+    }
+
+    /** The command line users get (nothing connects until it executes). */
+    public static CommandLine commandLine() {
+        return commandLine(CommandEnvironment.system());
     }
 
     static CommandLine commandLine(CommandEnvironment env) {
@@ -31,20 +34,9 @@ public final class ReconcileMain {
                 return CommandLine.defaultFactory().create(cls);
             }
         };
-        CommandLine cmd = new CommandLine(ReconcileCommand.class, factory);
-        cmd.setParameterExceptionHandler((ex, args) -> {
-            CommandLine c = ex.getCommandLine();
-            c.getErr().println(c.getCommandName() + ": " + Reconciler.oneLine(ex) + " (see --help)");
-            c.getErr().flush();
-            return ExitCodes.USAGE;
-        });
-        cmd.setExecutionExceptionHandler((ex, c, parseResult) -> {
-            int code = ex instanceof NotCoveredException ? ExitCodes.NOT_COVERED : ExitCodes.ERROR;
-            c.getErr().println(c.getCommandName() + ": " + (code == ExitCodes.NOT_COVERED ? "refused: " : "failed: ")
-                    + Reconciler.oneLine(ex));
-            c.getErr().flush();
-            return code;
-        });
-        return cmd;
+        return RecountCli.configure(new CommandLine(ReconcileCommand.class, factory)).exitCodes(ExitCodes.class)
+                .failureCodes(ex -> ex instanceof NotCoveredException ? ExitCodes.NOT_COVERED : ExitCodes.ERROR)
+                .reasons((ex, reason) -> (ex instanceof NotCoveredException ? "refused: " : "failed: ") + reason)
+                .commandLine();
     }
 }

@@ -102,7 +102,7 @@ class ReconcileCommandITCase {
     void refusesADayTheBatchHasNotCovered() throws Exception {
         db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
         assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.NOT_COVERED);
-        assertThat(err.strip()).startsWith("reconcile: refused: no succeeded batch run covers").doesNotContain("\n");
+        assertThat(err.strip()).startsWith("recount reconcile: refused: no succeeded batch run covers").doesNotContain("\n");
         assertThat(out).isEmpty();
     }
 
@@ -165,7 +165,7 @@ class ReconcileCommandITCase {
         Path blocker = tmp.resolve("blocked");
         Files.writeString(blocker, "not a directory");
         assertThat(run("--date", "2026-11-28", "--report-dir", blocker.toString())).isEqualTo(ExitCodes.ERROR);
-        assertThat(err.strip()).startsWith("reconcile: failed:").doesNotContain("\n");
+        assertThat(err.strip()).startsWith("recount reconcile: failed:").doesNotContain("\n");
         try (Connection c = db.admin(); Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SELECT status, error FROM reconciliation_runs")) {
                 rs.next();

@@ -39,7 +39,8 @@ class ReconcileCommandTest {
     @Test
     void rejectsAMissingOrAmbiguousScope() {
         assertThat(run()).isEqualTo(ExitCodes.USAGE);
-        assertThat(err.strip()).isEqualTo("reconcile: give the range to reconcile: --from T --to T, --date D or --batch-run ID (see --help)");
+        assertThat(err.strip()).isEqualTo("recount reconcile: give the range to reconcile: --from T --to T, --date D or --batch-run ID"
+                + " (see recount reconcile --help)");
         assertThat(run("--date", "2026-11-28", "--batch-run", "3")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("only one of");
         assertThat(run("--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.USAGE);

@@ -1,5 +1,6 @@
 package dev.recount.stream;
 
+import dev.recount.core.cli.Converters.DurationConverter;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.stream.run.LocalFlinkEnvironment;
 import dev.recount.stream.run.RunningJob;
@@ -8,6 +9,7 @@ import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -17,7 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 
-/** {@code stream}: runs the streaming job (CONTRACT §5). */
+/** {@code stream}: runs the streaming job (docs/contract.md). */
 @Command(name = "stream", mixinStandardHelpOptions = true,
         description = {
             "Run the streaming job: validate, de-duplicate and window the input topic into stream_window_metrics, "
@@ -43,17 +45,17 @@ public final class StreamCommand implements Callable<Integer> {
             + "operator this version no longer has (as Flink's --allowNonRestoredState); that state is dropped.")
     boolean allowNonRestoredState;
 
-    @Option(names = "--window", paramLabel = "D", description = "Window size (window.size), e.g. 1m or PT1M.")
-    String window;
+    @Option(names = "--window", paramLabel = "D", converter = DurationConverter.class, description = "Window size (window.size), e.g. 1m or PT1M.")
+    Duration window;
 
-    @Option(names = "--out-of-orderness", paramLabel = "D", description = "Watermark out-of-orderness (watermark.out-of-orderness).")
-    String outOfOrderness;
+    @Option(names = "--out-of-orderness", paramLabel = "D", converter = DurationConverter.class, description = "Watermark out-of-orderness (watermark.out-of-orderness).")
+    Duration outOfOrderness;
 
-    @Option(names = "--allowed-lateness", paramLabel = "D", description = "Allowed lateness (window.allowed-lateness).")
-    String allowedLateness;
+    @Option(names = "--allowed-lateness", paramLabel = "D", converter = DurationConverter.class, description = "Allowed lateness (window.allowed-lateness).")
+    Duration allowedLateness;
 
-    @Option(names = "--idleness", paramLabel = "D", description = "Partition idleness timeout (watermark.idleness).")
-    String idleness;
+    @Option(names = "--idleness", paramLabel = "D", converter = DurationConverter.class, description = "Partition idleness timeout (watermark.idleness).")
+    Duration idleness;
 
     @Option(names = "--parallelism", paramLabel = "N", description = "Job parallelism (stream.parallelism).")
     Integer parallelism;
@@ -65,10 +67,10 @@ public final class StreamCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         StreamSettings settings = StreamSettings.from(RecountConfig.fromEnvironment(config)
-                .with("window.size", window)
-                .with("watermark.out-of-orderness", outOfOrderness)
-                .with("window.allowed-lateness", allowedLateness)
-                .with("watermark.idleness", idleness)
+                .with("window.size", setting(window))
+                .with("watermark.out-of-orderness", setting(outOfOrderness))
+                .with("window.allowed-lateness", setting(allowedLateness))
+                .with("watermark.idleness", setting(idleness))
                 .with("stream.parallelism", parallelism == null ? null : parallelism.toString()));
 
         // `flink run`: the cluster's environment; otherwise a MiniCluster on loopback with a read-only Web UI.
@@ -120,7 +122,12 @@ public final class StreamCommand implements Callable<Integer> {
      * or a restart it is refused, and is tried again. If it never succeeds, the job is cancelled: its checkpoints
      * are retained, so the next start resumes from the last one, exactly as after a crash.
      */
-    static final java.time.Duration SAVEPOINT_PATIENCE = java.time.Duration.ofMinutes(2);
+    static final Duration SAVEPOINT_PATIENCE = Duration.ofMinutes(2);
+
+    /** A flag's duration as a setting's value (ISO-8601, which every setting reads); null leaves the setting as it is. */
+    private static String setting(Duration flag) {
+        return flag == null ? null : flag.toString();
+    }
 
 
 }

@@ -1,56 +1,51 @@
 package dev.recount.stream;
 
+import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * Entry point of the streaming module: {@code StreamJobMain stream [...]} (what {@code ./recount stream} runs) and,
- * with the same arguments, {@code flink run streaming-job-*-flink.jar stream [...]} on a cluster.
+ * with the same arguments, {@code flink run streaming-job-*-flink.jar stream [...]} on a cluster. Errors, exit codes
+ * and {@code --version} are the shared {@link RecountCli}'s.
  */
 @Command(name = "recount", mixinStandardHelpOptions = true, subcommands = {StreamCommand.class},
         description = "recount's streaming job (the speed layer).")
 public final class StreamJobMain implements Runnable {
+    @Spec
+    CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        System.exit(RecountCli.execute(commandLine(), args));
     }
 
     /** Runs a command line in-process and returns its exit code: 0 success, 1 failure, 2 usage error; errors are one line. */
     public static int execute(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cli = new CommandLine(new StreamJobMain());
-        cli.setOut(out);
-        cli.setErr(err);
-        cli.setParameterExceptionHandler((e, a) -> {
-            CommandLine c = e.getCommandLine();
-            c.getErr().println("recount " + c.getCommandName() + ": " + oneLine(e) + " (see --help)");
-            return 2;
-        });
-        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("recount " + commandLine.getCommandName() + ": " + oneLine(e));
-            return 1;
-        });
-        return cli.execute(args);
+        return RecountCli.execute(commandLine(), out, err, args);
     }
 
-    /** The innermost message, on one line: what a user can act on. */
+    /** The configured command line (nothing is started until it executes). */
+    public static CommandLine commandLine() {
+        return RecountCli.configure(new CommandLine(new StreamJobMain())).reasons((failure, reason) -> namingOurFlag(reason))
+                .commandLine();
+    }
+
+    /** The reason a failure is reported with, on one line: what a user can act on. */
     static String oneLine(Throwable e) {
-        Throwable t = e;
-        String message = null;
-        while (t != null) {
-            if (t.getMessage() != null && !t.getMessage().isBlank()) message = t.getMessage();
-            if (t instanceof IllegalArgumentException || t instanceof IllegalStateException) break;
-            t = t.getCause();
-        }
-        String m = message == null ? e.getClass().getSimpleName() : message;
-        // Flink names its own CLI's flag; say which one `recount stream` has (see docs/operations.md, upgrades).
-        m = m.replace("set the --allowNonRestoredState option on the CLI",
+        return namingOurFlag(RecountCli.reason(e));
+    }
+
+    /** Flink names its own CLI's flag; say which one `recount stream` has (see docs/operations.md, upgrades). */
+    private static String namingOurFlag(String reason) {
+        return reason.replace("set the --allowNonRestoredState option on the CLI",
                 "start `recount stream` with --allow-non-restored-state");
-        return m.replaceAll("\\s*\\R\\s*", " ").strip();
     }
 
     @Override
     public void run() {
-        new CommandLine(this).usage(System.out);
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: stream");
     }
 }

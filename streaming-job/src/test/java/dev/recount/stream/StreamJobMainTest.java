@@ -23,8 +23,8 @@ class StreamJobMainTest {
     }
 
     @Test
-    void aBadDurationFailsWithOneLine() {
-        assertThat(run("stream", "--window", "banana")).isEqualTo(1);
+    void aBadDurationIsAUsageErrorOnOneLine() {
+        assertThat(run("stream", "--window", "banana")).isEqualTo(2);
         assertThat(err.toString()).startsWith("recount stream: ").contains("banana");
         assertThat(err.toString().strip()).doesNotContain("\n");
     }
@@ -42,8 +42,27 @@ class StreamJobMainTest {
     }
 
     @Test
+    void aShorthandDurationThatIsNoDurationIsAUsageError() {
+        assertThat(run("stream", "--window", "7x")).isEqualTo(2);
+        assertThat(err.toString().strip()).startsWith("recount stream: ").contains("7x")
+                .endsWith("(see recount stream --help)").doesNotContain("\n");
+    }
+
+    @Test
+    void anUnknownOptionIsAUsageError() {
+        assertThat(run("stream", "--windw", "1m")).isEqualTo(2);
+        assertThat(err.toString().strip()).startsWith("recount stream: ").contains("--windw");
+    }
+
+    @Test
+    void versionIsTheBuilds() {
+        assertThat(run("stream", "--version")).isZero();
+        assertThat(out.toString().strip()).matches("recount \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
+    }
+
+    @Test
     void aMissingConfigFileIsNamed() {
-        assertThat(run("stream", "--config", "/nonexistent/recount.properties")).isEqualTo(1);
+        assertThat(run("stream", "--config", "/nonexistent/recount.properties")).isEqualTo(2);
         assertThat(err.toString()).contains("/nonexistent/recount.properties");
     }
 

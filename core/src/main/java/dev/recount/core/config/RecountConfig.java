@@ -59,7 +59,7 @@ public final class RecountConfig {
             try (Reader in = Files.newBufferedReader(configFile, StandardCharsets.UTF_8)) {
                 file.load(in);
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot read config file " + configFile + ": " + e.getMessage(), e);
+                throw new ConfigException("cannot read config file " + configFile + ": " + e.getMessage(), e);
             }
             for (String key : file.stringPropertyNames()) {
                 requireKnown(values, key, "config file " + configFile);
@@ -94,7 +94,7 @@ public final class RecountConfig {
 
     public String get(String key) {
         String v = values.get(key);
-        if (v == null) throw new IllegalArgumentException("unknown setting '" + key + "'");
+        if (v == null) throw new ConfigException("unknown setting '" + key + "'");
         return v;
     }
 
@@ -102,7 +102,7 @@ public final class RecountConfig {
         try {
             return Durations.parse(get(key));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("setting " + key + ": " + e.getMessage(), e);
+            throw new ConfigException("setting " + key + ": " + e.getMessage(), e);
         }
     }
 
@@ -110,7 +110,7 @@ public final class RecountConfig {
         try {
             return Integer.parseInt(get(key));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'", e);
+            throw new ConfigException("setting " + key + " must be an integer, got '" + get(key) + "'", e);
         }
     }
 
@@ -118,7 +118,7 @@ public final class RecountConfig {
         try {
             return Long.parseLong(get(key));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'", e);
+            throw new ConfigException("setting " + key + " must be an integer, got '" + get(key) + "'", e);
         }
     }
 
@@ -126,7 +126,7 @@ public final class RecountConfig {
         try {
             return Double.parseDouble(get(key));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("setting " + key + " must be a number, got '" + get(key) + "'", e);
+            throw new ConfigException("setting " + key + " must be a number, got '" + get(key) + "'", e);
         }
     }
 
@@ -134,7 +134,7 @@ public final class RecountConfig {
         try {
             return ZoneId.of(get("time-zone"));
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("setting time-zone: unknown zone '" + get("time-zone") + "'", e);
+            throw new ConfigException("setting time-zone: unknown zone '" + get("time-zone") + "'", e);
         }
     }
 
@@ -157,7 +157,7 @@ public final class RecountConfig {
     public ValidationSettings validation() {
         long maxCost = longInteger("validation.max-cost-micros");
         if (maxCost < 0) {
-            throw new IllegalArgumentException("setting validation.max-cost-micros must not be negative, got " + maxCost);
+            throw new ConfigException("setting validation.max-cost-micros must not be negative, got " + maxCost);
         }
         return new ValidationSettings(duration("validation.max-past"), duration("validation.max-future"), maxCost);
     }
@@ -221,6 +221,11 @@ public final class RecountConfig {
         return user.isBlank() ? component.defaultUser(adminPostgres().schema()) : user;
     }
 
+    /** Environment variable to the setting it overrides (docs/contract.md lists them with the settings). */
+    public static Map<String, String> environmentOverrides() {
+        return new TreeMap<>(ENV_OVERRIDES);
+    }
+
     /** Every setting, sorted, for `--help` style listings and diagnostics. Passwords are never in here. */
     public Map<String, String> asMap() {
         return new TreeMap<>(values);
@@ -228,7 +233,7 @@ public final class RecountConfig {
 
     private static void requireKnown(Map<String, String> known, String key, String where) {
         if (!known.containsKey(key)) {
-            throw new IllegalArgumentException("unknown setting '" + key + "' in " + where
+            throw new ConfigException("unknown setting '" + key + "' in " + where
                     + " (see config/recount.properties for every setting)");
         }
     }

@@ -1,5 +1,6 @@
 package dev.recount.deploy.generate;
 
+import dev.recount.core.cli.UsageException;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.Instants;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code ./recount generate}: synthetic ad traffic to Kafka or a JSON-lines file, plus its ground truth. */
@@ -75,12 +77,20 @@ public final class GenerateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        // Checked before Kafka is asked for the topic's partitions: a bad count is a usage error, whatever runs.
+        if (events < 1) throw new ParameterException(spec.commandLine(), "--events must be >= 1, got " + events);
+        if (campaigns < 1) throw new ParameterException(spec.commandLine(), "--campaigns must be >= 1, got " + campaigns);
         RecountConfig cfg = RecountConfig.fromEnvironment(config);
         EventTimeSettings time = cfg.eventTime();
         String targetTopic = topic != null ? topic : cfg.topics().input();
         int parts = file != null ? (partitions != null ? partitions : cfg.topics().inputPartitions())
                 : topicPartitions(cfg, targetTopic);
-        TrafficProfile profile = profile(time, parts);
+        TrafficProfile profile;
+        try {
+            profile = profile(time, parts);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage(), e); // every input of the profile is an option or a setting
+        }
         Path truthAt = truthDir != null ? truthDir
                 : file != null ? Path.of(file + ".truth") : Path.of(cfg.get("local.home"), "generated", "seed-" + seed);
 

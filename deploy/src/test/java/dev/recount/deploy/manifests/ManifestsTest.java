@@ -760,7 +760,8 @@ class ManifestsTest {
     static Map<String, String[]> launcherDispatch() throws IOException {
         String launcher = Files.readString(ROOT.resolve("recount"));
         Map<String, String[]> out = new HashMap<>();
-        Matcher m = Pattern.compile("(?m)^\\s+([\\w|-]+)\\)\\s*\\n\\s+run_java\\s+\\S+\\s+(\\S+)([^\\n]*);;").matcher(launcher);
+        // The launcher's table: `  up|down) target=(deploy dev.recount.deploy.RecountLocal "$cmd") ;;` (scripts aside).
+        Matcher m = Pattern.compile("(?m)^\\s+([\\w|-]+)\\)\\s*target=\\((?!script\\s)\\S+\\s+(\\S+)([^)\\n]*)\\)\\s*;;").matcher(launcher);
         while (m.find()) {
             boolean passesWord = m.group(3).contains("\"$cmd\"");
             for (String word : m.group(1).split("\\|")) out.put(word, new String[] {m.group(2), String.valueOf(passesWord)});
