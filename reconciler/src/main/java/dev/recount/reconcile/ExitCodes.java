@@ -24,7 +24,8 @@ public final class ExitCodes {
     public static final int BEYOND_TOLERANCE = 3;
 
     /** Refused: no succeeded batch run covers (part of) the range yet. Run the backfill first, then retry. */
-    @ExitCodeMeaning("refused: no succeeded batch run covers the range yet (run the backfill, then retry)")
+    @ExitCodeMeaning("refused: no succeeded batch run covers the range yet (run the backfill, then retry),"
+            + " or stream and batch rows in it have different window sizes")
     public static final int NOT_COVERED = 4;
 
     private ExitCodes() {}
