@@ -86,6 +86,9 @@ class DemoITCase {
         assertThat(output).contains("[7/7] reconcile").contains("recount demo: summary")
                 .contains("dead-letter records").contains("late re-firings").contains("too-late events")
                 .contains("final spend").contains("verdict").contains("report.html").contains("Flink Web UI");
+        // The closing hint works as printed: this stack's own env file (it stays up: the test started it), no placeholders.
+        assertThat(output).contains(". " + home.toAbsolutePath().normalize().resolve("local.env") + " && psql -c")
+                .doesNotContain("<home>").doesNotContain("pkill");
     }
 
     @Test

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code reconcile}: diff stream vs batch for a range, a date or a batch run; correct; report. */
 @Command(name = "reconcile", mixinStandardHelpOptions = true, sortOptions = false,
-        subcommands = NightlyDatesCommand.class,
+        subcommands = {NightlyDatesCommand.class, ReconcilePendingCommand.class},
         description = {
             "Compares what the streaming job wrote with what the batch layer recomputed, makes the batch values final"
                     + " in window_metrics (source=batch, is_final=true), appends every changed value to the correction log,"

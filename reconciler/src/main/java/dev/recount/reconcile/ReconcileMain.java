@@ -31,6 +31,7 @@ public final class ReconcileMain {
             public <K> K create(Class<K> cls) throws Exception {
                 if (cls == ReconcileCommand.class) return cls.cast(new ReconcileCommand(env));
                 if (cls == NightlyDatesCommand.class) return cls.cast(new NightlyDatesCommand(env));
+                if (cls == ReconcilePendingCommand.class) return cls.cast(new ReconcilePendingCommand(env));
                 return CommandLine.defaultFactory().create(cls);
             }
         };

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
-/** The command line in-process: exit codes for within / beyond tolerance / not covered, and nightly-dates. */
+/** The command line in-process: exit codes for within / beyond tolerance / not covered, nightly-dates and pending. */
 class ReconcileCommandITCase {
     /** Days run midnight to midnight in New York (UTC-5 in November). */
     static final String ZONE = "America/New_York";
@@ -61,7 +62,7 @@ class ReconcileCommandITCase {
         all[0] = "--config";
         all[1] = config.toString();
         System.arraycopy(args, 0, all, 2, args.length);
-        boolean sub = args.length > 0 && args[0].equals("nightly-dates");
+        boolean sub = args.length > 0 && (args[0].equals("nightly-dates") || args[0].equals("pending"));
         int code = ReconcileMain.execute(new CommandEnvironment(db.environment(), NOW), new PrintWriter(o), new PrintWriter(e),
                 sub ? withConfigAfter(args) : all);
         out = o.toString();
@@ -132,6 +133,37 @@ class ReconcileCommandITCase {
         assertThat(run("nightly-dates", "--since", "2026-11-27", "--until", "2026-11-28")).isZero();
         assertThat(out.lines().toList()).containsExactly("2026-11-27");
         assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-27")).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void pendingReconcilesEveryDayNotYetDoneAndSaysWhichLackABackfill() throws Exception {
+        db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
+        db.batchRange(DAY_27, DAY_29, Map.of(K, m(10, 1, 0, 1_000_000, 11)));
+
+        // The 27th and 28th are covered by the batch; yesterday (the 29th in New York) is not yet.
+        assertThat(run("pending", "--days", "3")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(out).contains("2026-11-27: reconcile", "2026-11-28: reconcile", "2026-11-29: reconcile");
+        assertThat(err).contains("2026-11-29: not reconciled: no succeeded backfill covers it");
+
+        // Only the 29th is left; once its backfill lands while pending waits, it is reconciled too.
+        Instant day30 = Instant.parse("2026-11-30T05:00:00Z");
+        StringWriter o = new StringWriter();
+        StringWriter e = new StringWriter();
+        CommandLine cmd = new CommandLine(new ReconcilePendingCommand(new CommandEnvironment(db.environment(), NOW), d -> {
+            try {
+                db.batchRange(DAY_29, day30, Map.<WindowKey, WindowMetrics>of());
+            } catch (java.sql.SQLException ex) {
+                throw new IllegalStateException(ex);
+            }
+        }));
+        cmd.setOut(new PrintWriter(o, true));
+        cmd.setErr(new PrintWriter(e, true));
+        assertThat(cmd.execute("--days", "3", "--wait-for-backfill", "3h", "--config", config.toString()))
+                .as(e.toString()).isEqualTo(ExitCodes.WITHIN_TOLERANCE);
+        assertThat(o.toString()).contains("2026-11-29: reconcile").doesNotContain("2026-11-28: reconcile");
+        assertThat(e.toString()).contains("2026-11-29: no succeeded backfill covers it yet; retrying in 5m");
+        assertThat(run("pending", "--days", "3")).isZero();
+        assertThat(out).contains("nothing to do since 2026-11-27");
     }
 
     @Test

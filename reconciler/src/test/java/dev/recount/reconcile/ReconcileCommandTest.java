@@ -61,6 +61,17 @@ class ReconcileCommandTest {
     }
 
     @Test
+    void pendingRejectsBadOptionsBeforeConnecting() {
+        assertThat(run("pending", "--help")).isZero();
+        assertThat(out).contains("--days", "--wait-for-backfill", "--report-dir", "4   some day still without");
+        assertThat(run("pending", "--days", "0")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("--days must be at least 1");
+        assertThat(run("pending", "--wait-for-backfill", "soon")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("soon");
+        assertThat(run("pending", "--days", "x")).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
     void nightlyDatesWithoutSinceIsYesterdayInTheConfiguredZone() {
         // What a plain `./recount nightly` reruns; no database needed. The fixed clock is 2026-11-29T00:00Z.
         assertThat(run("nightly-dates")).isZero();

@@ -88,6 +88,11 @@ public final class BatchStack {
         return exit;
     }
 
+    /** A settings file with this test's settings as they are now (for commands other than backfill). */
+    public Path configFile() {
+        return writeConfig();
+    }
+
     private synchronized Path writeConfig() {
         StringBuilder text = new StringBuilder();
         settings.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));

@@ -51,6 +51,11 @@ final class ChildProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** The process id: the launcher execs the JVM, so this is the command's own JVM. */
+    long pid() {
+        return process.pid();
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }

@@ -155,13 +155,14 @@ final class DemoRun {
 
             DemoSummary summary = DemoSummary.collect(env, cfg, start, mainEnd, truth);
             summary.print(out, reconcile == 0 ? "within tolerance" : "beyond tolerance (the stream missed too-late events; the batch values are now served)",
-                    newestReport(reports), webUi, streamKept);
+                    newestReport(reports), webUi, streamKept, lookYourself(layout, !o.keep() && startedStack));
         } finally {
             if (!streamKept) stream.stop(Duration.ofSeconds(90));
         }
         if (o.keep()) {
             out.println("The stack keeps running (--keep). Stop it with: ./recount down" + homeFlag(layout)
-                    + (streamKept ? "; stop the streaming job with Ctrl-C in its shell or: pkill -f StreamJobMain" : ""));
+                    + (streamKept ? "; stop the streaming job first with: kill " + stream.pid()
+                            + " (a clean stop: it takes a savepoint)" : ""));
         } else if (startedStack) {
             RecountLocal.commandLine().setOut(new PrintWriter(new StringWriter())).execute("down", "--home", layout.home().toString());
             out.println("Stopped the local stack this demo started (use --keep to leave it running).");
@@ -175,6 +176,16 @@ final class DemoRun {
     private void progress(String line) {
         out.printf("[%d/%d] %s%n", ++step, STEPS, line);
         out.flush();
+    }
+
+    /**
+     * How to look at the served rows yourself, as a line that works when pasted: the stack's local.env by its absolute
+     * path; when the demo stops the stack it started, bringing it up again first (its data stays in the home).
+     */
+    static String lookYourself(StackLayout layout, boolean stackStopped) {
+        String query = ". " + layout.envFile().toAbsolutePath() + " && psql -c 'SELECT * FROM " + SCHEMA
+                + ".window_metrics LIMIT 10'";
+        return stackStopped ? "./recount up" + homeFlag(layout) + " && " + query : query;
     }
 
     private static String homeFlag(StackLayout layout) {

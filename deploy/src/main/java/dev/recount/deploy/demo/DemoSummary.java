@@ -71,7 +71,8 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
                 truth.path("main_totals").path("spend_micros").bigIntegerValue(), streamEvents);
     }
 
-    void print(PrintWriter out, String verdict, Path report, String webUi, boolean streamStillRunning) {
+    /** @param lookYourself a shell command line that shows the served rows, exactly as the user can paste it */
+    void print(PrintWriter out, String verdict, Path report, String webUi, boolean streamStillRunning, String lookYourself) {
         BigInteger diff = finalSpend.subtract(streamSpend);
         out.println();
         out.println("recount demo: summary");
@@ -90,8 +91,7 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
         out.printf("  %-28s %s%n", "verdict", verdict);
         out.printf("  %-28s %s%n", "report", report);
         out.printf("  %-28s %s%s%n", "Flink Web UI", webUi, streamStillRunning ? "" : " (served while the job ran)");
-        out.printf("  %-28s . %s && psql -c 'SELECT * FROM %s.window_metrics LIMIT 10'%n", "look yourself",
-                "<home>/local.env", DemoRun.SCHEMA);
+        out.printf("  %-28s %s%n", "look yourself", lookYourself);
     }
 
     /** micro-units → currency units with six decimals, exactly (no floating point). */

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * The metric names recount's PromQL (alert rules, Grafana dashboards) may read, and a reader of the names an expression
  * reads. A name is known when the streaming job registers it ({@code flink_taskmanager_job_task_operator_<groups>_<name>},
  * as Flink's Prometheus reporter names it), when it is one of the JobManager's job metrics that docs/operations.md
- * documents ({@code flink_jobmanager_job_<name>}), when deploy/k8s/bin/reconcile-pending pushes it
+ * documents ({@code flink_jobmanager_job_<name>}), when `reconcile pending` (reconciler's PendingMetrics) pushes it
  * ({@code recount_reconcile_*}), or when the caller names it as coming from elsewhere (kube-state-metrics).
  */
 final class KnownMetrics {
@@ -51,10 +51,11 @@ final class KnownMetrics {
         this.fromElsewhere = Set.copyOf(fromElsewhere);
     }
 
-    /** The metrics of this repository: the streaming job's sources and reconcile-pending as they are now. */
+    /** The metrics of this repository: the streaming job's sources and reconcile pending's metrics as they are now. */
     static KnownMetrics ofRepository(Set<String> fromElsewhere) throws IOException {
         return new KnownMetrics(ManifestsTest.moduleSources("streaming-job"),
-                Files.readString(ManifestsTest.K8S.resolve("bin/reconcile-pending")), fromElsewhere);
+                Files.readString(ManifestsTest.ROOT.resolve(
+                        "reconciler/src/main/java/dev/recount/reconcile/PendingMetrics.java")), fromElsewhere);
     }
 
     /** Fails unless every metric {@code expr} reads is known; returns them. */
@@ -72,8 +73,9 @@ final class KnownMetrics {
             assertThat(JOB_MANAGER_METRICS).as("%s: %s is one of the JobManager's job metrics recount reads", where, name)
                     .contains(name.substring(JOB_MANAGER_PREFIX.length()));
         } else if (name.startsWith(RECONCILE_PREFIX)) {
-            // reconcile-pending writes "<name> <value>" lines in the text exposition format.
-            assertThat(pushedByReconcilePending).as("%s: %s is pushed by reconcile-pending", where, name).contains(name + " ");
+            // `reconcile pending` (PendingMetrics) writes each gauge by its name, as a string literal.
+            assertThat(pushedByReconcilePending).as("%s: %s is pushed by reconcile pending", where, name)
+                    .contains("\"" + name + "\"");
         } else {
             assertThat(fromElsewhere).as("%s: %s is no metric recount knows", where, name).contains(name);
         }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class KnownMetricsTest {
     static final KnownMetrics KNOWN = new KnownMetrics(
             "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");",
-            "echo \"recount_reconcile_last_exit_code $1\"", Set.of("kube_job_status_failed"));
+            "gauge(s, \"recount_reconcile_last_exit_code\", exitCode);", Set.of("kube_job_status_failed"));
 
     @Test
     void readsTheNamesOfSelectorsNotLabelsFunctionsKeywordsOrVariables() {
@@ -47,7 +47,7 @@ class KnownMetricsTest {
         assertThatThrownBy(() -> KNOWN.check("flink_jobmanager_job_numberOfRestarts", "here"))
                 .hasMessageContaining("JobManager's job metrics");
         assertThatThrownBy(() -> KNOWN.check("recount_reconcile_days_late", "here"))
-                .hasMessageContaining("pushed by reconcile-pending");
+                .hasMessageContaining("pushed by reconcile pending");
         assertThatThrownBy(() -> KNOWN.check("up == 0", "here")).hasMessageContaining("up is no metric recount knows");
         assertThatThrownBy(() -> KNOWN.check("vector(1)", "here")).hasMessageContaining("reads some metric");
     }

@@ -54,7 +54,7 @@ class ManifestsTest {
 
     static final Map<String, String> MODULE_OF_PACKAGE = Map.of(
             "core", "core", "db", "db", "deploy", "deploy", "stream", "streaming-job",
-            "batch", "batch-backfill", "reconcile", "reconciler", "testkit", "testkit");
+            "batch", "batch-backfill", "reconcile", "reconciler", "ops", "operations", "testkit", "testkit");
 
     // ---- every file parses ---------------------------------------------------------------------------------------
 
@@ -63,7 +63,7 @@ class ManifestsTest {
         List<Path> files = yamlFiles(K8S, COMPOSE, MONITORING);
         assertThat(files).extracting(p -> ROOT.relativize(p).toString().replace('\\', '/')).contains(
                 "deploy/k8s/kustomization.yaml", "deploy/k8s/flink-deployment.yaml", "deploy/k8s/backfill-scheduled.yaml",
-                "deploy/k8s/reconcile-cronjob.yaml", "deploy/compose/docker-compose.yml", "deploy/monitoring/alerts.yml",
+                "deploy/k8s/reconcile-cronjob.yaml", "deploy/k8s/correct-cronjob.yaml", "deploy/compose/docker-compose.yml", "deploy/monitoring/alerts.yml",
                 "deploy/monitoring/prometheus.yml");
         for (Path f : files) {
             List<Object> docs = loadAll(f);
@@ -236,20 +236,10 @@ class ManifestsTest {
         }
         assertThat(launcherRuns).as("on-demand reconcile runs the launcher").isPositive();
 
-        // The reconciliation CronJob runs a script; its options and the launcher commands inside it must exist.
-        Map<String, Object> container = cronJobContainer();
-        List<String> command = strings(container.get("command"));
-        assertThat(command).hasSize(1);
-        Path script = imagePathToRepo(command.get(0));
-        assertThat(script).isRegularFile().isExecutable();
-        String scriptText = Files.readString(script);
-        for (String option : options(strings(container.get("args")))) {
-            assertThat(scriptText).as("%s accepts %s", script.getFileName(), option).contains(option + ")");
-        }
-        List<List<String>> invocations = launcherInvocations(scriptText);
-        assertThat(invocations).extracting(i -> String.join(" ", i.subList(0, 2)))
-                .contains("reconcile nightly-dates", "reconcile --date");
-        for (List<String> i : invocations) checkLauncher(i, script.toString());
+        // The scheduled reconcile and correct CronJobs run the launcher itself (covered by the loop above).
+        assertThat(cronJobContainer().get("command")).as("the reconcile CronJob runs the launcher").isNull();
+        assertThat(strings(cronJobContainer().get("args")).subList(0, 2)).containsExactly("reconcile", "pending");
+        assertThat(strings(correctContainer().get("args")).get(0)).isEqualTo("correct");
 
         // Compose: the JobManager's application-mode command and the spark-submit of the backfill service.
         Map<String, Object> services = map(composeFile().get("services"));
@@ -309,6 +299,13 @@ class ManifestsTest {
         Map<String, Object> cron = k8sObject("CronJob", "recount-reconcile");
         assertThat(str(cron, "spec", "timeZone")).as("the CronJob's day is the config's day").isEqualTo(c.get("time-zone"));
         assertThat(str(cron, "spec", "concurrencyPolicy")).isEqualTo("Forbid");
+        Map<String, Object> correct = k8sObject("CronJob", "recount-correct");
+        assertThat(str(correct, "spec", "concurrencyPolicy")).as("correct runs never overlap").isEqualTo("Forbid");
+        assertThat(str(correct, "spec", "schedule")).isEqualTo("*/5 * * * *");
+        checkConfigMounted(map(at(correct, "spec", "jobTemplate", "spec", "template", "spec")), "correct", "CronJob correct");
+        // correct runs backfill affected (the batch login, the lake) and reconcile (the reconciler's login).
+        assertThat(secretRefs(correctContainer())).contains("recount-db-batch", "recount-db-reconciler", "recount-s3")
+                .doesNotContain("recount-db-admin");
         assertThat(str(k8sObject("ScheduledSparkApplication", "recount-backfill-nightly"), "spec", "concurrencyPolicy"))
                 .isEqualTo("Forbid");
         assertThat(strings(cronJobContainer().get("args"))).containsSubsequence("--report-dir", c.get("reconcile.report-dir"));
@@ -770,21 +767,6 @@ class ManifestsTest {
         return out;
     }
 
-    /** The launcher calls in a script: the words after {@code "$launcher"} up to a redirection, pipe or separator. */
-    static List<List<String>> launcherInvocations(String script) {
-        List<List<String>> out = new ArrayList<>();
-        Matcher m = Pattern.compile("\"\\$launcher\"\\s+([^\\n|;)]*)").matcher(script);
-        while (m.find()) {
-            List<String> words = new ArrayList<>();
-            for (String w : m.group(1).trim().split("\\s+")) {
-                if (w.startsWith("||") || w.startsWith(">") || w.startsWith("2>")) break;
-                words.add(w.replace("\"", ""));
-            }
-            out.add(words);
-        }
-        return out;
-    }
-
     static List<String> leadingWords(List<String> args) {
         List<String> out = new ArrayList<>();
         for (String a : args) {
@@ -860,6 +842,11 @@ class ManifestsTest {
             if (kind.equals(o.get("kind"))) return o;
         }
         throw new AssertionError("no " + kind + " in deploy/k8s/ondemand");
+    }
+
+    static Map<String, Object> correctContainer() throws IOException {
+        return container(map(at(k8sObject("CronJob", "recount-correct"), "spec", "jobTemplate", "spec", "template", "spec")),
+                "correct");
     }
 
     static Map<String, Object> k8sObject(String kind, String name) throws IOException {

@@ -1,0 +1,147 @@
+package dev.recount.ops;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.batch.BackfillException;
+import dev.recount.batch.BackfillRunner;
+import dev.recount.batch.BackfillSettings;
+import dev.recount.core.config.Component;
+import dev.recount.core.config.Durations;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.db.Database;
+import dev.recount.db.Role;
+import dev.recount.reconcile.CommandEnvironment;
+import dev.recount.reconcile.ReconcileMain;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code correct}: closes the late-data loop within minutes. Recomputes the windows the backfill topic names
+ * ({@code backfill affected}), then reconciles exactly the windows that run wrote ({@code reconcile --batch-run ID}),
+ * which makes them final in window_metrics. Meant to run every few minutes; never two at once ({@link CorrectLock}).
+ */
+@Command(name = "correct", mixinStandardHelpOptions = true, sortOptions = false, version = "recount correct 0.1.0",
+        description = {
+            "Recomputes from the lake the windows named by the backfill topic (too-late events) since the last run,"
+                    + " as `backfill affected` does, then reconciles exactly the windows that run wrote, as"
+                    + " `reconcile --batch-run ID` does: they become final (source batch) with the late events counted.",
+            "Run it every few minutes from a scheduler. Two runs never overlap: a PostgreSQL advisory lock per schema;"
+                    + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic it"
+                    + " reconciles nothing and exits 0."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:corrected within tolerance, or nothing new on the backfill topic",
+            "1:error of the command itself (e.g. the database unreachable for the lock)",
+            "2:bad command line or configuration; nothing was run",
+            "3:corrected, but some key was beyond tolerance (alert)",
+            "5:the affected backfill failed (offsets not committed: the next run retries)",
+            "6:lock timeout: an overlapping backfill held the windows longer than batch.lock-timeout",
+            "7:reconcile refused: the run's windows have no batch rows (rewritten since)",
+            "8:reconcile failed (the recomputed windows stay unreconciled; run nightly or reconcile --batch-run)",
+            "10:another correct run holds the lock; nothing was run"})
+public final class CorrectCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
+    Path configFile;
+
+    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where the reconciliation reports go"
+            + " (default: reconcile.report-dir).")
+    Path reportDir;
+
+    @Option(names = "--master", paramLabel = "URL", description = "Spark master, e.g. local[2] (default: batch.spark-master).")
+    String master;
+
+    @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "0s", description = "How long to wait for a"
+            + " running correct to finish before exiting 10 (default: ${DEFAULT-VALUE}: exit at once).")
+    String waitFor;
+
+    @Option(names = "--max-records", paramLabel = "N", defaultValue = "500000",
+            description = "Read at most about N backfill records per run (default: ${DEFAULT-VALUE}).")
+    int maxRecords;
+
+    private final OperationsEnvironment env;
+
+    public CorrectCommand(OperationsEnvironment env) {
+        this.env = env;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cmd = spec.commandLine();
+        PrintWriter out = cmd.getOut();
+        PrintWriter err = cmd.getErr();
+        RecountConfig config = env.config(cmd, configFile);
+        Duration wait;
+        BackfillSettings settings;
+        String batchPassword;
+        try {
+            wait = Durations.parse(waitFor);
+            if (maxRecords < 1) throw new IllegalArgumentException("--max-records must be at least 1");
+            settings = BackfillSettings.from(config);
+            batchPassword = config.password(Component.BATCH);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
+        }
+        try (HikariDataSource reconcilerDb = Database.pool(config.postgres(Component.RECONCILER),
+                config.password(Component.RECONCILER), Role.RECONCILER);
+             CorrectLock lock = CorrectLock.acquire(reconcilerDb, config.postgres(Component.RECONCILER).schema(), wait)) {
+            if (lock == null) {
+                say(err, "another correct run holds the lock" + (wait.isZero() ? "" : " (waited " + waitFor + ")")
+                        + "; nothing was run");
+                return ExitCodes.ALREADY_RUNNING;
+            }
+            BackfillRunner.AffectedReport report;
+            try {
+                report = recomputeAffected(settings, batchPassword);
+            } catch (BackfillException e) {
+                say(err, "backfill affected: " + OperationsMain.oneLine(e));
+                return Outcome.ofBackfill(e.exitCode());
+            } catch (Exception e) {
+                say(err, "backfill affected failed: " + OperationsMain.oneLine(e));
+                return ExitCodes.BACKFILL_FAILED;
+            }
+            say(out, report.summary());
+            if (report.windows().isEmpty()) {
+                say(out, "nothing new to correct");
+                return ExitCodes.OK;
+            }
+            say(out, "reconciling the " + report.windows().size() + " windows of batch run " + report.runId());
+            return Outcome.ofReconcile(reconcile(report.runId(), out, err));
+        }
+    }
+
+    private BackfillRunner.AffectedReport recomputeAffected(BackfillSettings settings, String password) throws Exception {
+        try (HikariDataSource batchDb = Database.pool(settings.postgres(), password, Role.BATCH)) {
+            SparkSession spark = env.sparkSessions().open(settings, master);
+            try {
+                return new BackfillRunner(spark, batchDb, settings, password, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS,
+                        Duration.ofSeconds(10)).recomputeAffected(false, maxRecords);
+            } finally {
+                env.sparkSessions().release(spark);
+            }
+        }
+    }
+
+    /** The reconciler's own command on exactly the windows of the batch run (its --batch-run form). */
+    private int reconcile(long batchRunId, PrintWriter out, PrintWriter err) {
+        List<String> args = new ArrayList<>(List.of("--batch-run", Long.toString(batchRunId)));
+        if (configFile != null) args.addAll(List.of("--config", configFile.toString()));
+        if (reportDir != null) args.addAll(List.of("--report-dir", reportDir.toString()));
+        return ReconcileMain.execute(new CommandEnvironment(env.variables(), env.clock()), out, err,
+                args.toArray(String[]::new));
+    }
+
+    private static void say(PrintWriter w, String line) {
+        w.println("recount correct: " + line);
+        w.flush();
+    }
+}

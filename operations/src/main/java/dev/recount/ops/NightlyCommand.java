@@ -1,0 +1,135 @@
+package dev.recount.ops;
+
+import dev.recount.core.config.Instants;
+import dev.recount.core.config.RecountConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code nightly}: backfill a day, compact the lake, reconcile the same day; or catch up every missed day. */
+@Command(name = "nightly", mixinStandardHelpOptions = true, sortOptions = false, version = "recount nightly 0.1.0",
+        description = {
+            "For each day: `backfill nightly --date D` (the day, midnight to midnight in the configured time-zone,"
+                    + " then the windows the backfill topic names), `backfill compact --date D --lookback` (the"
+                    + " lake's small files into large ones; lake.retention), then `reconcile --date D` (diff,"
+                    + " corrections, report).",
+            "Default: yesterday in time-zone. --since D catches up every day from D to yesterday that no succeeded"
+                    + " reconciliation covers, oldest first. Safe to rerun: each step replaces its results for the day.",
+            "A failed backfill or reconciliation stops the run (later days are not run, so none is skipped silently);"
+                    + " a failed compaction is reported and the run goes on (no result depends on it)."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every day backfilled, compacted and reconciled within tolerance (or nothing to catch up)",
+            "1:error of the command itself (e.g. the database for --since unreachable)",
+            "2:bad command line or configuration; nothing was run",
+            "3:reconciled and corrected, but some day is beyond tolerance (alert)",
+            "4:backfill refused: the day reaches beyond the lake's completeness boundary (stream behind); retry later",
+            "5:backfill failed",
+            "6:lock timeout: an overlapping backfill held the day longer than batch.lock-timeout; retry later",
+            "7:reconcile refused: no succeeded batch run covers the day",
+            "8:reconcile failed",
+            "9:compaction failed; every day reconciled within tolerance"})
+public final class NightlyCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--date", paramLabel = "D", description = "One day, e.g. 2026-11-28 (default: yesterday in time-zone).")
+    String date;
+
+    @Option(names = "--since", paramLabel = "D", description = "Catch up: every day from D to yesterday without a"
+            + " succeeded reconciliation, oldest first.")
+    String since;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
+    Path configFile;
+
+    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where the reconciliation reports go"
+            + " (default: reconcile.report-dir).")
+    Path reportDir;
+
+    @Option(names = "--master", paramLabel = "URL", description = "Spark master for backfill and compaction, e.g."
+            + " local[4] (default: batch.spark-master).")
+    String master;
+
+    private final OperationsEnvironment env;
+    private NightlySteps steps;
+
+    public NightlyCommand(OperationsEnvironment env) {
+        this.env = env;
+    }
+
+    /** Runs these steps instead of the real ones (unit tests). */
+    NightlyCommand withSteps(NightlySteps scripted) {
+        this.steps = scripted;
+        return this;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cmd = spec.commandLine();
+        if (date != null && since != null) throw new CommandLine.ParameterException(cmd, "give --date or --since, not both");
+        LocalDate day = parseDate(cmd, "--date", date);
+        LocalDate first = parseDate(cmd, "--since", since);
+        RecountConfig config = env.config(cmd, configFile);
+        LocalDate yesterday = LocalDate.now(env.clock().withZone(config.timeZone())).minusDays(1);
+        if (first != null && first.isAfter(yesterday)) {
+            throw new CommandLine.ParameterException(cmd, "--since " + first + " is after yesterday (" + yesterday
+                    + " in time-zone " + config.timeZone() + ")");
+        }
+        PrintWriter out = cmd.getOut();
+        NightlySteps run = steps != null ? steps
+                : new InProcessSteps(env, config, configFile, reportDir, master, out, cmd.getErr());
+        List<LocalDate> days = first != null ? run.pending(first, yesterday) : List.of(day != null ? day : yesterday);
+        if (days.isEmpty()) {
+            say(out, "nothing to catch up since " + first);
+            return ExitCodes.OK;
+        }
+        return runDays(run, days, out, cmd.getErr());
+    }
+
+    /** The steps for each day, oldest first; stops at the first failed backfill or reconciliation. */
+    static int runDays(NightlySteps run, List<LocalDate> days, PrintWriter out, PrintWriter err) {
+        Outcome outcome = new Outcome();
+        for (LocalDate d : days) {
+            say(out, d + ": backfill");
+            int backfill = Outcome.ofBackfill(run.backfill(d));
+            if (backfill != ExitCodes.OK) {
+                say(err, d + ": backfill did not succeed (exit " + backfill + "); later days not run");
+                return backfill;
+            }
+            say(out, d + ": compact");
+            int compact = run.compact(d);
+            outcome.compacted(compact);
+            if (compact != 0) {
+                say(err, d + ": compaction failed; the lake keeps its small files, results are not affected; continuing");
+            }
+            say(out, d + ": reconcile");
+            int reconcile = Outcome.ofReconcile(run.reconcile(d));
+            if (outcome.reconciled(reconcile)) {
+                say(err, d + ": reconcile did not succeed (exit " + reconcile + "); later days not run");
+                return reconcile;
+            }
+            if (reconcile == ExitCodes.BEYOND_TOLERANCE) say(err, d + ": beyond tolerance (see the report); continuing");
+        }
+        return outcome.finished();
+    }
+
+    private static LocalDate parseDate(CommandLine cmd, String option, String value) {
+        if (value == null) return null;
+        try {
+            return Instants.parseDate(value);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cmd, option + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void say(PrintWriter w, String line) {
+        w.println("recount nightly: " + line);
+        w.flush();
+    }
+}

@@ -1,0 +1,109 @@
+package dev.recount.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.batch.testutils.BackfillTopic;
+import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.WindowMetricsView;
+import dev.recount.ops.testutils.OpsStack;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code correct}: too-late events on a real backfill topic and in a real Parquet lake; the windows they name are
+ * recomputed and made final, and nothing else is touched.
+ */
+class CorrectITCase {
+    private static final long HOUR = 3_600_000;
+    private static final long W1 = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
+    private static final long W2 = W1 + OpsStack.MINUTE;
+    private static final long W3 = W1 + 5 * OpsStack.MINUTE;
+
+    static final LakeEvent A1 = LakeEvent.of("a1", "impression", W1 + 1_000, "c1", "ch1", 10, 1);
+    static final LakeEvent B1 = LakeEvent.of("b1", "impression", W2 + 1_000, "c1", "ch1", 30, 2);
+    static final LakeEvent C1 = LakeEvent.of("c1", "impression", W3 + 1_000, "c2", "ch1", 40, 3);
+    // Arrived an hour late, far beyond window.allowed-lateness: the stream sent them to the backfill topic.
+    static final LakeEvent LATE1 = LakeEvent.of("late1", "click", W1 + 2_000, "c1", "ch1", 20, 50).receivedAfter(HOUR);
+    static final LakeEvent LATE2 = LakeEvent.of("late2", "conversion", W3 + 2_000, "c2", "ch1", 50, 52).receivedAfter(HOUR);
+
+    @TempDir
+    Path dir;
+
+    OpsStack t;
+    BackfillTopic topic;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        t = new OpsStack(dir);
+        topic = new BackfillTopic(t.batch, 2);
+        t.batch.lakeCompleteUntil(Instant.parse("2026-11-28T12:00:00Z"));
+        // What the stream counted on time.
+        t.stream(W1, "c1", "ch1", new WindowMetrics(1, 0, 0, 10, 1));
+        t.stream(W2, "c1", "ch1", new WindowMetrics(1, 0, 0, 30, 1));
+        t.stream(W3, "c2", "ch1", new WindowMetrics(1, 0, 0, 40, 1));
+        t.batch.lake.write(List.of(A1, B1, C1, LATE1, LATE2));
+    }
+
+    @Test
+    void lateEventsMakeTheirWindowsFinalWithTheLateEventsCounted() throws Exception {
+        topic.send(0, LATE1);
+        topic.send(1, LATE2);
+
+        // The stream missed the late events: the corrections are beyond the (zero) default tolerance.
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+
+        long affected = t.batch.lastRunOfMode(BatchRunsTable.Mode.AFFECTED).runId();
+        assertThat(t.lastOut).contains("2 backfill records, 2 windows recomputed",
+                "reconciling the 2 windows of batch run " + affected);
+        try (Connection c = t.batch.admin()) {
+            assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1")).orElseThrow())
+                    .isEqualTo(new WindowMetricsView.Row(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                            WindowMetricsView.Source.BATCH, true));
+            assertThat(WindowMetricsView.find(c, new WindowKey(W3, "c2", "ch1")).orElseThrow())
+                    .isEqualTo(new WindowMetricsView.Row(row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
+                            WindowMetricsView.Source.BATCH, true));
+            // W2 was named by no late event: neither recomputed nor reconciled.
+            assertThat(WindowMetricsView.find(c, new WindowKey(W2, "c1", "ch1")).orElseThrow().isFinal()).isFalse();
+        }
+        assertThat(t.reconciliations()).singleElement().satisfies(r -> assertThat(r.batchRunId()).isEqualTo(affected));
+
+        // Nothing new on the topic: nothing recomputed, nothing reconciled.
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.OK);
+        assertThat(t.lastOut).contains("0 backfill records, 0 windows recomputed", "nothing new to correct");
+        assertThat(t.reconciliations()).hasSize(1);
+    }
+
+    @Test
+    void aRunWhileAnotherHoldsTheLockRunsNothing() throws Exception {
+        topic.send(0, LATE1);
+        String schema = t.batch.schema;
+        try (Connection holder = t.batch.admin();
+             PreparedStatement lock = holder.prepareStatement("SELECT pg_advisory_lock(?)")) {
+            lock.setLong(1, CorrectLock.key(schema));
+            lock.execute(); // a correct run in progress
+
+            assertThat(t.run("correct")).isEqualTo(ExitCodes.ALREADY_RUNNING);
+            assertThat(t.lastErr).contains("another correct run holds the lock; nothing was run");
+            assertThat(t.run("correct", "--wait", "1s")).isEqualTo(ExitCodes.ALREADY_RUNNING);
+            assertThat(t.lastErr).contains("(waited 1s)");
+            assertThat(t.batch.runs()).isEmpty();
+            assertThat(t.reconciliations()).isEmpty();
+        }
+        // The holder is gone (its session closed): the next run goes ahead.
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.reconciliations()).hasSize(1);
+    }
+
+    private static dev.recount.db.tables.WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
+        return new dev.recount.db.tables.WindowRow(new WindowKey(start, campaign, channel), start + OpsStack.MINUTE, m);
+    }
+}

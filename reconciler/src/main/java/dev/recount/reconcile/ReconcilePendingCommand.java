@@ -1,0 +1,166 @@
+package dev.recount.reconcile;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.config.Durations;
+import dev.recount.core.config.RecountConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code reconcile pending}: the nightly reconciliation of a cluster deployment, where the backfill runs on its own
+ * schedule (the Spark Operator): every day of the last N that no succeeded reconciliation covers, oldest first.
+ */
+@Command(name = "pending", mixinStandardHelpOptions = true, sortOptions = false, version = "recount reconcile 0.1.0",
+        description = {
+            "Reconciles, oldest first, every day of the last --days (up to yesterday in the configured time-zone) that no"
+                    + " succeeded reconciliation covers yet, as `reconcile --date D` does. For a cluster whose"
+                    + " backfill runs on its own schedule (`nightly` runs backfill and reconcile together).",
+            "If the newest day has no succeeded backfill yet (reconcile exit 4), retries every 5 minutes for up to"
+                    + " --wait-for-backfill. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
+                    + " outcome as recount_reconcile_* metrics (job recount_reconcile)."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every pending day reconciled within tolerance (or none pending)",
+            "1:error (a day's reconciliation failed; later days not run)",
+            "2:bad command line or configuration",
+            "3:some day beyond tolerance (corrections applied; alert)",
+            "4:some day still without a succeeded backfill (run: recount backfill nightly --date D)"})
+public final class ReconcilePendingCommand implements Callable<Integer> {
+    /** How long to wait between two tries of a day whose backfill has not succeeded yet. */
+    static final Duration RETRY_EVERY = Duration.ofMinutes(5);
+
+    /** Waits between retries; the real one sleeps (a scheduled job's pause, not a test's synchronisation). */
+    interface Pause {
+        void pause(Duration d) throws InterruptedException;
+    }
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--days", paramLabel = "N", defaultValue = "7",
+            description = "How many days back to look (default: ${DEFAULT-VALUE}).")
+    int days;
+
+    @Option(names = "--wait-for-backfill", paramLabel = "DURATION", defaultValue = "0s",
+            description = "How long to keep retrying the newest day while its backfill has not succeeded, e.g. 3h"
+                    + " (default: ${DEFAULT-VALUE}: no waiting).")
+    String waitForBackfill;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
+    Path configFile;
+
+    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where the reports go (default: reconcile.report-dir).")
+    Path reportDir;
+
+    private final CommandEnvironment env;
+    private final Pause pause;
+
+    public ReconcilePendingCommand(CommandEnvironment env) {
+        this(env, d -> Thread.sleep(d.toMillis()));
+    }
+
+    ReconcilePendingCommand(CommandEnvironment env, Pause pause) {
+        this.env = env;
+        this.pause = pause;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cmd = spec.commandLine();
+        Duration wait;
+        try {
+            if (days < 1) throw new IllegalArgumentException("--days must be at least 1, got " + days);
+            wait = Durations.parse(waitForBackfill);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
+        }
+        RecountConfig config = env.config(cmd, configFile);
+        ZoneId zone = config.timeZone();
+        LocalDate yesterday = LocalDate.now(env.clock().withZone(zone)).minusDays(1);
+        LocalDate since = LocalDate.now(env.clock().withZone(ZoneOffset.UTC)).minusDays(days);
+        List<LocalDate> pending;
+        try (HikariDataSource pool = CommandEnvironment.pool(config); Connection conn = pool.getConnection()) {
+            pending = NightlyDates.pending(conn, since, yesterday, zone);
+        } catch (Exception e) {
+            say(cmd.getErr(), "cannot list the pending days: " + Reconciler.oneLine(e));
+            return finish(ExitCodes.ERROR, 0, 0, 0);
+        }
+        if (pending.isEmpty()) say(cmd.getOut(), "nothing to do since " + since);
+        int reconciled = 0;
+        int beyond = 0;
+        int notCovered = 0;
+        LocalDate newest = pending.isEmpty() ? null : pending.get(pending.size() - 1);
+        for (LocalDate d : pending) {
+            long deadline = env.clock().millis() + wait.toMillis();
+            int rc;
+            while (true) {
+                say(cmd.getOut(), d + ": reconcile");
+                rc = reconcileDay(d);
+                // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
+                if (rc == ExitCodes.NOT_COVERED && d.equals(newest) && env.clock().millis() < deadline) {
+                    say(cmd.getErr(), d + ": no succeeded backfill covers it yet; retrying in " + Durations.format(RETRY_EVERY));
+                    pause.pause(RETRY_EVERY);
+                    continue;
+                }
+                break;
+            }
+            switch (rc) {
+                case ExitCodes.WITHIN_TOLERANCE -> reconciled++;
+                case ExitCodes.BEYOND_TOLERANCE -> {
+                    reconciled++;
+                    beyond++;
+                    say(cmd.getErr(), d + ": beyond tolerance (corrections applied; see the report)");
+                }
+                case ExitCodes.NOT_COVERED -> {
+                    notCovered++;
+                    say(cmd.getErr(), d + ": not reconciled: no succeeded backfill covers it (run: recount backfill"
+                            + " nightly --date " + d + ")");
+                }
+                default -> {
+                    say(cmd.getErr(), d + ": reconcile failed (exit " + rc + "); later days not run");
+                    return finish(rc, reconciled, beyond, notCovered);
+                }
+            }
+        }
+        int code = beyond > 0 ? ExitCodes.BEYOND_TOLERANCE : notCovered > 0 ? ExitCodes.NOT_COVERED : ExitCodes.WITHIN_TOLERANCE;
+        return finish(code, reconciled, beyond, notCovered);
+    }
+
+    private int reconcileDay(LocalDate day) {
+        List<String> args = new ArrayList<>(List.of("--date", day.toString()));
+        if (configFile != null) args.addAll(List.of("--config", configFile.toString()));
+        if (reportDir != null) args.addAll(List.of("--report-dir", reportDir.toString()));
+        CommandLine cmd = spec.commandLine();
+        return ReconcileMain.execute(env, cmd.getOut(), cmd.getErr(), args.toArray(String[]::new));
+    }
+
+    private int finish(int code, int reconciled, int beyond, int notCovered) {
+        String url = env.variables().get("RECOUNT_PUSHGATEWAY_URL");
+        if (url != null && !url.isBlank()) {
+            try {
+                new PendingMetrics(code, reconciled, beyond, notCovered, env.clock().instant()).push(url);
+            } catch (Exception e) {
+                if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+                say(spec.commandLine().getErr(), "pushing metrics to " + url + " failed (the run's outcome stands): "
+                        + Reconciler.oneLine(e));
+            }
+        }
+        return code;
+    }
+
+    private static void say(PrintWriter w, String line) {
+        w.println("reconcile pending: " + line);
+        w.flush();
+    }
+}
