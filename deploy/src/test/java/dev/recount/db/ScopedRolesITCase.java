@@ -111,6 +111,15 @@ class ScopedRolesITCase {
     }
 
     @Test
+    void batchReadsTheStreamsWindowBoundsButNotItsNumbers() throws SQLException {
+        try (Connection c = stack.loginConnection(schema, Role.BATCH); Statement s = c.createStatement()) {
+            s.executeQuery("SELECT DISTINCT window_end - window_start FROM " + schema + ".stream_window_metrics").close();
+            assertRefused(s, "SELECT events FROM " + schema + ".stream_window_metrics", "batch reading stream counts",
+                    "permission denied for table stream_window_metrics");
+        }
+    }
+
+    @Test
     void financeCanOnlyRead() throws SQLException {
         try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement()) {
             s.execute("RESET ROLE");

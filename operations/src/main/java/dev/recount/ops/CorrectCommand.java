@@ -1,5 +1,8 @@
 package dev.recount.ops;
 
+import dev.recount.core.cli.ExitCodeMeaning;
+
+import dev.recount.core.cli.RecountCli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.batch.BackfillException;
 import dev.recount.batch.BackfillRunner;
@@ -27,26 +30,36 @@ import picocli.CommandLine.Option;
  * ({@code backfill affected}), then reconciles exactly the windows that run wrote ({@code reconcile --batch-run ID}),
  * which makes them final in window_metrics. Meant to run every few minutes; never two at once ({@link CorrectLock}).
  */
-@Command(name = "correct", mixinStandardHelpOptions = true, sortOptions = false, version = "recount correct 0.1.0",
+@Command(name = "correct", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Recomputes from the lake the windows named by the backfill topic (too-late events) since the last run,"
                     + " as `backfill affected` does, then reconciles exactly the windows that run wrote, as"
                     + " `reconcile --batch-run ID` does: they become final (source batch) with the late events counted.",
             "Run it every few minutes from a scheduler. Two runs never overlap: a PostgreSQL advisory lock per schema;"
                     + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic it"
-                    + " reconciles nothing and exits 0."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:corrected within tolerance, or nothing new on the backfill topic",
-            "1:error of the command itself (e.g. the database unreachable for the lock)",
-            "2:bad command line or configuration; nothing was run",
-            "3:corrected, but some key was beyond tolerance (alert)",
-            "5:the affected backfill failed (offsets not committed: the next run retries)",
-            "6:lock timeout: an overlapping backfill held the windows longer than batch.lock-timeout",
-            "7:reconcile refused: the run's windows have no batch rows (rewritten since)",
-            "8:reconcile failed (the recomputed windows stay unreconciled; run nightly or reconcile --batch-run)",
-            "10:another correct run holds the lock; nothing was run"})
+                    + " reconciles nothing and exits 0."})
 public final class CorrectCommand implements Callable<Integer> {
+    // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
+    @ExitCodeMeaning("corrected within tolerance, or nothing new on the backfill topic")
+    static final int OK = ExitCodes.OK;
+    @ExitCodeMeaning("error of the command itself (e.g. the database unreachable for the lock)")
+    static final int ERROR = ExitCodes.ERROR;
+    @ExitCodeMeaning("bad command line or configuration; nothing was run")
+    static final int USAGE = ExitCodes.USAGE;
+    @ExitCodeMeaning("corrected, but some key was beyond tolerance (alert)")
+    static final int BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
+    @ExitCodeMeaning("the affected backfill failed (offsets not committed: the next run retries)")
+    static final int BACKFILL_FAILED = ExitCodes.BACKFILL_FAILED;
+    @ExitCodeMeaning("lock timeout: an overlapping backfill held the windows longer than batch.lock-timeout")
+    static final int LOCK_TIMEOUT = ExitCodes.LOCK_TIMEOUT;
+    @ExitCodeMeaning("reconcile refused: the run's windows have no batch rows (rewritten since)")
+    static final int RECONCILE_REFUSED = ExitCodes.RECONCILE_REFUSED;
+    @ExitCodeMeaning("reconcile failed (the recomputed windows stay unreconciled; run nightly or reconcile"
+            + " --batch-run)")
+    static final int RECONCILE_FAILED = ExitCodes.RECONCILE_FAILED;
+    @ExitCodeMeaning("another correct run holds the lock; nothing was run")
+    static final int ALREADY_RUNNING = ExitCodes.ALREADY_RUNNING;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -103,10 +116,10 @@ public final class CorrectCommand implements Callable<Integer> {
             try {
                 report = recomputeAffected(settings, batchPassword);
             } catch (BackfillException e) {
-                say(err, "backfill affected: " + OperationsMain.oneLine(e));
+                say(err, "backfill affected: " + RecountCli.reason(e));
                 return Outcome.ofBackfill(e.exitCode());
             } catch (Exception e) {
-                say(err, "backfill affected failed: " + OperationsMain.oneLine(e));
+                say(err, "backfill affected failed: " + RecountCli.reason(e));
                 return ExitCodes.BACKFILL_FAILED;
             }
             say(out, report.summary());

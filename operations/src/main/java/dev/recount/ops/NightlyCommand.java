@@ -1,5 +1,7 @@
 package dev.recount.ops;
 
+import dev.recount.core.cli.ExitCodeMeaning;
+
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
 import java.io.PrintWriter;
@@ -12,7 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code nightly}: backfill a day, compact the lake, reconcile the same day; or catch up every missed day. */
-@Command(name = "nightly", mixinStandardHelpOptions = true, sortOptions = false, version = "recount nightly 0.1.0",
+@Command(name = "nightly", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "For each day: `backfill nightly --date D` (the day, midnight to midnight in the configured time-zone,"
                     + " then the windows the backfill topic names), `backfill compact --date D --lookback` (the"
@@ -21,20 +23,31 @@ import picocli.CommandLine.Option;
             "Default: yesterday in time-zone. --since D catches up every day from D to yesterday that no succeeded"
                     + " reconciliation covers, oldest first. Safe to rerun: each step replaces its results for the day.",
             "A failed backfill or reconciliation stops the run (later days are not run, so none is skipped silently);"
-                    + " a failed compaction is reported and the run goes on (no result depends on it)."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:every day backfilled, compacted and reconciled within tolerance (or nothing to catch up)",
-            "1:error of the command itself (e.g. the database for --since unreachable)",
-            "2:bad command line or configuration; nothing was run",
-            "3:reconciled and corrected, but some day is beyond tolerance (alert)",
-            "4:backfill refused: the day reaches beyond the lake's completeness boundary (stream behind); retry later",
-            "5:backfill failed",
-            "6:lock timeout: an overlapping backfill held the day longer than batch.lock-timeout; retry later",
-            "7:reconcile refused: no succeeded batch run covers the day",
-            "8:reconcile failed",
-            "9:compaction failed; every day reconciled within tolerance"})
+                    + " a failed compaction is reported and the run goes on (no result depends on it)."})
 public final class NightlyCommand implements Callable<Integer> {
+    // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
+    @ExitCodeMeaning("every day backfilled, compacted and reconciled within tolerance (or nothing to catch up)")
+    static final int OK = ExitCodes.OK;
+    @ExitCodeMeaning("error of the command itself (e.g. the database for --since unreachable)")
+    static final int ERROR = ExitCodes.ERROR;
+    @ExitCodeMeaning("bad command line or configuration; nothing was run")
+    static final int USAGE = ExitCodes.USAGE;
+    @ExitCodeMeaning("reconciled and corrected, but some day is beyond tolerance (alert)")
+    static final int BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
+    @ExitCodeMeaning("backfill refused: the day reaches beyond the lake's completeness boundary (stream behind);"
+            + " retry later")
+    static final int LAKE_INCOMPLETE = ExitCodes.LAKE_INCOMPLETE;
+    @ExitCodeMeaning("backfill failed")
+    static final int BACKFILL_FAILED = ExitCodes.BACKFILL_FAILED;
+    @ExitCodeMeaning("lock timeout: an overlapping backfill held the day longer than batch.lock-timeout; retry later")
+    static final int LOCK_TIMEOUT = ExitCodes.LOCK_TIMEOUT;
+    @ExitCodeMeaning("reconcile refused: no succeeded batch run covers the day")
+    static final int RECONCILE_REFUSED = ExitCodes.RECONCILE_REFUSED;
+    @ExitCodeMeaning("reconcile failed")
+    static final int RECONCILE_FAILED = ExitCodes.RECONCILE_FAILED;
+    @ExitCodeMeaning("compaction failed; every day reconciled within tolerance")
+    static final int COMPACTION_FAILED = ExitCodes.COMPACTION_FAILED;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 

@@ -1,5 +1,7 @@
 package dev.recount.ops;
 
+import dev.recount.core.cli.RecountCli;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.SparkSessions;
@@ -61,10 +63,9 @@ class NightlyCommandTest {
     final StringWriter err = new StringWriter();
 
     int nightly(String... args) {
-        CommandLine cmd = OperationsMain.withExitCodes(new CommandLine(new NightlyCommand(ENV).withSteps(steps)));
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        return cmd.execute(args);
+        CommandLine cmd = RecountCli.configure(new CommandLine(new NightlyCommand(ENV).withSteps(steps)))
+                .exitCodes(ExitCodes.class).commandLine();
+        return RecountCli.execute(cmd, new PrintWriter(out, true), new PrintWriter(err, true), args);
     }
 
     static List<String> day(LocalDate d) {

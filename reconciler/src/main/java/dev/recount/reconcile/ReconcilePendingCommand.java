@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
  * {@code reconcile pending}: the nightly reconciliation of a cluster deployment, where the backfill runs on its own
  * schedule (the Spark Operator): every day of the last N that no succeeded reconciliation covers, oldest first.
  */
-@Command(name = "pending", mixinStandardHelpOptions = true, sortOptions = false, version = "recount reconcile 0.1.0",
+@Command(name = "pending", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Reconciles, oldest first, every day of the last --days (up to yesterday in the configured time-zone) that no"
                     + " succeeded reconciliation covers yet, as `reconcile --date D` does. For a cluster whose"
