@@ -37,12 +37,14 @@ final class ReconcileStatements {
      * necessarily recompute.
      */
     static Sql uncovered(Scope scope) {
-        return new Sql().add("SELECT (tstzmultirange(tstzrange(").timestamp(scope.fromMillis()).add(", ")
+        // One row per gap, as epoch milliseconds (printed as ISO instants, the way users type them).
+        return new Sql().add("SELECT (extract(epoch FROM lower(gap)) * 1000)::bigint, (extract(epoch FROM upper(gap))"
+                        + " * 1000)::bigint FROM unnest(tstzmultirange(tstzrange(").timestamp(scope.fromMillis()).add(", ")
                 .timestamp(scope.toMillis()).add(")) - coalesce((SELECT range_agg(tstzrange(range_from, range_to)) FROM "
                         + BatchRunsTable.TABLE + " WHERE status = 'succeeded' AND mode <> 'affected'"
                         + " AND range_from IS NOT NULL AND range_to IS NOT NULL AND range_from < ")
                 .timestamp(scope.toMillis()).add(" AND range_to > ").timestamp(scope.fromMillis())
-                .add("), '{}'::tstzmultirange))::text");
+                .add("), '{}'::tstzmultirange)) AS gap ORDER BY 1");
     }
 
     /**

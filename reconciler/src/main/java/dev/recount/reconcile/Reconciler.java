@@ -274,14 +274,16 @@ public final class Reconciler {
     }
 
     private static void requireCovered(Connection conn, Scope scope) throws SQLException {
+        List<String> gaps = new ArrayList<>();
         try (PreparedStatement ps = ReconcileStatements.uncovered(scope).prepare(conn); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            String gaps = rs.getString(1);
-            if (!"{}".equals(gaps)) {
-                throw new NotCoveredException("no succeeded batch run covers " + gaps.replace("\"", "")
-                        + " of [" + scope.from() + ", " + scope.to() + "): run `backfill range` (or `backfill nightly`)"
-                        + " for it first, then reconcile");
+            while (rs.next()) {
+                gaps.add("[" + Instant.ofEpochMilli(rs.getLong(1)) + ", " + Instant.ofEpochMilli(rs.getLong(2)) + ")");
             }
+        }
+        if (!gaps.isEmpty()) {
+            throw new NotCoveredException("no succeeded batch run covers " + String.join(", ", gaps)
+                    + " of [" + scope.from() + ", " + scope.to() + "): run `backfill range` (or `backfill nightly`)"
+                    + " for it first, then reconcile");
         }
     }
 
