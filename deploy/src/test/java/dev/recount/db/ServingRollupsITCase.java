@@ -205,9 +205,19 @@ class ServingRollupsITCase {
     @Test
     void hoursOfAHalfHourZoneStartOnTheHalfHour() throws SQLException {
         insertStream(List.of(w(20, "c", 1, 1, 0, BigInteger.ONE, 1), w(40, "c", 1, 0, 0, BigInteger.ONE, 1)));
-        setTimeZone(ZoneId.of("Asia/Kolkata"));
-        List<Period> hours = periods("SELECT * FROM hourly_metrics(?, ?)", T0, T0.plus(Duration.ofHours(1)));
-        assertThat(hours).extracting(Period::start).containsExactly(T0.minus(Duration.ofMinutes(30)), T0.plus(Duration.ofMinutes(30)));
+        for (ZoneId zone : List.of(ZoneId.of("Asia/Kolkata"), ZoneId.of("+05:30"), ZoneId.of("GMT+05:30"))) {
+            setTimeZone(zone);
+            List<Period> hours = periods("SELECT * FROM hourly_metrics(?, ?)", T0, T0.plus(Duration.ofHours(1)));
+            assertThat(hours).as(zone.getId()).extracting(Period::start)
+                    .containsExactly(T0.minus(Duration.ofMinutes(30)), T0.plus(Duration.ofMinutes(30)));
+        }
+        // PostgreSQL reads a bare "+05:30" as west of Greenwich (POSIX): a fixed offset is recorded as a POSIX zone.
+        try (Connection c = admin()) {
+            assertThat(ServingSettingsTable.timeZone(c)).isEqualTo("<+0530>-05:30:00");
+        }
+        assertThat(ServingSettingsTable.postgresName(ZoneId.of("Z"))).isEqualTo("UTC");
+        assertThat(ServingSettingsTable.postgresName(ZoneId.of("-03:00"))).isEqualTo("<-0300>+03:00:00");
+        assertThat(ServingSettingsTable.postgresName(BERLIN)).isEqualTo("Europe/Berlin");
     }
 
     @Test
