@@ -306,8 +306,11 @@ class ReconcilerITCase {
         assertThat(ctr.get("largest_differences")).hasSize(1);
         com.fasterxml.jackson.databind.JsonNode k = ctr.get("largest_differences").get(0);
         assertThat(k.get("campaign_id").asText() + "/" + k.get("channel_id").asText()).isEqualTo("camp-a/app");
-        assertThat(k.get("stream_ctr").decimalValue()).isEqualTo(new BigDecimal("0.200000000000"));
-        assertThat(k.get("final_ctr").decimalValue()).isEqualTo(new BigDecimal("0.300000000000"));
+        assertThat(k.get("stream_ctr").decimalValue()).isEqualByComparingTo("0.2");
+        assertThat(k.get("final_ctr").decimalValue()).isEqualByComparingTo("0.3");
+        // Written with all 12 decimals (the tree above drops trailing zeros when it reads them).
+        assertThat(Files.readString(r.reportDir().resolve("summary.json")))
+                .contains("\"stream_ctr\" : 0.200000000000", "\"final_ctr\" : 0.300000000000");
         assertThat(Files.readString(r.reportDir().resolve("report.html"))).contains("Click-through rate (CTR)")
                 .contains("7.0796460177 %").contains("6.8376068376 %").contains("-0.2420391801 pp")
                 .contains("20.0000000000 %").contains("30.0000000000 %").contains("+10.0000000000 pp");
