@@ -241,6 +241,8 @@ class SchemaITCase {
                     "batch_window_metrics_staging.spend_micros numeric(38,0)",
                     "correction_log.after_value numeric(38,0)",
                     "correction_log.before_value numeric(38,0)",
+                    // V12: a sum over many windows, unbounded on purpose (an exact integer that may exceed 38 digits).
+                    "recent_sliding_metrics.spend_micros numeric(0,0)",
                     "reconciliation_diffs.batch_spend_micros numeric(38,0)",
                     "reconciliation_diffs.stream_spend_micros numeric(38,0)",
                     "stream_window_metrics.spend_micros numeric(38,0)",

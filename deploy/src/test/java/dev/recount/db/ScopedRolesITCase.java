@@ -163,6 +163,11 @@ class ScopedRolesITCase {
         grant(expected, Role.STREAM, "stream_rejected_rows_rejection_id_seq", "SELECT,USAGE");
         grant(expected, Role.RECONCILER, "stream_rejected_rows", "SELECT");
         grant(expected, Role.FINANCE, "stream_rejected_rows", "SELECT");
+        // V12: the recorded time zone (the reconciler keeps it up to date) and the default sliding view.
+        grant(expected, Role.RECONCILER, "serving_settings", "SELECT,UPDATE");
+        grant(expected, Role.FINANCE, "serving_settings", "SELECT");
+        grant(expected, Role.RECONCILER, "recent_sliding_metrics", "SELECT");
+        grant(expected, Role.FINANCE, "recent_sliding_metrics", "SELECT");
 
         Map<String, String> actual = new TreeMap<>();
         try (Connection c = stack.adminConnection(); PreparedStatement ps = c.prepareStatement(
@@ -187,6 +192,67 @@ class ScopedRolesITCase {
         }
         assertThat(actual).containsExactlyEntriesOf(expected);
     }
+
+    /** V12's functions (ratios, rollups, sliding sums): executable by the readers of window_metrics only, not PUBLIC. */
+    @Test
+    void onlyTheReadersMayExecuteTheServingFunctions() throws SQLException {
+        Map<String, String> expected = new TreeMap<>();
+        for (String f : V12_FUNCTIONS) {
+            expected.put(Role.RECONCILER.roleName(schema) + " " + f, "EXECUTE");
+            expected.put(Role.FINANCE.roleName(schema) + " " + f, "EXECUTE");
+        }
+        Map<String, String> actual = new TreeMap<>();
+        try (Connection c = stack.adminConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT coalesce(r.rolname, 'PUBLIC'), p.proname, string_agg(a.privilege_type, ',' ORDER BY a.privilege_type)"
+                        + " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                        + " CROSS JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a"
+                        + " LEFT JOIN pg_roles r ON r.oid = a.grantee"
+                        + " WHERE n.nspname = ? AND a.grantee <> p.proowner GROUP BY 1, 2")) {
+            ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    // The append-only trigger function of correction_log (V4) is not for anyone to call.
+                    if (rs.getString(2).startsWith("correction_log")) continue;
+                    actual.put(rs.getString(1) + " " + rs.getString(2), rs.getString(3));
+                }
+            }
+        }
+        assertThat(actual).containsExactlyEntriesOf(expected);
+    }
+
+    /** What each login can read of V12, for real: finance and reconciler everything, the writers nothing. */
+    @Test
+    void theReadersReadRatiosRollupsAndSlidingSumsAndTheWritersCannot() throws SQLException {
+        List<String> reads = List.of("SELECT ctr, cvr, cpc_micros, cpm_micros, cost_per_conversion_micros FROM window_metrics",
+                "SELECT * FROM hourly_metrics(now() - interval '1 day', now())",
+                "SELECT * FROM daily_metrics(current_date - 90, current_date)",
+                "SELECT * FROM sliding_metrics(5, now() - interval '1 hour', now())",
+                "SELECT * FROM recent_sliding_metrics", "SELECT time_zone FROM serving_settings");
+        for (Role role : List.of(Role.FINANCE, Role.RECONCILER)) {
+            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+                for (String sql : reads) s.executeQuery(sql).close();
+            }
+        }
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement()) {
+            assertRefused(s, "UPDATE serving_settings SET time_zone = 'UTC'", "finance updates serving_settings",
+                    "permission denied for table serving_settings");
+        }
+        for (Role role : List.of(Role.STREAM, Role.BATCH)) {
+            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+                assertRefused(s, "SELECT * FROM hourly_metrics(now() - interval '1 day', now())", role + " rollups",
+                        "permission denied for function hourly_metrics");
+                assertRefused(s, "SELECT * FROM recent_sliding_metrics", role + " sliding",
+                        "permission denied for view recent_sliding_metrics");
+                assertRefused(s, "SELECT ctr(1, 2)", role + " ratio", "permission denied for function ctr");
+                assertRefused(s, "UPDATE serving_settings SET time_zone = 'UTC'", role + " serving_settings",
+                        "permission denied for table serving_settings");
+            }
+        }
+    }
+
+    static final List<String> V12_FUNCTIONS = List.of("exact_ratio", "ctr", "cvr", "cpc_micros", "cpm_micros",
+            "cost_per_conversion_micros", "reconciled_ranges", "period_end", "local_midnight", "period_metrics",
+            "hourly_metrics", "daily_metrics", "sliding_metrics");
 
     @Test
     void aComponentPoolRefusesTheAdministratorAndAnotherSchemasLogin() {

@@ -8,6 +8,7 @@ import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
+import dev.recount.db.tables.ServingSettingsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.Timestamps;
 import dev.recount.db.tables.WindowSizes;
@@ -221,6 +222,9 @@ public final class Reconciler {
             }
             if (scope.windowStarts() == null) requireCovered(conn, scope);
             requireOneWindowSize(conn, scope);
+            // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
+            // nothing that is served, so it leaves the recorded zone alone.
+            if (mode == Mode.APPLY) ServingSettingsTable.recordTimeZone(conn, settings.zone(), scope.from(), scope.to());
             long t0 = System.nanoTime();
             Reconciled reconciled = reconcileOnce(conn, scope, mode, runId);
             Comparison comparison = reconciled.comparison();
@@ -234,8 +238,7 @@ public final class Reconciler {
                     ? Verdict.WITHIN_TOLERANCE : Verdict.BEYOND_TOLERANCE;
 
             ReportData data = new ReportData(runId, scope, settings.zone(), clock.instant(), verdict, comparison,
-                    finalTotals, reconciled.keysFinalized(), corrections, settings.tolerances(), mode == Mode.DRY_RUN,
-                    List.of(), List.of(), List.of());
+                    finalTotals, reconciled.keysFinalized(), corrections, settings.tolerances(), mode == Mode.DRY_RUN);
             deleteQuietly(tempDir);
             ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink));
             long t3 = System.nanoTime();

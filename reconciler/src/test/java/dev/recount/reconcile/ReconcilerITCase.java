@@ -288,6 +288,67 @@ class ReconcilerITCase {
     }
 
     @Test
+    void anAppliedRunRecordsItsTimeZoneForTheRollupsAndADryRunDoesNot() throws Exception {
+        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+        assertThat(recordedTimeZone()).as("a dry run serves nothing new").isEqualTo("UTC");
+
+        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(recordedTimeZone()).isEqualTo("Pacific/Auckland");
+        // The read side now cuts days where the run did: every served key of the range (the one at W2, the 29th in
+        // Auckland, is hidden now) is on the 28th there, which began at 11:00Z the day before. And the run's range
+        // counts as reconciled: the 5 minutes before W0 + 5 min are covered and every row in them is final.
+        try (Connection c = db.reconcilerPool().getConnection(); Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT DISTINCT period_start FROM daily_metrics('2026-11-27', '2026-11-29')")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getObject(1, java.time.OffsetDateTime.class).toInstant()).isEqualTo(Instant.parse("2026-11-27T11:00:00Z"));
+                assertThat(rs.next()).isFalse();
+            }
+            try (ResultSet rs = st.executeQuery("SELECT is_final FROM sliding_metrics(5, '" + W0 + "', '" + TO + "')"
+                    + " WHERE campaign_id = 'camp-a' AND channel_id = 'web' AND window_end = '" + W0.plusSeconds(300) + "'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getBoolean(1)).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void theReportShowsStreamVsFinalCtrAndTheLargestCtrDifferences() throws Exception {
+        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+
+        // Stream: (5 + 2 + 1) clicks / (100 + 10 + 3) impressions; final (batch): (5 + 3 + 0) / (100 + 10 + 7).
+        com.fasterxml.jackson.databind.JsonNode ctr = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).readTree(r.reportDir().resolve("summary.json").toFile()).get("ctr");
+        assertThat(ctr.get("stream").decimalValue()).isEqualTo(new BigDecimal("0.070796460177"));
+        assertThat(ctr.get("final").decimalValue()).isEqualTo(new BigDecimal("0.068376068376"));
+        assertThat(ctr.get("final_minus_stream").decimalValue()).isEqualTo(new BigDecimal("-0.002420391801"));
+        // Only the mismatched key has a CTR on both sides that differs: 2/10 in the stream, 3/10 final.
+        assertThat(ctr.get("largest_differences")).hasSize(1);
+        com.fasterxml.jackson.databind.JsonNode k = ctr.get("largest_differences").get(0);
+        assertThat(k.get("campaign_id").asText() + "/" + k.get("channel_id").asText()).isEqualTo("camp-a/app");
+        assertThat(k.get("stream_ctr").decimalValue()).isEqualByComparingTo("0.2");
+        assertThat(k.get("final_ctr").decimalValue()).isEqualByComparingTo("0.3");
+        // Written with all 12 decimals (the tree above drops trailing zeros when it reads them).
+        assertThat(Files.readString(r.reportDir().resolve("summary.json")))
+                .contains("\"stream_ctr\" : 0.200000000000", "\"final_ctr\" : 0.300000000000");
+        assertThat(Files.readString(r.reportDir().resolve("report.html"))).contains("Click-through rate (CTR)")
+                .contains("7.0796460177 %").contains("6.8376068376 %").contains("-0.2420391801 pp")
+                .contains("20.0000000000 %").contains("30.0000000000 %").contains("+10.0000000000 pp");
+        // The served CTR of the range (the ratio of the served sums) is the report's final CTR.
+        try (Connection c = db.reconcilerPool().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT ctr(sum(clicks), sum(impressions)) FROM window_metrics"
+                     + " WHERE window_start >= '" + FROM + "' AND window_start < '" + TO + "'")) {
+            rs.next();
+            assertThat(rs.getBigDecimal(1)).isEqualTo(ctr.get("final").decimalValue());
+        }
+    }
+
+    String recordedTimeZone() throws Exception {
+        try (Connection c = db.admin()) {
+            return dev.recount.db.tables.ServingSettingsTable.timeZone(c);
+        }
+    }
+
+    @Test
     void spendBeyondALongIsComparedFinalizedAndLoggedExactly() throws Exception {
         WindowKey big = key(W1, "camp-big", "web");
         BigInteger streamSpend = new BigInteger("18446744073709551621"); // 2^64 + 5

@@ -11,6 +11,7 @@ import dev.recount.reconcile.Comparison.CampaignDayTotal;
 import dev.recount.reconcile.GroupTotals;
 import dev.recount.reconcile.KeyCounts;
 import dev.recount.reconcile.Tolerances;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -22,7 +23,8 @@ import java.util.Locale;
 
 /**
  * report.html: one self-contained page (inline CSS and SVG; no scripts, fonts or images from anywhere) for a
- * finance analyst. Order: verdict, totals stream vs batch vs final, the spend chart, the largest mismatches,
+ * finance analyst. Order: verdict, totals stream vs batch vs final, CTR stream vs final with the largest CTR
+ * differences, the spend chart, the largest mismatches,
  * keys missing on either side, campaign-days, corrections applied, tolerances. Every value from the data goes
  * through {@link Html#escape}.
  */
@@ -82,6 +84,7 @@ public final class HtmlReport {
         h.append("</section>");
 
         totals(h, d.comparison().range(), d.finalTotals(), d.dryRun());
+        ctr(h, d);
 
         h.append("<section><h2>Spend per window</h2>").append(SpendChart.render(d.comparison().windows(), d.zone()))
                 .append("</section>");
@@ -137,6 +140,55 @@ public final class HtmlReport {
                     .append("</td><td>").append(escape(Money.relativePercent(s, b))).append("</td></tr>");
         }
         h.append("</tbody></table></section>");
+    }
+
+    /**
+     * Click-through rate of the range, stream vs final, and the keys whose CTR moved the most. CTR is the ratio of
+     * the sums (never an average of per-window CTRs), exact to 12 decimals; shown as a percentage, every digit kept.
+     */
+    private static void ctr(StringBuilder h, ReportData d) {
+        BigDecimal stream = d.streamCtr(), fin = d.finalCtr();
+        h.append("<section id=\"ctr\"><h2>Click-through rate (CTR)</h2><p class=\"muted\">Clicks per impression:")
+                .append(" total clicks divided by total impressions of the range (a ratio of sums, not an average of")
+                .append(" per-window rates); empty where there are no impressions.</p><table class=\"num\">");
+        head(h, "~", "Stream", d.dryRun() ? "Final (if applied)" : "Final (served)", "Final − stream");
+        h.append("<tr id=\"ctr-range\"><th>CTR of the range</th><td>").append(percent(stream)).append("</td><td>")
+                .append(percent(fin)).append("</td><td class=\"")
+                .append(stream != null && fin != null && stream.compareTo(fin) != 0 ? "delta" : "").append("\">")
+                .append(stream == null || fin == null ? "—" : points(fin.subtract(stream))).append("</td></tr>")
+                .append("</tbody></table>");
+        List<LargestCtrDiffs.Difference> rows = d.largestCtrDifferences();
+        h.append("<h2>Largest CTR differences</h2>");
+        if (rows.isEmpty()) {
+            h.append("<p class=\"muted\">No mismatched key with impressions on both sides has a different CTR.</p></section>");
+            return;
+        }
+        h.append("<p class=\"muted\">The ").append(rows.size()).append(" mismatched keys whose CTR differs the most")
+                .append(" between stream and batch (final), by |final − stream|; keys missing on one side have no CTR there.</p>");
+        h.append("<table class=\"num\">");
+        head(h, "~Window", "~Campaign", "~Channel", "Clicks / impressions stream", "Clicks / impressions final",
+                "CTR stream", "CTR final", "Final − stream");
+        for (LargestCtrDiffs.Difference c : rows) {
+            ReconciliationDiffsTable.Row r = c.row();
+            h.append("<tr class=\"ctrrow\">");
+            keyCells(h, r, d.zone());
+            h.append("<td>").append(r.stream().clicks()).append(" / ").append(r.stream().impressions()).append("</td><td>")
+                    .append(r.batch().clicks()).append(" / ").append(r.batch().impressions()).append("</td><td>")
+                    .append(percent(c.streamCtr())).append("</td><td>").append(percent(c.finalCtr()))
+                    .append("</td><td class=\"delta\">").append(points(c.difference())).append("</td></tr>");
+        }
+        h.append("</tbody></table></section>");
+    }
+
+    /** A ratio as a percentage with every digit it has ("5.0000000000 %"); "—" for none. */
+    static String percent(BigDecimal ratio) {
+        return ratio == null ? "—" : escape(ratio.movePointRight(2).toPlainString() + " %");
+    }
+
+    /** A difference of ratios in percentage points, signed. */
+    static String points(BigDecimal diff) {
+        String s = diff.movePointRight(2).toPlainString() + " pp";
+        return escape(diff.signum() > 0 ? "+" + s : s);
     }
 
     private static void mismatches(StringBuilder h, List<ReconciliationDiffsTable.Row> rows, long total, ZoneId zone) {

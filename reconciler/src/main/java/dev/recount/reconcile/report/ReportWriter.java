@@ -32,7 +32,9 @@ public final class ReportWriter {
     public static final String CSV = "diffs.csv";
     public static final String JSON = "summary.json";
 
-    private static final ObjectMapper JSON_MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Decimals (the ratios) are written with every digit and never in exponent notation (1E-12). */
+    private static final ObjectMapper JSON_MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
 
     /** Streams every diff of the run, in key order (from the database, without holding them all). */
     @FunctionalInterface
@@ -50,15 +52,17 @@ public final class ReportWriter {
     public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs) throws IOException, SQLException {
         Files.createDirectories(dir);
         LargestDiffs largest = new LargestDiffs(top);
+        LargestCtrDiffs largestCtr = new LargestCtrDiffs(top);
         try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(CSV), StandardCharsets.UTF_8)) {
             writeCsv(out, data, sink -> diffs.forEach(row -> {
                 largest.accept(row);
+                largestCtr.accept(row);
                 sink.accept(row);
             }));
         }
         ReportData full = data.withLargest(largest.of(ReconciliationDiffsTable.Status.MISMATCH),
                 largest.of(ReconciliationDiffsTable.Status.MISSING_IN_STREAM),
-                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH));
+                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH), largestCtr.largest());
         Files.writeString(dir.resolve(HTML), HtmlReport.render(full), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(JSON), summaryJson(full), StandardCharsets.UTF_8);
         return full;
@@ -214,6 +218,21 @@ public final class ReportWriter {
             o.put("within_tolerance", r.withinTolerance());
             o.set("stream", metrics(r.stream()));
             o.set("batch", metrics(r.batch()));
+        }
+        ObjectNode ctr = root.putObject("ctr");
+        ctr.put("stream", d.streamCtr());
+        ctr.put("final", d.finalCtr());
+        ctr.put("final_minus_stream", d.streamCtr() == null || d.finalCtr() == null ? null
+                : d.finalCtr().subtract(d.streamCtr()));
+        ArrayNode ctrLargest = ctr.putArray("largest_differences");
+        for (LargestCtrDiffs.Difference c : d.largestCtrDifferences()) {
+            ObjectNode o = ctrLargest.addObject();
+            o.put("window_start", Instant.ofEpochMilli(c.row().key().windowStartMillis()).toString());
+            o.put("campaign_id", c.row().key().campaignId());
+            o.put("channel_id", c.row().key().channelId());
+            o.put("stream_ctr", c.streamCtr());
+            o.put("final_ctr", c.finalCtr());
+            o.put("final_minus_stream", c.difference());
         }
         ObjectNode files = root.putObject("files");
         files.put("report", HTML);

@@ -2,6 +2,7 @@ package dev.recount.reconcile.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.core.metrics.Ratio;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.CorrectionLogTable.Reason;
@@ -43,7 +44,7 @@ class HtmlReportTest {
                 Status.MISMATCH, false, 2, S, B);
         return new ReportData(7, Scope.range(FROM, FROM.plusSeconds(86_400), "date 2026-11-28"), ZoneId.of("UTC"),
                 Instant.parse("2026-11-29T01:00:00Z"), Verdict.BEYOND_TOLERANCE, c, B, 1,
-                Map.of(Reason.STREAM_MISMATCH, 3L), Tolerances.exact(), false, List.of(diff), List.of(), List.of());
+                Map.of(Reason.STREAM_MISMATCH, 3L), Tolerances.exact(), false, List.of(diff), List.of(), List.of(), List.of());
     }
 
     @Test
@@ -54,6 +55,34 @@ class HtmlReportTest {
                 .doesNotContain("src=").doesNotContain("url(").doesNotContainIgnoringCase("<link");
         assertThat(html).contains("Beyond tolerance").contains("<svg").contains("1.500000").contains("1.750000")
                 .contains("-0.250000").contains("clicks 2 → 3");
+    }
+
+    @Test
+    void ctrSectionShowsStreamVsFinalOfTheRangeAndTheLargestCtrDifferences() throws Exception {
+        ReportData d = data(2);
+        ReconciliationDiffsTable.Row diff = new ReconciliationDiffsTable.Row(KEY, KEY.windowStartMillis() + 60_000,
+                Status.MISMATCH, false, 2, S, B);
+        ReportData withCtr = d.withLargest(d.largestMismatches(), List.of(), List.of(),
+                List.of(new LargestCtrDiffs.Difference(diff, Ratio.CTR.of(S), Ratio.CTR.of(B))));
+        String html = HtmlReport.render(withCtr);
+        String section = html.substring(html.indexOf("<section id=\"ctr\">"), html.indexOf("</section>", html.indexOf("<section id=\"ctr\">")));
+        // The range: 2 clicks in 10 impressions streamed, 3 final.
+        assertThat(section).contains("20.0000000000 %").contains("30.0000000000 %").contains("+10.0000000000 pp")
+                .contains("class=\"ctrrow\"").contains("2 / 10").contains("3 / 10")
+                .doesNotContain(EVIL).contains("&lt;script&gt;");
+        String json = ReportWriter.summaryJson(withCtr);
+        assertThat(json).contains("\"stream\" : 0.200000000000", "\"final\" : 0.300000000000",
+                "\"final_minus_stream\" : 0.100000000000");
+        var ctr = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("ctr");
+        assertThat(ctr.get("largest_differences").get(0).get("campaign_id").asText()).isEqualTo(EVIL);
+
+        // No impressions: no CTR, shown as a dash and null, never as 0 or an error.
+        ReportData none = new ReportData(d.runId(), d.scope(), d.zone(), d.generatedAt(), d.verdict(), d.comparison(),
+                new WindowMetrics(0, 3, 0, 5, 3), d.keysFinalized(), d.corrections(), d.tolerances(), false);
+        assertThat(HtmlReport.render(none)).contains("<tr id=\"ctr-range\"><th>CTR of the range</th><td>20.0000000000 %</td><td>—</td>")
+                .contains("No mismatched key with impressions on both sides has a different CTR.");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(ReportWriter.summaryJson(none))
+                .get("ctr").get("final").isNull()).isTrue();
     }
 
     @Test
