@@ -48,6 +48,12 @@ public final class ReportWriter {
      * lists are ignored. Returns {@code data} with those lists.
      */
     public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs) throws IOException, SQLException {
+        return write(dir, data, top, diffs, List.of());
+    }
+
+    /** As {@link #write(Path, ReportData, int, DiffSource)}, with {@code sections} in report.html and summary.json. */
+    public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs, List<ReportSection> sections)
+            throws IOException, SQLException {
         Files.createDirectories(dir);
         LargestDiffs largest = new LargestDiffs(top);
         try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(CSV), StandardCharsets.UTF_8)) {
@@ -59,8 +65,14 @@ public final class ReportWriter {
         ReportData full = data.withLargest(largest.of(ReconciliationDiffsTable.Status.MISMATCH),
                 largest.of(ReconciliationDiffsTable.Status.MISSING_IN_STREAM),
                 largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH));
-        Files.writeString(dir.resolve(HTML), HtmlReport.render(full), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve(JSON), summaryJson(full), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(HTML), HtmlReport.render(full, sections), StandardCharsets.UTF_8);
+        String summary = summaryJson(full);
+        if (!sections.isEmpty()) {
+            ObjectNode root = (ObjectNode) JSON_MAPPER.readTree(summary);
+            for (ReportSection section : sections) section.addTo(root);
+            summary = JSON_MAPPER.writeValueAsString(root) + "\n";
+        }
+        Files.writeString(dir.resolve(JSON), summary, StandardCharsets.UTF_8);
         return full;
     }
 
