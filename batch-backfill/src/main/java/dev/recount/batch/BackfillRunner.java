@@ -9,10 +9,12 @@ import static org.apache.spark.sql.functions.sum;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowAlignment;
+import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Mode;
 import dev.recount.db.tables.BatchWindowMetricsTable;
@@ -117,7 +119,11 @@ public final class BackfillRunner {
                  ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval)) {
                 Optional<Long> until = requireComplete(conn, range.toMillis(), force);
                 requireStreamWindowSize(conn, range.fromMillis(), range.toMillis());
-                locks.lockRange(range, settings.windows());
+                AttributionRule attribution = settings.attribution().enabled() ? settings.attribution().rule() : null;
+                // With attribution, the impressions one attribution window before the range are read too: lock
+                // their days as well, so no compaction swaps those hours meanwhile.
+                locks.lockRange(attribution == null ? range : AttributionAggregation.lookback(range, attribution),
+                        settings.windows());
                 describeJobs(runId, mode.wireName() + " " + range);
                 LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
                 Computed c;
@@ -127,8 +133,10 @@ public final class BackfillRunner {
                 }
                 ObjectNode details = c.details();
                 details.put("lake_complete_until", until.map(ms -> Instant.ofEpochMilli(ms).toString()).orElse(null));
+                if (attribution != null) details.put("attribution_rows", stageAttribution(conn, runId, range, attribution));
                 BatchWindowMetricsTable.ReplaceResult r = commitResult(conn, runId,
-                        new BatchWindowMetricsTable.Range(range.fromMillis(), range.toMillis()), c, null, null, details);
+                        new BatchWindowMetricsTable.Range(range.fromMillis(), range.toMillis()), c, null, null, details,
+                        attribution != null);
                 return new RangeReport(runId, mode, range, force, c.events(), c.lakeRows(), r.written(), r.deleted(),
                         Duration.ofNanos(System.nanoTime() - started));
             } catch (Exception | Error e) {
@@ -280,6 +288,26 @@ public final class BackfillRunner {
         }
     }
 
+    /**
+     * Recomputes attribution for {@code range} from the lake (read from one attribution window before it) and loads
+     * it into staging for {@code runId}; returns how many rows.
+     */
+    private long stageAttribution(Connection conn, long runId, TimeRange range, AttributionRule rule)
+            throws SQLException {
+        LOG.info("run {}: attribution over {} (impressions from {})", runId, range,
+                Instant.ofEpochMilli(rule.earliestImpressionTs(range.fromMillis())));
+        Dataset<Row> rows = AttributionAggregation.recompute(
+                new LakeReader(spark, settings.lakePath()).read(List.of(AttributionAggregation.lookback(range, rule))),
+                rule, settings.windows(), range.fromMillis(), range.toMillis()).persist(StorageLevel.MEMORY_AND_DISK());
+        try {
+            long count = rows.count();
+            staging.write(StagingWriter.Target.ATTRIBUTION, rows, count, runId, settings.windows().sizeMillis(), conn);
+            return count;
+        } finally {
+            rows.unpersist();
+        }
+    }
+
     /** Computes the window rows and loads them into staging for {@code runId}. */
     private Computed computeAndStage(Connection conn, long runId, Dataset<Row> windowRows) throws SQLException {
         long t0 = System.nanoTime();
@@ -310,6 +338,15 @@ public final class BackfillRunner {
                                                                BatchWindowMetricsTable.Scope scope, Computed c,
                                                                Long rangeFrom, Long rangeTo, ObjectNode details)
             throws SQLException {
+        return commitResult(conn, runId, scope, c, rangeFrom, rangeTo, details, false);
+    }
+
+    /** As above; with {@code attribution}, the staged attribution rows replace the range's in the same transaction. */
+    private BatchWindowMetricsTable.ReplaceResult commitResult(Connection conn, long runId,
+                                                               BatchWindowMetricsTable.Scope scope, Computed c,
+                                                               Long rangeFrom, Long rangeTo, ObjectNode details,
+                                                               boolean attribution)
+            throws SQLException {
         long t0 = System.nanoTime();
         conn.setAutoCommit(false);
         try {
@@ -323,6 +360,12 @@ public final class BackfillRunner {
             BatchWindowMetricsTable.ReplaceResult r = scope == null
                     ? new BatchWindowMetricsTable.ReplaceResult(0, 0)
                     : BatchWindowMetricsTable.replaceFromStaging(conn, scope, runId);
+            if (attribution) {
+                BatchWindowMetricsTable.ReplaceResult a = BatchAttributionMetricsTable.replaceFromStaging(conn,
+                        (BatchWindowMetricsTable.Range) scope, runId);
+                details.put("attribution_rows_written", a.written());
+                details.put("attribution_rows_deleted", a.deleted());
+            }
             details.put("replace_ms", (System.nanoTime() - t0) / 1_000_000);
             BatchRunsTable.succeed(conn, runId, c.events(), r.written(), r.deleted(), rangeFrom, rangeTo,
                     details.toString());
@@ -446,6 +489,7 @@ public final class BackfillRunner {
                 conn.setAutoCommit(true);
             }
             BatchWindowMetricsTable.clearStaging(conn, runId);
+            BatchAttributionMetricsTable.clearStaging(conn, runId);
             BatchRunsTable.fail(conn, runId, oneLine(failure));
         } catch (SQLException | RuntimeException e) {
             failure.addSuppressed(e);

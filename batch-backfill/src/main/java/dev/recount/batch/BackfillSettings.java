@@ -1,5 +1,6 @@
 package dev.recount.batch;
 
+import dev.recount.core.config.AttributionSettings;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.PostgresSettings;
@@ -16,6 +17,7 @@ import java.util.Optional;
  * @param lakeRetention             how long raw hours are kept (null: forever)
  * @param compactionTargetFileBytes the size compaction aims at per file
  * @param maxPast                   validation.max-past: how old a valid event may be when it arrives
+ * @param attribution               attribution.*: when enabled, range and nightly runs recompute attribution too
  */
 public record BackfillSettings(
         String lakePath,
@@ -29,7 +31,8 @@ public record BackfillSettings(
         PostgresSettings postgres,
         Duration lakeRetention,
         long compactionTargetFileBytes,
-        Duration maxPast) {
+        Duration maxPast,
+        AttributionSettings attribution) {
 
     /** The least compaction target: smaller files would defeat the point (and Parquet pages are ~1 MB). */
     static final long MIN_TARGET_FILE_BYTES = 1L << 20;
@@ -47,6 +50,7 @@ public record BackfillSettings(
                     + compactionTargetFileBytes + " bytes");
         }
         if (maxPast == null) throw new IllegalArgumentException("maxPast must not be null");
+        if (attribution == null) throw new IllegalArgumentException("attribution must not be null");
         if (lakeRetention != null) {
             // An hour may still receive valid late events until validation.max-past has passed; the day on top
             // covers a stream job that lags behind. Deleting earlier would make `affected` recompute a window
@@ -74,7 +78,8 @@ public record BackfillSettings(
                 config.postgres(Component.BATCH),
                 retention.isBlank() ? null : config.duration("lake.retention"),
                 DataSizes.parse("lake.compaction.target-file-size", config.get("lake.compaction.target-file-size")),
-                config.eventTime().maxPast());
+                config.eventTime().maxPast(),
+                config.attribution());
     }
 
     /** How long raw hours are kept; empty: forever. */

@@ -1,10 +1,13 @@
 package dev.recount.batch;
 
+import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.AttributionRow;
+import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import java.math.BigDecimal;
@@ -23,8 +26,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Loads a run's window rows into {@code batch_window_metrics_staging}, always through
- * {@link BatchWindowMetricsTable#insertStaging} (one row binder for every path), in one of two ways decided by
- * size:
+ * {@link BatchWindowMetricsTable#insertStaging} (one row binder for every path), and its attribution rows into
+ * {@code batch_attribution_metrics_staging} through {@link BatchAttributionMetricsTable#insertStaging}, in one of two
+ * ways decided by size:
  * <ul>
  *   <li>up to {@code driverMaxRows} rows: collected to the driver and inserted on the run's own connection —
  *       no extra connections, no second Spark job for a handful of windows;</li>
@@ -52,27 +56,69 @@ final class StagingWriter {
         this.driverMaxRows = driverMaxRows;
     }
 
+    /** Which staging table, and how a Spark row becomes its row. */
+    enum Target {
+        WINDOWS {
+            @Override
+            void insert(Connection conn, long runId, List<Row> rows, long windowSizeMillis) throws SQLException {
+                List<WindowRow> out = new ArrayList<>(rows.size());
+                for (Row r : rows) out.add(toWindowRow(r, windowSizeMillis));
+                BatchWindowMetricsTable.insertStaging(conn, runId, out);
+            }
+        },
+        ATTRIBUTION {
+            @Override
+            void insert(Connection conn, long runId, List<Row> rows, long windowSizeMillis) throws SQLException {
+                List<AttributionRow> out = new ArrayList<>(rows.size());
+                for (Row r : rows) out.add(toAttributionRow(r, windowSizeMillis));
+                BatchAttributionMetricsTable.insertStaging(conn, runId, out);
+            }
+        };
+
+        abstract void insert(Connection conn, long runId, List<Row> rows, long windowSizeMillis) throws SQLException;
+    }
+
     /** Writes {@code aggregated} (from {@link WindowAggregation#aggregate}) as run {@code runId}'s staging rows. */
     Path write(Dataset<Row> aggregated, long rowCount, long runId, long windowSizeMillis, Connection runConnection)
             throws SQLException {
+        return write(Target.WINDOWS, aggregated, rowCount, runId, windowSizeMillis, runConnection);
+    }
+
+    /** Writes {@code aggregated} as run {@code runId}'s rows of {@code target}'s staging table. */
+    Path write(Target target, Dataset<Row> aggregated, long rowCount, long runId, long windowSizeMillis,
+               Connection runConnection) throws SQLException {
         if (rowCount <= driverMaxRows) {
-            List<WindowRow> chunk = new ArrayList<>(INSERT_CHUNK);
+            List<Row> chunk = new ArrayList<>(INSERT_CHUNK);
             for (Row r : aggregated.collectAsList()) {
-                chunk.add(toWindowRow(r, windowSizeMillis));
+                chunk.add(r);
                 if (chunk.size() == INSERT_CHUNK) {
-                    BatchWindowMetricsTable.insertStaging(runConnection, runId, chunk);
+                    target.insert(runConnection, runId, chunk, windowSizeMillis);
                     chunk.clear();
                 }
             }
-            if (!chunk.isEmpty()) BatchWindowMetricsTable.insertStaging(runConnection, runId, chunk);
+            if (!chunk.isEmpty()) target.insert(runConnection, runId, chunk, windowSizeMillis);
             return Path.DRIVER;
         }
         // A few large partitions rather than the shuffle's many small ones: one connection and a run of full
         // batches each, instead of hundreds of connections with a handful of rows.
         int writers = (int) Math.max(1, Math.min(MAX_WRITERS, rowCount / ROWS_PER_WRITER));
-        LOG.info("run {}: staging {} window rows from the executors over {} connections", runId, rowCount, writers);
-        aggregated.coalesce(writers).foreachPartition(new InsertPartition(postgres, password, runId, windowSizeMillis));
+        LOG.info("run {}: staging {} {} rows from the executors over {} connections", runId, rowCount,
+                target.name().toLowerCase(java.util.Locale.ROOT), writers);
+        aggregated.coalesce(writers).foreachPartition(new InsertPartition(postgres, password, runId, windowSizeMillis, target));
         return Path.EXECUTORS;
+    }
+
+    /** A row of {@link AttributionAggregation#recompute} as the table row. */
+    static AttributionRow toAttributionRow(Row r, long windowSizeMillis) {
+        long start = r.getLong(r.fieldIndex(WindowAggregation.WINDOW_START));
+        WindowKey key = new WindowKey(start, r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
+                r.getString(r.fieldIndex(LakeLayout.CHANNEL_ID)));
+        BigDecimal spend = r.getDecimal(r.fieldIndex(AttributionMetrics.COLUMNS[3]));
+        if (spend == null) throw new IllegalStateException("attributed_spend_micros is NULL for window " + r);
+        AttributionMetrics metrics = new AttributionMetrics(r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[0])),
+                r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[1])), r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[2])),
+                spend.toBigIntegerExact());
+        return new AttributionRow(key, start + windowSizeMillis, metrics);
     }
 
     static WindowRow toWindowRow(Row r, long windowSizeMillis) {
@@ -106,12 +152,14 @@ final class StagingWriter {
         private final String password;
         private final long runId;
         private final long windowSizeMillis;
+        private final Target target;
 
-        InsertPartition(PostgresSettings postgres, String password, long runId, long windowSizeMillis) {
+        InsertPartition(PostgresSettings postgres, String password, long runId, long windowSizeMillis, Target target) {
             this.postgres = postgres;
             this.password = password;
             this.runId = runId;
             this.windowSizeMillis = windowSizeMillis;
+            this.target = target;
         }
 
         @Override
@@ -128,15 +176,15 @@ final class StagingWriter {
             if (opened == null) throw new SQLException("not a PostgreSQL JDBC URL: " + postgres.jdbcUrl());
             try (Connection conn = opened) {
                 conn.setSchema(postgres.schema());
-                List<WindowRow> chunk = new ArrayList<>(INSERT_CHUNK);
+                List<Row> chunk = new ArrayList<>(INSERT_CHUNK);
                 while (rows.hasNext()) {
-                    chunk.add(toWindowRow(rows.next(), windowSizeMillis));
+                    chunk.add(rows.next());
                     if (chunk.size() == INSERT_CHUNK) {
-                        BatchWindowMetricsTable.insertStaging(conn, runId, chunk);
+                        target.insert(conn, runId, chunk, windowSizeMillis);
                         chunk.clear();
                     }
                 }
-                if (!chunk.isEmpty()) BatchWindowMetricsTable.insertStaging(conn, runId, chunk);
+                if (!chunk.isEmpty()) target.insert(conn, runId, chunk, windowSizeMillis);
             }
         }
     }

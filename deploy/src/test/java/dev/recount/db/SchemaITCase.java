@@ -236,7 +236,14 @@ class SchemaITCase {
                     columns.add(rs.getString(1) + " " + rs.getString(2) + "(" + rs.getInt(3) + "," + rs.getInt(4) + ")");
                 }
             }
-            assertThat(columns).containsExactly(
+            assertThat(columns).containsExactlyInAnyOrder(
+                    "attribution_corrections.attributed_spend_micros numeric(38,0)",
+                    "attribution_diffs.batch_attributed_spend_micros numeric(38,0)",
+                    "attribution_diffs.stream_attributed_spend_micros numeric(38,0)",
+                    "attribution_metrics.attributed_spend_micros numeric(38,0)",
+                    "batch_attribution_metrics.attributed_spend_micros numeric(38,0)",
+                    "batch_attribution_metrics_staging.attributed_spend_micros numeric(38,0)",
+                    "stream_attribution_metrics.attributed_spend_micros numeric(38,0)",
                     "batch_window_metrics.spend_micros numeric(38,0)",
                     "batch_window_metrics_staging.spend_micros numeric(38,0)",
                     "correction_log.after_value numeric(38,0)",

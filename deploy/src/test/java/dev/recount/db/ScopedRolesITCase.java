@@ -49,10 +49,17 @@ class ScopedRolesITCase {
         WRITES.put("correction_log", "INSERT INTO %1$s.correction_log (reconciliation_run_id, window_start, campaign_id,"
                 + " channel_id, metric, reason) VALUES ((SELECT max(run_id) FROM %1$s.reconciliation_runs), now(), 'c', 'w',"
                 + " 'events', 'x')");
+        // V13: attribution.
+        WRITES.put("stream_attribution_metrics", "INSERT INTO %s.stream_attribution_metrics VALUES (now(),"
+                + " now() + interval '1 minute', 'c', 'w', 0, 0, 0, 0, 1, now())");
+        WRITES.put("batch_attribution_metrics", "DELETE FROM %s.batch_attribution_metrics");
+        WRITES.put("attribution_diffs", "DELETE FROM %s.attribution_diffs");
+        WRITES.put("attribution_corrections", "UPDATE %s.attribution_corrections SET attributed_clicks = attributed_clicks");
         // In order: a correction logs against a reconciliation run.
-        OWN_TABLES.put(Role.STREAM, List.of("stream_window_metrics", "stream_progress"));
-        OWN_TABLES.put(Role.BATCH, List.of("batch_runs", "batch_window_metrics"));
-        OWN_TABLES.put(Role.RECONCILER, List.of("reconciliation_runs", "window_corrections", "correction_log"));
+        OWN_TABLES.put(Role.STREAM, List.of("stream_window_metrics", "stream_progress", "stream_attribution_metrics"));
+        OWN_TABLES.put(Role.BATCH, List.of("batch_runs", "batch_window_metrics", "batch_attribution_metrics"));
+        OWN_TABLES.put(Role.RECONCILER, List.of("reconciliation_runs", "window_corrections", "correction_log",
+                "attribution_diffs", "attribution_corrections"));
         OWN_TABLES.put(Role.FINANCE, List.of());
     }
 
@@ -123,10 +130,12 @@ class ScopedRolesITCase {
     void financeCanOnlyRead() throws SQLException {
         try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement()) {
             s.execute("RESET ROLE");
-            for (String view : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {
+            for (String view : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log",
+                    "attribution_metrics", "attribution_diffs")) {
                 s.executeQuery("SELECT count(*) FROM " + view).close();
             }
-            for (String raw : List.of("stream_window_metrics", "batch_window_metrics", "batch_runs", "stream_progress")) {
+            for (String raw : List.of("stream_window_metrics", "batch_window_metrics", "batch_runs", "stream_progress",
+                    "stream_attribution_metrics", "batch_attribution_metrics", "attribution_corrections")) {
                 assertRefused(s, "SELECT count(*) FROM " + raw, "finance reads " + raw, "permission denied for table " + raw);
             }
             assertRefused(s, "DELETE FROM correction_log", "finance deletes", "permission denied for table correction_log");
@@ -168,6 +177,17 @@ class ScopedRolesITCase {
         grant(expected, Role.FINANCE, "serving_settings", "SELECT");
         grant(expected, Role.RECONCILER, "recent_sliding_metrics", "SELECT");
         grant(expected, Role.FINANCE, "recent_sliding_metrics", "SELECT");
+        // V13: attribution, like the window metrics.
+        grant(expected, Role.STREAM, "stream_attribution_metrics", "INSERT,SELECT,UPDATE");
+        grant(expected, Role.BATCH, "batch_attribution_metrics", "DELETE,INSERT,SELECT,UPDATE");
+        grant(expected, Role.BATCH, "batch_attribution_metrics_staging", "DELETE,INSERT,SELECT,UPDATE");
+        for (String t : List.of("stream_attribution_metrics", "batch_attribution_metrics", "attribution_metrics")) {
+            grant(expected, Role.RECONCILER, t, "SELECT");
+        }
+        grant(expected, Role.RECONCILER, "attribution_diffs", "DELETE,INSERT,SELECT,UPDATE");
+        grant(expected, Role.RECONCILER, "attribution_corrections", "INSERT,SELECT,UPDATE");
+        grant(expected, Role.FINANCE, "attribution_metrics", "SELECT");
+        grant(expected, Role.FINANCE, "attribution_diffs", "SELECT");
 
         Map<String, String> actual = new TreeMap<>();
         try (Connection c = stack.adminConnection(); PreparedStatement ps = c.prepareStatement(

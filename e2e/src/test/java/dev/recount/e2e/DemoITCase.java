@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
 import dev.recount.testkit.LocalStack;
@@ -108,6 +110,34 @@ class DemoITCase {
         }
         assertThat(truth).isNotEmpty();
         assertThat(served).containsExactlyEntriesOf(truth);
+    }
+
+    /** Attribution as served after reconciliation equals the generator's ground truth (core's rule), key by key. */
+    @Test
+    void attributionMetricsEqualTheGroundTruthForEveryKey() throws Exception {
+        Map<WindowKey, AttributionMetrics> truth = new TreeMap<>(KEYS);
+        for (String line : Files.readAllLines(home.resolve("demo/truth/expected_attribution.csv"))) {
+            String[] f = line.split(",");
+            if (!f[0].equals("main")) continue;
+            truth.put(new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]), new AttributionMetrics(
+                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), new BigInteger(f[8])));
+        }
+        Map<WindowKey, AttributionMetrics> served = new TreeMap<>(KEYS);
+        try (Connection c = demoSchema(); PreparedStatement ps = c.prepareStatement(
+                "SELECT * FROM attribution_metrics WHERE window_start >= ? AND window_start < ?")) {
+            Timestamps.bind(ps, 1, START.toEpochMilli());
+            Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    assertThat(rs.getBoolean("is_final")).isTrue();
+                    served.put(key(rs), AttributionRow.readMetrics(rs, ""));
+                }
+            }
+        }
+        assertThat(truth.values().stream().mapToLong(AttributionMetrics::attributedClicks).sum()).isPositive();
+        assertThat(truth.values().stream().mapToLong(AttributionMetrics::unattributedClicks).sum()).isPositive();
+        assertThat(served).containsExactlyEntriesOf(truth);
+        assertThat(output).contains("attribution (2m)");
     }
 
     @Test

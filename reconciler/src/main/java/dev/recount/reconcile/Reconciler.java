@@ -228,19 +228,27 @@ public final class Reconciler {
             long t0 = System.nanoTime();
             Reconciled reconciled = reconcileOnce(conn, scope, mode, runId);
             Comparison comparison = reconciled.comparison();
-            Map<CorrectionLogTable.Reason, Long> corrections = reconciled.corrections();
+            // Attribution, in the same transaction: its diffs, corrections and log entries commit with the rest.
+            AttributionReconciliation.Outcome attribution =
+                    AttributionReconciliation.reconcile(conn, scope, runId, mode == Mode.APPLY);
+            Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
+            corrections.putAll(reconciled.corrections());
+            attribution.corrections().forEach((reason, n) -> corrections.merge(reason, n, Long::sum));
             long t1 = System.nanoTime();
             // A dry run changed nothing the view serves: what it would serve is the batch totals, by construction.
             WindowMetrics finalTotals = mode == Mode.APPLY ? verifyServed(conn, scope, comparison.range())
                     : comparison.range().batch();
             long t2 = System.nanoTime();
-            Verdict verdict = comparison.range().counts().beyondTolerance() == 0
+            // Attribution is exact: any key stream and batch disagree on is beyond tolerance.
+            Verdict verdict = comparison.range().counts().beyondTolerance() == 0 && attribution.counts().differing() == 0
                     ? Verdict.WITHIN_TOLERANCE : Verdict.BEYOND_TOLERANCE;
 
             ReportData data = new ReportData(runId, scope, settings.zone(), clock.instant(), verdict, comparison,
                     finalTotals, reconciled.keysFinalized(), corrections, settings.tolerances(), mode == Mode.DRY_RUN);
             deleteQuietly(tempDir);
-            ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink));
+            ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink),
+                    attribution.counts().compared() == 0 ? List.of()
+                            : List.of(new AttributionSection(attribution, mode == Mode.DRY_RUN)));
             long t3 = System.nanoTime();
 
             KeyCounts k = comparison.range().counts();

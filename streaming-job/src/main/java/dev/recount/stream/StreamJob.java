@@ -1,9 +1,14 @@
 package dev.recount.stream;
 
+import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.db.tables.StreamAttributionMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.stream.attribution.AttributionDelta;
+import dev.recount.stream.attribution.AttributionJoin;
+import dev.recount.stream.attribution.AttributionWindows;
 import dev.recount.stream.route.DedupAndRouteTooLate;
 import dev.recount.stream.route.LateAtWindowToBackfill;
 import dev.recount.stream.route.RouteInvalidRecords;
@@ -29,8 +34,10 @@ import org.apache.flink.util.OutputTag;
  *   └ validate ──dead letters──▶ dead-letter-sink
  *       ├─ rebalance ──────────▶ lake-sink (every valid event, before de-duplication: the lake is raw)
  *       └ keyBy hash bucket of event_id ▶ dedup (+ partial sums per window key) ──too late──▶ backfill-sink
- *           └ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
- *               └ window-metrics-sink (PostgreSQL, two-phase)
+ *           ├ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
+ *           │   └ window-metrics-sink (PostgreSQL, two-phase)
+ *           └─attribution events (only with attribution on)─▶ keyBy request_id ▶ attribution-join
+ *               └ keyBy (window, campaign, channel) ▶ attribution-windows ▶ attribution-metrics-sink (two-phase)
  * </pre>
  *
  * Every operator has a fixed uid, so state in checkpoints survives changes to the job.
@@ -62,6 +69,10 @@ public final class StreamJob {
     public static final String LATE_AT_WINDOW = "late-at-window";
     public static final String BACKFILL_SINK = "backfill-sink";
     public static final String WINDOW_METRICS_SINK = "window-metrics-sink";
+    /** Only with attribution on: new operators with their own uids, so turning it on restores any checkpoint. */
+    public static final String ATTRIBUTION_JOIN = "attribution-join";
+    public static final String ATTRIBUTION_WINDOWS = "attribution-windows";
+    public static final String ATTRIBUTION_SINK = "attribution-metrics-sink";
 
     /** Partials the window operator found too late; {@link DedupAndRouteTooLate} should have caught them all. */
     public static final OutputTag<WindowPartial> LATE_AT_WINDOW_TAG =
@@ -77,7 +88,17 @@ public final class StreamJob {
      */
     public static void build(StreamExecutionEnvironment env, Source<ParsedRecord, ?, ?> input, StreamSinks sinks,
                              EventTimeSettings settings, long closedUntil) {
+        build(env, input, sinks, settings, null, closedUntil);
+    }
+
+    /**
+     * As above, with impression–click attribution when {@code attribution} is given (its rule) and
+     * {@code sinks.attribution()} is set; otherwise the job is exactly the one without.
+     */
+    public static void build(StreamExecutionEnvironment env, Source<ParsedRecord, ?, ?> input, StreamSinks sinks,
+                             EventTimeSettings settings, AttributionRule attribution, long closedUntil) {
         Objects.requireNonNull(settings, "settings");
+        boolean attributing = attribution != null && sinks.attribution() != null;
         DataStream<ParsedRecord> records = env
                 .fromSource(input, new InputWatermarks(settings.outOfOrderness(), settings.idleness(), settings.maxFuture()), SOURCE,
                         TypeInformation.of(ParsedRecord.class))
@@ -99,7 +120,7 @@ public final class StreamJob {
         SingleOutputStreamOperator<WindowPartial> unique = valid
                 .keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
                 .transform(DEDUP, TypeInformation.of(WindowPartial.class), new DedupAndRouteTooLate(settings.windows(),
-                        settings.allowedLateness(), settings.dedupHorizon(), closedUntil))
+                        settings.allowedLateness(), settings.dedupHorizon(), closedUntil, attributing))
                 .uid(DEDUP_UID);
 
         SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
@@ -110,6 +131,28 @@ public final class StreamJob {
                 .sinkTo(sinks.backfill()).name(BACKFILL_SINK).uid(BACKFILL_SINK_UID).setParallelism(1);
 
         windows.sinkTo(sinks.windowMetrics()).name(WINDOW_METRICS_SINK).uid(WINDOW_METRICS_SINK);
+
+        if (attributing) {
+            attribution(unique.getSideOutput(DedupAndRouteTooLate.ATTRIBUTION_EVENTS), settings, attribution)
+                    .sinkTo(sinks.attribution()).name(ATTRIBUTION_SINK).uid(ATTRIBUTION_SINK);
+        }
+    }
+
+    /**
+     * The attribution join keyed by request_id ({@link AttributionJoin}) and its sums per window of the click
+     * ({@link AttributionWindows}): rows with key, bounds, metrics and revision.
+     */
+    public static SingleOutputStreamOperator<StreamAttributionMetricsTable.Row> attribution(
+            DataStream<AdEvent> events, EventTimeSettings settings, AttributionRule rule) {
+        return events
+                .keyBy(AttributionJoin::key, Types.STRING)
+                .process(new AttributionJoin(rule, settings.windows(), settings.allowedLateness()),
+                        TypeInformation.of(AttributionDelta.class))
+                .name(ATTRIBUTION_JOIN).uid(ATTRIBUTION_JOIN)
+                .keyBy(new AttributionWindows.Key(), AttributionWindows.KEY_TYPE)
+                .process(new AttributionWindows(settings.windows(), settings.allowedLateness()),
+                        TypeInformation.of(StreamAttributionMetricsTable.Row.class))
+                .name(ATTRIBUTION_WINDOWS).uid(ATTRIBUTION_WINDOWS);
     }
 
     /**

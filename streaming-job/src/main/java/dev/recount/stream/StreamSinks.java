@@ -2,17 +2,34 @@ package dev.recount.stream;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.db.tables.StreamAttributionMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.stream.source.DeadLetter;
 import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
 
-/** The job's four outputs; {@link StreamJob#build} takes them as parameters so tests can pass their own. */
+/**
+ * The job's outputs; {@link StreamJob#build} takes them as parameters so tests can pass their own.
+ *
+ * @param attribution where attribution rows go; null when the job runs without attribution
+ */
 public record StreamSinks(
         Sink<StreamWindowMetricsTable.Row> windowMetrics,
         Sink<AdEvent> lake,
         Sink<DeadLetter> deadLetters,
-        Sink<BackfillRecord> backfill) {
+        Sink<BackfillRecord> backfill,
+        Sink<StreamAttributionMetricsTable.Row> attribution) {
+
+    /** Without attribution. */
+    public StreamSinks(Sink<StreamWindowMetricsTable.Row> windowMetrics, Sink<AdEvent> lake, Sink<DeadLetter> deadLetters,
+                       Sink<BackfillRecord> backfill) {
+        this(windowMetrics, lake, deadLetters, backfill, null);
+    }
+
+    /** The same outputs, with {@code attribution} for attribution rows. */
+    public StreamSinks withAttribution(Sink<StreamAttributionMetricsTable.Row> attribution) {
+        return new StreamSinks(windowMetrics, lake, deadLetters, backfill, Objects.requireNonNull(attribution, "attribution"));
+    }
 
     public StreamSinks {
         Objects.requireNonNull(windowMetrics, "windowMetrics");

@@ -162,6 +162,20 @@ public final class RecountConfig {
         return new ValidationSettings(duration("validation.max-past"), duration("validation.max-future"), maxCost);
     }
 
+    /** Impression–click attribution: {@code attribution.enabled} and {@code attribution.window}. */
+    public AttributionSettings attribution() {
+        String enabled = get("attribution.enabled");
+        if (!enabled.equals("true") && !enabled.equals("false")) {
+            throw new IllegalArgumentException("setting attribution.enabled must be true or false, got '" + enabled + "'");
+        }
+        try {
+            return new AttributionSettings(Boolean.parseBoolean(enabled), duration("attribution.window"));
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage().startsWith("setting ")) throw e;
+            throw new IllegalArgumentException("setting attribution.window: " + e.getMessage(), e);
+        }
+    }
+
     public Topics topics() {
         return new Topics(get("topics.input"), get("topics.dead-letter"), get("topics.backfill"),
                 integer("topics.input-partitions"));

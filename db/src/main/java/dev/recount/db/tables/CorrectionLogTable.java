@@ -84,6 +84,7 @@ public final class CorrectionLogTable {
     }
 
     /** A run's entries in log order. */
+    /** The window metrics' entries of a run (attribution entries, under their own metric names, are not Entries). */
     public static List<Entry> readRun(Connection conn, long runId) throws SQLException {
         return readWhere(conn, "reconciliation_run_id = ?", ps -> ps.setLong(1, runId));
     }
@@ -119,7 +120,11 @@ public final class CorrectionLogTable {
     }
 
     private static List<Entry> readWhere(Connection conn, String where, Binder binder) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE " + where + " ORDER BY log_id")) {
+        // The window metrics' entries: attribution corrections share the log under their own metric names.
+        String windowMetrics = java.util.Arrays.stream(Metric.values()).map(m -> "'" + m.column() + "'")
+                .collect(java.util.stream.Collectors.joining(", "));
+        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE (" + where + ") AND metric IN ("
+                + windowMetrics + ") ORDER BY log_id")) {
             binder.bind(ps);
             List<Entry> entries = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {

@@ -2,7 +2,9 @@ package dev.recount.deploy.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
 import java.io.IOException;
@@ -23,7 +25,9 @@ import java.util.TreeMap;
 /** What a demo run did, read back from PostgreSQL and the topics (not from the demo's own bookkeeping). */
 record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long invalidSent,
                    Map<String, Long> deadLetterByReason, long tooLate, long windows, long lateRefirings,
-                   BigInteger streamSpend, BigInteger finalSpend, BigInteger expectedSpend, long streamEvents) {
+                   BigInteger streamSpend, BigInteger finalSpend, BigInteger expectedSpend, long streamEvents,
+                   AttributionMetrics streamAttribution, AttributionMetrics finalAttribution,
+                   AttributionMetrics expectedAttribution) {
 
     static DemoSummary collect(Map<String, String> env, RecountConfig cfg, Instant from, Instant to, JsonNode truth)
             throws SQLException, IOException {
@@ -38,6 +42,8 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
         BigInteger streamSpend;
         long streamEvents;
         BigInteger finalSpend;
+        AttributionMetrics streamAttribution;
+        AttributionMetrics finalAttribution;
         try (Connection c = DemoRun.admin(env); Statement s = c.createStatement()) {
             s.execute("SET search_path TO " + DemoRun.SCHEMA);
             try (PreparedStatement ps = c.prepareStatement("SELECT count(*), coalesce(sum(revision - 1), 0),"
@@ -62,13 +68,37 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
                     finalSpend = MetricColumns.exact(rs, "spend");
                 }
             }
+            streamAttribution = attribution(c, "stream_attribution_metrics", from, to);
+            finalAttribution = attribution(c, "attribution_metrics", from, to);
         }
+        JsonNode a = truth.path("attribution_main_totals");
+        AttributionMetrics expectedAttribution = new AttributionMetrics(a.path("attributed_clicks").asLong(),
+                a.path("attributed_conversions").asLong(), a.path("unattributed_clicks").asLong(),
+                a.path("attributed_spend_micros").bigIntegerValue());
         long validMain = truth.path("valid_main").asLong();
         long sent = validMain + truth.path("valid_tail").asLong() + truth.path("duplicates_sent").asLong()
                 + truth.path("invalid_total").asLong();
         return new DemoSummary(sent, validMain, truth.path("duplicates_sent").asLong(), truth.path("invalid_total").asLong(),
                 byReason, tooLate, windows, refirings, streamSpend, finalSpend,
-                truth.path("main_totals").path("spend_micros").bigIntegerValue(), streamEvents);
+                truth.path("main_totals").path("spend_micros").bigIntegerValue(), streamEvents, streamAttribution,
+                finalAttribution, expectedAttribution);
+    }
+
+    /** The attribution totals of {@code relation} (the stream's table or the serving view) over the range. */
+    private static AttributionMetrics attribution(Connection c, String relation, Instant from, Instant to)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(attributed_clicks), 0) AS attributed_clicks,"
+                + " coalesce(sum(attributed_conversions), 0) AS attributed_conversions,"
+                + " coalesce(sum(unattributed_clicks), 0) AS unattributed_clicks,"
+                + " coalesce(sum(attributed_spend_micros), 0) AS attributed_spend_micros FROM " + relation
+                + " WHERE window_start >= ? AND window_start < ?")) {
+            Timestamps.bind(ps, 1, from.toEpochMilli());
+            Timestamps.bind(ps, 2, to.toEpochMilli());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return AttributionRow.readMetrics(rs, "");
+            }
+        }
     }
 
     /** @param lookYourself a shell command line that shows the served rows, exactly as the user can paste it */
@@ -88,10 +118,18 @@ record DemoSummary(long recordsSent, long validMain, long duplicatesSent, long i
         out.printf("  %-28s %s (%s of final)%n", "difference", money(diff),
                 finalSpend.signum() == 0 ? "n/a" : new BigDecimal(diff).multiply(BigDecimal.valueOf(100))
                         .divide(new BigDecimal(finalSpend), 3, RoundingMode.HALF_EVEN).toPlainString() + "%");
+        out.printf("  %-28s stream %s; final %s  (generator's ground truth: %s)%n", "attribution (" + DemoRun.DEMO_ATTRIBUTION_WINDOW + ")",
+                attribution(streamAttribution), attribution(finalAttribution), attribution(expectedAttribution));
         out.printf("  %-28s %s%n", "verdict", verdict);
         out.printf("  %-28s %s%n", "report", report);
         out.printf("  %-28s %s%s%n", "Flink Web UI", webUi, streamStillRunning ? "" : " (served while the job ran)");
         out.printf("  %-28s %s%n", "look yourself", lookYourself);
+    }
+
+    /** "12 attributed / 3 unattributed clicks, 1 conversion, 7.500000 spend" */
+    static String attribution(AttributionMetrics m) {
+        return m.attributedClicks() + " attributed / " + m.unattributedClicks() + " unattributed clicks, "
+                + m.attributedConversions() + " conversions, " + money(m.attributedSpendMicros()) + " spend";
     }
 
     /** micro-units → currency units with six decimals, exactly (no floating point). */

@@ -94,7 +94,7 @@ public final class GenerateCommand implements Callable<Integer> {
         Path truthAt = truthDir != null ? truthDir
                 : file != null ? Path.of(file + ".truth") : Path.of(cfg.get("local.home"), "generated", "seed-" + seed);
 
-        GroundTruth truth = new GroundTruth(time.windows());
+        GroundTruth truth = new GroundTruth(time.windows(), cfg.attribution().rule());
         TrafficGenerator generator = new TrafficGenerator(profile, truth);
         Progress progress = new Progress(out, "generate");
         long sent = file != null ? writeFile(generator, progress) : KafkaTrafficSender.send(cfg.get("kafka.bootstrap-servers"), targetTopic, generator, rate, progress);
@@ -102,7 +102,7 @@ public final class GenerateCommand implements Callable<Integer> {
         out.printf("generate: %d records (%d valid in [%s, %s), %d tail, %d duplicates, %d invalid %s) -> %s%n",
                 sent, truth.validMain(), profile.start(), profile.mainEnd(), truth.validTail(), truth.duplicates(),
                 truth.invalidTotal(), truth.invalidByReason(), file != null ? file : "topic " + targetTopic);
-        out.printf("generate: ground truth in %s (expected.csv, summary.json)%n", truthAt);
+        out.printf("generate: ground truth in %s (expected.csv, expected_attribution.csv, summary.json)%n", truthAt);
         out.flush();
         return 0;
     }

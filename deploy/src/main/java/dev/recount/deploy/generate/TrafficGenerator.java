@@ -1,5 +1,6 @@
 package dev.recount.deploy.generate;
 
+import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
@@ -7,6 +8,7 @@ import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.InvalidReason;
 import dev.recount.core.event.ValidationResult;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -24,9 +26,13 @@ import org.apache.kafka.common.utils.Utils;
  * reached event time {@code t}, no later draw can arrive before {@code t}, so everything queued before it is
  * final. Memory therefore stays at "records in flight", not the whole run.
  *
- * <p>Every event carries a request_id: an impression its own event_id, a click or conversion the id of one of the
- * last few impressions of the same campaign and channel before it in event time (none when there was none yet, as
- * for a click whose impression was never logged). A simple stand-in for attribution, deterministic per seed.
+ * <p>Request ids follow how ad servers log them: every impression gets a request id of its own ({@code req-} and 16
+ * hex digits), a few are logged twice under two event ids (a re-logged impression: same request id). A click or
+ * conversion carries the request id of an impression of its campaign and channel that it follows by a heavy-tailed
+ * delay (log-normal; clicks: median {@link #CLICK_DELAY_MEDIAN_MS} ms, p99 {@link #CLICK_DELAY_P99_MS} ms;
+ * conversions later still), so some fall beyond the attribution window. Some carry none (the SDK dropped it), some
+ * one no impression ever had (the impression was never logged), and some one whose impression comes later in event
+ * time (a skewed device clock): those are not attributed ({@link AttributionRule}). Deterministic per seed.
  *
  * <p>Every record is checked with core's {@link EventValidator} before it leaves: a valid event must be valid
  * and an invalid one must fail for the intended reason, so the ground truth and the stream job judge alike.
@@ -37,8 +43,25 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private static final double IMPRESSION_SHARE = 0.965;
     private static final double CLICK_SHARE = 0.03; // conversions: the remaining 0.5 %
     private static final double Z99 = 2.3263478740408408;
-    /** Impressions remembered per campaign and channel as attribution candidates for later clicks and conversions. */
-    private static final int RECENT_IMPRESSIONS = 4;
+    /**
+     * Impressions remembered per campaign and channel as attribution candidates for later clicks and conversions: the
+     * latest of each {@link #HISTORY_BUCKET_MS} of event time, {@link #HISTORY_BUCKETS} buckets back (2 h 8 min), so a
+     * delay far beyond the attribution window still finds its impression on a busy campaign.
+     */
+    private static final int HISTORY_BUCKETS = 256;
+    private static final long HISTORY_BUCKET_MS = 30_000;
+    /** Click delay after its impression, log-normal: a median of 90 s and a p99 of 45 min (beyond a 30 min window). */
+    static final long CLICK_DELAY_MEDIAN_MS = 90_000;
+    static final long CLICK_DELAY_P99_MS = 45 * 60_000;
+    /** Conversions come later than clicks: a median of 5 min, p99 of 3 h. */
+    static final long CONVERSION_DELAY_MEDIAN_MS = 5 * 60_000;
+    static final long CONVERSION_DELAY_P99_MS = 3 * 3_600_000;
+    /** Shares of clicks and conversions with no request id, with one no impression has, with a later impression's. */
+    static final double NO_REQUEST_ID_SHARE = 0.03;
+    static final double UNKNOWN_REQUEST_ID_SHARE = 0.02;
+    static final double IMPRESSION_LATER_SHARE = 0.03;
+    /** Share of impressions logged with the request id of an earlier impression of their campaign and channel. */
+    static final double RELOGGED_IMPRESSION_SHARE = 0.01;
 
     private final TrafficProfile profile;
     private final EventValidator validator;
@@ -50,10 +73,13 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private final long[] cpmMicros;
     private final long[] cpcMicros;
     private final long[] cpaMicros;
-    /** Per campaign × channel, a ring of the latest impressions' ids and event times, for request_id. */
-    private final String[][] recentImpressionIds;
-    private final long[][] recentImpressionTs;
-    private final int[] recentImpressionNext;
+    /** Per campaign × channel and history bucket (bucket number mod HISTORY_BUCKETS): its latest impression. */
+    private final String[][] historyRequestIds;
+    private final long[][] historyTs;
+    /** Per campaign × channel, the latest impression's request id (null: none yet). */
+    private final String[] latestRequestId;
+    /** Per campaign × channel, request ids clicks already carry whose impression is still to come. */
+    private final List<ArrayDeque<String>> promisedRequestIds;
     private final int quietPartition;
     private final long quietFromTs;
     private final long quietToTs;
@@ -93,9 +119,11 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         cpmMicros = new long[n];
         cpcMicros = new long[n];
         cpaMicros = new long[n];
-        recentImpressionIds = new String[n * CHANNELS.length][RECENT_IMPRESSIONS];
-        recentImpressionTs = new long[n * CHANNELS.length][RECENT_IMPRESSIONS];
-        recentImpressionNext = new int[n * CHANNELS.length];
+        historyRequestIds = new String[n * CHANNELS.length][HISTORY_BUCKETS];
+        historyTs = new long[n * CHANNELS.length][HISTORY_BUCKETS];
+        latestRequestId = new String[n * CHANNELS.length];
+        promisedRequestIds = new ArrayList<>(n * CHANNELS.length);
+        for (int k = 0; k < n * CHANNELS.length; k++) promisedRequestIds.add(new ArrayDeque<>());
         double total = 0;
         for (int i = 0; i < n; i++) {
             campaignIds[i] = String.format("cmp-%04d", i + 1);
@@ -187,7 +215,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         cost = Math.min(cost, profile.validation().maxCostMicros());
         String eventId = "ev-" + Long.toString(profile.seed(), 36) + "-" + nextId++;
         int key = c * CHANNELS.length + ch;
-        String requestId = type == EventType.IMPRESSION ? remember(key, eventId, eventTs) : attribute(key, eventTs);
+        String requestId = type == EventType.IMPRESSION ? impressionRequestId(key, eventTs)
+                : followedRequestId(key, eventTs, type);
         AdEvent e = new AdEvent(eventId, type, eventTs, campaign, channel, cost, requestId, null, 0, 0, 0);
         boolean tooLate = main && random.nextDouble() < profile.tooLateShare();
         long delay = tooLate
@@ -207,29 +236,53 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         }
     }
 
-    /** Notes an impression as a candidate for later clicks and conversions; returns its request_id (its own id). */
-    private String remember(int key, String impressionId, long eventTs) {
-        int slot = recentImpressionNext[key];
-        recentImpressionIds[key][slot] = impressionId;
-        recentImpressionTs[key][slot] = eventTs;
-        recentImpressionNext[key] = (slot + 1) % RECENT_IMPRESSIONS;
-        return impressionId;
+    /**
+     * The request id of a new impression: one a click already carries (its clock ran ahead), else now and then the
+     * previous impression's (logged twice), else a new one. Noted as a candidate for later clicks and conversions.
+     */
+    private String impressionRequestId(int key, long eventTs) {
+        String requestId = promisedRequestIds.get(key).poll();
+        if (requestId == null) {
+            requestId = latestRequestId[key] != null && random.nextDouble() < RELOGGED_IMPRESSION_SHARE
+                    ? latestRequestId[key] : newRequestId();
+        }
+        int slot = (int) Math.floorMod(Math.floorDiv(eventTs, HISTORY_BUCKET_MS), (long) HISTORY_BUCKETS);
+        historyRequestIds[key][slot] = requestId;
+        historyTs[key][slot] = eventTs;
+        latestRequestId[key] = requestId;
+        return requestId;
     }
 
-    /** One of the remembered impressions strictly before {@code eventTs}, chosen at random; null when there is none. */
-    private String attribute(int key, long eventTs) {
-        int candidates = 0;
-        for (int i = 0; i < RECENT_IMPRESSIONS; i++) {
-            if (recentImpressionIds[key][i] != null && recentImpressionTs[key][i] < eventTs) candidates++;
+    /**
+     * The request id a click or conversion at {@code eventTs} carries: mostly that of the impression remembered in
+     * the bucket a heavy-tailed delay back (the latest of that bucket), else the first remembered after it; sometimes
+     * none, an unknown one, or one the next impression of its campaign and channel will have (later in event time).
+     */
+    private String followedRequestId(int key, long eventTs, EventType type) {
+        double u = random.nextDouble();
+        if (u < NO_REQUEST_ID_SHARE) return null;
+        if (u < NO_REQUEST_ID_SHARE + UNKNOWN_REQUEST_ID_SHARE) return newRequestId();
+        if (u < NO_REQUEST_ID_SHARE + UNKNOWN_REQUEST_ID_SHARE + IMPRESSION_LATER_SHARE || latestRequestId[key] == null) {
+            String promised = newRequestId();
+            promisedRequestIds.get(key).add(promised);
+            return promised;
         }
-        if (candidates == 0) return null;
-        int chosen = random.nextInt(candidates);
-        for (int i = 0; i < RECENT_IMPRESSIONS; i++) {
-            if (recentImpressionIds[key][i] != null && recentImpressionTs[key][i] < eventTs && chosen-- == 0) {
-                return recentImpressionIds[key][i];
-            }
+        long median = type == EventType.CLICK ? CLICK_DELAY_MEDIAN_MS : CONVERSION_DELAY_MEDIAN_MS;
+        long p99 = type == EventType.CLICK ? CLICK_DELAY_P99_MS : CONVERSION_DELAY_P99_MS;
+        long target = eventTs - Math.round(logNormal(Math.log(median), Math.log((double) p99 / median) / Z99));
+        long bucket = Math.floorDiv(Math.max(target, eventTs - (HISTORY_BUCKETS - 1) * HISTORY_BUCKET_MS), HISTORY_BUCKET_MS);
+        long nowBucket = Math.floorDiv(eventTs, HISTORY_BUCKET_MS);
+        // The target's bucket, else the first bucket after it that has an impression (latestRequestId at worst).
+        for (long b = bucket; b <= nowBucket; b++) {
+            int slot = (int) Math.floorMod(b, (long) HISTORY_BUCKETS);
+            String id = historyRequestIds[key][slot];
+            if (id != null && Math.floorDiv(historyTs[key][slot], HISTORY_BUCKET_MS) == b) return id; // not a stale lap
         }
-        throw new AssertionError("unreachable: " + candidates + " candidates counted");
+        return latestRequestId[key];
+    }
+
+    private String newRequestId() {
+        return String.format("req-%016x", random.nextLong());
     }
 
     /** Every invalid class of CONTRACT §1, in turn, so each shows up in the dead-letter topic. */

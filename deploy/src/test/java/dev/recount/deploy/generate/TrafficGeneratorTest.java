@@ -121,38 +121,83 @@ class TrafficGeneratorTest {
     }
 
     /**
-     * Impressions carry their own id as request_id; clicks and conversions the id of an impression of the same
-     * campaign and channel with an earlier event time (attribution), or none.
+     * Impressions carry request ids of their own (a few twice); clicks and conversions mostly an impression's of the
+     * same campaign and channel, some beyond the attribution window, some of an impression after them in event time,
+     * some none or an unknown one.
      */
     @Test
-    void requestIdsPointClicksAndConversionsAtEarlierImpressionsOfTheirCampaignAndChannel() {
+    void requestIdsFollowImpressionsWithHeavyTailedDelaysAndEveryUnattributedCase() {
         List<GeneratedRecord> records = TrafficGenerator.all(profile(13), new GroundTruth(MINUTE));
         EventValidator validator = new EventValidator(ValidationSettings.defaults());
-        Map<String, AdEvent> impressions = new HashMap<>();
+        Map<String, List<AdEvent>> impressions = new HashMap<>();
         List<AdEvent> followUps = new java.util.ArrayList<>();
         for (GeneratedRecord r : records) {
             if (r.kind() != GeneratedRecord.Kind.VALID) continue;
             AdEvent e = validator.validate(r.value(), r.arrivalTs(), "t", 0, 0).event();
             if (e.eventType == EventType.IMPRESSION) {
-                assertThat(e.requestId).as(e.toString()).isEqualTo(e.eventId);
-                impressions.put(e.eventId, e);
+                assertThat(e.requestId).as(e.toString()).matches("req-[0-9a-f]{16}");
+                impressions.computeIfAbsent(e.requestId, k -> new java.util.ArrayList<>()).add(e);
             } else {
                 followUps.add(e);
             }
         }
-        long attributed = 0;
+        long relogged = impressions.values().stream().filter(l -> l.size() > 1).count();
+        long none = 0, unknown = 0, impressionLater = 0, within = 0;
+        long window = dev.recount.core.attribution.AttributionRule.DEFAULT_WINDOW.toMillis();
         for (AdEvent e : followUps) {
-            if (e.requestId == null) continue;
-            attributed++;
-            AdEvent impression = impressions.get(e.requestId);
-            assertThat(impression).as("impression %s of %s", e.requestId, e).isNotNull();
-            assertThat(impression.campaignId).isEqualTo(e.campaignId);
-            assertThat(impression.channelId).isEqualTo(e.channelId);
-            assertThat(impression.eventTs).isLessThan(e.eventTs);
+            if (e.requestId == null) { none++; continue; }
+            List<AdEvent> of = impressions.get(e.requestId);
+            if (of == null) { unknown++; continue; }
+            AdEvent first = of.get(0);
+            assertThat(first.campaignId).isEqualTo(e.campaignId);
+            assertThat(first.channelId).isEqualTo(e.channelId);
+            if (first.eventTs > e.eventTs) impressionLater++;
+            else if (e.eventTs - first.eventTs <= window) within++;
         }
         assertThat(followUps).hasSizeGreaterThan(500);
-        // Only a campaign/channel's very first moments lack an impression to point at.
-        assertThat((double) attributed / followUps.size()).isGreaterThan(0.9);
+        assertThat(relogged).as("impressions logged twice").isPositive();
+        assertThat(none).as("no request id").isPositive();
+        assertThat(unknown).as("an unknown request id").isPositive();
+        assertThat(impressionLater).as("the impression after the click").isPositive();
+        assertThat((double) within / followUps.size()).as("attributable within the window").isGreaterThan(0.8);
+    }
+
+    /** Over three hours, heavy-tailed delays put some clicks and conversions beyond a 30 min window. */
+    @Test
+    void someClicksFollowTheirImpressionBeyondTheAttributionWindow() {
+        TrafficProfile longRun = new TrafficProfile(START, Duration.ofHours(3), Duration.ofMinutes(4), 60_000, 5, 21, 3,
+                Duration.ofSeconds(2), Duration.ofSeconds(20), 0.0, Duration.ofMinutes(10), 0.0, 0.0, 0.0, 0.0,
+                ValidationSettings.defaults());
+        GroundTruth truth = new GroundTruth(MINUTE);
+        List<GeneratedRecord> records = TrafficGenerator.all(longRun, truth);
+        dev.recount.core.attribution.AttributionMetrics t = truth.attributionMainTotals();
+        assertThat(t.attributedClicks()).isPositive();
+        // No request id, unknown, later impression: 8 % by construction; beyond the window adds about 2 % more.
+        double unattributed = (double) t.unattributedClicks() / (t.unattributedClicks() + t.attributedClicks());
+        assertThat(unattributed).isBetween(0.085, 0.2);
+        assertThat(records).isNotEmpty();
+    }
+
+    /** The generator's incremental ground truth equals core's rule applied to every valid event sent, key by key. */
+    @Test
+    void attributionGroundTruthEqualsTheRuleAppliedToWhatWasSent() {
+        GroundTruth truth = new GroundTruth(MINUTE, dev.recount.core.attribution.AttributionRule.of(Duration.ofSeconds(40)));
+        List<GeneratedRecord> records = TrafficGenerator.all(profile(17), truth);
+        EventValidator validator = new EventValidator(ValidationSettings.defaults());
+        dev.recount.core.attribution.Attribution reference = new dev.recount.core.attribution.Attribution(
+                truth.attributionRule(), MINUTE);
+        for (GeneratedRecord r : records) {
+            if (r.kind() == GeneratedRecord.Kind.INVALID) continue;
+            reference.add(validator.validate(r.value(), r.arrivalTs(), "t", 0, 0).event());
+        }
+        Map<dev.recount.core.window.WindowKey, dev.recount.core.attribution.AttributionMetrics> expected =
+                new HashMap<>(truth.attributionMain());
+        expected.putAll(truth.attributionTail());
+        assertThat(reference.perWindow()).isEqualTo(expected);
+        dev.recount.core.attribution.AttributionMetrics t = truth.attributionMainTotals();
+        assertThat(t.attributedClicks()).isPositive();
+        assertThat(t.unattributedClicks()).isPositive();
+        assertThat(t.attributedConversions()).isPositive();
     }
 
     @Test

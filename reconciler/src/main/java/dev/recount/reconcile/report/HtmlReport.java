@@ -34,6 +34,11 @@ public final class HtmlReport {
     private HtmlReport() {}
 
     public static String render(ReportData d) {
+        return render(d, List.of());
+    }
+
+    /** With {@code sections} (e.g. attribution) after the tolerances. */
+    public static String render(ReportData d, List<ReportSection> sections) {
         DateTimeFormatter when = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(d.zone());
         String range = when.format(d.scope().from()) + " – " + when.format(d.scope().to()) + " (" + d.zone().getId() + ")";
         KeyCounts k = d.comparison().range().counts();
@@ -104,6 +109,7 @@ public final class HtmlReport {
         campaignDays(h, d.comparison().campaignDays());
         corrections(h, d);
         tolerances(h, d.tolerances());
+        for (ReportSection section : sections) h.append(section.html());
 
         h.append("<footer>Files next to this report: <code>diffs.csv</code> (every key with any difference, then totals")
                 .append(" per window, per campaign per day and for the range) and <code>summary.json</code>")

@@ -34,7 +34,11 @@ public final class ReportWriter {
 
     /** Decimals (the ratios) are written with every digit and never in exponent notation (1E-12). */
     private static final ObjectMapper JSON_MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-            .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+            .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
+            // Sections are added to the summary read back as a tree: its decimals must stay exact, digit for digit.
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+            .configure(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
 
     /** Streams every diff of the run, in key order (from the database, without holding them all). */
     @FunctionalInterface
@@ -50,6 +54,12 @@ public final class ReportWriter {
      * lists are ignored. Returns {@code data} with those lists.
      */
     public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs) throws IOException, SQLException {
+        return write(dir, data, top, diffs, List.of());
+    }
+
+    /** As {@link #write(Path, ReportData, int, DiffSource)}, with {@code sections} in report.html and summary.json. */
+    public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs, List<ReportSection> sections)
+            throws IOException, SQLException {
         Files.createDirectories(dir);
         LargestDiffs largest = new LargestDiffs(top);
         LargestCtrDiffs largestCtr = new LargestCtrDiffs(top);
@@ -63,8 +73,14 @@ public final class ReportWriter {
         ReportData full = data.withLargest(largest.of(ReconciliationDiffsTable.Status.MISMATCH),
                 largest.of(ReconciliationDiffsTable.Status.MISSING_IN_STREAM),
                 largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH), largestCtr.largest());
-        Files.writeString(dir.resolve(HTML), HtmlReport.render(full), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve(JSON), summaryJson(full), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(HTML), HtmlReport.render(full, sections), StandardCharsets.UTF_8);
+        String summary = summaryJson(full);
+        if (!sections.isEmpty()) {
+            ObjectNode root = (ObjectNode) JSON_MAPPER.readTree(summary);
+            for (ReportSection section : sections) section.addTo(root);
+            summary = JSON_MAPPER.writeValueAsString(root) + "\n";
+        }
+        Files.writeString(dir.resolve(JSON), summary, StandardCharsets.UTF_8);
         return full;
     }
 

@@ -62,6 +62,10 @@ public final class StreamThroughputBench implements Callable<Integer> {
     @Option(names = "--keys", description = "campaign x channel keys per window (default ${DEFAULT-VALUE}).", defaultValue = "1000")
     int keys;
 
+    @Option(names = "--attribution", description = "Run the job with attribution.enabled=true (the events carry request"
+            + " ids either way, so runs with and without compare the same input).")
+    boolean attribution;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new StreamThroughputBench()).execute(args));
     }
@@ -100,7 +104,8 @@ public final class StreamThroughputBench implements Callable<Integer> {
                     .with("stream.parallelism", Integer.toString(parallelism))
                     .with("stream.checkpoint-dir", home.resolve("checkpoints").toString())
                     .with("lake.path", home.resolve("lake").toString())
-                    .with("stream.checkpoint-interval", checkpointInterval);
+                    .with("stream.checkpoint-interval", checkpointInterval)
+                    .with("attribution.enabled", Boolean.toString(attribution));
             StreamSettings settings = StreamSettings.from(config);
 
             long start = System.nanoTime();
@@ -115,9 +120,18 @@ public final class StreamThroughputBench implements Callable<Integer> {
                 rows = rs.getLong(1);
                 System.out.printf("stream_window_metrics: %,d rows, %,d events counted%n", rows, rs.getLong(2));
             }
-            System.out.printf("bounded job, parallelism %d, checkpoint interval %s: %,d events in %.1f s = %,.0f events/s "
-                            + "(submit to finish: includes job start-up and the final checkpoint)%n",
-                    parallelism, settings.checkpointInterval(), events, seconds, events / seconds);
+            if (attribution) {
+                try (Connection c = admin(base); Statement s = c.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(attributed_clicks), 0),"
+                             + " coalesce(sum(unattributed_clicks), 0) FROM " + schema + ".stream_attribution_metrics")) {
+                    rs.next();
+                    System.out.printf("stream_attribution_metrics: %,d rows, %,d attributed and %,d unattributed clicks%n",
+                            rs.getLong(1), rs.getLong(2), rs.getLong(3));
+                }
+            }
+            System.out.printf("bounded job, parallelism %d, checkpoint interval %s, attribution %s: %,d events in %.1f s"
+                            + " = %,.0f events/s (submit to finish: includes job start-up and the final checkpoint)%n",
+                    parallelism, settings.checkpointInterval(), attribution ? "on" : "off", events, seconds, events / seconds);
             return 0;
         } finally {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -141,7 +155,9 @@ public final class StreamThroughputBench implements Callable<Integer> {
 
     /**
      * Ad traffic with {@code keys} campaign/channel pairs, a type mix of 90/8/2 % and event time moving at 1,000
-     * events per second per partition with up to 2 s of disorder; 1 % are re-sent duplicates, 0.5 % invalid.
+     * events per second per partition with up to 2 s of disorder; 1 % are re-sent duplicates, 0.5 % invalid. Every
+     * event carries a request id: an impression its own, a click or conversion that of an event a few hundred
+     * positions earlier (an impression most of the time, so most clicks are attributed).
      */
     private void preload(String bootstrap, String topic) throws Exception {
         Properties p = new Properties();
@@ -164,7 +180,9 @@ public final class StreamThroughputBench implements Callable<Integer> {
                 long cost = type == EventType.IMPRESSION ? 1_500 : type == EventType.CLICK ? 250_000 : 4_000_000;
                 String id = i % 100 == 99 ? "ev-" + (i - 1) : "ev-" + i; // a duplicate of the previous event id
                 byte[] value = i % 200 == 7 ? "{\"event_id\": 42}".getBytes(StandardCharsets.UTF_8)
-                        : EventJson.toJson(new AdEvent(id, type, ts, campaign, "ch-" + key % 4, cost, null, 0, 0, 0))
+                        : EventJson.toJson(new AdEvent(id, type, ts, campaign, "ch-" + key % 4, cost,
+                                type == EventType.IMPRESSION ? "req-" + i : "req-" + Math.max(0, i - 1 - (i * 31) % 500),
+                                null, 0, 0, 0))
                                 .getBytes(StandardCharsets.UTF_8);
                 producer.send(new ProducerRecord<>(topic, partition, ts + 500, campaign.getBytes(StandardCharsets.UTF_8), value));
             }

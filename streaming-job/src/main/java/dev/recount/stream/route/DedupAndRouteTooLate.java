@@ -1,5 +1,6 @@
 package dev.recount.stream.route;
 
+import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.window.WindowAlignment;
@@ -77,6 +78,13 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
 
     public static final OutputTag<BackfillRecord> TOO_LATE =
             new OutputTag<>("too-late", TypeInformation.of(BackfillRecord.class));
+    /**
+     * With attribution on: every unique event that is not too late and that attribution looks at (clicks,
+     * conversions, impressions with a request id), as it is. No state of its own: turning it on or off changes
+     * neither this operator's state nor its uid.
+     */
+    public static final OutputTag<AdEvent> ATTRIBUTION_EVENTS =
+            new OutputTag<>("attribution-events", TypeInformation.of(AdEvent.class));
     public static final String DUPLICATES_METRIC = "duplicatesDropped";
     public static final String TOO_LATE_METRIC = "tooLateEvents";
 
@@ -106,6 +114,8 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     private final long cleanupStepMillis;
     /** The watermark a finished --bounded run left behind (closedUntil); Long.MIN_VALUE when there is none. */
     private final long closedFloor;
+    /** Whether unique, not-too-late events go to {@link #ATTRIBUTION_EVENTS} as well. */
+    private final boolean attributionEvents;
     /** The watermark this operator acts as if it had at least: closedFloor, raised by a restored snapshot's. */
     private long floorWatermark;
     private transient ListState<Long> floorState;
@@ -126,6 +136,13 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      */
     public DedupAndRouteTooLate(WindowAlignment windows, Duration allowedLateness, Duration dedupHorizon,
                                 long closedUntil) {
+        this(windows, allowedLateness, dedupHorizon, closedUntil, false);
+    }
+
+    /** @param attributionEvents whether to send unique, not-too-late events to {@link #ATTRIBUTION_EVENTS} too */
+    public DedupAndRouteTooLate(WindowAlignment windows, Duration allowedLateness, Duration dedupHorizon,
+                                long closedUntil, boolean attributionEvents) {
+        this.attributionEvents = attributionEvents;
         this.windows = windows;
         this.allowedLatenessMillis = allowedLateness.toMillis();
         this.horizonMillis = dedupHorizon.toMillis();
@@ -216,6 +233,9 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
                     windows.windowEnd(event.eventTs), watermark, event.topic, event.partition, event.offset),
                     record.getTimestamp()));
             return;
+        }
+        if (attributionEvents && (AttributionRule.isAttributable(event) || AttributionRule.isCandidateImpression(event))) {
+            output.collect(ATTRIBUTION_EVENTS, new StreamRecord<>(event, event.eventTs));
         }
         long windowLastMillis = windowStart + windows.sizeMillis() - 1;
         if (windowLastMillis <= watermark) {

@@ -4,6 +4,7 @@ import dev.recount.core.event.EventValidator;
 import dev.recount.stream.StreamJob;
 import dev.recount.stream.StreamSinks;
 import dev.recount.stream.lake.LakeSink;
+import dev.recount.stream.sink.AttributionMetricsSink;
 import dev.recount.stream.sink.KafkaOutputs;
 import dev.recount.stream.sink.PostgresTarget;
 import dev.recount.stream.sink.WindowMetricsSink;
@@ -111,7 +112,8 @@ public final class StreamRun {
                                     Map<TopicPartition, Long> stopOffsets) throws Exception {
         KafkaInput input = new KafkaInput(s.bootstrapServers(), s.topics().input(), s.consumerGroup(),
                 new EventValidator(s.eventTime().validation()), plan.startOffsets(), stopOffsets);
-        StreamJob.build(env, input.source(), sinks(s, plan.lineage()), s.eventTime(), plan.closedUntil());
+        StreamJob.build(env, input.source(), sinks(s, plan.lineage()), s.eventTime(),
+                s.attribution().enabled() ? s.attribution().rule() : null, plan.closedUntil());
         return env.executeAsync(JOB_NAME);
     }
 
@@ -140,7 +142,7 @@ public final class StreamRun {
 
     /** @param lineage the chain of runs this run continues (ResumePlan#lineage) */
     public static StreamSinks sinks(StreamSettings s, String lineage) {
-        return new StreamSinks(
+        StreamSinks sinks = new StreamSinks(
                 new WindowMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword()), StreamSettings.JOB_NAME,
                         lineage, KafkaOutputs.rejectedRows(s.bootstrapServers(), s.topics().deadLetter(),
                                 s.publicationId("dead-letter"), s.kafkaTransactionTimeout())),
@@ -149,6 +151,9 @@ public final class StreamRun {
                         lineage, s.kafkaTransactionTimeout()),
                 KafkaOutputs.backfill(s.bootstrapServers(), s.topics().backfill(), s.publicationId("backfill"), lineage,
                         s.kafkaTransactionTimeout()));
+        return s.attribution().enabled()
+                ? sinks.withAttribution(new AttributionMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword())))
+                : sinks;
     }
 
     static Configuration configuration(StreamSettings s, JobID jobId, ResumePlan plan) {

@@ -1,6 +1,7 @@
 package dev.recount.stream.run;
 
 import dev.recount.core.config.Component;
+import dev.recount.core.config.AttributionSettings;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.PasswordSource;
 import dev.recount.core.config.PostgresSettings;
@@ -33,7 +34,8 @@ public record StreamSettings(
         URI lakePath,
         int webUiPort,
         Restore restore,
-        boolean checkpointOnWindowClose) {
+        boolean checkpointOnWindowClose,
+        AttributionSettings attribution) {
 
     /** Who decides where a start resumes ({@code stream.restore}). */
     public enum Restore {
@@ -63,6 +65,7 @@ public record StreamSettings(
         if (retainedCheckpoints < 1) {
             throw new IllegalArgumentException("stream.retained-checkpoints must be >= 1, got " + retainedCheckpoints);
         }
+        java.util.Objects.requireNonNull(attribution, "attribution");
         if (webUiPort < 0 || webUiPort > 65535) throw new IllegalArgumentException("stream.web-ui-port must be 0..65535, got " + webUiPort);
     }
 
@@ -82,7 +85,8 @@ public record StreamSettings(
                 toUri(config.get("lake.path")),
                 config.integer("stream.web-ui-port"),
                 Restore.parse(config.get("stream.restore")),
-                parseBoolean(config.get("stream.checkpoint-on-window-close"), "stream.checkpoint-on-window-close"));
+                parseBoolean(config.get("stream.checkpoint-on-window-close"), "stream.checkpoint-on-window-close"),
+                config.attribution());
     }
 
     private static boolean parseBoolean(String value, String key) {

@@ -1,0 +1,52 @@
+package dev.recount.db.tables;
+
+import dev.recount.core.attribution.AttributionMetrics;
+import dev.recount.core.window.WindowKey;
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One window key (window of the click) with its attribution metrics, as stored in the stream and batch attribution
+ * tables; binds and reads the shared columns ({@code window_start .. attributed_spend_micros}) in one place.
+ */
+public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMetrics metrics) implements Serializable {
+    /** "attributed_clicks, attributed_conversions, unattributed_clicks, attributed_spend_micros" */
+    public static final String METRIC_LIST = String.join(", ", AttributionMetrics.COLUMNS);
+    /** "attributed_clicks = EXCLUDED.attributed_clicks, ..." for upserts. */
+    public static final String SET_FROM_EXCLUDED = String.join(", ",
+            List.of(AttributionMetrics.COLUMNS).stream().map(c -> c + " = EXCLUDED." + c).toList());
+
+    public AttributionRow {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(metrics, "metrics");
+        if (windowEndMillis <= key.windowStartMillis()) {
+            throw new IllegalArgumentException("windowEndMillis " + windowEndMillis + " must be after windowStartMillis "
+                    + key.windowStartMillis());
+        }
+    }
+
+    /** Binds key and metrics to parameters {@code first .. first + 7}; returns the next free index. */
+    public int bind(PreparedStatement ps, int first) throws SQLException {
+        int i = WindowColumns.bindKey(ps, first, key, windowEndMillis);
+        ps.setLong(i++, metrics.attributedClicks());
+        ps.setLong(i++, metrics.attributedConversions());
+        ps.setLong(i++, metrics.unattributedClicks());
+        ps.setBigDecimal(i++, new BigDecimal(metrics.attributedSpendMicros()));
+        return i;
+    }
+
+    public static AttributionRow read(ResultSet rs) throws SQLException {
+        return new AttributionRow(WindowColumns.readKey(rs), Timestamps.read(rs, "window_end"), readMetrics(rs, ""));
+    }
+
+    public static AttributionMetrics readMetrics(ResultSet rs, String prefix) throws SQLException {
+        return new AttributionMetrics(rs.getLong(prefix + "attributed_clicks"),
+                rs.getLong(prefix + "attributed_conversions"), rs.getLong(prefix + "unattributed_clicks"),
+                MetricColumns.exact(rs, prefix + "attributed_spend_micros"));
+    }
+}
