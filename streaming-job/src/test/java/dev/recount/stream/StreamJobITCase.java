@@ -125,9 +125,17 @@ class StreamJobITCase {
             assertThat(b.offset()).isEqualTo(tooLate.offset);
 
             // The job's own totals (accumulators, read while it runs).
-            Poll.until(WAIT, "the job's totals", () -> JobTotals.summary(running.totals()).equals(
-                    "valid events 15; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
-                            + "too late 1; window firings 6 (late re-firings 1)"));
+            String expectedTotals = "valid events 15; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
+                    + "too late 1; window firings 6 (late re-firings 1)";
+            java.util.concurrent.atomic.AtomicReference<String> lastTotals = new java.util.concurrent.atomic.AtomicReference<>();
+            try {
+                Poll.until(WAIT, "the job's totals", () -> {
+                    lastTotals.set(JobTotals.summary(running.totals()));
+                    return expectedTotals.equals(lastTotals.get());
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; last seen: " + lastTotals.get(), e);
+            }
 
             // The stream's rows: W0 stayed at revision 2, W1 and W2 fired once.
             Poll.until(WAIT, "W1 and W2 rows", () -> stack.windowRows(job).size() == 5);
