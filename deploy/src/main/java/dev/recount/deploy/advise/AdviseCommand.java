@@ -1,5 +1,6 @@
 package dev.recount.deploy.advise;
 
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
@@ -13,6 +14,7 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -59,6 +61,9 @@ public final class AdviseCommand implements Callable<Integer> {
             description = "Stop after N records in the range (default: ${DEFAULT-VALUE}); keeps memory bounded.")
     long maxRecords;
 
+    @Mixin
+    JsonOutput json;
+
     @Override
     public Integer call() {
         Instant start = instant(from, "--from");
@@ -78,19 +83,27 @@ public final class AdviseCommand implements Callable<Integer> {
         KafkaArrivalReader.Read read = new KafkaArrivalReader(bootstrap, Duration.ofSeconds(30))
                 .read(target, start, end, maxRecords, builder);
         ArrivalSample sample = builder.build();
-        out.printf(Locale.ROOT, "topic %s at %s, record timestamps in [%s, %s): %d records, %d valid events,"
-                        + " %d invalid and %d repeated event_ids skipped%s%n",
-                target, bootstrap, start, end, read.records(), sample.events(), sample.invalid(), sample.duplicates(),
-                read.outsideRange() == 0 ? "" : ", " + read.outsideRange() + " records in the offset range but outside the time range");
-        if (read.truncated()) {
-            out.printf(Locale.ROOT, "stopped after --max-records %d: partitions may be covered unevenly; narrow the range"
-                    + " for a faithful replay%n", maxRecords);
+        if (!json.enabled()) {
+            out.printf(Locale.ROOT, "topic %s at %s, record timestamps in [%s, %s): %d records, %d valid events,"
+                            + " %d invalid and %d repeated event_ids skipped%s%n",
+                    target, bootstrap, start, end, read.records(), sample.events(), sample.invalid(), sample.duplicates(),
+                    read.outsideRange() == 0 ? "" : ", " + read.outsideRange() + " records in the offset range but outside the time range");
+            if (read.truncated()) {
+                out.printf(Locale.ROOT, "stopped after --max-records %d: partitions may be covered unevenly; narrow the range"
+                        + " for a faithful replay%n", maxRecords);
+            }
         }
         if (sample.events() == 0) {
             throw new StackException("no valid events with record timestamps in [" + start + ", " + end + ") on " + target
                     + ": nothing to learn from (check --from/--to and --topic)");
         }
-        AdviceReport.print(WatermarkAdvisor.advise(sample, current), out);
+        WatermarkAdvisor.Advice advice = WatermarkAdvisor.advise(sample, current);
+        if (json.enabled()) {
+            JsonOutput.print(out, AdviceJson.of(
+                    new AdviceJson.ReadFacts(target, bootstrap, start, end, read, maxRecords, sample), advice));
+            return 0;
+        }
+        AdviceReport.print(advice, out);
         return 0;
     }
 
