@@ -3,6 +3,8 @@ package dev.recount.batch;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.cli.Converters.DateConverter;
 import dev.recount.core.cli.Converters.InstantConverter;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
@@ -107,6 +109,9 @@ public final class BackfillMain implements Callable<Integer> {
         @Mixin
         CommonOptions common;
 
+        @Mixin
+        JsonOutput json;
+
         interface Work {
             void run(BackfillRunner runner, BackfillSettings settings) throws Exception;
         }
@@ -159,6 +164,12 @@ public final class BackfillMain implements Callable<Integer> {
         PrintWriter out() {
             return spec.commandLine().getOut();
         }
+
+        /** Prints what the run did: its summary line, or with {@code --json} the one JSON object. */
+        void report(String summary, ObjectNode asJson) {
+            if (json.enabled()) JsonOutput.print(out(), asJson);
+            else out().println(summary);
+        }
     }
 
     @Command(name = "range", sortOptions = false,
@@ -179,8 +190,10 @@ public final class BackfillMain implements Callable<Integer> {
         public Integer call() throws Exception {
             BackfillSettings settings = settings();
             TimeRange range = checkedRange(from, to, settings);
-            return withRunner(settings, (runner, s) ->
-                    out().println(runner.recomputeRange(Mode.RANGE, range, force).summary()));
+            return withRunner(settings, (runner, s) -> {
+                BackfillRunner.RangeReport report = runner.recomputeRange(Mode.RANGE, range, force);
+                report(report.summary(), report.json());
+            });
         }
     }
 
@@ -200,8 +213,10 @@ public final class BackfillMain implements Callable<Integer> {
         public Integer call() throws Exception {
             BackfillSettings settings = settings();
             if (maxRecords < 1) throw BackfillException.badArguments("--max-records must be at least 1");
-            return withRunner(settings, (runner, s) ->
-                    out().println(runner.recomputeAffected(force, maxRecords).summary()));
+            return withRunner(settings, (runner, s) -> {
+                BackfillRunner.AffectedReport report = runner.recomputeAffected(force, maxRecords);
+                report(report.summary(), report.json());
+            });
         }
     }
 
@@ -233,8 +248,16 @@ public final class BackfillMain implements Callable<Integer> {
                 throw BackfillException.badArguments("nightly " + day + ": " + e.getMessage());
             }
             return withRunner(settings, (runner, s) -> {
-                out().println(runner.recomputeRange(Mode.NIGHTLY, range, force).summary());
-                out().println(runner.recomputeAffected(force, maxRecords).summary());
+                BackfillRunner.RangeReport dayRun = runner.recomputeRange(Mode.NIGHTLY, range, force);
+                if (!json.enabled()) out().println(dayRun.summary());
+                BackfillRunner.AffectedReport affected = runner.recomputeAffected(force, maxRecords);
+                // One object for both runs: the day's recompute, then the affected windows.
+                ObjectNode both = JsonOutput.object();
+                both.put("mode", Mode.NIGHTLY.wireName());
+                both.put("date", day.toString());
+                both.set("range", dayRun.json());
+                both.set("affected", affected.json());
+                report(affected.summary(), both);
             });
         }
     }
@@ -298,7 +321,7 @@ public final class BackfillMain implements Callable<Integer> {
             TimeRange hours = range;
             return withSpark(settings, (spark, db, password, progress) -> {
                 LakeCompactor.Report report = new LakeCompactor(spark, db, settings, main.clock, progress).compact(hours);
-                out().println(report.summary());
+                report(report.summary(), report.json());
                 if (report.failed().isEmpty()) return ExitCodes.OK;
                 report.failed().forEach((hour, why) ->
                         spec.commandLine().getErr().println(RecountCli.path(spec) + ": compaction of " + hour + " failed: " + why));

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.attribution.AttributionRule;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
@@ -89,6 +90,22 @@ public final class BackfillRunner {
                     + events + " events (" + lakeRows + " lake rows), " + windowsWritten + " window rows written, "
                     + windowsDeleted + " deleted, " + seconds(elapsed);
         }
+
+        /** The facts of {@link #summary()} for {@code --json}. */
+        public ObjectNode json() {
+            ObjectNode json = JsonOutput.object();
+            json.put("run_id", runId);
+            json.put("mode", mode.wireName());
+            json.put("from", Instant.ofEpochMilli(range.fromMillis()).toString());
+            json.put("to", Instant.ofEpochMilli(range.toMillis()).toString());
+            json.put("forced", forced);
+            json.put("events", events);
+            json.put("lake_rows", lakeRows);
+            json.put("window_rows_written", windowsWritten);
+            json.put("window_rows_deleted", windowsDeleted);
+            json.put("duration_ms", elapsed.toMillis());
+            return json;
+        }
     }
 
     /** What an affected run did; {@code pending} records stay uncommitted on the topic and are retried. */
@@ -106,6 +123,27 @@ public final class BackfillRunner {
                     + " horizon settled without a recompute");
             if (truncated) s.append("; more records remain on the topic: run again");
             return s.toString();
+        }
+
+        /** The facts of {@link #summary()} for {@code --json}; windows are their start instants. */
+        public ObjectNode json() {
+            ObjectNode json = JsonOutput.object();
+            json.put("run_id", runId);
+            json.put("mode", Mode.AFFECTED.wireName());
+            ArrayNode starts = json.putArray("windows");
+            windows.forEach(start -> starts.add(Instant.ofEpochMilli(start).toString()));
+            json.put("records_read", recordsRead);
+            json.put("events", events);
+            json.put("window_rows_written", windowsWritten);
+            json.put("window_rows_deleted", windowsDeleted);
+            json.put("pending", pending);
+            json.put("malformed", malformed);
+            json.put("expired", expired);
+            json.put("truncated", truncated);
+            ObjectNode offsets = json.putObject("committed");
+            committed.forEach(offsets::put);
+            json.put("duration_ms", elapsed.toMillis());
+            return json;
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.recount.batch;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.db.tables.StreamProgressTable;
@@ -87,6 +89,27 @@ public final class LakeCompactor {
                     + (interruptedFinished > 0 ? "; " + interruptedFinished + " interrupted compactions finished" : "")
                     + "; " + retention.summary() + "; "
                     + String.format(java.util.Locale.ROOT, "%.1f s", elapsed.toMillis() / 1000.0);
+        }
+
+        /** The facts of {@link #summary()} for {@code --json}. */
+        public ObjectNode json() {
+            ObjectNode json = JsonOutput.object();
+            json.put("mode", "compact");
+            json.put("from", Instant.ofEpochMilli(range.fromMillis()).toString());
+            json.put("to", Instant.ofEpochMilli(range.toMillis()).toString());
+            json.put("hours_checked", hoursChecked);
+            json.put("hours_compacted", hoursCompacted);
+            json.put("files_replaced", filesReplaced);
+            json.put("files_written", filesWritten);
+            json.put("rows", rows);
+            json.put("already_compact", alreadyCompact);
+            json.put("not_complete", notComplete);
+            json.put("interrupted_finished", interruptedFinished);
+            ObjectNode failures = json.putObject("failed");
+            failed.forEach(failures::put);
+            json.set("retention", retention.json());
+            json.put("duration_ms", elapsed.toMillis());
+            return json;
         }
     }
 

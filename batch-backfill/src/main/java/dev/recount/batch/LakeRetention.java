@@ -1,5 +1,7 @@
 package dev.recount.batch;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.Durations;
 import dev.recount.db.tables.BatchRunsTable;
 import java.io.IOException;
@@ -52,6 +54,16 @@ final class LakeRetention {
             if (horizon != null) s.append(", lake kept from ").append(Instant.ofEpochMilli(horizon));
             if (stoppedAt != null) s.append("; stopped at ").append(stoppedAt);
             return s.toString();
+        }
+
+        ObjectNode json() {
+            ObjectNode json = JsonOutput.object();
+            json.put("enabled", enabled);
+            json.put("hours_deleted", hoursDeleted);
+            json.put("files_deleted", filesDeleted);
+            if (horizon != null) json.put("kept_from", Instant.ofEpochMilli(horizon).toString());
+            if (stoppedAt != null) json.put("stopped_at", stoppedAt);
+            return json;
         }
     }
 

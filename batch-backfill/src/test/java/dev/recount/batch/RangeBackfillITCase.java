@@ -2,6 +2,8 @@ package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.core.metrics.WindowMetrics;
@@ -93,9 +95,23 @@ class RangeBackfillITCase {
         assertThat(run.details()).contains("\"lake_rows\": 9", "\"duplicates_dropped\": 2", "\"staged_from\": \"driver\"");
         assertThat(run.error()).isNull();
 
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isZero();
+        // The rerun with --json: one object with the same facts as the summary line.
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO, "--json")).as(t.lastErr).isZero();
         assertThat(t.batchRows()).isEqualTo(rows);
         long rerun = t.lastRun().runId();
+        assertThat(t.lastOut.strip().lines()).as("exactly one JSON object on stdout").hasSize(1);
+        JsonNode json = new ObjectMapper().readTree(t.lastOut);
+        assertThat(json.get("run_id").asLong()).isEqualTo(rerun);
+        assertThat(json.get("mode").asText()).isEqualTo("range");
+        assertThat(json.get("from").asText()).isEqualTo(FROM);
+        assertThat(json.get("to").asText()).isEqualTo(TO);
+        assertThat(json.get("forced").asBoolean()).isFalse();
+        assertThat(json.get("events").asLong()).isEqualTo(7);
+        assertThat(json.get("lake_rows").asLong()).isEqualTo(9);
+        assertThat(json.get("window_rows_written").asLong()).isEqualTo(4);
+        assertThat(json.get("window_rows_deleted").asLong()).isZero();
+        assertThat(json.get("duration_ms").isIntegralNumber()).isTrue();
+        assertThat(json.get("duration_ms").asLong()).isNotNegative();
         assertThat(t.lastRun().windowsDeleted()).isZero();
         // The rerun owns the range's rows now; the row outside the range is untouched.
         assertThat(t.rowRunIds()).containsExactly(

@@ -2,6 +2,7 @@ package dev.recount.deploy;
 
 import dev.recount.core.cli.CommonExitCodes;
 import dev.recount.core.cli.ExitCodeMeaning;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.deploy.cluster.LocalClusters;
 import dev.recount.deploy.local.EmbeddedStack;
@@ -38,23 +39,34 @@ final class StatusCommand implements Callable<Integer> {
     @Mixin
     StackOptions stack;
 
+    @Mixin
+    JsonOutput json;
+
     @Override
     public Integer call() {
         RecountConfig config = stack.config();
         StackLayout layout = stack.layout(config);
         PrintWriter out = spec.commandLine().getOut();
         if (!Files.isDirectory(layout.home())) {
+            if (json.enabled()) {
+                JsonOutput.print(out, StatusJson.absent(layout.home()));
+                return NOTHING_RUNS;
+            }
             out.println("no local stack in " + layout.home() + " (`recount up` creates one)");
             return NOTHING_RUNS;
         }
         StackStatus status = new EmbeddedStack(layout, line -> {}).status(true);
         String summary = status.allUp() ? "running" : status.noneRunning() ? "stopped" : "partly running";
-        out.println("recount local stack in " + layout.home() + ": " + summary);
-        StatusPrinter.print(out, status);
         LocalClusters clusters = new LocalClusters(layout);
+        if (json.enabled()) {
+            JsonOutput.print(out, StatusJson.of(layout.home(), summary, status, clusters.configured() ? clusters : null));
+        } else {
+            out.println("recount local stack in " + layout.home() + ": " + summary);
+            StatusPrinter.print(out, status);
+            if (clusters.configured()) StatusPrinter.printClusters(out, clusters);
+        }
         boolean clustersPartly = false;
         if (clusters.configured()) {
-            StatusPrinter.printClusters(out, clusters);
             // A cluster stopped cleanly (`down --cluster`) is not "partly running"; one a kill took is.
             clustersPartly = !clusters.allRunning() && (!clusters.noneRunning()
                     || clusters.status().stream().anyMatch(p -> p.stalePid().isPresent()));

@@ -1,5 +1,7 @@
 package dev.recount.deploy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
 import dev.recount.deploy.local.LocalEnvFile;
@@ -105,6 +107,19 @@ class LocalStackITCase {
             assertThat(status.exitCode()).as(status.out()).isEqualTo(StatusCommand.ALL_UP);
             assertThat(status.out()).contains("running, pid " + kafkaPid, "running, pid " + postgresPid,
                     stack.bootstrapServers(), stack.jdbcUrl());
+            CommandRun statusJson = CommandRun.of("status", "--home", home.toString(), "--json");
+            assertThat(statusJson.exitCode()).as(statusJson.err()).isEqualTo(StatusCommand.ALL_UP);
+            JsonNode json = new ObjectMapper().readTree(statusJson.out());
+            assertThat(statusJson.out().strip().lines()).as("one JSON object, nothing else").hasSize(1);
+            assertThat(json.get("state").asText()).isEqualTo("running");
+            assertThat(json.get("bootstrap_servers").asText()).isEqualTo(stack.bootstrapServers());
+            assertThat(json.get("jdbc_url").asText()).isEqualTo(stack.jdbcUrl());
+            JsonNode kafka = json.get("services").get(0);
+            assertThat(kafka.get("state").asText()).isEqualTo("running");
+            assertThat(kafka.get("pid").asLong()).isEqualTo(kafkaPid);
+            assertThat(kafka.get("answering").asBoolean()).isTrue();
+            assertThat(kafka.get("address").asText()).isEqualTo(stack.bootstrapServers());
+            assertThat(json.get("services").get(1).get("pid").asLong()).isEqualTo(postgresPid);
 
             // --- up again: harmless, says so, changes nothing
             step("up again");
@@ -125,6 +140,9 @@ class LocalStackITCase {
             assertThat(Ports.isOpen(postgresPort)).as("PostgreSQL port").isFalse();
             CommandRun stopped = CommandRun.of("status", "--home", home.toString());
             assertThat(stopped.exitCode()).as(stopped.out()).isEqualTo(StatusCommand.NOTHING_RUNS);
+            JsonNode stoppedJson = new ObjectMapper().readTree(CommandRun.of("status", "--home", home.toString(), "--json").out());
+            assertThat(stoppedJson.get("state").asText()).isEqualTo("stopped");
+            assertThat(stoppedJson.get("services").get(0).has("pid")).as("a stopped service has no pid").isFalse();
 
             // --- up on the same data: the row, the schema and the records are still there
             step("up on the same data");

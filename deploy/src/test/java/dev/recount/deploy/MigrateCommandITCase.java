@@ -47,8 +47,9 @@ class MigrateCommandITCase {
         CommandRun first = CommandRun.of("migrate", "--config", config.toString());
         assertThat(first.exitCode()).as(first.err()).isZero();
         int latest = latestVersion(schema);
+        // Version numbers may have gaps (a number reserved by work not merged yet): count what was applied.
         assertThat(first.out()).contains("migrate: schema " + schema + " on " + stack.jdbcUrl())
-                .contains("migrate: applied " + latest + " (V1 roles, V2 stream tables")
+                .contains("migrate: applied " + appliedCount(schema) + " (V1 roles, V2 stream tables")
                 .contains("the schema is at version " + latest);
 
         CommandRun again = CommandRun.of("migrate", "--config", config.toString());
@@ -66,6 +67,15 @@ class MigrateCommandITCase {
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.errIsOneLine()).as(run.err()).isTrue();
         assertThat(run.err()).startsWith("recount migrate: ");
+    }
+
+    private int appliedCount(String schema) throws Exception {
+        try (Connection c = stack.adminConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + schema + ".flyway_schema_history"
+                     + " WHERE success AND version IS NOT NULL")) {
+            rs.next();
+            return rs.getInt(1);
+        }
     }
 
     private int latestVersion(String schema) throws Exception {

@@ -1,6 +1,7 @@
 package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.metrics.Metric;
@@ -13,6 +14,7 @@ import java.sql.Connection;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -58,6 +60,9 @@ public final class ReconcileCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
     Path configFile;
 
+    @Mixin
+    JsonOutput json;
+
     private final CommandEnvironment env;
 
     public ReconcileCommand(CommandEnvironment env) {
@@ -94,7 +99,8 @@ public final class ReconcileCommand implements Callable<Integer> {
             }
             RunResult r = new Reconciler(pool, settings, env.clock())
                     .reconcile(scope, dryRun ? Reconciler.Mode.DRY_RUN : Reconciler.Mode.APPLY);
-            print(cmd.getOut(), r);
+            if (json.enabled()) JsonOutput.print(cmd.getOut(), RunResultJson.of(r));
+            else print(cmd.getOut(), r);
             return r.verdict() == Verdict.WITHIN_TOLERANCE ? ExitCodes.WITHIN_TOLERANCE : ExitCodes.BEYOND_TOLERANCE;
         }
     }

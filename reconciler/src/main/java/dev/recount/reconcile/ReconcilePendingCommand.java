@@ -1,6 +1,7 @@
 package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.cli.ExitCodeMeaning;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import java.io.PrintWriter;
@@ -28,15 +29,20 @@ import picocli.CommandLine.Option;
                     + " backfill runs on its own schedule (`nightly` runs backfill and reconcile together).",
             "If the newest day has no succeeded backfill yet (reconcile exit 4), retries every 5 minutes for up to"
                     + " --wait-for-backfill. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
-                    + " outcome as recount_reconcile_* metrics (job recount_reconcile)."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:every pending day reconciled within tolerance (or none pending)",
-            "1:error (a day's reconciliation failed; later days not run)",
-            "2:bad command line or configuration",
-            "3:some day beyond tolerance (corrections applied; alert)",
-            "4:some day still without a succeeded backfill (run: recount backfill nightly --date D)"})
+                    + " outcome as recount_reconcile_* metrics (job recount_reconcile)."})
 public final class ReconcilePendingCommand implements Callable<Integer> {
+    // Its own exit codes (RecountCli lists them in --help instead of reconcile's): what a whole catch-up run means.
+    @ExitCodeMeaning("every pending day reconciled within tolerance (or none pending)")
+    static final int ALL_WITHIN_TOLERANCE = ExitCodes.WITHIN_TOLERANCE;
+    @ExitCodeMeaning("error (a day's reconciliation failed; later days not run)")
+    static final int ERROR = ExitCodes.ERROR;
+    @ExitCodeMeaning("bad command line or configuration")
+    static final int USAGE = ExitCodes.USAGE;
+    @ExitCodeMeaning("some day beyond tolerance (corrections applied; alert)")
+    static final int SOME_DAY_BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
+    @ExitCodeMeaning("some day still without a succeeded backfill (run: recount backfill nightly --date D)")
+    static final int SOME_DAY_NOT_COVERED = ExitCodes.NOT_COVERED;
+
     /** How long to wait between two tries of a day whose backfill has not succeeded yet. */
     static final Duration RETRY_EVERY = Duration.ofMinutes(5);
 

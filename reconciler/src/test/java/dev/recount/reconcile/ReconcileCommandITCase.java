@@ -4,11 +4,14 @@ import static dev.recount.reconcile.testutils.ReconcileDb.key;
 import static dev.recount.reconcile.testutils.ReconcileDb.m;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -97,6 +100,46 @@ class ReconcileCommandITCase {
             assertThat(dirs.map(p -> p.getFileName().toString()).sorted().toList())
                     .containsExactly("run-1-20261128T050000Z", "run-2-20261128T050000Z");
         }
+    }
+
+    @Test
+    void jsonIsOneObjectWithExactTotalsEvenBeyondALong() throws Exception {
+        // Two keys of the largest single spend each: the day's spend is 2^64 - 2 micros, beyond a long.
+        BigInteger maxSpend = BigInteger.valueOf(Long.MAX_VALUE);
+        WindowKey k2 = key(DAY_28.plusSeconds(7200), "camp-2", "web");
+        WindowMetrics big = new WindowMetrics(1, 0, 0, maxSpend, 1);
+        db.stream(K, big, 1);
+        db.stream(k2, m(5, 0, 0, 100, 5), 1);
+        db.batchRange(DAY_28, DAY_29, Map.of(K, big, k2, big));
+
+        assertThat(run("--date", "2026-11-28", "--json")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(err).isEmpty();
+        assertThat(out.strip().lines()).as("exactly one JSON object on stdout").hasSize(1);
+        JsonNode json = new ObjectMapper().readTree(out);
+        assertThat(json.get("run_id").asLong()).isEqualTo(1);
+        assertThat(json.get("verdict").asText()).isEqualTo("beyond_tolerance");
+        assertThat(json.get("dry_run").asBoolean()).isFalse();
+        assertThat(json.get("from").asText()).isEqualTo(DAY_28.toString());
+        assertThat(json.get("to").asText()).isEqualTo(DAY_29.toString());
+        JsonNode keys = json.get("keys");
+        assertThat(keys.get("compared").asLong()).isEqualTo(2);
+        assertThat(keys.get("matched").asLong()).isEqualTo(1);
+        assertThat(keys.get("mismatched").asLong()).isEqualTo(1);
+        assertThat(keys.get("beyond_tolerance").asLong()).isEqualTo(1);
+        JsonNode spend = json.get("totals").get("spend_micros");
+        assertThat(spend.get("stream").isIntegralNumber()).as("an integer, not a double or a string").isTrue();
+        assertThat(spend.get("stream").bigIntegerValue()).isEqualTo(maxSpend.add(BigInteger.valueOf(100)));
+        assertThat(spend.get("batch").bigIntegerValue()).isEqualTo(maxSpend.multiply(BigInteger.TWO));
+        assertThat(spend.get("final").bigIntegerValue()).isEqualTo(maxSpend.multiply(BigInteger.TWO));
+        assertThat(json.get("totals").get("events").get("stream").asLong()).isEqualTo(6);
+        assertThat(json.get("totals").get("events").get("batch").asLong()).isEqualTo(2);
+        assertThat(json.get("report").asText()).isEqualTo(
+                tmp.resolve("reports").resolve("run-1-20261128T050000Z").resolve("report.html").toString());
+
+        // A refusal stays one line on stderr, with nothing on stdout.
+        assertThat(run("--date", "2026-11-27", "--json")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(out).isEmpty();
+        assertThat(err.strip()).startsWith("recount reconcile: refused:").doesNotContain("\n");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.recount.deploy.advise;
 
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
@@ -13,13 +14,14 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code advise}: recommends the watermark settings from observed arrival delays (issue 7). Reads the input topic's
+ * {@code advise}: recommends the watermark settings from observed arrival delays. Reads the input topic's
  * records with Kafka timestamps in {@code [from, to)}, measures arrival delay (record timestamp − event_ts) per
  * partition, and prints percentiles, a recommendation and what each candidate setting would do to these events.
  * The maths lives in {@link WatermarkAdvisor}; this class only reads and wires.
@@ -55,9 +57,14 @@ public final class AdviseCommand implements Callable<Integer> {
                     + "else the local stack's local.env).")
     String bootstrapServers;
 
-    @Option(names = "--max-records", paramLabel = "N", defaultValue = "5000000",
-            description = "Stop after N records in the range (default: ${DEFAULT-VALUE}); keeps memory bounded.")
-    long maxRecords;
+    @Option(names = "--max-records", paramLabel = "N",
+            description = "Stop after N records in the range (default: as many as the JVM's heap holds, its maximum"
+                    + " heap / " + ArrivalSample.PEAK_BYTES_PER_EVENT + " bytes; raise it with JAVA_OPTS=-Xmx...)."
+                    + " Percentiles take fixed memory; the replay keeps each valid event's two timestamps.")
+    Long maxRecords;
+
+    @Mixin
+    JsonOutput json;
 
     @Override
     public Integer call() {
@@ -66,7 +73,10 @@ public final class AdviseCommand implements Callable<Integer> {
         if (!start.isBefore(end)) {
             throw new ParameterException(spec.commandLine(), "--from " + from + " must be before --to " + to);
         }
-        if (maxRecords < 1) throw new ParameterException(spec.commandLine(), "--max-records must be >= 1, got " + maxRecords);
+        if (maxRecords != null && maxRecords < 1) {
+            throw new ParameterException(spec.commandLine(), "--max-records must be >= 1, got " + maxRecords);
+        }
+        long limit = maxRecords != null ? maxRecords : defaultMaxRecords(Runtime.getRuntime().maxMemory());
 
         RecountConfig config = RecountConfig.fromEnvironment(configFile);
         EventTimeSettings current = config.eventTime();
@@ -76,22 +86,38 @@ public final class AdviseCommand implements Callable<Integer> {
 
         ArrivalSample.Builder builder = new ArrivalSample.Builder(new EventValidator(current.validation()));
         KafkaArrivalReader.Read read = new KafkaArrivalReader(bootstrap, Duration.ofSeconds(30))
-                .read(target, start, end, maxRecords, builder);
+                .read(target, start, end, limit, builder);
         ArrivalSample sample = builder.build();
-        out.printf(Locale.ROOT, "topic %s at %s, record timestamps in [%s, %s): %d records, %d valid events,"
-                        + " %d invalid and %d repeated event_ids skipped%s%n",
-                target, bootstrap, start, end, read.records(), sample.events(), sample.invalid(), sample.duplicates(),
-                read.outsideRange() == 0 ? "" : ", " + read.outsideRange() + " records in the offset range but outside the time range");
-        if (read.truncated()) {
-            out.printf(Locale.ROOT, "stopped after --max-records %d: partitions may be covered unevenly; narrow the range"
-                    + " for a faithful replay%n", maxRecords);
+        if (!json.enabled()) {
+            out.printf(Locale.ROOT, "topic %s at %s, record timestamps in [%s, %s): %d records, %d valid events,"
+                            + " %d invalid and %d repeated event_ids skipped%s%n",
+                    target, bootstrap, start, end, read.records(), sample.events(), sample.invalid(), sample.duplicates(),
+                    read.outsideRange() == 0 ? "" : ", " + read.outsideRange() + " records in the offset range but outside the time range");
+            if (read.truncated()) {
+                out.printf(Locale.ROOT, "stopped after --max-records %d: partitions may be covered unevenly; narrow the range"
+                        + " for a faithful replay%n", limit);
+            }
         }
         if (sample.events() == 0) {
             throw new StackException("no valid events with record timestamps in [" + start + ", " + end + ") on " + target
                     + ": nothing to learn from (check --from/--to and --topic)");
         }
-        AdviceReport.print(WatermarkAdvisor.advise(sample, current), out);
+        WatermarkAdvisor.Advice advice = WatermarkAdvisor.advise(sample, current);
+        if (json.enabled()) {
+            JsonOutput.print(out, AdviceJson.of(
+                    new AdviceJson.ReadFacts(target, bootstrap, start, end, read, limit, sample), advice));
+            return 0;
+        }
+        AdviceReport.print(advice, out);
         return 0;
+    }
+
+    /**
+     * The default record limit: what a heap of {@code maxHeapBytes} holds at the sample's peak cost per event, so a
+     * large range stops with "stopped after --max-records" rather than running out of memory (at least a million).
+     */
+    static long defaultMaxRecords(long maxHeapBytes) {
+        return Math.max(1_000_000L, maxHeapBytes / ArrivalSample.PEAK_BYTES_PER_EVENT);
     }
 
     private Instant instant(String text, String option) {

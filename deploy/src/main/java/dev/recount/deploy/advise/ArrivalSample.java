@@ -3,22 +3,28 @@ package dev.recount.deploy.advise;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.ValidationResult;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * The valid events of a stretch of the input topic as the watermark sees them: per Kafka partition, in offset
- * (arrival) order, each event's record timestamp (arrival time) and event time. Nothing else is kept, so a few
- * million events fit in a few tens of MB.
+ * (arrival) order, each event's record timestamp (arrival time) and event time, for the replay. Nothing else is
+ * kept: with the seen event_ids ({@link EventIdSet}) about 50 bytes an event at most, so 50 million events fit in
+ * 2.5 GB.
  *
  * <p>Built with the stream job's own rules: records are judged by core's {@link EventValidator} (invalid ones
  * never reach a watermark, so they are skipped here too) and an {@code event_id} seen before is a duplicate
  * the job drops before its windows, so it is skipped as well.
  */
 final class ArrivalSample {
+    /**
+     * Bytes an event may cost at the peak: two timestamps (16) in buffers up to twice their size while they grow,
+     * plus the copy {@link Builder#build} makes (48 in all), and its id hash at load factor up to 1/2, while the
+     * table doubles (48). What {@code advise}'s default record limit divides the heap by.
+     */
+    static final long PEAK_BYTES_PER_EVENT = 100;
+
     private final int[] partitions;
     private final long[][] recordTs;
     private final long[][] eventTs;
@@ -82,7 +88,7 @@ final class ArrivalSample {
     /** Collects records one by one, in the order they were read from each partition. */
     static final class Builder {
         private final EventValidator validator;
-        private final Set<String> seenIds = new HashSet<>();
+        private final EventIdSet seenIds = new EventIdSet();
         private final Map<Integer, LongBuffer> recordTs = new TreeMap<>();
         private final Map<Integer, LongBuffer> eventTs = new TreeMap<>();
         private long invalid;

@@ -1,47 +1,68 @@
 package dev.recount.deploy.advise;
 
 import java.util.Arrays;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
 
 /**
- * A sorted sample of millisecond values (arrival delays, gaps between records) and its percentiles.
+ * Millisecond values (arrival delays, gaps between records) recorded one by one, and their percentiles, in memory
+ * that does not grow with the number of values: an HdrHistogram keeps {@value #SIGNIFICANT_DIGITS} significant
+ * digits, so however many records {@code advise} reads, a distribution costs a few hundred KB at most.
  *
- * <p>Percentiles are nearest-rank ({@code sorted[ceil(q * n) - 1]}): always a value that occurred, never an
- * interpolation, so "p99 = 27 s" means 99 % of the sample is at most 27 s, exactly.
+ * <p>Percentiles are nearest-rank (the value at rank {@code ceil(q * n)} in sorted order), resolved to the
+ * histogram's precision: values below 2048 ms are exact; above, a percentile is at most 0.1 % of its value larger
+ * than the exact one, never smaller (the top of the histogram bucket it falls in), so "p99 = 27 s" still means at
+ * least 99 % of the sample is at most 27 s. The minimum, the maximum and the {@value #LARGEST_KEPT} largest values
+ * are kept exactly.
+ *
+ * <p>Delays can be negative (event time ahead of the record's time); HdrHistogram counts only non-negative values,
+ * so the negative ones go, negated, into a histogram of their own.
  */
 final class Distribution {
-    private static final Distribution EMPTY = new Distribution(new long[0]);
+    static final int SIGNIFICANT_DIGITS = 3;
+    /** How many of the largest values are kept exactly (the report names the largest gaps). */
+    static final int LARGEST_KEPT = 3;
+    /** HdrHistogram's own limit on a value: half of a long. */
+    static final long LIMIT = Long.MAX_VALUE / 2;
 
-    private final long[] sorted;
+    private final Histogram nonNegative = new Histogram(SIGNIFICANT_DIGITS);
+    private final Histogram negated = new Histogram(SIGNIFICANT_DIGITS);
+    private long min = Long.MAX_VALUE;
+    private long max = Long.MIN_VALUE;
+    /** The largest values seen, largest first; the first {@code largestCount} are set. */
+    private final long[] largest = new long[LARGEST_KEPT];
+    private int largestCount;
 
-    private Distribution(long[] sorted) {
-        this.sorted = sorted;
-    }
-
-    /** Sorts a copy of the first {@code count} values. */
-    static Distribution of(long[] values, int count) {
-        if (count < 0 || count > values.length) {
-            throw new IllegalArgumentException("count must be in [0, " + values.length + "], got " + count);
-        }
-        if (count == 0) return EMPTY;
-        long[] copy = Arrays.copyOf(values, count);
-        Arrays.sort(copy);
-        return new Distribution(copy);
-    }
+    /** An empty distribution to {@link #record} into. */
+    Distribution() {}
 
     static Distribution of(long... values) {
-        return of(values, values.length);
+        Distribution d = new Distribution();
+        for (long v : values) d.record(v);
+        return d;
     }
 
     static Distribution empty() {
-        return EMPTY;
+        return new Distribution();
+    }
+
+    /** Adds one value. */
+    void record(long value) {
+        if (value > LIMIT || value < -LIMIT) {
+            throw new IllegalArgumentException("value must be within +-" + LIMIT + " ms, got " + value);
+        }
+        if (value >= 0) nonNegative.recordValue(value); else negated.recordValue(-value);
+        min = Math.min(min, value);
+        max = Math.max(max, value);
+        keepIfLargest(value);
     }
 
     long count() {
-        return sorted.length;
+        return nonNegative.getTotalCount() + negated.getTotalCount();
     }
 
     boolean isEmpty() {
-        return sorted.length == 0;
+        return count() == 0;
     }
 
     /**
@@ -50,44 +71,73 @@ final class Distribution {
      */
     long percentile(double q) {
         if (!(q > 0 && q <= 1)) throw new IllegalArgumentException("quantile must be in (0, 1], got " + q);
-        if (sorted.length == 0) throw new IllegalStateException("no values");
-        int rank = (int) Math.ceil(q * sorted.length);
-        return sorted[Math.max(0, rank - 1)];
+        long n = count();
+        if (n == 0) throw new IllegalStateException("no values");
+        long rank = Math.max(1, (long) Math.ceil(q * n));
+        long negatives = negated.getTotalCount();
+        long value;
+        if (rank <= negatives) {
+            // The rank-th smallest value overall is the (negatives - rank + 1)-th smallest negated one. The bottom
+            // of its bucket, negated, is the top of the value's bucket: an upper bound, as on the other side.
+            value = -negated.lowestEquivalentValue(valueAtRank(negated, negatives - rank + 1));
+        } else {
+            value = nonNegative.highestEquivalentValue(valueAtRank(nonNegative, rank - negatives));
+        }
+        return Math.max(min, Math.min(max, value));
     }
 
     long min() {
-        if (sorted.length == 0) throw new IllegalStateException("no values");
-        return sorted[0];
+        if (isEmpty()) throw new IllegalStateException("no values");
+        return min;
     }
 
     long max() {
-        if (sorted.length == 0) throw new IllegalStateException("no values");
-        return sorted[sorted.length - 1];
+        if (isEmpty()) throw new IllegalStateException("no values");
+        return max;
     }
 
-    /** Share of the values strictly greater than {@code threshold}; 0 for an empty sample. */
+    /** Share of the values strictly greater than {@code threshold} (to the histogram's precision); 0 when empty. */
     double shareAbove(long threshold) {
-        if (sorted.length == 0) return 0;
-        int firstAbove = upperBound(threshold);
-        return (double) (sorted.length - firstAbove) / sorted.length;
-    }
-
-    /** The largest {@code n} values, largest first. */
-    long[] largest(int n) {
-        int k = Math.min(n, sorted.length);
-        long[] out = new long[k];
-        for (int i = 0; i < k; i++) out[i] = sorted[sorted.length - 1 - i];
-        return out;
-    }
-
-    /** Index of the first value > threshold. */
-    private int upperBound(long threshold) {
-        int lo = 0;
-        int hi = sorted.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (sorted[mid] <= threshold) lo = mid + 1; else hi = mid;
+        long n = count();
+        if (n == 0 || threshold >= max) return 0;
+        long above;
+        if (threshold >= 0) {
+            above = nonNegative.getCountBetweenValues(threshold + 1, Math.max(threshold + 1, max));
+        } else {
+            // Every non-negative value, and the negative ones above the threshold: negated, below -threshold.
+            above = nonNegative.getTotalCount() + (-threshold - 1 >= 0 ? negated.getCountBetweenValues(0, -threshold - 1) : 0);
         }
-        return lo;
+        return (double) Math.min(above, n) / n;
+    }
+
+    /** The largest {@code n} values (at most {@value #LARGEST_KEPT}), largest first, exactly. */
+    long[] largest(int n) {
+        if (n < 0) throw new IllegalArgumentException("n must be >= 0, got " + n);
+        return Arrays.copyOf(largest, Math.min(n, largestCount));
+    }
+
+    /** Bytes the histograms take: it depends on the range of the values, not on how many were recorded. */
+    long footprintBytes() {
+        return nonNegative.getEstimatedFootprintInBytes() + negated.getEstimatedFootprintInBytes();
+    }
+
+    /** The value at 1-based {@code rank} in sorted order, as the histogram resolves it. */
+    private static long valueAtRank(Histogram h, long rank) {
+        long seen = 0;
+        for (HistogramIterationValue v : h.recordedValues()) {
+            seen += v.getCountAtValueIteratedTo();
+            if (seen >= rank) return v.getValueIteratedTo();
+        }
+        throw new IllegalStateException("rank " + rank + " beyond the " + h.getTotalCount() + " values recorded");
+    }
+
+    private void keepIfLargest(long value) {
+        int at = largestCount;
+        while (at > 0 && largest[at - 1] < value) at--;
+        if (at >= LARGEST_KEPT) return;
+        int end = Math.min(largestCount, LARGEST_KEPT - 1);
+        System.arraycopy(largest, at, largest, at + 1, end - at);
+        largest[at] = value;
+        largestCount = Math.min(largestCount + 1, LARGEST_KEPT);
     }
 }

@@ -60,32 +60,29 @@ final class WatermarkAdvisor {
         if (sample.events() == 0) throw new IllegalArgumentException("the sample has no valid events to learn from");
 
         List<PartitionStats> partitions = new ArrayList<>();
-        long total = sample.events();
-        long[] allDelays = new long[Math.toIntExact(total)];
-        long[] allGaps = new long[Math.toIntExact(total)];
-        int d = 0;
-        int g = 0;
+        // Histograms, not sorted copies: their memory stays the same however many events the sample holds.
+        Distribution delays = new Distribution();
+        Distribution gaps = new Distribution();
         long largestGapP999 = 0;
         for (int i = 0; i < sample.partitionCount(); i++) {
             long[] rec = sample.recordTs(i);
             long[] ev = sample.eventTs(i);
-            long[] delays = new long[rec.length];
-            long[] gaps = new long[Math.max(0, rec.length - 1)];
+            Distribution partitionDelays = new Distribution();
+            Distribution partitionGaps = new Distribution();
             for (int k = 0; k < rec.length; k++) {
-                delays[k] = rec[k] - ev[k];
-                allDelays[d++] = delays[k];
+                long delay = rec[k] - ev[k];
+                partitionDelays.record(delay);
+                delays.record(delay);
                 if (k > 0) {
                     // CreateTime stamps can step back within a partition; such a step is no gap at all.
-                    gaps[k - 1] = Math.max(0, rec[k] - rec[k - 1]);
-                    allGaps[g++] = gaps[k - 1];
+                    long gap = Math.max(0, rec[k] - rec[k - 1]);
+                    partitionGaps.record(gap);
+                    gaps.record(gap);
                 }
             }
-            Distribution gapDist = Distribution.of(gaps);
-            if (!gapDist.isEmpty()) largestGapP999 = Math.max(largestGapP999, gapDist.percentile(0.999));
-            partitions.add(new PartitionStats(sample.partition(i), Distribution.of(delays), gapDist));
+            if (!partitionGaps.isEmpty()) largestGapP999 = Math.max(largestGapP999, partitionGaps.percentile(0.999));
+            partitions.add(new PartitionStats(sample.partition(i), partitionDelays, partitionGaps));
         }
-        Distribution delays = Distribution.of(allDelays, d);
-        Distribution gaps = Distribution.of(allGaps, g);
         Recommendation rec = recommend(delays, largestGapP999);
         return new Advice(partitions, delays, gaps, rec, candidates(sample, current, delays, gaps, rec), largestGapP999);
     }

@@ -2,6 +2,8 @@ package dev.recount.deploy.advise;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.deploy.RecountLocal;
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.TestNames;
@@ -77,6 +79,38 @@ class AdviseCommandITCase {
                 .contains("recommended");
         // Delays 2.0 s .. 6.9 s: p99 rounds up to 10 s.
         assertThat(out.toString()).contains("watermark.out-of-orderness=10s");
+
+        // --json: the same facts, one object.
+        StringWriter jsonOut = new StringWriter();
+        int jsonExit = cl.setOut(new PrintWriter(jsonOut, true)).setErr(new PrintWriter(err, true)).execute(
+                "advise", "--from", FROM.toString(), "--to", TO.toString(), "--topic", topic,
+                "--bootstrap-servers", stack.bootstrapServers(), "--json");
+        assertThat(jsonExit).as(err.toString()).isZero();
+        assertThat(jsonOut.toString().strip().lines()).as("exactly one JSON object on stdout").hasSize(1);
+        JsonNode json = new ObjectMapper().readTree(jsonOut.toString());
+        assertThat(json.get("topic").asText()).isEqualTo(topic);
+        assertThat(json.get("records").asLong()).isEqualTo(102);
+        assertThat(json.get("events").asLong()).isEqualTo(100);
+        assertThat(json.get("invalid").asLong()).isEqualTo(1);
+        assertThat(json.get("duplicates").asLong()).isEqualTo(1);
+        assertThat(json.get("outside_range").asLong()).isEqualTo(1);
+        assertThat(json.get("truncated").asBoolean()).isFalse();
+        assertThat(json.get("partitions")).hasSize(2);
+        JsonNode p0 = json.get("partitions").get(0);
+        assertThat(p0.get("partition").asInt()).isZero();
+        assertThat(p0.get("events").asLong()).isEqualTo(50);
+        // Delays 2000 + i * 100 ms, i = 0..49: nearest-rank p50 = 4400, max 6900 (the histogram keeps 3 digits).
+        assertThat(p0.get("delay_ms").get("p50").asLong()).isBetween(4_400L, 4_404L);
+        assertThat(p0.get("delay_ms").get("max").asLong()).isEqualTo(6_900);
+        // Events one minute apart.
+        assertThat(p0.get("gap_ms").get("largest").get(0).asLong()).isEqualTo(60_000);
+        JsonNode recommended = json.get("recommendation");
+        assertThat(recommended.get("watermark.out-of-orderness").get("value").asText()).isEqualTo("10s");
+        assertThat(recommended.get("watermark.out-of-orderness").get("ms").asLong()).isEqualTo(10_000);
+        JsonNode first = json.get("candidates").get(0);
+        assertThat(first.get("label").asText()).isEqualTo("current config");
+        assertThat(first.get("on_time").asLong() + first.get("late").asLong() + first.get("too_late").asLong())
+                .isEqualTo(100);
     }
 
     static void send(KafkaProducer<byte[], byte[]> producer, String topic, int partition, long ts, byte[] value)
