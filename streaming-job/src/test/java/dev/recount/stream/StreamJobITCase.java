@@ -134,7 +134,9 @@ class StreamJobITCase {
                     return expectedTotals.equals(lastTotals.get());
                 });
             } catch (AssertionError e) {
-                throw new AssertionError(e.getMessage() + "; last seen: " + lastTotals.get(), e);
+                throw new AssertionError(e.getMessage() + "; last seen: " + lastTotals.get() + "; backfill: "
+                        + stack.readCommitted(job.settings().topics().backfill()).stream().map(c -> new String(c.value(),
+                        StandardCharsets.UTF_8)).toList() + "; rows: " + stack.windowRows(job), e);
             }
 
             // The stream's rows: W0 stayed at revision 2, W1 and W2 fired once.
