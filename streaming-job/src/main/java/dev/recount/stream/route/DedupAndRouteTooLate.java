@@ -27,6 +27,7 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -254,6 +255,18 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public void processWatermark(Watermark mark) throws Exception {
         partials.takeFiredBy(mark.getTimestamp(), this::emit);
         super.processWatermark(mark);
+    }
+
+    /**
+     * Going idle (every input idle: all its partitions quiet for watermark.idleness), this operator is left out of
+     * the window operator's watermark, which may then move past windows whose sums are still buffered here: they
+     * would arrive late at the window and be missed by the stream (and be on no backfill record). So they all leave
+     * first, before the idle status; leaving early is always allowed.
+     */
+    @Override
+    public void processWatermarkStatus(WatermarkStatus status) throws Exception {
+        if (status.isIdle()) partials.takeAll(this::emit);
+        super.processWatermarkStatus(status);
     }
 
     @Override

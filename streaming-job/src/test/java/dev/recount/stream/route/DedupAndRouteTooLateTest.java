@@ -27,6 +27,7 @@ import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -104,6 +105,24 @@ class DedupAndRouteTooLateTest {
         // One partial per event, each carrying its event: each re-fires the window (revision + 1).
         assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W0), late),
                 WindowPartial.of(ms(W0), late2));
+    }
+
+    @Test
+    void goingIdleSendsEveryBufferedSumFirst() throws Exception {
+        // Idle, this operator no longer holds the window operator's watermark back: a sum still buffered here would
+        // arrive late there (found by StreamJobITCase, whose partitions all go quiet between its phases).
+        open(Long.MIN_VALUE);
+        AdEvent a = click("a", W0.plusSeconds(1), 1);
+        AdEvent other = click("other", W1.plusSeconds(1), 2);
+        feed(a);
+        feed(other);
+        harness.processWatermark(new Watermark(ms(W0) + 5_000));
+        assertThat(harness.extractOutputValues()).isEmpty();
+
+        harness.processWatermarkStatus(WatermarkStatus.IDLE);
+        List<Object> output = new ArrayList<>(harness.getOutput());
+        assertThat(harness.extractOutputValues()).containsExactlyInAnyOrder(sumOf(a), sumOf(other));
+        assertThat(output.get(output.size() - 1)).as("the idle status goes last").isEqualTo(WatermarkStatus.IDLE);
     }
 
     @Test
