@@ -15,7 +15,6 @@ import dev.recount.db.Role;
 import dev.recount.reconcile.CommandEnvironment;
 import dev.recount.reconcile.ReconcileMain;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,15 +62,8 @@ public final class CorrectCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
-    Path configFile;
-
-    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where the reconciliation reports go"
-            + " (default: reconcile.report-dir).")
-    Path reportDir;
-
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master, e.g. local[2] (default: batch.spark-master).")
-    String master;
+    @CommandLine.Mixin
+    StepOptions options = new StepOptions();
 
     @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "0s", description = "How long to wait for a"
             + " running correct to finish before exiting 10 (default: ${DEFAULT-VALUE}: exit at once).")
@@ -92,7 +84,7 @@ public final class CorrectCommand implements Callable<Integer> {
         CommandLine cmd = spec.commandLine();
         PrintWriter out = cmd.getOut();
         PrintWriter err = cmd.getErr();
-        RecountConfig config = env.config(cmd, configFile);
+        RecountConfig config = env.config(cmd, options.configFile);
         Duration wait;
         BackfillSettings settings;
         String batchPassword;
@@ -134,7 +126,7 @@ public final class CorrectCommand implements Callable<Integer> {
 
     private BackfillRunner.AffectedReport recomputeAffected(BackfillSettings settings, String password) throws Exception {
         try (HikariDataSource batchDb = Database.pool(settings.postgres(), password, Role.BATCH)) {
-            SparkSession spark = env.sparkSessions().open(settings, master);
+            SparkSession spark = env.sparkSessions().open(settings, options.master);
             try {
                 return new BackfillRunner(spark, batchDb, settings, password, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS,
                         Duration.ofSeconds(10)).recomputeAffected(false, maxRecords);
@@ -147,8 +139,8 @@ public final class CorrectCommand implements Callable<Integer> {
     /** The reconciler's own command on exactly the windows of the batch run (its --batch-run form). */
     private int reconcile(long batchRunId, PrintWriter out, PrintWriter err) {
         List<String> args = new ArrayList<>(List.of("--batch-run", Long.toString(batchRunId)));
-        if (configFile != null) args.addAll(List.of("--config", configFile.toString()));
-        if (reportDir != null) args.addAll(List.of("--report-dir", reportDir.toString()));
+        if (options.configFile != null) args.addAll(List.of("--config", options.configFile.toString()));
+        if (options.reportDir != null) args.addAll(List.of("--report-dir", options.reportDir.toString()));
         return ReconcileMain.execute(new CommandEnvironment(env.variables(), env.clock()), out, err,
                 args.toArray(String[]::new));
     }

@@ -5,7 +5,6 @@ import dev.recount.core.cli.ExitCodeMeaning;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -58,16 +57,8 @@ public final class NightlyCommand implements Callable<Integer> {
             + " succeeded reconciliation, oldest first.")
     String since;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
-    Path configFile;
-
-    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where the reconciliation reports go"
-            + " (default: reconcile.report-dir).")
-    Path reportDir;
-
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master for backfill and compaction, e.g."
-            + " local[4] (default: batch.spark-master).")
-    String master;
+    @CommandLine.Mixin
+    StepOptions options = new StepOptions();
 
     private final OperationsEnvironment env;
     private NightlySteps steps;
@@ -88,7 +79,7 @@ public final class NightlyCommand implements Callable<Integer> {
         if (date != null && since != null) throw new CommandLine.ParameterException(cmd, "give --date or --since, not both");
         LocalDate day = parseDate(cmd, "--date", date);
         LocalDate first = parseDate(cmd, "--since", since);
-        RecountConfig config = env.config(cmd, configFile);
+        RecountConfig config = env.config(cmd, options.configFile);
         LocalDate yesterday = LocalDate.now(env.clock().withZone(config.timeZone())).minusDays(1);
         if (first != null && first.isAfter(yesterday)) {
             throw new CommandLine.ParameterException(cmd, "--since " + first + " is after yesterday (" + yesterday
@@ -96,7 +87,7 @@ public final class NightlyCommand implements Callable<Integer> {
         }
         PrintWriter out = cmd.getOut();
         NightlySteps run = steps != null ? steps
-                : new InProcessSteps(env, config, configFile, reportDir, master, out, cmd.getErr());
+                : new InProcessSteps(env, config, options.configFile, options.reportDir, options.master, out, cmd.getErr());
         List<LocalDate> days = first != null ? run.pending(first, yesterday) : List.of(day != null ? day : yesterday);
         if (days.isEmpty()) {
             say(out, "nothing to catch up since " + first);
