@@ -11,7 +11,6 @@ import dev.recount.db.tables.StreamAttributionMetricsTable;
 import dev.recount.db.tables.StreamAttributionMetricsTable.Row;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -185,14 +184,12 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
                 AttributionRow a = row.attribution();
                 out.writeLong(a.key().windowStartMillis());
                 out.writeLong(a.windowEndMillis());
-                writeString(out, a.key().campaignId());
-                writeString(out, a.key().channelId());
+                CommittableFields.writeString(out, a.key().campaignId());
+                CommittableFields.writeString(out, a.key().channelId());
                 out.writeLong(a.metrics().attributedClicks());
                 out.writeLong(a.metrics().attributedConversions());
                 out.writeLong(a.metrics().unattributedClicks());
-                byte[] spend = a.metrics().attributedSpendMicros().toByteArray();
-                out.writeInt(spend.length);
-                out.write(spend);
+                CommittableFields.writeSpend(out, a.metrics().attributedSpendMicros());
                 out.writeInt(row.revision());
             }
             return out.getCopyOfBuffer();
@@ -207,31 +204,16 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
             for (int i = 0; i < n; i++) {
                 long start = in.readLong();
                 long end = in.readLong();
-                String campaign = readString(in);
-                String channel = readString(in);
+                String campaign = CommittableFields.readString(in);
+                String channel = CommittableFields.readString(in);
                 long attributed = in.readLong();
                 long conversions = in.readLong();
                 long unattributed = in.readLong();
-                int length = in.readInt();
-                if (length <= 0 || length > 64) throw new IOException("corrupt committable: a spend of " + length + " bytes");
-                byte[] spend = new byte[length];
-                in.readFully(spend);
+                BigInteger spend = CommittableFields.readSpend(in);
                 rows.add(new Row(new AttributionRow(new WindowKey(start, campaign, channel), end,
-                        new AttributionMetrics(attributed, conversions, unattributed, new BigInteger(spend))), in.readInt()));
+                        new AttributionMetrics(attributed, conversions, unattributed, spend)), in.readInt()));
             }
             return new Committable(rows);
-        }
-
-        private static void writeString(DataOutputSerializer out, String s) throws IOException {
-            byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-            out.writeInt(bytes.length);
-            out.write(bytes);
-        }
-
-        private static String readString(DataInputDeserializer in) throws IOException {
-            byte[] bytes = new byte[in.readInt()];
-            in.readFully(bytes);
-            return new String(bytes, StandardCharsets.UTF_8);
         }
     }
 }

@@ -7,7 +7,6 @@ import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.db.tables.WindowRow;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
@@ -47,16 +46,13 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
                 WindowRow w = row.window();
                 out.writeLong(w.key().windowStartMillis());
                 out.writeLong(w.windowEndMillis());
-                // Not writeUTF: its 64 KB limit would turn a long (valid) id into a job failure.
-                writeString(out, w.key().campaignId());
-                writeString(out, w.key().channelId());
+                CommittableFields.writeString(out, w.key().campaignId());
+                CommittableFields.writeString(out, w.key().channelId());
                 for (Metric m : METRICS) {
                     if (m.isCount()) {
                         out.writeLong(w.metrics().count(m));
                     } else {
-                        byte[] twosComplement = w.metrics().get(m).toByteArray();
-                        out.writeInt(twosComplement.length);
-                        out.write(twosComplement);
+                        CommittableFields.writeSpend(out, w.metrics().get(m));
                     }
                 }
                 out.writeInt(row.revision());
@@ -76,12 +72,12 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
             for (int i = 0; i < n; i++) {
                 long start = in.readLong();
                 long end = in.readLong();
-                String campaign = readString(in);
-                String channel = readString(in);
+                String campaign = CommittableFields.readString(in);
+                String channel = CommittableFields.readString(in);
                 BigInteger[] v = new BigInteger[METRICS.length];
                 for (Metric m : METRICS) {
                     v[m.ordinal()] = m.isCount() || version == VERSION_LONG_SPEND
-                            ? BigInteger.valueOf(in.readLong()) : readBigInteger(in);
+                            ? BigInteger.valueOf(in.readLong()) : CommittableFields.readSpend(in);
                 }
                 WindowMetrics metrics = new WindowMetrics(v[Metric.IMPRESSIONS.ordinal()].longValueExact(),
                         v[Metric.CLICKS.ordinal()].longValueExact(), v[Metric.CONVERSIONS.ordinal()].longValueExact(),
@@ -89,26 +85,6 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
                 rows.add(new Row(new WindowRow(new WindowKey(start, campaign, channel), end, metrics), in.readInt()));
             }
             return new WindowMetricsCommittable(rows, progress);
-        }
-
-        private static BigInteger readBigInteger(DataInputDeserializer in) throws IOException {
-            int length = in.readInt();
-            if (length <= 0 || length > 64) throw new IOException("corrupt committable: a spend of " + length + " bytes");
-            byte[] bytes = new byte[length];
-            in.readFully(bytes);
-            return new BigInteger(bytes);
-        }
-
-        private static void writeString(DataOutputSerializer out, String s) throws IOException {
-            byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-            out.writeInt(bytes.length);
-            out.write(bytes);
-        }
-
-        private static String readString(DataInputDeserializer in) throws IOException {
-            byte[] bytes = new byte[in.readInt()];
-            in.readFully(bytes);
-            return new String(bytes, StandardCharsets.UTF_8);
         }
     }
 }
