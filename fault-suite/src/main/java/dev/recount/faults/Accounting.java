@@ -23,6 +23,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -89,6 +90,7 @@ final class Accounting {
         Map<WindowKey, WindowMetrics> rows = read("stream_window_metrics");
 
         Map<WindowKey, MetricsAccumulator> backfilled = new HashMap<>();
+        Map<WindowKey, List<BackfillRecord>> backfillByKey = new HashMap<>();
         Set<String> backfillIds = new HashSet<>();
         long duplicates = 0;
         long unknown = 0;
@@ -107,6 +109,7 @@ final class Accounting {
                 continue;
             }
             backfilled.computeIfAbsent(key(truthEvent), k -> new MetricsAccumulator()).add(truthEvent);
+            backfillByKey.computeIfAbsent(key(truthEvent), k -> new ArrayList<>()).add(b);
         }
 
         long lost = 0;
@@ -123,7 +126,9 @@ final class Accounting {
                         + (counted - events(rows.get(k))));
             } else if (counted > truth) {
                 doubled += counted - truth;
-                example(examples, k + ": truth " + truth + " events, counted " + counted);
+                example(examples, k + ": truth " + truth + " events, counted " + counted + " (stream row "
+                        + events(rows.get(k)) + " + backfill " + (counted - events(rows.get(k))) + ")"
+                        + backfillDetail(backfillByKey.getOrDefault(k, List.of())));
             } else if (!sameSums(k, rows.get(k), backfilled.get(k))) {
                 // Same number of events but other ones: one lost and one doubled at least.
                 lost++;
@@ -158,6 +163,42 @@ final class Accounting {
                 logProblems(), examples, seen);
     }
 
+    /**
+     * Where the backfill records of a key came from, and every copy of their ids in the lake, so that a doubled
+     * key shows whether a second copy outlived the de-dup horizon or one record was routed both ways.
+     */
+    private String backfillDetail(List<BackfillRecord> records) {
+        StringBuilder s = new StringBuilder();
+        for (BackfillRecord b : records) {
+            s.append("; backfill ").append(b.event().eventId).append(" (event_ts ").append(Instant.ofEpochMilli(b.event().eventTs))
+                    .append(", partition ").append(b.partition()).append(" offset ").append(b.offset())
+                    .append(", judged at watermark ").append(Instant.ofEpochMilli(b.watermark())).append(", lake copies ")
+                    .append(lakeCopies(b.event().eventId)).append(')');
+        }
+        return s.toString();
+    }
+
+    private String lakeCopies(String eventId) {
+        List<String> copies = new ArrayList<>();
+        try {
+            String files = lakeFileList();
+            if (files.isEmpty()) return "none (no lake files)";
+            try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
+                 PreparedStatement ps = duck.prepareStatement("SELECT kafka_partition, kafka_offset, record_ts FROM read_parquet(["
+                         + files + "]) WHERE event_id = ? ORDER BY kafka_offset")) {
+                ps.setString(1, eventId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        copies.add(rs.getInt(1) + "/" + rs.getLong(2) + " sent " + Instant.ofEpochMilli(rs.getLong(3)));
+                    }
+                }
+            }
+        } catch (IOException | SQLException e) {
+            return "unreadable (" + e.getMessage() + ")";
+        }
+        return copies.toString();
+    }
+
     /** After backfill range + reconcile: the served view against the truth, key by key. */
     long finalKeysWrong(List<String> examples) throws SQLException {
         Map<WindowKey, WindowMetrics> served = read("window_metrics");
@@ -190,22 +231,12 @@ final class Accounting {
 
     /** [missing, duplicated]: lake rows by Kafka coordinates against the valid records sent. */
     private long[] checkLake(List<String> examples) throws Exception {
-        List<String> files = new ArrayList<>();
-        Path lake = pipeline.dir.resolve("lake");
-        if (Files.exists(lake)) {
-            try (var s = Files.walk(lake)) {
-                // In-progress and pending part files are hidden (a leading dot): never part of the lake.
-                s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
-                        .filter(p -> p.getFileName().toString().endsWith(".parquet"))
-                        .forEach(p -> files.add(p.toString()));
-            }
-        }
+        String list = lakeFileList();
         long rows = 0;
         long distinct = 0;
         long uniqueIds = 0;
-        if (!files.isEmpty()) {
+        if (!list.isEmpty()) {
             try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); Statement s = duck.createStatement()) {
-                String list = files.stream().map(f -> "'" + f.replace("'", "''") + "'").reduce((a, b) -> a + "," + b).orElseThrow();
                 try (ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT (kafka_partition, kafka_offset)),"
                         + " count(DISTINCT event_id) FROM read_parquet([" + list + "])")) {
                     rs.next();
@@ -222,6 +253,21 @@ final class Accounting {
                     + scenario.validRecords() + " valid records of " + scenario.events().size() + " events");
         }
         return new long[] {missing, duplicated};
+    }
+
+    /** The lake's committed Parquet files as a DuckDB list literal's items; empty when there are none. */
+    private String lakeFileList() throws IOException {
+        List<String> files = new ArrayList<>();
+        Path lake = pipeline.dir.resolve("lake");
+        if (Files.exists(lake)) {
+            try (var s = Files.walk(lake)) {
+                // In-progress and pending part files are hidden (a leading dot): never part of the lake.
+                s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
+                        .filter(p -> p.getFileName().toString().endsWith(".parquet"))
+                        .forEach(p -> files.add("'" + p.toString().replace("'", "''") + "'"));
+            }
+        }
+        return String.join(",", files);
     }
 
     private List<String> logProblems() throws IOException {
