@@ -50,7 +50,7 @@ final class Accounting {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** What the stream job must never log: the connectors' data-loss warnings, refused rows, failed commits. */
     private static final Pattern BAD_LOG = Pattern.compile(
-            "(?i)data loss|refused to replace|unable to commit transaction|PostgreSQL refused");
+            "(?i)data loss|refused to replace|unable to commit transaction|PostgreSQL refused|too late at the window operator");
 
     /** What one check found; zero everywhere means the promise held. */
     record Result(long eventsLost, long eventsDoubled, long backfillDuplicates, long backfillUnknown,

@@ -34,8 +34,9 @@ import org.apache.flink.util.OutputTag;
  * Lets each {@code event_id} through at most once (CONTRACT §2) and sends events that are too late for their
  * window (CONTRACT §3) to the {@link #TOO_LATE} side output instead of the window.
  *
- * <p>An id is remembered until the watermark passes {@code event_ts + dedup horizon}, rounded up to the next
- * cleanup step (an eighth of the horizon). The horizon is at least window + out-of-orderness + allowed lateness
+ * <p>An id is remembered until the watermark passes the latest of its event time, its record timestamp and the
+ * watermark it was read at ({@link #rememberedFrom}) plus the dedup horizon, rounded up to the next cleanup step (an
+ * eighth of the horizon). The horizon is at least window + out-of-orderness + allowed lateness
  * (core's {@code EventTimeSettings} enforces that), so by the time an id is forgotten, any copy of it would be too
  * late for its window anyway: it goes to the backfill topic, where the batch layer de-duplicates, and is never
  * counted twice by the stream. The id is the whole key: copies are dropped whatever their {@code event_ts}.
@@ -209,10 +210,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public void processElement(StreamRecord<AdEvent> record) throws Exception {
         AdEvent event = record.getValue();
         long watermark = effectiveWatermark();
-        // Remembered for a horizon from its event time, and at least a horizon of watermark progress from now: an
-        // event far behind the watermark (too late) would otherwise be forgotten at the next watermark, and a copy
-        // sent a moment later would go to the backfill topic a second time.
-        long forgetAt = forgetAt(Math.max(event.eventTs, watermark));
+        long forgetAt = forgetAt(rememberedFrom(event, watermark));
         SeenIds ids = seen.value();
         if (ids == null) ids = new SeenIds();
         int added = ids.add(digest.of(event.eventId), forgetAt);
@@ -297,9 +295,35 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         // no processing-time timers
     }
 
-    /** {@code eventTs + horizon}, rounded up to the cleanup step, so that a bucket has one timer per step. */
-    long forgetAt(long eventTs) {
-        long due = saturatedAdd(eventTs, horizonMillis);
+    /**
+     * The time a horizon of watermark progress is counted from before an id may be forgotten: the latest of its event
+     * time, its Kafka record timestamp and the watermark it was read at.
+     * <ul>
+     *   <li>Event time alone would do if the watermark moved evenly with the data. It does not: while one partition
+     *       lags (a consumer catching up, a stalled producer's burst), the watermark waits for it, an event with a
+     *       long delay is still on time and counted; then the lagging partition catches up and the watermark jumps
+     *       minutes in a moment. A copy the producer sent seconds after the first would find the id forgotten, be
+     *       too late, and go to the backfill topic although the row counts its first copy (found by the fault
+     *       suite under load).</li>
+     *   <li>The record timestamp is when the producer sent the first copy, and a copy is sent after it. Event
+     *       times normally lie at or before their send time, so the watermark does not pass the copy's send time
+     *       unless data from a clock running ahead (up to {@code validation.max-future}) or from partitions far
+     *       ahead of the copy's own is read first. So a copy sent within the horizon of the first is dropped however
+     *       unevenly the watermark moves. It costs nothing extra when data arrives live (send time is about event
+     *       time plus delay) and keeps ids longer when old data is replayed with new timestamps.</li>
+     *   <li>The watermark: an event far behind it (too late) is remembered from the watermark on, so that a copy
+     *       read a moment later is not sent to the backfill topic a second time.</li>
+     * </ul>
+     * None of the three lets an id be remembered for longer than a valid event time would: validation bounds the
+     * record timestamp to the event time's valid range.
+     */
+    static long rememberedFrom(AdEvent event, long watermark) {
+        return Math.max(Math.max(event.eventTs, event.recordTs), watermark);
+    }
+
+    /** {@code from + horizon}, rounded up to the cleanup step, so that a bucket has one timer per step. */
+    long forgetAt(long from) {
+        long due = saturatedAdd(from, horizonMillis);
         long rest = Math.floorMod(due, cleanupStepMillis);
         return rest == 0 ? due : saturatedAdd(due, cleanupStepMillis - rest);
     }

@@ -231,7 +231,7 @@ class DedupAndRouteTooLateTest {
         AdEvent later = click(ids.get(1), laterTime, 2);
         feed(early);
         feed(later);
-        long earlyForgetAt = function.forgetAt(early.eventTs);
+        long earlyForgetAt = function.forgetAt(DedupAndRouteTooLate.rememberedFrom(early, Long.MIN_VALUE));
         assertThat(earlyForgetAt).isGreaterThanOrEqualTo(early.eventTs + HORIZON)
                 .isLessThan(early.eventTs + HORIZON + HORIZON / 8 + 1_000);
 
@@ -252,6 +252,32 @@ class DedupAndRouteTooLateTest {
         assertThat(events(harness.extractOutputValues())).isEqualTo(2); // early and later, once each
     }
 
+    /**
+     * The watermark waits for a lagging partition while an event with a long delay is read and counted; then the
+     * partition catches up and the watermark jumps past the event's time plus the horizon at once. A copy the
+     * producer sent a few seconds after the first is still dropped: ids are remembered from their send time too,
+     * so the copy does not go to the backfill topic while the row counts the first.
+     */
+    @Test
+    void aCopySentSoonAfterIsDroppedEvenWhenTheWatermarkJumpsPastTheEventsHorizon() throws Exception {
+        open(Long.MIN_VALUE);
+        long delayed = ms(W1) + 50_000; // sent 50 s after its event time
+        AdEvent first = withRecordTs(click("slow", W1, 1), delayed);
+        harness.processWatermark(new Watermark(ms(W1) + 10_000)); // held back by the lagging partition
+        feed(first);
+        long jumped = ms(W1) + HORIZON + 30_000; // past event time + horizon, not past send time + horizon
+        harness.processWatermark(new Watermark(jumped));
+        feed(withRecordTs(click("slow", W1, 2), delayed + 5_000));
+
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).as("nothing to the backfill topic").isNull();
+        assertThat(events(harness.extractOutputValues())).isEqualTo(1);
+
+        // Once the watermark passes the send time plus the horizon, the id is forgotten as before.
+        harness.processWatermark(new Watermark(function.forgetAt(delayed)));
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
     @Test
     void allStateAndTimersAreGoneOnceEveryHorizonHasPassed() throws Exception {
         open(Long.MIN_VALUE);
@@ -260,7 +286,7 @@ class DedupAndRouteTooLateTest {
         }
         assertThat(harness.numKeyedStateEntries()).isPositive();
 
-        harness.processWatermark(new Watermark(function.forgetAt(ms(W0) + 59_000)));
+        harness.processWatermark(new Watermark(function.forgetAt(ms(W0) + 59_000 + 1_000))); // the last record time
         assertThat(events(harness.extractOutputValues())).isEqualTo(200);
         assertThat(harness.numKeyedStateEntries()).isZero();
         assertThat(harness.numEventTimeTimers()).isZero();
@@ -293,7 +319,7 @@ class DedupAndRouteTooLateTest {
         harness.processWatermark(new Watermark(ms(W1) - 1));
         assertThat(harness.extractOutputValues()).as("the sum restored with the snapshot, plus c2")
                 .containsExactly(sumOf(first, second));
-        harness.processWatermark(new Watermark(function.forgetAt(first.eventTs)));
+        harness.processWatermark(new Watermark(function.forgetAt(first.recordTs)));
         assertThat(harness.numEventTimeTimers()).as("the restored timer fired too").isZero();
         assertThat(harness.numKeyedStateEntries()).as("and forgot the restored ids").isZero();
     }
@@ -359,6 +385,11 @@ class DedupAndRouteTooLateTest {
                 return ids;
             }
         }
+    }
+
+    private static AdEvent withRecordTs(AdEvent e, long recordTs) {
+        e.recordTs = recordTs;
+        return e;
     }
 
     private void feed(AdEvent e) throws Exception {
