@@ -1,13 +1,14 @@
 package dev.recount.reconcile;
 
-import static dev.recount.reconcile.report.Html.escape;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.db.tables.CorrectionLogTable.Reason;
 import dev.recount.reconcile.report.Money;
 import dev.recount.reconcile.report.ReportSection;
+import dev.recount.reconcile.report.Templates;
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The report's attribution section: how the stream's attribution metrics compared with the batch layer's over the
@@ -25,30 +26,28 @@ final class AttributionSection implements ReportSection {
         this.dryRun = dryRun;
     }
 
+    /** What attribution.mustache shows (the engine escapes every value). */
+    public record View(long compared, long matched, long mismatched, long missingInStream, long missingInBatch,
+                       long valuesCorrected, boolean dryRun, List<Row> rows) {}
+
+    public record Row(String label, String stream, String batch, String difference) {}
+
     @Override
     public String html() {
         KeyCounts k = outcome.counts();
-        StringBuilder h = new StringBuilder("<section id=\"attribution\"><h2>Attribution</h2><p>");
-        h.append(k.compared()).append(" keys (window of the click, campaign, channel): ").append(k.matched())
-                .append(" match, ").append(k.mismatched()).append(" differ, ").append(k.missingInStream())
-                .append(" only in batch, ").append(k.missingInBatch()).append(" only in stream. ")
-                .append(outcome.valuesCorrected()).append(" values ").append(dryRun ? "would be" : "were")
-                .append(" corrected in <code>attribution_metrics</code> (batch wins, exactly).</p>")
-                .append("<table class=\"num\"><thead><tr><th>metric</th><th>stream</th><th>batch</th><th>difference</th>")
-                .append("</tr></thead><tbody>");
+        List<Row> rows = new ArrayList<>();
         for (int i = 0; i < LABELS.length; i++) {
             BigInteger s = outcome.stream().get(i);
             BigInteger b = outcome.batch().get(i);
             boolean spend = i == 3;
-            h.append("<tr><th>").append(escape(LABELS[i])).append("</th><td>").append(format(s, spend))
-                    .append("</td><td>").append(format(b, spend)).append("</td><td>").append(format(s.subtract(b), spend))
-                    .append("</td></tr>");
+            rows.add(new Row(LABELS[i], format(s, spend), format(b, spend), format(s.subtract(b), spend)));
         }
-        return h.append("</tbody></table></section>").toString();
+        return Templates.render("attribution.mustache", new View(k.compared(), k.matched(), k.mismatched(),
+                k.missingInStream(), k.missingInBatch(), outcome.valuesCorrected(), dryRun, rows));
     }
 
     private static String format(BigInteger v, boolean spend) {
-        return escape(spend ? Money.units(v) : v.toString());
+        return spend ? Money.units(v) : v.toString();
     }
 
     @Override

@@ -97,8 +97,12 @@ public final class ReconcileCommand implements Callable<Integer> {
                     scope = ScopeResolver.batchRun(conn, batchRun);
                 }
             }
-            RunResult r = new Reconciler(pool, settings, env.clock())
-                    .reconcile(scope, dryRun ? Reconciler.Mode.DRY_RUN : Reconciler.Mode.APPLY);
+            RunResult r;
+            try (RunProgress progress = RunProgress.forCommand(RunProgress.onTerminal(), json.enabled(), System.err,
+                    cmd.getErr())) {
+                r = new Reconciler(pool, settings, env.clock()).withProgress(progress)
+                        .reconcile(scope, dryRun ? Reconciler.Mode.DRY_RUN : Reconciler.Mode.APPLY);
+            }
             if (json.enabled()) JsonOutput.print(cmd.getOut(), RunResultJson.of(r));
             else print(cmd.getOut(), r);
             return r.verdict() == Verdict.WITHIN_TOLERANCE ? ExitCodes.WITHIN_TOLERANCE : ExitCodes.BEYOND_TOLERANCE;

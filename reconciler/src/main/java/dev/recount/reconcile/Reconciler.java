@@ -113,11 +113,22 @@ public final class Reconciler {
     private final DataSource dataSource;
     private final Settings settings;
     private final Clock clock;
+    private final RunProgress progress;
 
     public Reconciler(DataSource dataSource, Settings settings, Clock clock) {
+        this(dataSource, settings, clock, RunProgress.NONE);
+    }
+
+    private Reconciler(DataSource dataSource, Settings settings, Clock clock, RunProgress progress) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.progress = Objects.requireNonNull(progress, "progress");
+    }
+
+    /** This reconciler, telling {@code progress} each step of a run (and the report's rows as they are written). */
+    public Reconciler withProgress(RunProgress progress) {
+        return new Reconciler(dataSource, settings, clock, progress);
     }
 
     /**
@@ -141,6 +152,7 @@ public final class Reconciler {
             conn.setAutoCommit(true);
             boolean checksClient = checkClientConnection(conn, true);
             long lockKey = lockKey(conn);
+            progress.stage("waiting for other runs of this schema to finish");
             acquireLock(conn, lockKey);
             try {
                 long runId = ReconciliationRunsTable.start(conn, scope.fromMillis(), scope.toMillis(), scope.batchRunId(),
@@ -220,21 +232,26 @@ public final class Reconciler {
             try (Statement st = conn.createStatement()) {
                 st.execute("SET LOCAL work_mem = '" + settings.workMem() + "'");
             }
+            progress.stage("checking that succeeded batch runs cover the range");
             if (scope.windowStarts() == null) requireCovered(conn, scope);
             requireOneWindowSize(conn, scope);
             // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
             // nothing that is served, so it leaves the recorded zone alone.
             if (mode == Mode.APPLY) ServingSettingsTable.recordTimeZone(conn, settings.zone(), scope.from(), scope.to());
             long t0 = System.nanoTime();
+            progress.stage(mode == Mode.APPLY ? "comparing stream and batch, correcting window_metrics"
+                    : "comparing stream and batch (dry run)");
             Reconciled reconciled = reconcileOnce(conn, scope, mode, runId);
             Comparison comparison = reconciled.comparison();
             // Attribution, in the same transaction: its diffs, corrections and log entries commit with the rest.
+            progress.stage("reconciling attribution");
             AttributionReconciliation.Outcome attribution =
                     AttributionReconciliation.reconcile(conn, scope, runId, mode == Mode.APPLY);
             Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
             corrections.putAll(reconciled.corrections());
             attribution.corrections().forEach((reason, n) -> corrections.merge(reason, n, Long::sum));
             long t1 = System.nanoTime();
+            if (mode == Mode.APPLY) progress.stage("checking what window_metrics now serves");
             // A dry run changed nothing the view serves: what it would serve is the batch totals, by construction.
             WindowMetrics finalTotals = mode == Mode.APPLY ? verifyServed(conn, scope, comparison.range())
                     : comparison.range().batch();
@@ -246,7 +263,13 @@ public final class Reconciler {
             ReportData data = new ReportData(runId, scope, settings.zone(), clock.instant(), verdict, comparison,
                     finalTotals, reconciled.keysFinalized(), corrections, settings.tolerances(), mode == Mode.DRY_RUN);
             deleteQuietly(tempDir);
-            ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, sink),
+            progress.stage("writing the report");
+            long diffRows = comparison.range().counts().differing();
+            long[] written = {0};
+            ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, row -> {
+                        sink.accept(row);
+                        progress.rows(++written[0], diffRows);
+                    }),
                     attribution.counts().compared() == 0 ? List.of()
                             : List.of(new AttributionSection(attribution, mode == Mode.DRY_RUN)));
             long t3 = System.nanoTime();
@@ -256,6 +279,7 @@ public final class Reconciler {
                     k.matched(), k.mismatched(), k.missingInStream(), k.missingInBatch(),
                     corrections.values().stream().mapToLong(Long::longValue).sum(),
                     ReportWriter.totalsJson(comparison.range(), finalTotals), finalDir.toString()));
+            progress.stage("committing");
             conn.commit();
             committed = true;
             long t4 = System.nanoTime();

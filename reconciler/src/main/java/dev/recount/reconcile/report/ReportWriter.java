@@ -131,6 +131,7 @@ public final class ReportWriter {
         }
         totalRow(csv, "range_total", data.scope().from().toString(), data.scope().to().toString(), "", "",
                 data.comparison().range());
+        csv.flush();
     }
 
     private static void totalRow(Csv csv, String type, String start, String end, String day, String campaign,

@@ -15,7 +15,7 @@ import java.util.Locale;
  * Inline SVG line chart of stream vs batch spend per window, with a red tick under every window whose keys
  * differ. Long ranges are drawn in buckets of consecutive windows (at most {@link #MAX_POINTS} points), so the
  * report stays small; the caption says so. Pixel positions are doubles, values (and the labels drawn from them)
- * stay exact integers.
+ * stay exact integers. The drawing is the template {@code spend-chart.mustache}; this class computes what it shows.
  */
 final class SpendChart {
     static final int MAX_POINTS = 720;
@@ -28,11 +28,28 @@ final class SpendChart {
 
     private record Point(long startMillis, BigInteger stream, BigInteger batch, long differingKeys) {}
 
+    /** What the template draws; {@code points} is false for an empty range. */
+    public record View(boolean points, int width, int height, List<GridLine> grid, List<XLabel> xLabels,
+                       List<Tick> ticks, String batchLine, String streamLine, List<Dot> dots, int axisX1, int axisX2,
+                       String axisY, String caption, String zone) {}
+
+    public record GridLine(int x1, int x2, String y, int labelX, String labelY, String label) {}
+
+    public record XLabel(String x, int y, String anchor, String label) {}
+
+    public record Tick(String x, String y1, String y2, String when, long keys, String stream, String batch) {}
+
+    public record Dot(String x, String batchY, String streamY) {}
+
     private SpendChart() {}
 
     static String render(List<WindowTotal> windows, ZoneId zone) {
+        return Templates.render("spend-chart.mustache", view(windows, zone));
+    }
+
+    static View view(List<WindowTotal> windows, ZoneId zone) {
         if (windows.isEmpty()) {
-            return "<p class=\"muted\">No windows in this range: neither the stream nor the batch has any key.</p>";
+            return new View(false, WIDTH, HEIGHT, List.of(), List.of(), List.of(), "", "", List.of(), 0, 0, "", "", zone.getId());
         }
         int perBucket = (windows.size() + MAX_POINTS - 1) / MAX_POINTS;
         List<Point> points = new ArrayList<>();
@@ -53,69 +70,57 @@ final class SpendChart {
         BigInteger top = step.max(max.add(step).subtract(BigInteger.ONE).divide(step).multiply(step));
         double plotW = WIDTH - LEFT - RIGHT;
         double plotH = HEIGHT - TOP - BOTTOM;
+        int n = points.size();
 
-        StringBuilder svg = new StringBuilder();
-        svg.append("<svg class=\"chart\" viewBox=\"0 0 ").append(WIDTH).append(' ')
-                .append(HEIGHT).append("\" role=\"img\" aria-labelledby=\"chart-title\">");
-        svg.append("<title id=\"chart-title\">Spend per window: stream (real-time) vs batch (recomputed)</title>");
-        // Grid and y labels.
+        List<GridLine> grid = new ArrayList<>();
         for (BigInteger v = BigInteger.ZERO; v.compareTo(top) <= 0; v = v.add(step)) {
             double y = y(v, top, plotH);
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>",
-                    LEFT, WIDTH - RIGHT, y, y));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" class=\"ylabel\">%s</text>", LEFT - 8, y + 4,
-                    Html.escape(Money.compact(v))));
+            grid.add(new GridLine(LEFT, WIDTH - RIGHT, px(y), LEFT - 8, px(y + 4), Money.compact(v)));
         }
         // x labels: first, middle and last point.
         DateTimeFormatter fmt = DateTimeFormatter.ofPattern("MM-dd HH:mm").withZone(zone);
-        int[] labelled = points.size() == 1 ? new int[] {0} : new int[] {0, (points.size() - 1) / 2, points.size() - 1};
+        List<XLabel> xLabels = new ArrayList<>();
+        int[] labelled = n == 1 ? new int[] {0} : new int[] {0, (n - 1) / 2, n - 1};
         for (int idx : labelled) {
-            String anchor = idx == 0 ? "start" : idx == points.size() - 1 ? "end" : "middle";
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" class=\"xlabel\">%s</text>",
-                    x(idx, points.size(), plotW), HEIGHT - BOTTOM + 34, anchor,
-                    Html.escape(fmt.format(Instant.ofEpochMilli(points.get(idx).startMillis)))));
+            String anchor = idx == 0 ? "start" : idx == n - 1 ? "end" : "middle";
+            xLabels.add(new XLabel(px(x(idx, n, plotW)), HEIGHT - BOTTOM + 34, anchor,
+                    fmt.format(Instant.ofEpochMilli(points.get(idx).startMillis))));
         }
-        // Windows with differences: a tick under the axis.
-        for (int i = 0; i < points.size(); i++) {
+        List<Tick> ticks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
             Point p = points.get(i);
             if (p.differingKeys == 0) continue;
-            double x = x(i, points.size(), plotW);
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"difftick\">"
-                            + "<title>%s: %d keys differ, spend stream %s vs batch %s</title></line>",
-                    x, x, TOP + plotH + 3, TOP + plotH + 13,
-                    Html.escape(fmt.format(Instant.ofEpochMilli(p.startMillis))), p.differingKeys,
-                    Html.escape(Money.grouped(p.stream)), Html.escape(Money.grouped(p.batch))));
+            ticks.add(new Tick(px(x(i, n, plotW)), px(TOP + plotH + 3), px(TOP + plotH + 13),
+                    fmt.format(Instant.ofEpochMilli(p.startMillis)), p.differingKeys, Money.grouped(p.stream),
+                    Money.grouped(p.batch)));
         }
-        svg.append(polyline(points, true, top, plotW, plotH, "batch"));
-        svg.append(polyline(points, false, top, plotW, plotH, "stream"));
-        if (points.size() <= 60) {
-            for (int i = 0; i < points.size(); i++) {
+        List<Dot> dots = new ArrayList<>();
+        if (n <= 60) {
+            for (int i = 0; i < n; i++) {
                 Point p = points.get(i);
-                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" class=\"batch-dot\"/>",
-                        x(i, points.size(), plotW), y(p.batch, top, plotH)));
-                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" class=\"stream-dot\"/>",
-                        x(i, points.size(), plotW), y(p.stream, top, plotH)));
+                dots.add(new Dot(px(x(i, n, plotW)), px(y(p.batch, top, plotH)), px(y(p.stream, top, plotH))));
             }
         }
-        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>",
-                LEFT, WIDTH - RIGHT, TOP + plotH, TOP + plotH));
-        svg.append("</svg>");
         String caption = perBucket == 1
                 ? windows.size() + " windows"
-                : windows.size() + " windows, drawn in " + points.size() + " points of " + perBucket + " consecutive windows each";
-        return svg + "<p class=\"caption\"><span class=\"key stream\"></span>Stream (real-time)"
-                + " <span class=\"key batch\"></span>Batch (recomputed, final)"
-                + " <span class=\"key diff\"></span>Window with differing keys &middot; " + Html.escape(caption)
-                + "; times in " + Html.escape(zone.getId()) + "; spend in currency units.</p>";
+                : windows.size() + " windows, drawn in " + n + " points of " + perBucket + " consecutive windows each";
+        return new View(true, WIDTH, HEIGHT, grid, xLabels, ticks, polyline(points, true, top, plotW, plotH),
+                polyline(points, false, top, plotW, plotH), dots, LEFT, WIDTH - RIGHT, px(TOP + plotH), caption,
+                zone.getId());
     }
 
-    private static String polyline(List<Point> points, boolean batch, BigInteger top, double plotW, double plotH, String cls) {
-        StringBuilder sb = new StringBuilder("<polyline class=\"").append(cls).append("\" points=\"");
+    private static String polyline(List<Point> points, boolean batch, BigInteger top, double plotW, double plotH) {
+        StringBuilder sb = new StringBuilder();
         for (int i = 0; i < points.size(); i++) {
             Point p = points.get(i);
-            sb.append(String.format(Locale.ROOT, "%.1f,%.1f ", x(i, points.size(), plotW), y(batch ? p.batch : p.stream, top, plotH)));
+            sb.append(px(x(i, points.size(), plotW))).append(',').append(px(y(batch ? p.batch : p.stream, top, plotH))).append(' ');
         }
-        return sb.append("\"/>").toString();
+        return sb.toString();
+    }
+
+    /** A pixel position with one decimal, in the root locale (a comma would break the SVG). */
+    private static String px(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
     }
 
     private static double x(int i, int n, double plotW) {

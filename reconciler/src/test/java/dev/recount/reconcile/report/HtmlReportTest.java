@@ -50,11 +50,43 @@ class HtmlReportTest {
     @Test
     void escapesIdsAndLoadsNothingFromOutside() {
         String html = HtmlReport.render(data(3));
-        assertThat(html).doesNotContain(EVIL).contains("&lt;script&gt;document.title=&#39;x&#39;&lt;/script&gt;");
+        // The engine escapes = too (&#61;): the same text in a browser.
+        assertThat(html).doesNotContain(EVIL).contains("&lt;script&gt;document.title&#61;&#39;x&#39;&lt;/script&gt;");
         assertThat(html).doesNotContainIgnoringCase("<script").doesNotContain("http://").doesNotContain("https://")
                 .doesNotContain("src=").doesNotContain("url(").doesNotContainIgnoringCase("<link");
         assertThat(html).contains("Beyond tolerance").contains("<svg").contains("1.500000").contains("1.750000")
                 .contains("-0.250000").contains("clicks 2 → 3");
+    }
+
+    @Test
+    void idsAreTextNeverMarkupInEverySection() {
+        String script = "<script>alert(1)</script>";
+        String quotes = "\"&'";
+        WindowKey hostile = new WindowKey(FROM.toEpochMilli(), script, quotes + "\u0000\u0007");
+        ReconciliationDiffsTable.Row mismatch = new ReconciliationDiffsTable.Row(hostile, hostile.windowStartMillis() + 60_000,
+                Status.MISMATCH, false, 2, S, B);
+        ReconciliationDiffsTable.Row onlyBatch = new ReconciliationDiffsTable.Row(new WindowKey(FROM.toEpochMilli(), quotes, script),
+                FROM.toEpochMilli() + 60_000, Status.MISSING_IN_STREAM, false, null, null, B);
+        ReportData d = data(2);
+        Comparison c = new Comparison(d.comparison().range(), d.comparison().windows(),
+                List.of(new Comparison.CampaignDayTotal(quotes + script, LocalDate.of(2026, 11, 28), d.comparison().range())));
+        ReportData hostileData = new ReportData(d.runId(), Scope.range(FROM, FROM.plusSeconds(86_400), script), d.zone(),
+                d.generatedAt(), d.verdict(), c, d.finalTotals(), d.keysFinalized(), d.corrections(), d.tolerances(), false,
+                List.of(mismatch), List.of(onlyBatch), List.of(),
+                List.of(new LargestCtrDiffs.Difference(mismatch, Ratio.CTR.of(S), Ratio.CTR.of(B))));
+        String html = HtmlReport.render(hostileData);
+        assertThat(html).doesNotContain(script).doesNotContain(quotes).doesNotContainIgnoringCase("<script");
+        String escapedScript = "&lt;script&gt;alert(1)&lt;/script&gt;";
+        String escapedQuotes = "&quot;&amp;&#39;";
+        // In the title, the mismatches, the CTR list, the missing keys and the campaign-days.
+        assertThat(html.split(java.util.regex.Pattern.quote(escapedScript), -1).length - 1).isGreaterThanOrEqualTo(6);
+        assertThat(html).contains("<title>Reconciliation run 7 · " + escapedScript + "</title>")
+                .contains("<td class=\"text id\">" + escapedScript + "</td><td class=\"text id\">" + escapedQuotes
+                        + "\uFFFD\uFFFD</td>")
+                .contains("<td class=\"text id\">" + escapedQuotes + "</td><td class=\"text id\">" + escapedScript + "</td>")
+                .contains("<td class=\"text id\">" + escapedQuotes + escapedScript + "</td>");
+        // Control characters never reach the page (not even as numeric references).
+        assertThat(html).doesNotContain("\u0000").doesNotContain("\u0007").doesNotContain("&#0;").doesNotContain("&#7;");
     }
 
     @Test

@@ -62,14 +62,6 @@ class MoneyAndCsvTest {
     }
 
     @Test
-    void htmlEscapesEverythingThatCouldBeMarkup() {
-        assertThat(Html.escape("<script>alert('x')</script> & \"q\""))
-                .isEqualTo("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
-        assertThat(Html.escape("a\u0000b")).isEqualTo("a\uFFFDb");
-        assertThat(Html.escape(null)).isEmpty();
-    }
-
-    @Test
     void chartStepsAreRound() {
         assertThat(SpendChart.niceStep(BigInteger.ZERO)).isEqualTo(BigInteger.ONE);
         assertThat(SpendChart.niceStep(BigInteger.valueOf(10_000_000))).isEqualTo(BigInteger.valueOf(5_000_000));
