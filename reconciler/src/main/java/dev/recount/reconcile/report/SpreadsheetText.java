@@ -34,7 +34,8 @@ public final class SpreadsheetText {
                 || (c >= '\u2066' && c <= '\u2069');
     }
 
-    private static String showBidiControls(String value) {
+    /** Every bidi control character in {@code value} replaced by its visible name ({@code <U+202E>}). */
+    static String showBidiControls(String value) {
         StringBuilder sb = null;
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);

@@ -18,8 +18,9 @@ public final class Templates {
         @Override
         public void encode(String value, Writer writer) {
             // Control characters other than tab and line breaks are not allowed in HTML text: show U+FFFD instead
-            // (the engine alone would write a numeric reference to them).
-            HtmlEscaper.escape(withoutControls(value), writer);
+            // (the engine alone would write a numeric reference to them). Bidi controls are shown by name, as in
+            // the CSV: escaped or not, they would still reorder how an id reads on the page.
+            HtmlEscaper.escape(SpreadsheetText.showBidiControls(withoutControls(value)), writer);
         }
     };
 
