@@ -31,7 +31,7 @@ final class RestJob implements WindowCloseCheckpoints.Job, AutoCloseable {
      * @param checkpointToken  the secret the local read-only REST API lets a checkpoint request through with
      */
     RestJob(Configuration rest, JobID jobId, String windowVertexName, String checkpointToken) throws Exception {
-        this.client = new RestClusterClient<>(rest, "recount-stream");
+        this.client = new RestClusterClient<>(rest, StreamSettings.JOB_NAME);
         this.checkpointUri = java.net.URI.create("http://" + rest.get(org.apache.flink.configuration.RestOptions.ADDRESS)
                 + ":" + rest.get(org.apache.flink.configuration.RestOptions.PORT) + "/jobs/" + jobId + "/checkpoints");
         this.checkpointToken = checkpointToken;

@@ -38,7 +38,8 @@ import org.apache.kafka.common.TopicPartition;
  * restores the newest one. Together with the two-phase sinks that makes a kill -9 at any moment harmless.
  */
 public final class StreamRun {
-    public static final String JOB_NAME = "recount-stream";
+    /** The job's name in Flink (metrics label it job_name; dashboards and alerts select by it). */
+    public static final String JOB_NAME = StreamSettings.JOB_NAME;
 
     /** Creates the execution environment: a local MiniCluster with Web UI, a cluster's context, or a test's. */
     @FunctionalInterface

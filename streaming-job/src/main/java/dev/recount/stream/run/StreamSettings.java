@@ -53,7 +53,10 @@ public record StreamSettings(
         }
     }
 
-    /** Which stream_progress row the job advances. */
+    /**
+     * The job's one name: its name in Flink (the job_name label of its metrics, which deploy/monitoring's alerts
+     * and dashboard select by), the stream_progress row it advances, and the prefix of its transactional ids.
+     */
     public static final String JOB_NAME = "recount-stream";
     private static final Pattern URI_SCHEME = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*:/.*");
 
