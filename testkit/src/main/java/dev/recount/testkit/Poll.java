@@ -41,6 +41,7 @@ public final class Poll {
         try {
             return await(what)
                     .atMost(timeout)
+                    .pollInSameThread() // conditions use the caller's connections and clients, as before
                     .pollDelay(Duration.ZERO)
                     .pollInterval(new IterativePollInterval(
                             d -> d.multipliedBy(2).compareTo(LONGEST_PAUSE) > 0 ? LONGEST_PAUSE : d.multipliedBy(2),
