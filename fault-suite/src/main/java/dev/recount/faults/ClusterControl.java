@@ -1,5 +1,6 @@
 package dev.recount.faults;
 
+import dev.recount.core.config.LocalEnvFile;
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.Poll;
 import java.io.IOException;
@@ -38,13 +39,9 @@ final class ClusterControl {
         int exit = launcher.run(log, WAIT, "up", "--cluster", "--home", stack.home().toString());
         if (exit != 0) throw new IllegalStateException("`recount up --cluster` exited " + exit + "; see " + log);
         Map<String, String> env = new HashMap<>(stack.environment());
-        for (String line : Files.readAllLines(stack.home().resolve("local.env"), StandardCharsets.UTF_8)) {
-            String l = line.strip();
-            if (!l.startsWith("export RECOUNT_FLINK") && !l.startsWith("export RECOUNT_SPARK")) continue;
-            String assignment = l.substring("export ".length());
-            int eq = assignment.indexOf('=');
-            env.put(assignment.substring(0, eq), assignment.substring(eq + 1).replaceAll("^'|'$", ""));
-        }
+        LocalEnvFile.read(LocalEnvFile.in(stack.home())).forEach((name, value) -> {
+            if (name.startsWith("RECOUNT_FLINK") || name.startsWith("RECOUNT_SPARK")) env.put(name, value);
+        });
         return env;
     }
 

@@ -1,5 +1,6 @@
 package dev.recount.testkit;
 
+import dev.recount.core.config.LocalEnvFile;
 import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
 import dev.recount.db.Role;
@@ -13,14 +14,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The embedded local stack (a real Kafka broker and a real PostgreSQL) for integration tests, started once
- * per test JVM exactly as {@code ./recount up} starts it: by deploy's launcher in a child process, so the
+ * per test JVM exactly as {@code ./recount up} starts it: by local-stack's main in a child process, so the
  * broker's Scala 2.13 classes never share a classpath with Flink or Spark. Stopped by a shutdown hook.
  *
  * <p>Tests isolate themselves with their own topics ({@link TestNames#unique}) and schemas
@@ -59,7 +59,7 @@ public final class LocalStack {
         if (exit != 0) {
             throw new IllegalStateException("`recount up` exited " + exit + "; see " + home.resolve("launcher.log"));
         }
-        return new LocalStack(home, readEnvFile(home.resolve("local.env")));
+        return new LocalStack(home, LocalEnvFile.read(LocalEnvFile.in(home)));
     }
 
     public void stop() {
@@ -168,17 +168,17 @@ public final class LocalStack {
 
     private String require(String key) {
         String v = env.get(key);
-        if (v == null || v.isBlank()) throw new IllegalStateException(key + " missing from " + home.resolve("local.env"));
+        if (v == null || v.isBlank()) throw new IllegalStateException(key + " missing from " + LocalEnvFile.in(home));
         return v;
     }
 
-    /** Runs deploy's launcher main in a child JVM; its output goes to {@code home/launcher.log}. */
+    /** Runs local-stack's main in a child JVM; its output goes to {@code home/launcher.log}. */
     static int runLauncher(Path home, Duration timeout, String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
-        command.add(deployClasspath());
-        command.add("dev.recount.deploy.RecountLocal");
+        command.add(stackClasspath());
+        command.add("dev.recount.stack.LocalStackMain");
         command.addAll(List.of(args));
         try {
             Files.createDirectories(home);
@@ -199,42 +199,19 @@ public final class LocalStack {
         }
     }
 
-    /** deploy's jar plus its runtime classpath, as written by the build (see the root pom). */
-    static String deployClasspath() {
+    /** local-stack's jar plus its runtime classpath, as written by the build (see the root pom). */
+    static String stackClasspath() {
         Path root = Path.of(System.getProperty("recount.root", "..")).toAbsolutePath().normalize();
-        Path target = root.resolve("deploy").resolve("target");
+        Path target = root.resolve("local-stack").resolve("target");
         Path classpathFile = target.resolve("runtime.classpath");
         try (var jars = Files.list(target)) {
-            Path jar = jars.filter(p -> p.getFileName().toString().matches("deploy-.*\\.jar"))
+            Path jar = jars.filter(p -> p.getFileName().toString().matches("local-stack-.*\\.jar"))
                     .filter(p -> !p.getFileName().toString().contains("-sources"))
                     .findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no deploy jar in " + target + ": build deploy first (mvn package)"));
+                    .orElseThrow(() -> new IllegalStateException("no local-stack jar in " + target + ": build local-stack first (mvn package)"));
             return jar + java.io.File.pathSeparator + Files.readString(classpathFile, StandardCharsets.UTF_8).trim();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + classpathFile + ": build deploy first (mvn package)", e);
+            throw new IllegalStateException("cannot read " + classpathFile + ": build local-stack first (mvn package)", e);
         }
-    }
-
-    /** Reads shell assignments {@code KEY=value} or {@code export KEY='value'} as local.env holds them. */
-    static Map<String, String> readEnvFile(Path file) {
-        Map<String, String> values = new HashMap<>();
-        try {
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                String l = line.strip();
-                if (l.isEmpty() || l.startsWith("#")) continue;
-                if (l.startsWith("export ")) l = l.substring("export ".length()).strip();
-                int eq = l.indexOf('=');
-                if (eq <= 0) continue;
-                String value = l.substring(eq + 1).strip();
-                if (value.length() >= 2 && (value.startsWith("'") && value.endsWith("'")
-                        || value.startsWith("\"") && value.endsWith("\""))) {
-                    value = value.substring(1, value.length() - 1);
-                }
-                values.put(l.substring(0, eq).strip(), value);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + file, e);
-        }
-        return values;
     }
 }

@@ -53,7 +53,7 @@ class ManifestsTest {
     static final String CONFIG_MAP = "recount-config";
 
     static final Map<String, String> MODULE_OF_PACKAGE = Map.of(
-            "core", "core", "db", "db", "deploy", "deploy", "stream", "streaming-job",
+            "core", "core", "db", "db", "stack", "local-stack", "tools", "tools", "stream", "streaming-job",
             "batch", "batch-backfill", "reconcile", "reconciler", "ops", "operations", "testkit", "testkit");
 
     // ---- every file parses ---------------------------------------------------------------------------------------
@@ -707,7 +707,7 @@ class ManifestsTest {
     static Set<String> producedJars() throws IOException {
         String version = projectVersion();
         Set<String> out = new TreeSet<>();
-        for (String module : List.of("core", "db", "deploy", "streaming-job", "batch-backfill", "reconciler")) {
+        for (String module : List.of("core", "db", "local-stack", "tools", "streaming-job", "batch-backfill", "reconciler")) {
             out.add(module + "/target/" + module + "-" + version + ".jar");
             String pom = Files.readString(ROOT.resolve(module).resolve("pom.xml"));
             Matcher classifier = Pattern.compile("<shadedClassifierName>([^<]+)</shadedClassifierName>").matcher(pom);
@@ -757,7 +757,7 @@ class ManifestsTest {
     static Map<String, String[]> launcherDispatch() throws IOException {
         String launcher = Files.readString(ROOT.resolve("recount"));
         Map<String, String[]> out = new HashMap<>();
-        // The launcher's table: `  up|down) target=(deploy dev.recount.deploy.RecountLocal "$cmd") ;;` (scripts aside).
+        // The launcher's table: `  up|down) target=(local-stack dev.recount.stack.LocalStackMain "$cmd") ;;` (scripts aside).
         Matcher m = Pattern.compile("(?m)^\\s+([\\w|-]+)\\)\\s*target=\\((?!script\\s)\\S+\\s+(\\S+)([^)\\n]*)\\)\\s*;;").matcher(launcher);
         while (m.find()) {
             boolean passesWord = m.group(3).contains("\"$cmd\"");

@@ -28,7 +28,7 @@ final class LauncherCommands {
 
     enum Source { PICOCLI, SCRIPT, LAUNCHER }
 
-    /** {@code  up|down|status) target=(deploy dev.recount.deploy.RecountLocal "$cmd") ;;} */
+    /** {@code  up|down|status) target=(local-stack dev.recount.stack.LocalStackMain "$cmd") ;;} */
     private static final Pattern TARGET = Pattern.compile("(?m)^\\s*([^\\s()]+)\\)\\s*target=\\(([^)]*)\\)\\s*;;");
     /** The launcher's own help line: {@code ""|-h|--help|help) usage; exit 0 ;;}. */
     private static final Pattern HELP = Pattern.compile("(?m)^\\s*\"\"\\|([^)]*)\\)\\s*usage; exit 0");
@@ -58,7 +58,7 @@ final class LauncherCommands {
         if (!help.find()) throw new AssertionError("the launcher has no help case (\"\"|-h|--help|help) usage; exit 0)");
         for (String name : help.group(1).split("\\|")) if (name.startsWith("-")) ownOptions.add(name);
 
-        // Several launcher commands may share one main class (deploy's); read each tree once.
+        // Several launcher commands may share one main class (local-stack's, tools'); read each tree once.
         Map<String, List<String>> treeOfMain = new LinkedHashMap<>();
         Matcher m = TARGET.matcher(launcher);
         int targets = 0;
@@ -98,8 +98,8 @@ final class LauncherCommands {
     }
 
     /**
-     * Takes the nodes of {@code lines} under {@code path}. A main whose root is named {@code recount} (deploy's,
-     * the stream's) is called with the subcommand first; its root is not a command of its own.
+     * Takes the nodes of {@code lines} under {@code path}. A main whose root is named {@code recount} (local-stack's,
+     * tools', the stream's) is called with the subcommand first; its root is not a command of its own.
      */
     private void readTree(String path, List<String> lines, String sub, String where) {
         String prefix = lines.get(0).substring("command ".length()); // the tree's root path

@@ -1,8 +1,0 @@
-package dev.recount.deploy.demo;
-
-/** The reconciler's documented exit code for "succeeded, but beyond tolerance" (see reconciler/README.md). */
-final class ReconcileExit {
-    static final int BEYOND_TOLERANCE = 3;
-
-    private ReconcileExit() {}
-}

@@ -1,0 +1,55 @@
+package dev.recount.tools.demo;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** The demo's own connections to the stack, from local.env's values: Kafka clients and the administrator's JDBC. */
+final class DemoConnections {
+    private DemoConnections() {}
+
+    static Properties kafka(Map<String, String> env) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, env.get("KAFKA_BOOTSTRAP_SERVERS"));
+        return p;
+    }
+
+    /** The administrator: only the demo's reset and its read-back use it; the steps log in as their own logins. */
+    static Connection admin(Map<String, String> env) throws SQLException {
+        return DriverManager.getConnection(env.get("RECOUNT_JDBC_URL"), env.get("PGUSER"), env.get("PGPASSWORD"));
+    }
+
+    /** Reads a whole topic (read_committed: what the job committed) and returns each record's value. */
+    static List<byte[]> readTopic(Map<String, String> env, String topic) {
+        Properties p = kafka(env);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
+                    .map(i -> new TopicPartition(topic, i.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+            List<byte[]> values = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) throw new IllegalStateException("timed out reading " + topic);
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) values.add(r.value());
+            }
+            return values;
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.recount.tools.demo;
+
+import dev.recount.core.config.Durations;
+import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.config.Instants;
+import dev.recount.core.config.LocalEnvFile;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.stack.LocalStackControl;
+import dev.recount.stack.embedded.StackLayout;
+import dev.recount.tools.generate.GroundTruth;
+import dev.recount.tools.generate.Progress;
+import dev.recount.tools.generate.TrafficProfile;
+import dev.recount.tools.generate.TrafficRun;
+import dev.recount.tools.generate.TrafficShape;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+
+/**
+ * The steps of {@code ./recount demo}, in order, each printing one progress line: bring up the stack, reset the demo's
+ * workspace ({@link DemoWorkspace}), start the streaming job ({@link DemoStream}), generate traffic, wait for the
+ * windows to close, backfill, reconcile, summarise ({@link DemoSummary}), and stop what the demo started. The stack
+ * and the generator are called through their Java APIs; the streaming job, the backfill and the reconciliation run
+ * through the launcher, each in its own JVM (Flink and Spark never share one).
+ */
+final class DemoRun {
+    private static final int STEPS = 7;
+    private static final Duration STACK_TIMEOUT = Duration.ofMinutes(2);
+
+    record Options(Path home, long events, String span, double rate, long seed, String start, String idleness,
+                   boolean keep, Path config) {}
+
+    /** The demo's event-time range: the main range whose windows are reconciled, then a thin tail that closes them. */
+    record Range(Instant start, Instant mainEnd, Duration span, Duration tail) {}
+
+    private final Options o;
+    private final PrintWriter out;
+    private final Path launcher;
+    private int step;
+
+    DemoRun(Options o, PrintWriter out) {
+        this.o = o;
+        this.out = out;
+        String root = System.getenv("RECOUNT_ROOT");
+        if (root == null || root.isBlank()) {
+            throw new IllegalArgumentException("run the demo through the launcher: ./recount demo");
+        }
+        this.launcher = Path.of(root, "recount");
+    }
+
+    int run() throws Exception {
+        RecountConfig base = RecountConfig.fromEnvironment(o.config());
+        StackLayout layout = new StackLayout((o.home() != null ? o.home() : Path.of(base.get("local.home"))).toAbsolutePath());
+        // The stack's own progress lines stay out of the demo's: one line per step.
+        LocalStackControl stack = new LocalStackControl(layout, line -> {});
+        DemoWorkspace workspace = new DemoWorkspace(layout);
+
+        progress("starting the local stack (Kafka + PostgreSQL) in " + layout.home());
+        boolean startedStack = !stack.up(base, STACK_TIMEOUT, false).wasRunning();
+        Map<String, String> env = LocalEnvFile.read(layout.envFile());
+
+        progress("resetting the demo workspace: topics " + DemoWorkspace.INPUT + "*, schema " + DemoWorkspace.SCHEMA
+                + ", " + workspace.dir());
+        Path configFile = workspace.writeConfig(env, o.idleness());
+        RecountConfig cfg = RecountConfig.load(configFile, env);
+        workspace.reset(env);
+        Range range = range(cfg.eventTime());
+
+        progress("starting the streaming job (log: " + workspace.log("stream") + ")");
+        DemoStream stream = DemoStream.start(launcher, env, workspace.log("stream"), configFile);
+        boolean streamKept = false;
+        try {
+            String webUi = stream.awaitRunning();
+            out.println("      Flink Web UI: " + webUi);
+
+            progress("generating " + o.events() + " events over " + Durations.format(range.span()) + " of event time from "
+                    + range.start() + " at " + (long) o.rate() + " records/s, with late, duplicate and invalid records");
+            GroundTruth truth = generate(cfg, range, workspace);
+
+            Instant closed = range.mainEnd().plus(cfg.eventTime().allowedLateness());
+            progress("waiting until the watermark passes " + closed
+                    + " (last window end + allowed lateness) and the job has read every record");
+            stream.awaitWindowsClosed(env, closed);
+            if (o.keep()) {
+                streamKept = true;
+            } else {
+                stream.stop();
+            }
+
+            progress("backfill range [" + range.start() + ", " + range.mainEnd() + ") from the lake (log: "
+                    + workspace.log("backfill") + ")");
+            backfill(env, range, workspace);
+
+            progress("reconcile [" + range.start() + ", " + range.mainEnd() + ") (log: " + workspace.log("reconcile") + ")");
+            int reconcile = reconcile(env, range, workspace);
+
+            DemoSummary summary = DemoSummary.collect(env, cfg, range.start(), range.mainEnd(), truth);
+            summary.print(out, reconcile == 0 ? "within tolerance"
+                            : "beyond tolerance (the stream missed too-late events; the batch values are now served)",
+                    workspace.newestReport(), webUi, streamKept, lookYourself(layout, !o.keep() && startedStack));
+        } finally {
+            if (!streamKept) stream.stop();
+        }
+        finish(stack, startedStack, streamKept ? stream.pid() : -1);
+        return 0;
+    }
+
+    private void progress(String line) {
+        out.printf("[%d/%d] %s%n", ++step, STEPS, line);
+        out.flush();
+    }
+
+    /** From --start, else ending far enough back that every window, tail included, has closed by now. */
+    private Range range(EventTimeSettings time) {
+        Duration span = Durations.parse(o.span());
+        Duration tail = TrafficShape.closingTail(time);
+        Instant start = o.start() != null ? Instants.parseInstant(o.start())
+                : Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(span).minus(tail).truncatedTo(ChronoUnit.MINUTES);
+        return new Range(start, start.plus(span), span, tail);
+    }
+
+    /** The generator's traffic (its default shape) to the demo's input topic; returns what the pipeline must compute. */
+    private GroundTruth generate(RecountConfig cfg, Range range, DemoWorkspace workspace) throws Exception {
+        TrafficProfile profile = TrafficShape.defaults().profile(cfg.eventTime(), range.start(), range.span(), range.tail(),
+                o.events(), o.seed(), DemoWorkspace.PARTITIONS);
+        // The generator's own progress lines stay out of the demo's, as the stack's do.
+        Progress quiet = new Progress(new PrintWriter(Writer.nullWriter()), "generate");
+        return TrafficRun.toKafka(cfg, profile, DemoWorkspace.INPUT, o.rate(), workspace.truthDir(), quiet).truth();
+    }
+
+    private void backfill(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
+        Path log = workspace.log("backfill");
+        int exit = ChildProcess.start(launcher, env, log, "backfill", "range", "--from", range.start().toString(),
+                "--to", range.mainEnd().toString(), "--config", workspace.configFile().toString())
+                .await(Duration.ofMinutes(5));
+        if (exit != 0) throw new IllegalStateException("backfill exited " + exit + "; see " + log);
+    }
+
+    /** @return reconcile's exit code: 0, or {@link ReconcileExit#BEYOND_TOLERANCE} (the demo's too-late events) */
+    private int reconcile(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
+        Path log = workspace.log("reconcile");
+        int exit = ChildProcess.start(launcher, env, log, "reconcile", "--from", range.start().toString(),
+                "--to", range.mainEnd().toString(), "--config", workspace.configFile().toString(),
+                "--report-dir", workspace.reportDir().toString())
+                .await(Duration.ofMinutes(3));
+        if (exit != 0 && exit != ReconcileExit.BEYOND_TOLERANCE) {
+            throw new IllegalStateException("reconcile exited " + exit + "; see " + log);
+        }
+        return exit;
+    }
+
+    /** Leaves running what --keep asks for, stops the stack the demo started, and says which it did. */
+    private void finish(LocalStackControl stack, boolean startedStack, long keptStreamPid) {
+        StackLayout layout = stack.layout();
+        if (o.keep()) {
+            out.println("The stack keeps running (--keep). Stop it with: ./recount down" + homeFlag(layout)
+                    + (keptStreamPid > 0 ? "; stop the streaming job first with: kill " + keptStreamPid
+                            + " (a clean stop: it takes a savepoint)" : ""));
+        } else if (startedStack) {
+            stack.down(false);
+            out.println("Stopped the local stack this demo started (use --keep to leave it running).");
+        } else {
+            out.println("The local stack was already running and stays up. Stop it with: ./recount down" + homeFlag(layout));
+        }
+        out.flush();
+    }
+
+    /**
+     * How to look at the served rows yourself, as a line that works when pasted: the stack's local.env by its absolute
+     * path; when the demo stops the stack it started, bringing it up again first (its data stays in the home).
+     */
+    static String lookYourself(StackLayout layout, boolean stackStopped) {
+        String query = ". " + layout.envFile().toAbsolutePath() + " && psql -c 'SELECT * FROM " + DemoWorkspace.SCHEMA
+                + ".window_metrics LIMIT 10'";
+        return stackStopped ? "./recount up" + homeFlag(layout) + " && " + query : query;
+    }
+
+    private static String homeFlag(StackLayout layout) {
+        return layout.home().equals(Path.of(".recount").toAbsolutePath()) ? "" : " --home " + layout.home();
+    }
+}

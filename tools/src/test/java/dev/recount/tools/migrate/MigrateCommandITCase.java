@@ -1,0 +1,89 @@
+package dev.recount.tools.migrate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.testkit.LocalStack;
+import dev.recount.tools.CommandRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ./recount migrate} on a real PostgreSQL, as a user's own database would be: an empty schema, then a rerun. */
+class MigrateCommandITCase {
+    static LocalStack stack;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startStack() {
+        stack = LocalStack.shared();
+    }
+
+    /** The settings a user writes for their own database: URL, schema, administrative login, its password file. */
+    private Path config(String schema) throws Exception {
+        Path password = dir.resolve("admin.password");
+        Files.writeString(password, stack.adminPassword() + "\n");
+        Path config = dir.resolve("recount.properties");
+        Files.writeString(config, String.join("\n",
+                "postgres.jdbc-url=" + stack.jdbcUrl(),
+                "postgres.schema=" + schema,
+                "postgres.user=" + stack.adminUser(),
+                // a variable no environment sets, so the password comes from the file whatever the test's environment
+                "postgres.password-env=RECOUNT_MIGRATE_ITCASE_UNSET",
+                "postgres.password-file=" + password, ""));
+        return config;
+    }
+
+    @Test
+    void appliesEveryMigrationToAnEmptySchemaThenNothing() throws Exception {
+        String schema = stack.createSchema("migrate");
+        Path config = config(schema);
+
+        CommandRun first = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        int latest = latestVersion(schema);
+        // Version numbers may have gaps (a number reserved by work not merged yet): count what was applied.
+        assertThat(first.out()).contains("migrate: schema " + schema + " on " + stack.jdbcUrl())
+                .contains("migrate: applied " + appliedCount(schema) + " (V1 roles, V2 stream tables")
+                .contains("the schema is at version " + latest);
+
+        CommandRun again = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(again.exitCode()).as(again.err()).isZero();
+        assertThat(again.out()).contains("migrate: nothing to apply; the schema is at version " + latest);
+    }
+
+    @Test
+    void aWrongPasswordFailsWithOneLine() throws Exception {
+        String schema = stack.createSchema("migrate");
+        Path config = config(schema);
+        Files.writeString(dir.resolve("admin.password"), "not-the-password\n");
+
+        CommandRun run = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
+        assertThat(run.err()).startsWith("recount migrate: ");
+    }
+
+    private int appliedCount(String schema) throws Exception {
+        try (Connection c = stack.adminConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + schema + ".flyway_schema_history"
+                     + " WHERE success AND version IS NOT NULL")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private int latestVersion(String schema) throws Exception {
+        try (Connection c = stack.adminConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT max(version::int) FROM " + schema + ".flyway_schema_history WHERE success")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
