@@ -253,7 +253,7 @@ public final class BackfillRunner {
                             }
                             if (!readyWindows.isEmpty()) {
                                 try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
-                                        events.filter(WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows)
+                                        events.filter(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows)
                                                 .isin(readyWindows.toArray())), windows)) {
                                     c = computeAndStage(conn, runId, windowRows.rows());
                                 }
@@ -460,7 +460,7 @@ public final class BackfillRunner {
         for (BackfillBatch.Entry e : candidates) wanted.add(RowFactory.create(e.record().event().eventId, windowOf(e, windows)));
         Dataset<Row> wantedDf = functions.broadcast(spark.createDataFrame(wanted, schema));
         Dataset<Row> inLake = events.select(col(LakeLayout.EVENT_ID),
-                WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows).as(WindowAggregation.WINDOW_START));
+                WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows).as(WindowAggregation.WINDOW_START));
         Dataset<Row> present = inLake.join(wantedDf,
                 inLake.col(LakeLayout.EVENT_ID).equalTo(wantedDf.col("wanted_id"))
                         .and(inLake.col(WindowAggregation.WINDOW_START).equalTo(wantedDf.col("wanted_window"))),
