@@ -215,7 +215,7 @@ if wants batch || wants levers || wants compact; then
 fi
 if wants batch; then
   echo "bench: batch lake ($BATCH_EVENTS events) + recount backfill range (BatchRecomputeBench)..." >&2
-  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
      --lake "$LAKE" --runs 1) >"$OUT/batch-recompute.log" 2>&1
   record backfill_range_s "$(awk '/^run 1:/{print $3}' "$OUT/batch-recompute.log")" s "recount backfill range end to end (Spark + PostgreSQL staging/replace), $(grep -o 'compute [0-9]* ms, staging [0-9]* ms, replace [0-9]* ms' "$OUT/batch-recompute.log")"
   echo "bench: Spark (recount's plan, both query texts) vs DuckDB (both query texts), $BATCH_ROUNDS rounds each..." >&2
@@ -267,18 +267,18 @@ fi
 if wants compact; then
   SMALL="$ROOT/bench/target/lake-small-$BATCH_EVENTS"; COMPACTED="$ROOT/bench/target/lake-compacted-$BATCH_EVENTS"
   echo "bench: small-file lake ($BATCH_EVENTS events, ~720 files per hour)..." >&2
-  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
      --lake "$SMALL" --files-per-hour 720 --runs 0) >"$OUT/compact-generate.log" 2>&1
   rm -rf "$COMPACTED"; cp -r "$SMALL" "$COMPACTED"
   echo "bench: backfill compact of the copy..." >&2
-  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+  (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
      --lake "$COMPACTED" --files-per-hour 720 --compact --runs 0) >"$OUT/compact.log" 2>&1
   record compact_s "$(awk '/^compact:/{print $2}' "$OUT/compact.log")" s "backfill compact --date 2026-11-28, local[2]: $(grep -o 'lake files: [0-9]*' "$OUT/compact.log" | head -1) -> $(grep -o 'lake files now: [0-9]*' "$OUT/compact.log"); $(grep -o '24 hours, [^;]*' "$OUT/compact.log")"
   for round in $(seq 1 2); do
     for lake in small compacted; do
       dir="$SMALL"; [ "$lake" = compacted ] && dir="$COMPACTED"
       echo "bench: backfill range on the $lake lake, round $round..." >&2
-      (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP" dev.recount.batch.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
+      (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
          --lake "$dir" --files-per-hour 720 --runs 2) >"$OUT/range-$lake-$round.log" 2>&1
       record "range_${lake}_round${round}_s" "$(awk '/^run 2:/{print $3}' "$OUT/range-$lake-$round.log")" s "second run of two in one JVM; $(grep -o 'lake files: [0-9]*' "$OUT/range-$lake-$round.log"); $(grep '^run 2:' "$OUT/range-$lake-$round.log" | grep -o 'compute [0-9]* ms')"
     done
@@ -308,7 +308,7 @@ fi
 if wants memory; then
   echo "bench: memory (StreamThroughputBench --keys 100000, -Xmx$MEMORY_XMX)..." >&2
   # A full GC every 3 s (jcmd GC.run) while the job runs: the heap after a full GC is the live set, garbage excluded.
-  java -Xmx"$MEMORY_XMX" -Xlog:gc:file="$OUT/gc-memory.log" -cp "$STREAM_CP" dev.recount.stream.bench.StreamThroughputBench \
+  java -Xmx"$MEMORY_XMX" -Xlog:gc:file="$OUT/gc-memory.log" -cp "$STREAM_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.StreamThroughputBench \
     --events 1000000 --keys 100000 >"$OUT/memory.log" 2>&1 &
   MEM_PID=$!
   while kill -0 "$MEM_PID" 2>/dev/null; do sleep 3; jcmd "$MEM_PID" GC.run >/dev/null 2>&1 || true; done

@@ -76,7 +76,7 @@ public final class AttributionAggregation {
         Column isConversion = col(LakeLayout.EVENT_TYPE).equalTo(EventType.CONVERSION.wireName());
         Column attributed = col(ATTRIBUTED);
         Dataset<Row> sums = judged
-                .groupBy(WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows).as(WindowAggregation.WINDOW_START),
+                .groupBy(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows).as(WindowAggregation.WINDOW_START),
                         col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID))
                 .agg(sum(when(isClick.and(attributed), 1L).otherwise(0L)).as(AttributionMetrics.COLUMNS[0]),
                         sum(when(isConversion.and(attributed), 1L).otherwise(0L)).as(AttributionMetrics.COLUMNS[1]),

@@ -184,9 +184,14 @@ public final class BackfillRunner {
         }
     }
 
+    /**
+     * Recomputes the windows the backfill topic names, in four steps: read the topic and sort its records
+     * ({@link #triage}); recompute the windows whose events are all in the lake ({@link #recomputeReady}); replace
+     * them and finish the run in one transaction ({@link #commitAffected}); only then acknowledge the settled records
+     * ({@link #commitOffsets}).
+     */
     public AffectedReport recomputeAffected(boolean force, int maxRecords) throws SQLException {
         long started = System.nanoTime();
-        WindowAlignment windows = settings.windows();
         try (Connection conn = db.getConnection()) {
             long runId = startRun(conn, Mode.AFFECTED, null, null, force);
             LOG.info("run {}: affected windows from topic {} (group {}){}", runId, settings.backfillTopic(),
@@ -200,112 +205,163 @@ public final class BackfillRunner {
                     locks.lockBackfillTopic();
                     BackfillBatch batch = BackfillTopicReader.readAvailable(consumer, settings.backfillTopic(),
                             maxRecords, TOPIC_READ_TIMEOUT);
-                    Optional<Long> until = StreamProgressTable.lakeCompleteUntil(conn);
+                    Triage triage = triage(runId, batch, StreamProgressTable.lakeCompleteUntil(conn), force);
+                    ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates());
 
-                    // Which records can be settled now: an event is settled once a committed result includes it.
-                    Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>();
-                    List<BackfillBatch.Entry> candidates = new ArrayList<>();
-                    int malformed = 0;
-                    int expired = 0;
-                    Optional<Long> horizon = batch.entries().isEmpty() ? Optional.empty() : retentionHorizon();
-                    for (BackfillBatch.Entry e : batch.entries()) {
-                        if (e.record() == null) {
-                            malformed++;
-                            continue;
-                        }
-                        long windowEnd = windows.windowEnd(e.record().event().eventTs);
-                        if (horizon.isPresent() && windowOf(e, windows) < horizon.get()) {
-                            // lake.retention deleted the window's hours: a recompute would see this event alone.
-                            // The window's last result stands; waiting would block the topic for good.
-                            expired++;
-                            LOG.warn("run {}: backfill record {}@{} (event {}) is for a window before the lake's"
-                                    + " retention horizon {}; settled without a recompute", runId, e.partition(),
-                                    e.offset(), e.record().event().eventId, Instant.ofEpochMilli(horizon.get()));
-                        } else if (!force && (until.isEmpty() || windowEnd > until.get())) {
-                            pending.put(e, "beyond the lake's completeness boundary");
-                        } else {
-                            candidates.add(e);
-                        }
-                    }
-                    TreeSet<Long> candidateWindows = new TreeSet<>();
-                    for (BackfillBatch.Entry e : candidates) candidateWindows.add(windowOf(e, windows));
-
-                    TreeSet<Long> readyWindows = new TreeSet<>();
-                    Computed c = Computed.empty();
-                    BatchWindowMetricsTable.ReplaceResult r = new BatchWindowMetricsTable.ReplaceResult(0, 0);
-                    if (!candidateWindows.isEmpty()) {
-                        requireStreamWindowSize(conn, candidateWindows.first(),
-                                candidateWindows.last() + windows.sizeMillis());
-                        locks.lockWindows(candidateWindows);
-                        describeJobs(runId, "affected " + candidateWindows.size() + " windows");
-                        // Copies included: whether an event is in the lake does not depend on which copy counts.
-                        Dataset<Row> events = new LakeReader(spark, settings.lakePath())
-                                .read(TimeRange.ofWindows(candidateWindows, windows))
-                                .persist(StorageLevel.MEMORY_AND_DISK());
-                        try {
-                            Set<String> visible = visibleEvents(events, candidates, windows);
-                            for (BackfillBatch.Entry e : candidates) {
-                                if (visible.contains(visibilityKey(e.record().event().eventId, windowOf(e, windows)))) {
-                                    readyWindows.add(windowOf(e, windows));
-                                } else {
-                                    pending.put(e, "not in the lake yet");
-                                }
-                            }
-                            if (!readyWindows.isEmpty()) {
-                                try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
-                                        events.filter(WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows)
-                                                .isin(readyWindows.toArray())), windows)) {
-                                    c = computeAndStage(conn, runId, windowRows.rows());
-                                }
-                            }
-                        } finally {
-                            events.unpersist();
-                        }
-                    }
+                    // An event is settled once a committed result includes it; the others stay in the topic.
+                    Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>(triage.pending());
+                    for (BackfillBatch.Entry e : ready.notInLake()) pending.put(e, "not in the lake yet");
                     commits = batch.offsetsToCommit(e -> !pending.containsKey(e));
-                    ObjectNode details = c.details();
-                    details.put("records_read", batch.entries().size());
-                    details.put("malformed_skipped", malformed);
-                    details.put("expired", expired);
-                    ArrayNode windowList = details.putArray("windows");
-                    readyWindows.forEach(w -> windowList.add(Instant.ofEpochMilli(w).toString()));
-                    details.set("pending", pendingJson(pending));
-                    details.set("offsets_to_commit", offsetsJson(commits));
-                    if (!readyWindows.isEmpty()) {
-                        r = commitResult(conn, runId, new BatchWindowMetricsTable.Windows(List.copyOf(readyWindows)), c,
-                                readyWindows.first(), readyWindows.last() + windows.sizeMillis(), details);
-                    } else {
-                        commitResult(conn, runId, null, c, null, null, details);
-                    }
+                    BatchWindowMetricsTable.ReplaceResult r = commitAffected(conn, runId, batch, triage, ready,
+                            pending, commits);
+
                     Map<String, Long> committed = new LinkedHashMap<>();
                     commits.forEach((tp, o) -> committed.put(tp.toString(), o));
-                    report = new AffectedReport(runId, batch.entries().size(), malformed, expired,
-                            List.copyOf(readyWindows),
-                            c.events(), r.written(), r.deleted(), pending.size(), committed, batch.truncated(),
-                            Duration.ofNanos(System.nanoTime() - started));
+                    report = new AffectedReport(runId, batch.entries().size(), triage.malformed(), triage.expired(),
+                            List.copyOf(ready.windows()),
+                            ready.computed().events(), r.written(), r.deleted(), pending.size(), committed,
+                            batch.truncated(), Duration.ofNanos(System.nanoTime() - started));
                     pending.forEach((e, why) -> LOG.warn("run {}: backfill record {}@{} (event {}) pending: {}", runId,
                             e.partition(), e.offset(), e.record().event().eventId, why));
                 } catch (Exception | Error e) {
                     recordFailure(conn, runId, e);
                     throw e;
                 }
-                // Only now, with the results that include these events committed, are the records acknowledged.
-                // If this commit fails the run's result stands; the next run recomputes the same windows again.
-                if (!commits.isEmpty()) {
-                    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-                    commits.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o, "recount batch run " + runId)));
-                    try {
-                        consumer.commitSync(offsets);
-                    } catch (RuntimeException e) {
-                        throw new IllegalStateException("run " + runId + " committed its results, but committing the"
-                                + " backfill offsets failed (" + e.getMessage() + "); the next run recomputes those"
-                                + " windows again", e);
-                    }
-                }
-                LOG.info("run {}: committed backfill offsets {}", runId, commits);
+                // Outside the failure handling on purpose: the run's result is committed by now and stands.
+                commitOffsets(consumer, runId, commits);
                 return report;
             }
         }
+    }
+
+    /**
+     * The backfill records sorted by what this run can do with them: {@code candidates} may be recomputed now,
+     * {@code pending} must wait (with why), {@code malformed} and {@code expired} are settled without a recompute.
+     */
+    private record Triage(List<BackfillBatch.Entry> candidates, Map<BackfillBatch.Entry, String> pending, int malformed,
+                          int expired) {}
+
+    /** Sorts the records read from the backfill topic against the lake's completeness boundary and retention. */
+    private Triage triage(long runId, BackfillBatch batch, Optional<Long> until, boolean force) {
+        WindowAlignment windows = settings.windows();
+        Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>();
+        List<BackfillBatch.Entry> candidates = new ArrayList<>();
+        int malformed = 0;
+        int expired = 0;
+        Optional<Long> horizon = batch.entries().isEmpty() ? Optional.empty() : retentionHorizon();
+        for (BackfillBatch.Entry e : batch.entries()) {
+            if (e.record() == null) {
+                malformed++;
+                continue;
+            }
+            long windowEnd = windows.windowEnd(e.record().event().eventTs);
+            if (horizon.isPresent() && windowOf(e, windows) < horizon.get()) {
+                // lake.retention deleted the window's hours: a recompute would see this event alone.
+                // The window's last result stands; waiting would block the topic for good.
+                expired++;
+                LOG.warn("run {}: backfill record {}@{} (event {}) is for a window before the lake's"
+                        + " retention horizon {}; settled without a recompute", runId, e.partition(),
+                        e.offset(), e.record().event().eventId, Instant.ofEpochMilli(horizon.get()));
+            } else if (!force && (until.isEmpty() || windowEnd > until.get())) {
+                pending.put(e, "beyond the lake's completeness boundary");
+            } else {
+                candidates.add(e);
+            }
+        }
+        return new Triage(candidates, pending, malformed, expired);
+    }
+
+    /**
+     * What {@link #recomputeReady} did: the windows recomputed and staged, what that computed, and the candidates
+     * whose event is not in the lake yet (their windows are not recomputed).
+     */
+    private record ReadyWindows(TreeSet<Long> windows, Computed computed, List<BackfillBatch.Entry> notInLake) {}
+
+    /**
+     * Recomputes and stages every window of {@code candidates} whose candidate events are all visible in the lake
+     * (read once, copies included), after checking the stream's window size and locking the windows.
+     */
+    private ReadyWindows recomputeReady(Connection conn, RunLocks locks, long runId,
+                                        List<BackfillBatch.Entry> candidates) throws SQLException {
+        WindowAlignment windows = settings.windows();
+        TreeSet<Long> candidateWindows = new TreeSet<>();
+        for (BackfillBatch.Entry e : candidates) candidateWindows.add(windowOf(e, windows));
+        TreeSet<Long> readyWindows = new TreeSet<>();
+        List<BackfillBatch.Entry> notInLake = new ArrayList<>();
+        if (candidateWindows.isEmpty()) return new ReadyWindows(readyWindows, Computed.empty(), notInLake);
+
+        requireStreamWindowSize(conn, candidateWindows.first(), candidateWindows.last() + windows.sizeMillis());
+        locks.lockWindows(candidateWindows);
+        describeJobs(runId, "affected " + candidateWindows.size() + " windows");
+        Computed c = Computed.empty();
+        // Copies included: whether an event is in the lake does not depend on which copy counts.
+        Dataset<Row> events = new LakeReader(spark, settings.lakePath())
+                .read(TimeRange.ofWindows(candidateWindows, windows))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+        try {
+            Set<String> visible = visibleEvents(events, candidates, windows);
+            for (BackfillBatch.Entry e : candidates) {
+                if (visible.contains(visibilityKey(e.record().event().eventId, windowOf(e, windows)))) {
+                    readyWindows.add(windowOf(e, windows));
+                } else {
+                    notInLake.add(e);
+                }
+            }
+            if (!readyWindows.isEmpty()) {
+                try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
+                        events.filter(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows)
+                                .isin(readyWindows.toArray())), windows)) {
+                    c = computeAndStage(conn, runId, windowRows.rows());
+                }
+            }
+        } finally {
+            events.unpersist();
+        }
+        return new ReadyWindows(readyWindows, c, notInLake);
+    }
+
+    /**
+     * Replaces the recomputed windows from staging and finishes the run, in one transaction, with the run's details
+     * (records read, skipped, windows, pending records, offsets about to be committed).
+     */
+    private BatchWindowMetricsTable.ReplaceResult commitAffected(Connection conn, long runId, BackfillBatch batch,
+                                                                 Triage triage, ReadyWindows ready,
+                                                                 Map<BackfillBatch.Entry, String> pending,
+                                                                 Map<TopicPartition, Long> commits) throws SQLException {
+        ObjectNode details = ready.computed().details();
+        details.put("records_read", batch.entries().size());
+        details.put("malformed_skipped", triage.malformed());
+        details.put("expired", triage.expired());
+        ArrayNode windowList = details.putArray("windows");
+        ready.windows().forEach(w -> windowList.add(Instant.ofEpochMilli(w).toString()));
+        details.set("pending", pendingJson(pending));
+        details.set("offsets_to_commit", offsetsJson(commits));
+        if (ready.windows().isEmpty()) {
+            commitResult(conn, runId, null, ready.computed(), null, null, details);
+            return new BatchWindowMetricsTable.ReplaceResult(0, 0);
+        }
+        return commitResult(conn, runId, new BatchWindowMetricsTable.Windows(List.copyOf(ready.windows())),
+                ready.computed(), ready.windows().first(), ready.windows().last() + settings.windows().sizeMillis(),
+                details);
+    }
+
+    /**
+     * Acknowledges the settled records, only now that the results including their events are committed. If this
+     * fails the run's result stands; the next run recomputes the same windows again.
+     */
+    private static void commitOffsets(Consumer<byte[], String> consumer, long runId, Map<TopicPartition, Long> commits) {
+        if (!commits.isEmpty()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            commits.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o, "recount batch run " + runId)));
+            try {
+                consumer.commitSync(offsets);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("run " + runId + " committed its results, but committing the"
+                        + " backfill offsets failed (" + e.getMessage() + "); the next run recomputes those"
+                        + " windows again", e);
+            }
+        }
+        LOG.info("run {}: committed backfill offsets {}", runId, commits);
     }
 
     /** The outcome of the Spark part of a run, before the replace. */
@@ -460,7 +516,7 @@ public final class BackfillRunner {
         for (BackfillBatch.Entry e : candidates) wanted.add(RowFactory.create(e.record().event().eventId, windowOf(e, windows)));
         Dataset<Row> wantedDf = functions.broadcast(spark.createDataFrame(wanted, schema));
         Dataset<Row> inLake = events.select(col(LakeLayout.EVENT_ID),
-                WindowAggregation.windowStart(col(LakeLayout.EVENT_TS), windows).as(WindowAggregation.WINDOW_START));
+                WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows).as(WindowAggregation.WINDOW_START));
         Dataset<Row> present = inLake.join(wantedDf,
                 inLake.col(LakeLayout.EVENT_ID).equalTo(wantedDf.col("wanted_id"))
                         .and(inLake.col(WindowAggregation.WINDOW_START).equalTo(wantedDf.col("wanted_window"))),

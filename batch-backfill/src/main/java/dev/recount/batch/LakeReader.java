@@ -3,6 +3,7 @@ package dev.recount.batch;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import dev.recount.core.lake.LakeColumns;
 import dev.recount.core.lake.LakeLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,6 +20,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -33,21 +35,11 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class LakeReader {
     /**
-     * The columns of the lake's Parquet files, exactly as the stream job writes them. request_id is nullable and last:
-     * files written before it existed lack the column, and Spark reads it from them as null.
+     * The columns of the lake's Parquet files, derived from core's {@link LakeColumns} (the one definition the stream
+     * job writes by), in file order. All nullable, whatever core says: Spark reads every Parquet column as nullable
+     * anyway, and a column added later (request_id) is absent from older files, which Spark then reads as null.
      */
-    public static final StructType FILE_SCHEMA = new StructType()
-            .add(LakeLayout.EVENT_ID, DataTypes.StringType)
-            .add(LakeLayout.EVENT_TYPE, DataTypes.StringType)
-            .add(LakeLayout.EVENT_TS, DataTypes.LongType)
-            .add(LakeLayout.CAMPAIGN_ID, DataTypes.StringType)
-            .add(LakeLayout.CHANNEL_ID, DataTypes.StringType)
-            .add(LakeLayout.COST_MICROS, DataTypes.LongType)
-            .add(LakeLayout.KAFKA_TOPIC, DataTypes.StringType)
-            .add(LakeLayout.KAFKA_PARTITION, DataTypes.IntegerType)
-            .add(LakeLayout.KAFKA_OFFSET, DataTypes.LongType)
-            .add(LakeLayout.RECORD_TS, DataTypes.LongType)
-            .add(LakeLayout.REQUEST_ID, DataTypes.StringType, true);
+    public static final StructType FILE_SCHEMA = fileSchema(LakeColumns.ALL);
 
     /**
      * File columns plus the two directory columns. Declared rather than inferred: inference would read every
@@ -64,6 +56,21 @@ public final class LakeReader {
     public LakeReader(SparkSession spark, String lakePath) {
         this.spark = spark;
         this.lakePath = lakePath;
+    }
+
+    /** The Spark schema of {@code columns}, in their order. */
+    static StructType fileSchema(List<LakeColumns.Column> columns) {
+        StructType schema = new StructType();
+        for (LakeColumns.Column c : columns) schema = schema.add(c.name(), sparkType(c.type()), true);
+        return schema;
+    }
+
+    static DataType sparkType(LakeColumns.Type type) {
+        return switch (type) {
+            case STRING -> DataTypes.StringType;
+            case INT32 -> DataTypes.IntegerType;
+            case INT64 -> DataTypes.LongType;
+        };
     }
 
     /**

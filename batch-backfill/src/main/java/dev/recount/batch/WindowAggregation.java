@@ -7,7 +7,6 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.negate;
-import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.xxhash64;
@@ -46,13 +45,12 @@ public final class WindowAggregation {
     private WindowAggregation() {}
 
     /**
-     * {@link WindowAlignment#windowStart} as a column: {@code ts - pmod(ts, size)}. {@code pmod} is never
-     * negative, exactly like {@code Math.floorMod}, so pre-1970 times land in the right window too (integer
-     * maths throughout: no double rounding for large epoch values). {@code WindowColumnTest} checks the two
-     * agree.
+     * {@link WindowAlignment#windowStart} as a column over {@code eventTsColumn}: core's SQL text
+     * ({@link WindowAlignment#sqlWindowStart}), the one the benchmarks run in DuckDB and Spark SQL too.
+     * {@code WindowColumnTest} checks Spark's result against {@link WindowAlignment#windowStart}, pre-1970 included.
      */
-    public static Column windowStart(Column eventTs, WindowAlignment windows) {
-        return eventTs.minus(pmod(eventTs, lit(windows.sizeMillis())));
+    public static Column windowStart(String eventTsColumn, WindowAlignment windows) {
+        return expr(windows.sqlWindowStart(eventTsColumn));
     }
 
     /**
@@ -250,7 +248,7 @@ public final class WindowAggregation {
         }
         sums.add(sum(col(LAKE_ROWS)).as(LAKE_ROWS));
         return deduplicated
-                .groupBy(windowStart(col(LakeLayout.EVENT_TS), windows).as(WINDOW_START),
+                .groupBy(windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START),
                         col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID))
                 .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new));
     }

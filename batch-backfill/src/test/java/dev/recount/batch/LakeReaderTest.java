@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.LakeFixture;
 import dev.recount.batch.testutils.SharedSpark;
+import dev.recount.core.lake.LakeColumns;
 import dev.recount.core.lake.LakeLayout;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,6 +96,43 @@ class LakeReaderTest {
                 + r.getString(r.fieldIndex(LakeLayout.REQUEST_ID)))
                 .containsExactlyInAnyOrder("old=null", "imp=imp", "clk=imp", "none=null");
         assertThat(rows.get(0).schema().fieldNames()).containsExactly(LakeReader.FILE_SCHEMA.fieldNames());
+    }
+
+    /** The read schema follows core's one column list: a column added there without the reader following fails. */
+    @Test
+    void theFileSchemaIsCoresColumnsInOrderWithTheirTypes() {
+        StructField[] fields = LakeReader.FILE_SCHEMA.fields();
+        assertThat(fields).hasSameSizeAs(LakeColumns.ALL);
+        for (int i = 0; i < fields.length; i++) {
+            LakeColumns.Column column = LakeColumns.ALL.get(i);
+            assertThat(fields[i].name()).isEqualTo(column.name());
+            DataType expected = switch (column.type()) {
+                case STRING -> DataTypes.StringType;
+                case INT32 -> DataTypes.IntegerType;
+                case INT64 -> DataTypes.LongType;
+            };
+            assertThat(fields[i].dataType()).as(column.name()).isEqualTo(expected);
+            assertThat(fields[i].nullable()).as(column.name() + ": Spark reads every Parquet column as nullable").isTrue();
+        }
+    }
+
+    /** A file as the stream job writes it (REQUIRED columns, parquet-mr) is read with a value in every core column. */
+    @Test
+    void readsEveryCoreColumnOfAFileWrittenLikeTheStream() {
+        LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
+        LakeEvent event = new LakeEvent("e1", "click", FROM + 7, "c1", "ch1", 250_000, "ad-events", 2, 41, FROM + 9);
+        lake.writeLikeStream(List.of(event), e -> "req-1");
+
+        List<Row> rows = new LakeReader(SharedSpark.session(), lakeDir.toString())
+                .read(List.of(new TimeRange(FROM, TO))).collectAsList();
+
+        assertThat(rows).hasSize(1);
+        Row row = rows.get(0);
+        for (LakeColumns.Column column : LakeColumns.ALL) {
+            assertThat(row.get(row.fieldIndex(column.name()))).as(column.name()).isNotNull();
+        }
+        assertThat(row).isEqualTo(org.apache.spark.sql.RowFactory.create("e1", "click", FROM + 7, "c1", "ch1", 250_000L,
+                "ad-events", 2, 41L, FROM + 9, "req-1"));
     }
 
     @Test

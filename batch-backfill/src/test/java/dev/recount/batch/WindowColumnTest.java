@@ -12,14 +12,19 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 
-/** The SQL window-start expression must map every event time to the window WindowAlignment does. */
+/**
+ * The SQL window-start expression (core's {@link WindowAlignment#sqlWindowStart}, the text the benchmarks also run in
+ * DuckDB) must map every event time to the window WindowAlignment does: negative, zero, on and beside boundaries,
+ * and near both ends of the long range.
+ */
 class WindowColumnTest {
     private static final long T0 = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
     private static final long PRE_EPOCH = Instant.parse("1969-12-31T23:59:30.500Z").toEpochMilli();
 
     @Test
     void sqlWindowStartEqualsWindowAlignmentAtBoundariesAndBeforeTheEpoch() {
-        long[] sizes = {1, 1_000, 60_000, 7 * 60_000, 3_600_000, 86_400_000};
+        // 30 days: a size beyond int, so the SQL literal is a bigint.
+        long[] sizes = {1, 1_000, 60_000, 7 * 60_000, 3_600_000, 86_400_000, 30L * 86_400_000};
         List<Long> times = new ArrayList<>();
         for (long size : sizes) {
             for (long base : new long[] {0, T0, PRE_EPOCH, -size, 5 * size, -5 * size}) {
@@ -30,11 +35,15 @@ class WindowColumnTest {
         }
         times.add(Long.MAX_VALUE / 2);
         times.add(-(Long.MAX_VALUE / 2));
+        times.add(Long.MAX_VALUE);
+        times.add(Long.MAX_VALUE - 1);
+        // The lowest times whose window start is still a long for every size (Math.floorDiv(ts, size) * size).
+        times.add(Long.MIN_VALUE + 30L * 86_400_000);
 
         for (long size : sizes) {
             WindowAlignment windows = new WindowAlignment(size);
             List<Row> rows = SharedSpark.session().createDataset(times, Encoders.LONG()).toDF("ts")
-                    .select(col("ts"), WindowAggregation.windowStart(col("ts"), windows).as("start"))
+                    .select(col("ts"), WindowAggregation.windowStart("ts", windows).as("start"))
                     .collectAsList();
             assertThat(rows).hasSize(times.size());
             for (Row r : rows) {

@@ -1,6 +1,7 @@
 package dev.recount.bench;
 
 import dev.recount.core.metrics.Metric;
+import dev.recount.core.window.WindowAlignment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,6 +11,11 @@ import java.util.List;
  */
 final class WindowSql {
     private WindowSql() {}
+
+    /** The window start of {@code event_ts}, as the shipped batch layer computes it. */
+    static String windowStart(long windowMillis) {
+        return new WindowAlignment(windowMillis).sqlWindowStart("event_ts");
+    }
 
     /** {@code SUM(<contribution>) AS impressions, ...} over columns {@code event_type} and {@code cost_micros}. */
     static String metricSums() {
@@ -24,8 +30,8 @@ final class WindowSql {
      * The batch recompute over lake rows in {@code source} (a table expression), as the batch layer computed it
      * before it shipped {@link #candidatesOnly}: every row ranked among its id's copies. One row per event_id, the copy
      * with the lowest (kafka_topic, kafka_partition, kafka_offset), then summed per (window_start, campaign,
-     * channel). Window start as in WindowAggregation: {@code ts - pmod(ts, size)}; event_ts is never negative here,
-     * so {@code %} equals pmod. Standard SQL that both DuckDB and Spark SQL accept.
+     * channel). Window start: core's {@link WindowAlignment#sqlWindowStart}, the text WindowAggregation runs. Standard
+     * SQL that both DuckDB and Spark SQL accept.
      */
     static String rankEveryRow(String source, long fromMillis, long toMillis, long windowMillis) {
         return "WITH ranked AS (SELECT event_id, event_ts, event_type, campaign_id, channel_id, cost_micros, "
@@ -33,7 +39,7 @@ final class WindowSql {
                 + "event_type, campaign_id, channel_id, cost_micros) AS copy_rank, "
                 + "COUNT(*) OVER (PARTITION BY event_id) AS lake_rows "
                 + "FROM " + source + " WHERE event_ts >= " + fromMillis + " AND event_ts < " + toMillis + ") "
-                + "SELECT event_ts - (event_ts % " + windowMillis + ") AS window_start, campaign_id, channel_id, "
+                + "SELECT " + windowStart(windowMillis) + " AS window_start, campaign_id, channel_id, "
                 + metricSums() + ", SUM(lake_rows) AS lake_rows "
                 + "FROM ranked WHERE copy_rank = 1 GROUP BY 1, 2, 3";
     }
@@ -57,7 +63,7 @@ final class WindowSql {
                 + " WHERE EXISTS (SELECT 1 FROM repeated r WHERE r.id_hash = src.id_hash)), "
                 + "deduplicated AS (SELECT * FROM single UNION ALL SELECT " + columns + ", lake_rows FROM ranked"
                 + " WHERE copy_rank = 1) "
-                + "SELECT event_ts - (event_ts % " + windowMillis + ") AS window_start, campaign_id, channel_id, "
+                + "SELECT " + windowStart(windowMillis) + " AS window_start, campaign_id, channel_id, "
                 + metricSums() + ", SUM(lake_rows) AS lake_rows FROM deduplicated GROUP BY 1, 2, 3";
     }
 }

@@ -38,6 +38,17 @@ class DefinitionsTest {
         assertThat(MINUTE.isAligned(T0 + 1)).isFalse();
     }
 
+    /**
+     * The SQL text of the window start. Spark evaluates it against {@link WindowAlignment#windowStart} in
+     * batch-backfill's WindowColumnTest (core has no SQL engine); here only its shape and argument checks.
+     */
+    @Test
+    void sqlWindowStartIsAFloorModuloOverTheNamedColumn() {
+        assertThat(MINUTE.sqlWindowStart("event_ts"))
+                .isEqualTo("(event_ts - (((event_ts % 60000) + 60000) % 60000))");
+        assertThatThrownBy(() -> MINUTE.sqlWindowStart(" ")).hasMessageContaining("eventTsColumn");
+    }
+
     @Test
     void tooLateFollowsFlinksRuleOnTheWindowsLastMillisecond() {
         long lateness = Duration.ofMinutes(2).toMillis();

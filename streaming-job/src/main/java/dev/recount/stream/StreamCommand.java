@@ -2,6 +2,7 @@ package dev.recount.stream;
 
 import dev.recount.core.cli.Converters.DurationConverter;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.run.LocalFlinkEnvironment;
 import dev.recount.stream.run.RunningJob;
 import dev.recount.stream.run.WindowCloseCheckpoints;

@@ -17,6 +17,7 @@ import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
+import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.run.RunningJob;
 import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.testutils.FlinkCluster;

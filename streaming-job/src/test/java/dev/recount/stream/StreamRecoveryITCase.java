@@ -14,6 +14,7 @@ import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
+import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.route.RouteInvalidRecords;
 import dev.recount.stream.run.ResumePlan;
 import dev.recount.stream.run.RunningJob;

@@ -5,6 +5,7 @@ import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
 
+import dev.recount.core.lake.LakeColumns;
 import dev.recount.core.lake.LakeLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,34 +19,36 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type.Repetition;
 import org.apache.parquet.schema.Types;
 
 /**
- * Parquet files as the stream job's lake sink writes them: parquet-mr, the stream's schema with every column
- * REQUIRED (a copy of streaming-job's LakeSchema, which this module cannot depend on: Flink and Spark never share a
- * classpath), Snappy, no dictionary for the per-event-unique columns. {@link #WITH_REQUEST_ID} is the same schema
- * plus an optional {@code request_id}, as a later version of the job may write it.
+ * Parquet files as the stream job's lake sink writes them: parquet-mr, the schema the stream derives from core's
+ * {@link LakeColumns} (required columns REQUIRED, strings {@code binary (STRING)}; derived here the same way, as
+ * this module cannot depend on streaming-job: Flink and Spark never share a classpath), Snappy, no dictionary for
+ * the per-event-unique columns. {@link #SCHEMA} is the first version's (no {@code request_id});
+ * {@link #WITH_REQUEST_ID} every column of today's, with an optional {@code request_id}.
  */
 public final class StreamLakeFiles {
-    public static final MessageType SCHEMA = Types.buildMessage()
-            .required(BINARY).as(stringType()).named(LakeLayout.EVENT_ID)
-            .required(BINARY).as(stringType()).named(LakeLayout.EVENT_TYPE)
-            .required(INT64).named(LakeLayout.EVENT_TS)
-            .required(BINARY).as(stringType()).named(LakeLayout.CAMPAIGN_ID)
-            .required(BINARY).as(stringType()).named(LakeLayout.CHANNEL_ID)
-            .required(INT64).named(LakeLayout.COST_MICROS)
-            .required(BINARY).as(stringType()).named(LakeLayout.KAFKA_TOPIC)
-            .required(INT32).named(LakeLayout.KAFKA_PARTITION)
-            .required(INT64).named(LakeLayout.KAFKA_OFFSET)
-            .required(INT64).named(LakeLayout.RECORD_TS)
-            .named("raw_event");
+    public static final MessageType WITH_REQUEST_ID = parquet(LakeColumns.ALL);
 
-    public static final String REQUEST_ID = "request_id";
+    /** The columns before the first nullable one: all a file written before request_id existed has. */
+    public static final MessageType SCHEMA = parquet(LakeColumns.ALL.stream().takeWhile(c -> !c.nullable()).toList());
 
-    public static final MessageType WITH_REQUEST_ID = Types.buildMessage()
-            .addFields(SCHEMA.getFields().toArray(org.apache.parquet.schema.Type[]::new))
-            .optional(BINARY).as(stringType()).named(REQUEST_ID)
-            .named("raw_event");
+    public static final String REQUEST_ID = LakeLayout.REQUEST_ID;
+
+    private static MessageType parquet(List<LakeColumns.Column> columns) {
+        Types.MessageTypeBuilder message = Types.buildMessage();
+        for (LakeColumns.Column c : columns) {
+            Repetition repetition = c.nullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
+            switch (c.type()) {
+                case STRING -> message.primitive(BINARY, repetition).as(stringType()).named(c.name());
+                case INT32 -> message.primitive(INT32, repetition).named(c.name());
+                case INT64 -> message.primitive(INT64, repetition).named(c.name());
+            }
+        }
+        return message.named(LakeColumns.RECORD_NAME);
+    }
 
     private StreamLakeFiles() {}
 

@@ -4,7 +4,7 @@ import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.window.WindowAlignment;
-import dev.recount.stream.JobTotals;
+import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.window.WindowPartial;
 import dev.recount.stream.window.WindowPartials;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.recount.stream.route;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.window.WindowAlignment;
-import dev.recount.stream.JobTotals;
+import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.window.WindowPartial;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class LateAtWindowToBackfill extends ProcessFunction<WindowPartial, BackfillRecord> {
     private static final long serialVersionUID = 2L;
     private static final Logger LOG = LoggerFactory.getLogger(LateAtWindowToBackfill.class);
-    public static final String METRIC = "tooLateAtWindow";
+    public static final String METRIC = JobTotals.TOO_LATE_AT_WINDOW;
 
     private final WindowAlignment windows;
     private transient Counter lateAtWindow;

@@ -2,7 +2,7 @@ package dev.recount.stream.route;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.InvalidReason;
-import dev.recount.stream.JobTotals;
+import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.source.DeadLetter;
 import dev.recount.stream.source.ParsedRecord;
 import java.util.EnumMap;
@@ -26,8 +26,8 @@ public final class RouteInvalidRecords extends ProcessFunction<ParsedRecord, AdE
 
     public static final OutputTag<DeadLetter> DEAD_LETTERS =
             new OutputTag<>("dead-letters", TypeInformation.of(DeadLetter.class));
-    public static final String VALID_EVENTS_METRIC = "validEvents";
-    public static final String INVALID_EVENTS_METRIC = "invalidEvents";
+    public static final String VALID_EVENTS_METRIC = JobTotals.VALID_EVENTS;
+    public static final String INVALID_EVENTS_METRIC = JobTotals.INVALID_EVENTS;
 
     private transient Counter validEvents;
     private transient Map<InvalidReason, Counter> invalidEvents;

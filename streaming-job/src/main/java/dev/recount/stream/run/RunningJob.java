@@ -47,7 +47,7 @@ public final class RunningJob {
         return plan;
     }
 
-    /** The job's totals so far (see {@link dev.recount.stream.JobTotals}); after the end, the final ones. */
+    /** The job's totals so far (see {@link dev.recount.stream.metrics.JobTotals}); after the end, the final ones. */
     public java.util.Map<String, Object> totals() {
         return finalTotals != null ? finalTotals : client.getAccumulators().join();
     }

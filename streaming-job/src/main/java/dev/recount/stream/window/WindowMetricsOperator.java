@@ -4,7 +4,7 @@ import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
-import dev.recount.stream.JobTotals;
+import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.StreamJob;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,8 +49,8 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWi
         implements OneInputStreamOperator<WindowPartial, StreamWindowMetricsTable.Row> {
     private static final long serialVersionUID = 1L;
 
-    public static final String LATE_REFIRINGS_METRIC = "lateRefirings";
-    public static final String FIRINGS_METRIC = "windowFirings";
+    public static final String LATE_REFIRINGS_METRIC = JobTotals.LATE_REFIRINGS;
+    public static final String FIRINGS_METRIC = JobTotals.WINDOW_FIRINGS;
     /** Accumulator: the largest window end this run fired; a finished --bounded run closes windows up to it. */
     public static final String MAX_WINDOW_END_ACCUMULATOR = "maxFiredWindowEnd";
     static final String STATE = "key-windows";

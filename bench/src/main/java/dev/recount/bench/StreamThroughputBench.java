@@ -1,4 +1,4 @@
-package dev.recount.stream.bench;
+package dev.recount.bench;
 
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.event.AdEvent;

@@ -1,4 +1,4 @@
-package dev.recount.batch.bench;
+package dev.recount.bench;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.concat;
