@@ -87,8 +87,8 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      */
     public static final OutputTag<AdEvent> ATTRIBUTION_EVENTS =
             new OutputTag<>("attribution-events", TypeInformation.of(AdEvent.class));
-    public static final String DUPLICATES_METRIC = "duplicatesDropped";
-    public static final String TOO_LATE_METRIC = "tooLateEvents";
+    public static final String DUPLICATES_METRIC = JobTotals.DUPLICATES_DROPPED;
+    public static final String TOO_LATE_METRIC = JobTotals.TOO_LATE_EVENTS;
 
     /**
      * Number of id buckets: far more than Flink's key groups (128 by default), so every subtask gets a share at
