@@ -83,9 +83,20 @@ class DemoITCase {
         if (stack != null) stack.stop();
     }
 
+    /** One `correct` run, before the range backfill: the windows the too-late events named are final already. */
+    @Test
+    void correctMakesTheLateWindowsFinalBeforeTheRangeBackfill() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) window keys final in window_metrics with their"
+                + " too-late events counted").matcher(output);
+        assertThat(output).contains("[6/8] correct: recomputing from the lake the windows the too-late events named");
+        assertThat(m.find()).as("the correct step's result line in:%n%s", output).isTrue();
+        assertThat(Long.parseLong(m.group(1))).as("window keys final after one correct run").isPositive();
+        assertThat(output.indexOf("[6/8] correct")).isLessThan(output.indexOf("[7/8] backfill range"));
+    }
+
     @Test
     void printsTheSummaryAUserNeeds() {
-        assertThat(output).contains("[7/7] reconcile").contains("recount demo: summary")
+        assertThat(output).contains("[8/8] reconcile").contains("recount demo: summary")
                 .contains("dead-letter records").contains("late re-firings").contains("too-late events")
                 .contains("final spend").contains("verdict").contains("report.html").contains("Flink Web UI");
         // The closing hint works as printed: this stack's own env file (it stays up: the test started it), no placeholders.

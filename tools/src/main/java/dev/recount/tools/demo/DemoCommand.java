@@ -12,8 +12,9 @@ import picocli.CommandLine.Spec;
         description = {
             "Runs the whole pipeline end to end: starts the local stack, a fresh demo workspace (its own topics, schema",
             "`demo`, lake and checkpoints under <home>/demo), the streaming job, a few minutes of generated traffic with",
-            "late, duplicate and invalid events, waits until every window has closed, then `backfill range` and",
-            "`reconcile` over that range, and prints what happened. Stops what it started unless --keep."})
+            "late, duplicate and invalid events, waits until every window has closed, runs `correct` once (the windows",
+            "the too-late events named become final), then `backfill range` and `reconcile` over that range, and prints",
+            "what happened. Stops what it started unless --keep."})
 public final class DemoCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -1,9 +1,13 @@
 package dev.recount.tools.demo;
 
+import dev.recount.db.tables.Timestamps;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +32,20 @@ final class DemoConnections {
     /** The administrator: only the demo's reset and its read-back use it; the steps log in as their own logins. */
     static Connection admin(Map<String, String> env) throws SQLException {
         return DriverManager.getConnection(env.get("RECOUNT_JDBC_URL"), env.get("PGUSER"), env.get("PGPASSWORD"));
+    }
+
+    /** How many window keys in [from, to) {@code window_metrics} serves as final (a reconciliation covered them). */
+    static long finalWindowKeys(Map<String, String> env, Instant from, Instant to) throws SQLException {
+        try (Connection c = admin(env);
+             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + DemoWorkspace.SCHEMA + ".window_metrics"
+                     + " WHERE is_final AND window_start >= ? AND window_start < ?")) {
+            Timestamps.bind(ps, 1, from.toEpochMilli());
+            Timestamps.bind(ps, 2, to.toEpochMilli());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     /** Reads a whole topic (read_committed: what the job committed) and returns each record's value. */

@@ -1,6 +1,8 @@
 package dev.recount.tools.demo;
 
-/** The reconciler's documented exit code for "succeeded, but beyond tolerance" (see reconciler/README.md). */
+/**
+ * The documented exit code of reconcile and of correct for "succeeded, but beyond tolerance" (docs/contract.md).
+ */
 final class ReconcileExit {
     static final int BEYOND_TOLERANCE = 3;
 
