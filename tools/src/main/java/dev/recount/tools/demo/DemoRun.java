@@ -88,7 +88,7 @@ final class DemoRun {
             Instant closed = range.mainEnd().plus(cfg.eventTime().allowedLateness());
             progress("waiting until the watermark passes " + closed
                     + " (last window end + allowed lateness) and the job has read every record");
-            stream.awaitWindowsClosed(env, closed);
+            stream.awaitWindowsClosed(env, closed, out);
             if (o.keep()) {
                 streamKept = true;
             } else {

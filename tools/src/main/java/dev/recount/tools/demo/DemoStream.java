@@ -3,6 +3,7 @@ package dev.recount.tools.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.db.tables.StreamProgressTable;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -82,8 +83,9 @@ final class DemoStream {
      * Every main-range window is final once a committed checkpoint's watermark is past its end plus the allowed
      * lateness (stream_progress), and every record has been read (the job's committed offsets reach the end).
      */
-    void awaitWindowsClosed(Map<String, String> env, Instant until) throws Exception {
-        try (Admin admin = Admin.create(DemoConnections.kafka(env))) {
+    void awaitWindowsClosed(Map<String, String> env, Instant until, PrintWriter out) throws Exception {
+        try (Admin admin = Admin.create(DemoConnections.kafka(env));
+             WatermarkProgress progress = new WatermarkProgress(out, until, System.console() != null)) {
             Waits.awaitCondition(CLOSE_TIMEOUT, "the watermark to pass " + until + " and the input to be fully read", () -> {
                 requireAlive();
                 Optional<Long> complete;
@@ -91,6 +93,7 @@ final class DemoStream {
                     s.execute("SET search_path TO " + DemoWorkspace.SCHEMA);
                     complete = StreamProgressTable.lakeCompleteUntil(c);
                 }
+                complete.ifPresent(ms -> progress.at(Instant.ofEpochMilli(ms)));
                 return complete.isPresent() && complete.get() >= until.toEpochMilli() && inputFullyCommitted(admin);
             });
         }

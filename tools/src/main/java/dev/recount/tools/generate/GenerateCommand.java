@@ -94,17 +94,18 @@ public final class GenerateCommand implements Callable<Integer> {
         Path truthAt = truthDir != null ? truthDir
                 : file != null ? Path.of(file + ".truth") : Path.of(cfg.get("local.home"), "generated", "seed-" + seed);
 
-        Progress progress = new Progress(out, "generate");
         long sent;
         GroundTruth truth;
-        if (file != null) {
-            truth = new GroundTruth(time.windows(), cfg.attribution().rule());
-            sent = writeFile(new TrafficGenerator(profile, truth), progress);
-            truth.write(truthAt);
-        } else {
-            TrafficRun.Result run = TrafficRun.toKafka(cfg, profile, targetTopic, rate, truthAt, progress);
-            sent = run.sent();
-            truth = run.truth();
+        try (Progress progress = Progress.forCommand(out, "generate", Progress.expectedRecords(profile))) {
+            if (file != null) {
+                truth = new GroundTruth(time.windows(), cfg.attribution().rule());
+                sent = writeFile(new TrafficGenerator(profile, truth), progress);
+                truth.write(truthAt);
+            } else {
+                TrafficRun.Result run = TrafficRun.toKafka(cfg, profile, targetTopic, rate, truthAt, progress);
+                sent = run.sent();
+                truth = run.truth();
+            }
         }
         out.printf("generate: %d records (%d valid in [%s, %s), %d tail, %d duplicates, %d invalid %s) -> %s%n",
                 sent, truth.validMain(), profile.start(), profile.mainEnd(), truth.validTail(), truth.duplicates(),

@@ -1,27 +1,80 @@
 package dev.recount.tools.generate;
 
 import java.io.PrintWriter;
+import java.util.Locale;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
 
-/** Prints a progress line at most every two seconds, and carries an asynchronous send failure to the sender. */
-public final class Progress {
+/**
+ * How far generating is, and an asynchronous send failure carried to the sender. On a terminal a bar
+ * (me.tongfei:progressbar, on stderr) with the records done of the expected total and an estimate of the time left;
+ * otherwise, so that logs stay readable, a plain line at most every two seconds with the same facts.
+ */
+public final class Progress implements AutoCloseable {
+    private static final long LINE_EVERY_NANOS = 2_000_000_000L;
+
     private final PrintWriter out;
     private final String what;
+    /** About how many records will be sent; 0 when unknown. */
+    private final long expected;
+    private final ProgressBar bar;
     private final long startNanos = System.nanoTime();
     private long lastPrint = System.nanoTime();
     private volatile Exception failure;
 
+    /** Plain lines only, without a total. */
     public Progress(PrintWriter out, String what) {
+        this(out, what, 0, false);
+    }
+
+    private Progress(PrintWriter out, String what, long expected, boolean onTerminal) {
         this.out = out;
         this.what = what;
+        this.expected = Math.max(0, expected);
+        this.bar = onTerminal ? new ProgressBarBuilder().setTaskName(what).setInitialMax(expected > 0 ? expected : -1)
+                .setStyle(ProgressBarStyle.ASCII).setUnit(" records", 1).showSpeed().setUpdateIntervalMillis(250)
+                .clearDisplayOnFinish().build() : null;
+    }
+
+    /** For a command: a bar when it runs on a terminal, else plain lines; {@code expected} records (about). */
+    public static Progress forCommand(PrintWriter out, String what, long expected) {
+        return new Progress(out, what, expected, System.console() != null);
+    }
+
+    /** About how many records {@code profile} sends: its events, their duplicates and the invalid records. */
+    public static long expectedRecords(TrafficProfile profile) {
+        return Math.round(profile.events() * (1 + profile.duplicateShare() + profile.invalidShare()));
     }
 
     void tick(long n) {
+        if (bar != null) {
+            if (n > bar.getMax() && bar.getMax() > 0) bar.maxHint(n); // the tail and rounding: "about"
+            bar.stepTo(n);
+            return;
+        }
         long now = System.nanoTime();
-        if (now - lastPrint > 2_000_000_000L) {
-            out.printf("%s: %d records, %.0f/s%n", what, n, n / ((now - startNanos) / 1e9));
+        if (now - lastPrint > LINE_EVERY_NANOS) {
+            out.println(line(n, (now - startNanos) / 1e9));
             out.flush();
             lastPrint = now;
         }
+    }
+
+    /** "generate: 12,000 of about 61,800 records (19 %), 3,000/s, about 16 s left". */
+    String line(long n, double seconds) {
+        double rate = seconds > 0 ? n / seconds : 0;
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%s: %,d", what, n));
+        if (expected > 0) {
+            s.append(String.format(Locale.ROOT, " of about %,d records (%d %%)", expected, Math.min(100, n * 100 / expected)));
+        } else {
+            s.append(" records");
+        }
+        s.append(String.format(Locale.ROOT, ", %,.0f/s", rate));
+        if (expected > n && rate > 0) {
+            s.append(String.format(Locale.ROOT, ", about %,d s left", (long) Math.ceil((expected - n) / rate)));
+        }
+        return s.toString();
     }
 
     void fail(Exception e) {
@@ -30,5 +83,11 @@ public final class Progress {
 
     void rethrow() {
         if (failure != null) throw new IllegalStateException("sending to Kafka failed: " + failure.getMessage(), failure);
+    }
+
+    /** Clears the bar (nothing to do for lines). */
+    @Override
+    public void close() {
+        if (bar != null) bar.close();
     }
 }
