@@ -1,13 +1,12 @@
 package dev.recount.stack.embedded;
 
+import dev.recount.core.io.AtomicFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -21,18 +20,7 @@ public final class StackFiles {
     /** Writes {@code text} to a sibling temp file and renames it over {@code file}. */
     public static void writeAtomically(Path file, String text, boolean ownerOnly) {
         try {
-            Files.createDirectories(file.getParent());
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.deleteIfExists(tmp);
-            if (ownerOnly) {
-                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            }
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            try {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
+            AtomicFile.write(file, text, ownerOnly);
         } catch (IOException e) {
             throw new StackException("cannot write " + file + ": " + e.getMessage(), e);
         }
