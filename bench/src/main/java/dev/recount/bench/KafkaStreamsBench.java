@@ -40,7 +40,8 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThr
  * of the topic, read from the earliest offset, has gone through every stage and every window result is upserted
  * ({@link RunProgress}); then the application closes, its state directory and internal topics are deleted.
  *
- * <p>Args: topic schema [threads] [commitInterval]. Connection settings from local.env's variables. Prints
+ * <p>Args: topic schema [threads] [commitInterval] [grace]; grace defaults to recount's out-of-orderness + allowed
+ * lateness (see below). Connection settings from local.env's variables. Prints
  * {@code RESULT kafka-streams <records> <seconds>} (seconds from start to the last upsert).
  */
 public final class KafkaStreamsBench {
@@ -62,7 +63,7 @@ public final class KafkaStreamsBench {
         EventTimeSettings time = EventTimeSettings.defaults();
         // Stream time is the largest event time seen; recount's watermark trails it by the out-of-orderness and then
         // allows the lateness, so this grace closes a window at the same point recount routes events as too late.
-        Duration grace = time.outOfOrderness().plus(time.allowedLateness());
+        Duration grace = args.length > 4 ? Durations.parse(args[4]) : time.outOfOrderness().plus(time.allowedLateness());
 
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             WindowResultsTable.recreate(c, schema);
