@@ -6,6 +6,7 @@
 #                [--cluster-rounds N] [--pg-preload N] [--pg-rows N] [--reconcile-channels N]
 #                [--batch-rounds N] [--lever-rounds N]   (levers and compact run only when named in --only)
 #                [--stream-rounds N] [--memory-xmx SIZE] [--checkpoint-interval D] [--fresh-modes window-close,interval]
+#                [--kstreams-grace D]   (k's grace, default 3h: a replay needs the topic's span; see KafkaStreamsBench)
 #   sections not in the default --only: cluster (the job on the local standalone Flink cluster vs the embedded
 #   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection)
 #   stream runs (c) (c2) (b) (b2) (k) (a); kstreams alone runs only (k), the Kafka Streams peer, on a fresh topic
@@ -20,7 +21,7 @@ BATCH_ROUNDS=3; LEVER_ROUNDS=3
 HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
 BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
 CLUSTER_ROUNDS=2; PG_PRELOAD=10000000; PG_ROWS=200000; RECONCILE_CHANNELS=7
-STREAM_ROUNDS=1; MEMORY_XMX=512m; CHECKPOINT_INTERVAL=""; FRESH_MODES=window-close
+STREAM_ROUNDS=1; MEMORY_XMX=512m; CHECKPOINT_INTERVAL=""; FRESH_MODES=window-close; KSTREAMS_GRACE=3h
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
@@ -30,7 +31,8 @@ while [ $# -gt 0 ]; do
     --reconcile-channels) RECONCILE_CHANNELS="$2"; shift 2;;
     --stream-rounds) STREAM_ROUNDS="$2"; shift 2;; --memory-xmx) MEMORY_XMX="$2"; shift 2;;
     --checkpoint-interval) CHECKPOINT_INTERVAL="$2"; shift 2;; --fresh-modes) FRESH_MODES="$2"; shift 2;;
-    -h|--help) sed -n 2,14p "$0"; exit 0;;
+    --kstreams-grace) KSTREAMS_GRACE="$2"; shift 2;;
+    -h|--help) sed -n 2,15p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -93,7 +95,7 @@ bounded_stream_run() {
 kstreams_run() {
   local sfx="$1"
   echo "bench: round ${round:-1}: (k) Kafka Streams, de-duplicated, exactly_once_v2..." >&2
-  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.KafkaStreamsBench "$TOPIC" "bench_k_$run_id$sfx" "$PAR" 10s >"$OUT/k$sfx.log" 2>&1
+  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.KafkaStreamsBench "$TOPIC" "bench_k_$run_id$sfx" "$PAR" 10s "$KSTREAMS_GRACE" >"$OUT/k$sfx.log" 2>&1
   K_S=$(secs "$t0" "$(now)"); record "k_kafka_streams_s$sfx" "$K_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/k$sfx.log") s; $(grep -a '^kafka-streams:' "$OUT/k$sfx.log")"
 }
 if wants stream || wants kstreams || wants profile || wants improve || wants cluster; then

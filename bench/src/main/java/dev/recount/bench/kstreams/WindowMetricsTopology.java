@@ -40,7 +40,7 @@ public final class WindowMetricsTopology {
                                  ProcessorSupplier<Windowed<String>, MetricsAccumulator, Void, Void> sink) {
         EventValidator validator = new EventValidator(time.validation());
         Duration window = time.windowSize();
-        Duration horizon = time.dedupHorizon();
+        Duration horizon = dedupHorizon(time, grace);
         StreamsBuilder builder = new StreamsBuilder();
         builder.addStateStore(Stores.windowStoreBuilder(
                         Stores.inMemoryWindowStore(DropDuplicateIds.STORE, horizon, horizon, false),
@@ -64,5 +64,14 @@ public final class WindowMetricsTopology {
                 .toStream(Named.as("window-results"))
                 .process(sink, Named.as("postgres-upsert"));
         return builder.build();
+    }
+
+    /**
+     * recount's de-dup horizon, or window + grace if that is longer: as in recount, an id must be remembered as long
+     * as a copy of it could still land in an open window.
+     */
+    public static Duration dedupHorizon(EventTimeSettings time, Duration grace) {
+        Duration needed = time.windowSize().plus(grace);
+        return needed.compareTo(time.dedupHorizon()) > 0 ? needed : time.dedupHorizon();
     }
 }
