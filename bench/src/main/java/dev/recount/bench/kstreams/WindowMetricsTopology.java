@@ -20,8 +20,8 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * The window metrics as a Kafka Streams user would write them for recount's answer: validate (core's
- * EventValidator), repartition by event_id, drop repeated ids (a window store over the de-dup horizon), repartition
- * by (campaign, channel), tumbling event-time windows with a grace period, core's MetricsAccumulator as the
+ * EventValidator), repartition by event_id, drop repeated ids (a key-value store of the ids seen, forgotten after
+ * the de-dup horizon), repartition by (campaign, channel), tumbling event-time windows with a grace period, core's MetricsAccumulator as the
  * aggregate, and each window result upserted into PostgreSQL by {@code sink}.
  *
  * <p>Stores are in memory (changelogged to Kafka, so they are restored after a failure), the counterpart of the
@@ -42,8 +42,7 @@ public final class WindowMetricsTopology {
         Duration window = time.windowSize();
         Duration horizon = dedupHorizon(time, grace);
         StreamsBuilder builder = new StreamsBuilder();
-        builder.addStateStore(Stores.windowStoreBuilder(
-                        Stores.inMemoryWindowStore(DropDuplicateIds.STORE, horizon, horizon, false),
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(DropDuplicateIds.STORE),
                         Serdes.String(), Serdes.Long())
                 .withCachingDisabled()); // every id is new but for the few duplicates: a cache would only add a copy
 
