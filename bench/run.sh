@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # recount side-by-side benchmarks (issue 8). Not a test. Prints a table and writes docs/benchmarks.md.
 #
-#   bench/run.sh [--events N] [--batch-events N] [--only stream,profile,improve,batch,levers,compact,reconcile,memory,freshness]
+#   bench/run.sh [--events N] [--batch-events N] [--only stream,kstreams,profile,improve,batch,levers,compact,reconcile,memory,freshness]
 #                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]
 #                [--cluster-rounds N] [--pg-preload N] [--pg-rows N] [--reconcile-channels N]
 #                [--batch-rounds N] [--lever-rounds N]   (levers and compact run only when named in --only)
 #                [--stream-rounds N] [--memory-xmx SIZE] [--checkpoint-interval D] [--fresh-modes window-close,interval]
+#                [--kstreams-grace D]   (k's grace, default 3h: a replay needs the topic's span; see KafkaStreamsBench)
 #   sections not in the default --only: cluster (the job on the local standalone Flink cluster vs the embedded
 #   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection)
+#   stream runs (c) (c2) (b) (b2) (k) (a); kstreams alone runs only (k), the Kafka Streams peer, on a fresh topic
 #
 # Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
 # read from DIR, default .recount). Every engine runs in its own JVM, one after the other, on the same data.
@@ -19,7 +21,7 @@ BATCH_ROUNDS=3; LEVER_ROUNDS=3
 HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
 BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
 CLUSTER_ROUNDS=2; PG_PRELOAD=10000000; PG_ROWS=200000; RECONCILE_CHANNELS=7
-STREAM_ROUNDS=1; MEMORY_XMX=512m; CHECKPOINT_INTERVAL=""; FRESH_MODES=window-close
+STREAM_ROUNDS=1; MEMORY_XMX=512m; CHECKPOINT_INTERVAL=""; FRESH_MODES=window-close; KSTREAMS_GRACE=3h
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
@@ -29,7 +31,8 @@ while [ $# -gt 0 ]; do
     --reconcile-channels) RECONCILE_CHANNELS="$2"; shift 2;;
     --stream-rounds) STREAM_ROUNDS="$2"; shift 2;; --memory-xmx) MEMORY_XMX="$2"; shift 2;;
     --checkpoint-interval) CHECKPOINT_INTERVAL="$2"; shift 2;; --fresh-modes) FRESH_MODES="$2"; shift 2;;
-    -h|--help) sed -n 2,13p "$0"; exit 0;;
+    --kstreams-grace) KSTREAMS_GRACE="$2"; shift 2;;
+    -h|--help) sed -n 2,15p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -87,8 +90,15 @@ bounded_stream_run() {
     --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
 }
 
-# ---------------------------------------------------------------- 1. stream throughput (a) (b) (c)
-if wants stream || wants profile || wants improve || wants cluster; then
+# ---------------------------------------------------------------- 1. stream throughput (a) (b) (c) (k)
+# (k) the Kafka Streams peer on $TOPIC into a fresh schema; sets K_S (process wall seconds). Arg: round suffix.
+kstreams_run() {
+  local sfx="$1"
+  echo "bench: round ${round:-1}: (k) Kafka Streams, de-duplicated, exactly_once_v2..." >&2
+  t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.KafkaStreamsBench "$TOPIC" "bench_k_$run_id$sfx" "$PAR" 10s "$KSTREAMS_GRACE" >"$OUT/k$sfx.log" 2>&1
+  K_S=$(secs "$t0" "$(now)"); record "k_kafka_streams_s$sfx" "$K_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/k$sfx.log") s; $(grep -a '^kafka-streams:' "$OUT/k$sfx.log")"
+}
+if wants stream || wants kstreams || wants profile || wants improve || wants cluster; then
   TOPIC="bench-$run_id"
   new_topics "$TOPIC" "$TOPIC-dlq" "$TOPIC-late"
   echo "bench: preloading $EVENTS events into $TOPIC (./recount generate)..." >&2
@@ -118,17 +128,28 @@ if wants stream; then
     t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b2_$run_id" "$PAR" 10s 30 dedup >"$OUT/b2$sfx.log" 2>&1
     B2_S=$(secs "$t0" "$(now)"); record "b2_flink_sql_dedup_s$sfx" "$B2_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/b2$sfx.log") s; $(grep -a '^flink-sql-dedup:' "$OUT/b2$sfx.log")"
 
+    kstreams_run "$sfx"
+
     echo "bench: round $round: (a) recount streaming job as built..." >&2
     t0=$(now); bounded_stream_run "a_${run_id}$sfx" "$STREAM_CP"
     A_S=$(secs "$t0" "$(now)")
     A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_${run_id}$sfx.stream_window_metrics" 2>/dev/null | tail -1)
     record "a_recount_stream_s$sfx" "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS; $(grep -o 'duplicates dropped [0-9,]*; too late [0-9,]*' "$OUT/a_${run_id}$sfx.log")"
-    for x in a:$A_S b:$B_S b2:$B2_S c:$C_S c2:$C2_S; do
+    for x in a:$A_S b:$B_S b2:$B2_S c:$C_S c2:$C2_S k:$K_S; do
       record "${x%%:*}_events_per_s$sfx" "$(awk -v n="$RECORDS" -v s="${x#*:}" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
     done
     record "ratio_a_over_b2$sfx" "$(awk -v a="$A_S" -v b="$B2_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b2 (the de-duplicating SQL peer)"
+    record "ratio_a_over_k$sfx" "$(awk -v a="$A_S" -v k="$K_S" 'BEGIN{printf "%.2f", k/a}')" x "throughput a / throughput k (the Kafka Streams peer)"
     record "ratio_a_over_b$sfx" "$(awk -v a="$A_S" -v b="$B_S" 'BEGIN{printf "%.2f", b/a}')" x "throughput a / throughput b (plain SQL)"
     record "ratio_a_over_c$sfx" "$(awk -v a="$A_S" -v c="$C_S" -v c2="$C2_S" 'BEGIN{m=(c<c2)?c:c2; printf "%.2f", m/a}')" x "throughput a / the faster ingest ceiling (c or c2)"
+  done
+fi
+
+if wants kstreams && ! wants stream; then
+  for round in $(seq 1 "$STREAM_ROUNDS"); do
+    sfx=""; [ "$STREAM_ROUNDS" -gt 1 ] && sfx="_$round"
+    kstreams_run "$sfx"
+    record "k_events_per_s$sfx" "$(awk -v n="$RECORDS" -v s="$K_S" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
   done
 fi
 
