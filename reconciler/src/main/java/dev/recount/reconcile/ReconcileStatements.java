@@ -15,9 +15,9 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * The reconciler's set-based SQL; a run is a handful of statements, whatever the number of keys. {@link #survey}
- * reads each side of the scope once, aggregated per window and per campaign-day (counts, sums and a fingerprint per
- * window, no join); the windows whose fingerprints are not the ones the last applied run recorded go through
+ * The reconciler's set-based SQL; a run is a handful of statements, whatever the number of keys. {@link #windowSurvey},
+ * {@link #batchCampaignDays} and {@link #finalFingerprints} read each side of the scope aggregated per window or per
+ * campaign-day (key counts, fingerprints, the batch's sums; no join); the windows whose fingerprints are not the ones the last applied run recorded go through
  * {@link #reconcile} (the key-by-key join: diffs, corrections, log), the others keep their state and have their
  * diffs copied ({@link #copyDiffs}); {@link #diffCounts} counts the run's diffs per group, {@link #served} checks
  * what the serving view shows for the reconciled windows afterwards, {@link #finalFingerprints} reads what the run
@@ -184,8 +184,8 @@ final class ReconcileStatements {
         sql.add(")");
     }
 
-    /** {@code side} of {@link #survey}'s rows. */
-    static final String STREAM = "stream", BATCH = "batch", FINAL = "final";
+    /** The sides {@link #windowSurvey} reads. */
+    static final String STREAM = "stream", BATCH = "batch";
 
     /**
      * The fingerprint of a group of rows: the XOR of a 64-bit hash of each row's key and served content (and
@@ -198,44 +198,37 @@ final class ReconcileStatements {
     }
 
     /**
-     * Each side of the scope, aggregated, without joining keys: for the stream and the batch one row per window
-     * ({@code g = 1}: key count, window end, summed metrics, fingerprint) and per campaign-day ({@code g = 2}: key
-     * count and sums), for {@code window_corrections} one row per window ({@code g = 1}: key count and fingerprint).
-     * The first grouping, by window and campaign, is what PostgreSQL runs in parallel; the grouping sets on top of
-     * it handle ~1/7 of the rows.
+     * One side of the scope ({@link #STREAM} or {@link #BATCH}) per window, without joining keys: key count, first
+     * and last window end, fingerprint, and for the batch the summed metrics (the stream's sums are the batch's plus
+     * the differences of the run's diffs: {@link #diffCounts}). PostgreSQL aggregates ~1,440 groups a day in
+     * parallel. One statement per side: under a UNION ALL the planner runs each side in one process instead.
      */
-    static Sql survey(Scope scope, ZoneId zone) {
-        Sql sql = new Sql();
-        sql.add("WITH s AS (SELECT window_start, campaign_id, count(*) AS keys, max(window_end) AS window_end, "
-                + each(m -> "sum(" + m + ") AS " + m) + ", " + fingerprint(", revision") + " AS fingerprint FROM "
-                + StreamWindowMetricsTable.TABLE + " WHERE ").inScope("window_start", scope)
-                .add(" GROUP BY window_start, campaign_id)");
-        sql.add(", b AS (SELECT window_start, campaign_id, count(*) AS keys, max(window_end) AS window_end, "
-                + each(m -> "sum(" + m + ") AS " + m) + ", " + fingerprint("") + " AS fingerprint FROM "
-                + BatchWindowMetricsTable.TABLE + " WHERE ").inScope("window_start", scope)
-                .add(" GROUP BY window_start, campaign_id)");
-        for (String side : new String[] {STREAM, BATCH}) {
-            if (side.equals(BATCH)) sql.add(" UNION ALL");
-            sql.add(" SELECT '" + side + "'::text AS side, CASE WHEN GROUPING(window_start) = 0 THEN 1 ELSE 2 END AS g,"
-                    + " window_start, max(window_end) AS window_end, campaign_id, day, sum(keys)::bigint AS keys, "
-                    + eachMetric(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
-                    + ", bit_xor(fingerprint) AS fingerprint FROM (SELECT x.*, (x.window_start AT TIME ZONE ")
-                    .text(zone.getId()).add(")::date AS day FROM " + (side.equals(STREAM) ? "s" : "b") + " x) y"
-                    + " GROUP BY GROUPING SETS ((window_start), (campaign_id, day))");
-        }
-        sql.add(" UNION ALL SELECT '" + FINAL + "', 1, window_start, NULL, NULL, NULL, keys, "
-                + eachMetric(m -> "NULL::" + m.sqlType()) + ", fingerprint FROM (");
-        finalFingerprintsOf(sql, scope);
-        return sql.add(") f");
+    static Sql windowSurvey(Scope scope, String side) {
+        boolean stream = side.equals(STREAM);
+        if (!stream && !side.equals(BATCH)) throw new IllegalArgumentException("side must be stream or batch, got " + side);
+        return new Sql().add("SELECT window_start, count(*) AS keys, min(window_end) AS min_window_end,"
+                        + " max(window_end) AS max_window_end, " + fingerprint(stream ? ", revision" : "") + " AS fingerprint"
+                        + (stream ? "" : ", " + eachMetric(m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS " + m.column()))
+                        + " FROM " + (stream ? StreamWindowMetricsTable.TABLE : BatchWindowMetricsTable.TABLE) + " WHERE ")
+                .inScope("window_start", scope).add(" GROUP BY window_start");
+    }
+
+    /**
+     * The batch's key count and summed metrics per campaign-day of the scope ({@code day}: a bucket of {@code days}).
+     * A scope within one day (a nightly run) groups by campaign alone: the planner then knows there are few groups
+     * and aggregates in parallel, where it takes {@code width_bucket} for a near-unique key.
+     */
+    static Sql batchCampaignDays(Scope scope, ScopeDays days) {
+        Sql sql = new Sql().add("SELECT campaign_id, ");
+        if (days.startsMillis().size() == 1) sql.add("1"); else sql.add("width_bucket(window_start, ").timestamps(days.startsMillis()).add(")");
+        return sql.add(" AS day, count(*) AS keys, " + eachMetric(m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS "
+                        + m.column()) + " FROM " + BatchWindowMetricsTable.TABLE + " WHERE ")
+                .inScope("window_start", scope).add(" GROUP BY 1, 2");
     }
 
     /** Per window of the scope, how many rows {@code window_corrections} holds and their fingerprint. */
     static Sql finalFingerprints(Scope scope) {
-        return finalFingerprintsOf(new Sql(), scope);
-    }
-
-    private static Sql finalFingerprintsOf(Sql sql, Scope scope) {
-        return sql.add("SELECT window_start, count(*) AS keys, " + fingerprint(", removed") + " AS fingerprint FROM "
+        return new Sql().add("SELECT window_start, count(*) AS keys, " + fingerprint(", removed") + " AS fingerprint FROM "
                 + WindowCorrectionsTable.TABLE + " WHERE ").inScope("window_start", scope).add(" GROUP BY window_start");
     }
 
@@ -255,18 +248,22 @@ final class ReconcileStatements {
     }
 
     /**
-     * Run {@code runId}'s diffs counted per window ({@code g = 1}) and per campaign-day ({@code g = 2}): with the
-     * survey's key counts, every group's classification.
+     * Run {@code runId}'s diffs per window ({@code g = 1}) and per campaign-day ({@code g = 2}, {@code day}: a bucket
+     * of {@code days}): how many of each status, how many beyond tolerance, and the summed stream − batch difference
+     * of each metric (a missing side as 0). With the survey's batch rows that is every group's classification and
+     * stream totals: keys that match add the same to both sides.
      */
-    static Sql diffCounts(long runId, ZoneId zone) {
+    static Sql diffCounts(long runId, ScopeDays days) {
         return new Sql().add("SELECT CASE WHEN GROUPING(window_start) = 0 THEN 1 ELSE 2 END AS g, window_start,"
                         + " campaign_id, day,"
                         + " count(*) FILTER (WHERE status = 'mismatch') AS mismatched,"
                         + " count(*) FILTER (WHERE status = 'missing_in_stream') AS missing_in_stream,"
                         + " count(*) FILTER (WHERE status = 'missing_in_batch') AS missing_in_batch,"
-                        + " count(*) FILTER (WHERE NOT within_tolerance) AS beyond_tolerance"
-                        + " FROM (SELECT d.*, (d.window_start AT TIME ZONE ").text(zone.getId())
-                .add(")::date AS day FROM " + ReconciliationDiffsTable.TABLE + " d WHERE d.run_id = ").bigint(runId)
+                        + " count(*) FILTER (WHERE NOT within_tolerance) AS beyond_tolerance, "
+                        + eachMetric(m -> "sum(coalesce(stream_" + m.column() + ", 0) - coalesce(batch_" + m.column()
+                                + ", 0))::" + m.sqlType() + " AS delta_" + m.column())
+                        + " FROM (SELECT d.*, width_bucket(d.window_start, ").timestamps(days.startsMillis())
+                .add(") AS day FROM " + ReconciliationDiffsTable.TABLE + " d WHERE d.run_id = ").bigint(runId)
                 .add(") x GROUP BY GROUPING SETS ((window_start), (campaign_id, day))");
     }
 

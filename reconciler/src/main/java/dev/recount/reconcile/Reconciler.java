@@ -217,19 +217,20 @@ public final class Reconciler {
                 st.execute("SET LOCAL work_mem = '" + settings.workMem() + "'");
             }
             if (scope.windowStarts() == null) requireCovered(conn, scope);
-            requireOneWindowSize(conn, scope);
+            long t0 = System.nanoTime();
+            // Which windows changed since they were last reconciled: each side per window, no join of keys.
+            ScopeDays days = ScopeDays.of(scope, settings.zone());
+            ScopeSurvey survey = ScopeSurvey.read(conn, scope, days);
+            requireOneWindowSize(conn, scope, survey);
             // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
             // nothing that is served, so it leaves the recorded zone alone.
             if (mode == Mode.APPLY) ServingSettingsTable.recordTimeZone(conn, settings.zone(), scope.from(), scope.to());
-            long t0 = System.nanoTime();
-            // Which windows changed since they were last reconciled: a survey of each side, per window, no join.
-            ScopeSurvey survey = ScopeSurvey.read(conn, scope, settings.zone());
             WindowChanges changes = WindowChanges.of(survey,
                     ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis()));
             Optional<Scope> changed = changes.changedPart(scope);
             Reconciled reconciled = changed.isPresent() ? reconcileOnce(conn, changed.get(), mode, runId) : Reconciled.NOTHING;
             copyUnchangedDiffs(conn, runId, changes);
-            Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, settings.zone()));
+            Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
             LOG.info("run {}: {} of {} windows changed since they were last reconciled", runId, changes.changed().size(),
                     survey.windows().size());
             // Attribution, in the same transaction: its diffs, corrections and log entries commit with the rest.
@@ -277,7 +278,20 @@ public final class Reconciler {
         }
     }
 
-    /** Refuses a scope where stream and batch rows have different window sizes: no key could ever match. */
+    /**
+     * Refuses a scope where stream and batch rows have different window sizes: no key could ever match. The survey
+     * shows every window's first and last end per side, which settles the usual case (one size everywhere) without
+     * reading the rows again; anything else is checked row by row, which also names the sizes.
+     */
+    private static void requireOneWindowSize(Connection conn, Scope scope, ScopeSurvey survey) throws SQLException {
+        java.util.SortedSet<Long> batch = survey.windowSizes(false);
+        if (scope.windowStarts() == null && batch.size() <= 1
+                && (batch.isEmpty() || batch.containsAll(survey.windowSizes(true)))) {
+            return;
+        }
+        requireOneWindowSize(conn, scope);
+    }
+
     private static void requireOneWindowSize(Connection conn, Scope scope) throws SQLException {
         long from = scope.from().toEpochMilli();
         long to = scope.to().toEpochMilli();
@@ -348,7 +362,7 @@ public final class Reconciler {
     private static WindowMetrics batchTotals(ScopeSurvey survey, WindowChanges changes, boolean all) {
         WindowMetrics sum = WindowMetrics.ZERO;
         for (ScopeSurvey.Window w : survey.windows().values()) {
-            if (all || !changes.unchanged().containsKey(w.windowStartMillis())) sum = sum.plus(w.batch().sums());
+            if (all || !changes.unchanged().containsKey(w.windowStartMillis())) sum = sum.plus(w.batchRows().sums());
         }
         return sum;
     }
@@ -360,21 +374,13 @@ public final class Reconciler {
      */
     private static void recordWindows(Connection conn, long runId, ScopeSurvey survey, WindowChanges changes,
                                       Optional<Scope> changed) throws SQLException {
-        Map<Long, ReconciledWindowsTable.Side> finalNow = new java.util.HashMap<>();
-        if (changed.isPresent()) {
-            try (PreparedStatement ps = ReconcileStatements.finalFingerprints(changed.get()).prepare(conn);
-                 ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    finalNow.put(Timestamps.read(rs, "window_start"),
-                            new ReconciledWindowsTable.Side(rs.getLong("keys"), rs.getLong("fingerprint")));
-                }
-            }
-        }
+        Map<Long, ReconciledWindowsTable.Side> finalNow = changed.isPresent()
+                ? ScopeSurvey.readFinalized(conn, changed.get()) : Map.of();
         List<ReconciledWindowsTable.Row> rows = new ArrayList<>();
         for (ScopeSurvey.Window w : survey.windows().values()) {
             ReconciledWindowsTable.Side finalized = changes.unchanged().containsKey(w.windowStartMillis()) ? w.finalized()
                     : finalNow.getOrDefault(w.windowStartMillis(), ReconciledWindowsTable.Side.EMPTY);
-            rows.add(new ReconciledWindowsTable.Row(w.windowStartMillis(), w.stream().side(), w.batch().side(), finalized, runId));
+            rows.add(new ReconciledWindowsTable.Row(w.windowStartMillis(), w.stream(), w.batch(), finalized, runId));
         }
         ReconciledWindowsTable.upsert(conn, rows);
     }

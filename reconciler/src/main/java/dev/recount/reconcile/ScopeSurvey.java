@@ -9,20 +9,21 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDate;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * What each side of a scope holds, per window and per campaign-day, read by one statement without joining keys
- * ({@link ReconcileStatements#survey}): enough to tell which windows changed since they were last reconciled, and,
- * with the run's diffs, every group's totals.
+ * What each side of a scope holds per window, and the batch per campaign-day, read side by side without joining
+ * keys ({@link ReconcileStatements#windowSurvey}, {@link ReconcileStatements#batchCampaignDays},
+ * {@link ReconcileStatements#finalFingerprints}): enough to tell which windows changed since they were last
+ * reconciled, and, with the run's diffs, every group's totals.
  *
  * @param windows      by window start, every window any side has rows in
- * @param campaignDays every campaign-day the stream or the batch has rows in
+ * @param campaignDays the batch's rows per campaign-day
  */
 record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
     ScopeSurvey {
@@ -30,72 +31,97 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
         campaignDays = List.copyOf(campaignDays);
     }
 
-    /** One side's rows of a group: how many, their summed metrics and (per window) their fingerprint. */
-    record Rows(long keys, WindowMetrics sums, long fingerprint) {
-        static final Rows NONE = new Rows(0, WindowMetrics.ZERO, 0);
+    /** A group's batch rows: how many, and their summed metrics. */
+    record Rows(long keys, WindowMetrics sums) {
+        static final Rows NONE = new Rows(0, WindowMetrics.ZERO);
 
         Rows {
             Objects.requireNonNull(sums, "sums");
         }
-
-        Side side() {
-            return new Side(keys, fingerprint);
-        }
     }
 
-    /**
-     * @param windowEndMillis the window's end as the stream or batch rows have it (0 when only finalized rows are left)
-     * @param finalized       the window's rows in window_corrections
-     */
-    record Window(long windowStartMillis, long windowEndMillis, Rows stream, Rows batch, Side finalized) {
+    /** One side's rows of a window: count and fingerprint, and the first and last window end (0 without rows). */
+    record Ends(long minMillis, long maxMillis) {
+        static final Ends NONE = new Ends(0, 0);
+    }
+
+    record Window(long windowStartMillis, Side stream, Ends streamEnds, Side batch, Ends batchEnds, Rows batchRows,
+                  Side finalized) {
         /** Whether the stream or the batch has rows in it (a window with only finalized rows is not compared). */
         boolean compared() {
             return stream.keys() + batch.keys() > 0;
         }
+
+        /** The window's end as its stream and batch rows have it (the later, should they disagree). */
+        long windowEndMillis() {
+            return Math.max(streamEnds.maxMillis(), batchEnds.maxMillis());
+        }
     }
 
-    record CampaignDay(String campaignId, LocalDate day, Rows stream, Rows batch) {}
+    record CampaignDay(String campaignId, LocalDate day, Rows batch) {}
 
-    static ScopeSurvey read(Connection conn, Scope scope, ZoneId zone) throws SQLException {
-        Map<Long, Rows> stream = new TreeMap<>(), batch = new TreeMap<>();
-        Map<Long, Long> ends = new TreeMap<>();
-        Map<Long, Side> finalized = new TreeMap<>();
-        Map<String, CampaignDay> days = new TreeMap<>();
-        try (PreparedStatement ps = ReconcileStatements.survey(scope, zone).prepare(conn); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                String side = rs.getString("side");
-                long keys = rs.getLong("keys");
-                if (side.equals(ReconcileStatements.FINAL)) {
-                    finalized.put(Timestamps.read(rs, "window_start"), new Side(keys, rs.getLong("fingerprint")));
-                    continue;
-                }
-                Rows rows = new Rows(keys, MetricColumns.read(rs), rs.getInt("g") == 1 ? rs.getLong("fingerprint") : 0);
-                boolean isStream = side.equals(ReconcileStatements.STREAM);
-                if (rs.getInt("g") == 1) {
+    static ScopeSurvey read(Connection conn, Scope scope, ScopeDays days) throws SQLException {
+        Map<Long, Side> stream = new TreeMap<>(), batch = new TreeMap<>();
+        Map<Long, Ends> streamEnds = new TreeMap<>(), batchEnds = new TreeMap<>();
+        Map<Long, Rows> batchRows = new TreeMap<>();
+        for (String side : new String[] {ReconcileStatements.STREAM, ReconcileStatements.BATCH}) {
+            boolean isStream = side.equals(ReconcileStatements.STREAM);
+            try (PreparedStatement ps = ReconcileStatements.windowSurvey(scope, side).prepare(conn);
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
                     long w = Timestamps.read(rs, "window_start");
-                    (isStream ? stream : batch).put(w, rows);
-                    ends.merge(w, Timestamps.read(rs, "window_end"), Math::max);
-                } else {
-                    String campaign = rs.getString("campaign_id");
-                    LocalDate day = rs.getObject("day", LocalDate.class);
-                    days.merge(day + "\u0000" + campaign, isStream ? new CampaignDay(campaign, day, rows, Rows.NONE)
-                                    : new CampaignDay(campaign, day, Rows.NONE, rows),
-                            (a, b) -> new CampaignDay(campaign, day, isStream ? rows : a.stream(), isStream ? a.batch() : rows));
+                    (isStream ? stream : batch).put(w, new Side(rs.getLong("keys"), rs.getLong("fingerprint")));
+                    (isStream ? streamEnds : batchEnds).put(w, new Ends(Timestamps.read(rs, "min_window_end"),
+                            Timestamps.read(rs, "max_window_end")));
+                    if (!isStream) batchRows.put(w, new Rows(rs.getLong("keys"), MetricColumns.read(rs)));
                 }
             }
         }
-        Map<Long, Window> windows = new TreeMap<>();
-        for (Long w : union(stream.keySet(), batch.keySet(), finalized.keySet())) {
-            windows.put(w, new Window(w, ends.getOrDefault(w, 0L), stream.getOrDefault(w, Rows.NONE),
-                    batch.getOrDefault(w, Rows.NONE), finalized.getOrDefault(w, Side.EMPTY)));
+        List<CampaignDay> campaignDays = new ArrayList<>();
+        try (PreparedStatement ps = ReconcileStatements.batchCampaignDays(scope, days).prepare(conn);
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                campaignDays.add(new CampaignDay(rs.getString("campaign_id"), days.day(rs.getInt("day")),
+                        new Rows(rs.getLong("keys"), MetricColumns.read(rs))));
+            }
         }
-        return new ScopeSurvey(windows, new ArrayList<>(days.values()));
+        Map<Long, Side> finalized = readFinalized(conn, scope);
+        TreeSet<Long> all = new TreeSet<>(stream.keySet());
+        all.addAll(batch.keySet());
+        all.addAll(finalized.keySet());
+        Map<Long, Window> windows = new TreeMap<>();
+        for (long w : all) {
+            windows.put(w, new Window(w, stream.getOrDefault(w, Side.EMPTY), streamEnds.getOrDefault(w, Ends.NONE),
+                    batch.getOrDefault(w, Side.EMPTY), batchEnds.getOrDefault(w, Ends.NONE),
+                    batchRows.getOrDefault(w, Rows.NONE), finalized.getOrDefault(w, Side.EMPTY)));
+        }
+        return new ScopeSurvey(windows, campaignDays);
     }
 
-    @SafeVarargs
-    private static List<Long> union(java.util.Set<Long>... sets) {
-        java.util.TreeSet<Long> all = new java.util.TreeSet<>();
-        for (var s : sets) all.addAll(s);
-        return new ArrayList<>(all);
+    /** Per window of {@code scope}: the key count and fingerprint of its rows in window_corrections. */
+    static Map<Long, Side> readFinalized(Connection conn, Scope scope) throws SQLException {
+        Map<Long, Side> finalized = new TreeMap<>();
+        try (PreparedStatement ps = ReconcileStatements.finalFingerprints(scope).prepare(conn); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                finalized.put(Timestamps.read(rs, "window_start"), new Side(rs.getLong("keys"), rs.getLong("fingerprint")));
+            }
+        }
+        return finalized;
+    }
+
+    /**
+     * The distinct window sizes (window end − start, milliseconds) of the stream's or the batch's rows, as far as the
+     * per-window first and last ends show them: exact when every window holds one size (two sizes in one window are
+     * both seen; a third between them is not, which only matters for naming them in an error).
+     */
+    java.util.SortedSet<Long> windowSizes(boolean ofStream) {
+        java.util.SortedSet<Long> sizes = new TreeSet<>();
+        for (Window w : windows.values()) {
+            if ((ofStream ? w.stream() : w.batch()).keys() == 0) continue;
+            Ends e = ofStream ? w.streamEnds() : w.batchEnds();
+            sizes.add(e.minMillis() - w.windowStartMillis());
+            sizes.add(e.maxMillis() - w.windowStartMillis());
+        }
+        return sizes;
     }
 }

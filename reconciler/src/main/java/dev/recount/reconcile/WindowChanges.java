@@ -25,7 +25,7 @@ record WindowChanges(List<Long> changed, Map<Long, Long> unchanged) {
         Map<Long, Long> unchanged = new TreeMap<>();
         for (ScopeSurvey.Window w : survey.windows().values()) {
             ReconciledWindowsTable.Row r = recorded.get(w.windowStartMillis());
-            if (r != null && r.stream().equals(w.stream().side()) && r.batch().equals(w.batch().side())
+            if (r != null && r.stream().equals(w.stream()) && r.batch().equals(w.batch())
                     && r.finalized().equals(w.finalized())) {
                 unchanged.put(w.windowStartMillis(), r.reconciliationRunId());
             } else {

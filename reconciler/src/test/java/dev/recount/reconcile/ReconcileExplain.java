@@ -84,9 +84,11 @@ public final class ReconcileExplain {
             }
             Map<String, Sql> statements = new LinkedHashMap<>();
             statements.put("uncovered", ReconcileStatements.uncovered(scope));
-            statements.put("survey", ReconcileStatements.survey(scope, ZoneId.of("UTC")));
+            statements.put("survey stream", ReconcileStatements.windowSurvey(scope, ReconcileStatements.STREAM));
+            statements.put("survey batch", ReconcileStatements.windowSurvey(scope, ReconcileStatements.BATCH));
+            statements.put("survey batch per campaign-day", ReconcileStatements.batchCampaignDays(scope, ScopeDays.of(scope, ZoneId.of("UTC"))));
             statements.put("reconcile", ReconcileStatements.reconcile(scope, runId, Tolerances.exact(), ZoneId.of("UTC"), true));
-            statements.put("diffCounts", ReconcileStatements.diffCounts(runId, ZoneId.of("UTC")));
+            statements.put("diffCounts", ReconcileStatements.diffCounts(runId, ScopeDays.of(scope, ZoneId.of("UTC"))));
             statements.put("served", ReconcileStatements.served(scope));
             statements.put("finalFingerprints", ReconcileStatements.finalFingerprints(scope));
             for (Map.Entry<String, Sql> e : statements.entrySet()) {
