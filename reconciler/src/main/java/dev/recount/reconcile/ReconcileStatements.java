@@ -94,11 +94,7 @@ final class ReconcileStatements {
             String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
                     + each(m -> "coalesce(batch_" + m + ", 0)") + ", NOT in_batch, ";
             sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
-                    + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE NOT finalized"
-                    // In key order: each row then lands on the primary key's rightmost leaf (PostgreSQL caches it)
-                    // instead of a random one, and the per-campaign index gets 1 run per campaign, not 1M random
-                    // probes. Cheaper than the sort by far on a first run (measured: docs/benchmarks.md §10).
-                    + " ORDER BY window_start, campaign_id, channel_id RETURNING 1)");
+                    + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE NOT finalized RETURNING 1)");
             sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
                     + ") " + values).bigint(runId).add(", batch_run_id FROM a WHERE finalized AND needs_write"
                     + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
