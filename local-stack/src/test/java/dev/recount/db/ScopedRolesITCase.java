@@ -162,6 +162,7 @@ class ScopedRolesITCase {
         grant(expected, Role.RECONCILER, "reconciliation_diffs", "DELETE,INSERT,SELECT,UPDATE");
         grant(expected, Role.RECONCILER, "window_corrections", "INSERT,SELECT,UPDATE");
         grant(expected, Role.RECONCILER, "correction_log", "INSERT,SELECT");
+        grant(expected, Role.RECONCILER, "reconciled_windows", "INSERT,SELECT,UPDATE");
         grant(expected, Role.RECONCILER, "reconciliation_runs_run_id_seq", "SELECT,USAGE");
         grant(expected, Role.RECONCILER, "correction_log_log_id_seq", "SELECT,USAGE");
         for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {

@@ -15,9 +15,13 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * The reconciler's set-based SQL. A run is two statements, whatever the number of keys: {@link #reconcile} (read
- * the scope once; diffs, corrections, log and totals all come from that one read) and {@link #served} (what the
- * serving view shows afterwards).
+ * The reconciler's set-based SQL; a run is a handful of statements, whatever the number of keys. {@link #windowSurvey},
+ * {@link #batchCampaignDays} and {@link #finalFingerprints} read each side of the scope aggregated per window or per
+ * campaign-day (key counts, fingerprints, the batch's sums; no join); the windows whose fingerprints are not the ones the last applied run recorded go through
+ * {@link #reconcile} (the key-by-key join: diffs, corrections, log), the others keep their state and have their
+ * diffs copied ({@link #copyDiffs}); {@link #diffCounts} counts the run's diffs per group, {@link #served} checks
+ * what the serving view shows for the reconciled windows afterwards, {@link #finalFingerprints} reads what the run
+ * left in {@code window_corrections}.
  */
 final class ReconcileStatements {
     private static final Metric[] METRICS = Metric.values();
@@ -26,7 +30,7 @@ final class ReconcileStatements {
     /** How a key of the scope compared ({@code j.st}); NULL: a finalized key neither side has any more. */
     static final int MATCH = 0, MISMATCH = 1, MISSING_IN_STREAM = 2, MISSING_IN_BATCH = 3;
 
-    /** {@code what} of the count rows ({@code g = 3}) {@link #reconcile} returns. */
+    /** {@code what} of the count rows {@link #reconcile} returns. */
     static final String FINALIZED = "finalized", LOGGED = "logged";
 
     private ReconcileStatements() {}
@@ -48,7 +52,8 @@ final class ReconcileStatements {
     }
 
     /**
-     * The whole run but the check and the report, in one statement. It reads the scope's stream, batch and
+     * The key-by-key part of a run, in one statement, over the windows that changed (all of them on a first run).
+     * It reads the scope's stream, batch and
      * finalized rows once, as one three-way FULL JOIN by key kept in memory ({@code j}), and from it:
      * <ul>
      *   <li>inserts a {@code reconciliation_diffs} row for each key stream and batch do not agree on;</li>
@@ -57,10 +62,8 @@ final class ReconcileStatements {
      *       serialized), an upsert for the few finalized to something else, nothing for the rest — and appends a
      *       {@code correction_log} entry for each served value that changes;</li>
      *   <li>without {@code apply} (a dry run): only counts what it would write;</li>
-     *   <li>returns one row per grouping set — the range ({@code g = 0}), each window ({@code g = 1}), each
-     *       campaign-day ({@code g = 2}), with key counts and summed stream and batch metrics — and the counts of
-     *       what it wrote or would write ({@code g = 3}: {@code what} = {@value #FINALIZED} with the keys
-     *       inserted or changed, or {@value #LOGGED} with the entries per {@code reason}).</li>
+     *   <li>returns the counts of what it wrote or would write: {@code what} = {@value #FINALIZED} with the keys
+     *       inserted or changed, or {@value #LOGGED} with the entries per {@code reason}.</li>
      * </ul>
      * The value a key served before is its finalized value if it has one (NULL if that hid it), else the
      * stream's (NULL if the stream never had it); after is the batch value (NULL: the batch has no such key, so it
@@ -91,7 +94,12 @@ final class ReconcileStatements {
             String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
                     + each(m -> "coalesce(batch_" + m + ", 0)") + ", NOT in_batch, ";
             sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
-                    + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE NOT finalized RETURNING 1)");
+                    + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE NOT finalized"
+                    // In key order, so each row lands on the primary key's rightmost page (a new day is the newest
+                    // key range) instead of a random one. The join yields batch rows in their physical order, which
+                    // is random when a backfill wrote them so: inserting 1M rows in random order into the primary
+                    // key alone measured 6.5 s against 3.0 s sorted (sort included).
+                    + " ORDER BY window_start, campaign_id, channel_id RETURNING 1)");
             sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
                     + ") " + values).bigint(runId).add(", batch_run_id FROM a WHERE finalized AND needs_write"
                     + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
@@ -99,29 +107,14 @@ final class ReconcileStatements {
                     + ") SELECT ").bigint(runId).add(", " + KEY + ", metric, before_value, after_value, reason FROM entries"
                     + " RETURNING reason)");
         }
-        sql.add(" SELECT CASE WHEN GROUPING(window_start) = 0 THEN 1 WHEN GROUPING(campaign_id) = 0 THEN 2 ELSE 0 END AS g,"
-                + " window_start, max(window_end) AS window_end, campaign_id, day,"
-                + " count(*) AS compared,"
-                + " count(*) FILTER (WHERE st = " + MATCH + ") AS matched,"
-                + " count(*) FILTER (WHERE st = " + MISMATCH + ") AS mismatched,"
-                + " count(*) FILTER (WHERE st = " + MISSING_IN_STREAM + ") AS missing_in_stream,"
-                + " count(*) FILTER (WHERE st = " + MISSING_IN_BATCH + ") AS missing_in_batch,"
-                + " count(*) FILTER (WHERE st <> " + MATCH + " AND NOT ");
-        withinTolerance(sql, tolerances);
-        sql.add(") AS beyond_tolerance, "
-                + eachMetric(m -> "coalesce(sum(stream_" + m.column() + "), 0)::" + m.sqlType() + " AS stream_" + m.column()) + ", "
-                + eachMetric(m -> "coalesce(sum(batch_" + m.column() + "), 0)::" + m.sqlType() + " AS batch_" + m.column())
-                + ", NULL::text AS what, NULL::text AS reason, NULL::bigint AS n"
-                + " FROM (SELECT j.*, (j.window_start AT TIME ZONE ").text(zone.getId()).add(")::date AS day FROM j"
-                + " WHERE st IS NOT NULL) x GROUP BY GROUPING SETS ((), (window_start), (campaign_id, day))");
-        String counts = "3, NULL, NULL, NULL, NULL, " + "NULL, ".repeat(6 + 2 * METRICS.length);
+        // Only the counts of what it wrote: the totals come from ScopeSurvey and this run's diffs (DiffCounts).
         if (apply) {
-            sql.add(" UNION ALL SELECT " + counts + "'" + FINALIZED + "', NULL, (SELECT count(*) FROM inserted)"
-                    + " + (SELECT count(*) FROM changed)"
-                    + " UNION ALL SELECT " + counts + "'" + LOGGED + "', reason, count(*) FROM logged GROUP BY reason");
+            sql.add(" SELECT '" + FINALIZED + "' AS what, NULL::text AS reason, (SELECT count(*) FROM inserted)"
+                    + " + (SELECT count(*) FROM changed) AS n"
+                    + " UNION ALL SELECT '" + LOGGED + "', reason, count(*) FROM logged GROUP BY reason");
         } else {
-            sql.add(" UNION ALL SELECT " + counts + "'" + FINALIZED + "', NULL, count(*) FROM j WHERE needs_write"
-                    + " UNION ALL SELECT " + counts + "'" + LOGGED + "', reason, count(*) FROM entries GROUP BY reason");
+            sql.add(" SELECT '" + FINALIZED + "' AS what, NULL::text AS reason, count(*) AS n FROM j WHERE needs_write"
+                    + " UNION ALL SELECT '" + LOGGED + "', reason, count(*) FROM entries GROUP BY reason");
         }
         return sql;
     }
@@ -190,6 +183,89 @@ final class ReconcileStatements {
                     .add(" * abs(coalesce(batch_" + m.column() + ", 0)))");
         }
         sql.add(")");
+    }
+
+    /** The sides {@link #windowSurvey} reads. */
+    static final String STREAM = "stream", BATCH = "batch";
+
+    /**
+     * The fingerprint of a group of rows: the XOR of a 64-bit hash of each row's key and served content (and
+     * {@code extra} columns). Keys are unique per table, so no two rows cancel out; any changed, added or removed
+     * row changes it (but for a 2^-64 chance), and the key count beside it is a second check.
+     */
+    private static String fingerprint(String extra) {
+        return "coalesce(bit_xor(hash_record_extended((campaign_id, channel_id, window_end, " + each(m -> m) + extra
+                + "), 0)), 0)";
+    }
+
+    /**
+     * One side of the scope ({@link #STREAM} or {@link #BATCH}) per window, without joining keys: key count, first
+     * and last window end, fingerprint, and for the batch the summed metrics (the stream's sums are the batch's plus
+     * the differences of the run's diffs: {@link #diffCounts}). PostgreSQL aggregates ~1,440 groups a day in
+     * parallel. One statement per side: under a UNION ALL the planner runs each side in one process instead.
+     */
+    static Sql windowSurvey(Scope scope, String side) {
+        boolean stream = side.equals(STREAM);
+        if (!stream && !side.equals(BATCH)) throw new IllegalArgumentException("side must be stream or batch, got " + side);
+        return new Sql().add("SELECT window_start, count(*) AS keys, min(window_end) AS min_window_end,"
+                        + " max(window_end) AS max_window_end, " + fingerprint(stream ? ", revision" : "") + " AS fingerprint"
+                        + (stream ? "" : ", " + eachMetric(m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS " + m.column()))
+                        + " FROM " + (stream ? StreamWindowMetricsTable.TABLE : BatchWindowMetricsTable.TABLE) + " WHERE ")
+                .inScope("window_start", scope).add(" GROUP BY window_start");
+    }
+
+    /**
+     * The batch's key count and summed metrics per campaign-day of the scope ({@code day}: a bucket of {@code days}).
+     * A scope within one day (a nightly run) groups by campaign alone: the planner then knows there are few groups
+     * and aggregates in parallel, where it takes {@code width_bucket} for a near-unique key.
+     */
+    static Sql batchCampaignDays(Scope scope, ScopeDays days) {
+        Sql sql = new Sql().add("SELECT campaign_id, ");
+        if (days.startsMillis().size() == 1) sql.add("1"); else sql.add("width_bucket(window_start, ").timestamps(days.startsMillis()).add(")");
+        return sql.add(" AS day, count(*) AS keys, " + eachMetric(m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS "
+                        + m.column()) + " FROM " + BatchWindowMetricsTable.TABLE + " WHERE ")
+                .inScope("window_start", scope).add(" GROUP BY 1, 2");
+    }
+
+    /** Per window of the scope, how many rows {@code window_corrections} holds and their fingerprint. */
+    static Sql finalFingerprints(Scope scope) {
+        return new Sql().add("SELECT window_start, count(*) AS keys, " + fingerprint(", removed") + " AS fingerprint FROM "
+                + WindowCorrectionsTable.TABLE + " WHERE ").inScope("window_start", scope).add(" GROUP BY window_start");
+    }
+
+    /**
+     * Copies into run {@code runId} the diffs of windows that did not change since an earlier run: window
+     * {@code windows[i]} from run {@code fromRuns[i]}. Within tolerance is recomputed with this run's tolerances
+     * (the values are the same, the settings may not be).
+     */
+    static Sql copyDiffs(long runId, java.util.List<Long> windows, java.util.List<Long> fromRuns, Tolerances tolerances) {
+        Sql sql = new Sql().add("INSERT INTO " + ReconciliationDiffsTable.TABLE + " (" + ReconciliationDiffsTable.INSERT_COLUMNS
+                + ") SELECT ").bigint(runId).add(", d.window_start, d.window_end, d.campaign_id, d.channel_id, d.status, ");
+        withinTolerance(sql, tolerances);
+        return sql.add(", d.stream_revision, " + ReconciliationDiffsTable.STREAM_COLUMNS + ", "
+                        + ReconciliationDiffsTable.BATCH_COLUMNS + " FROM unnest(").timestamps(windows).add(", ")
+                .bigints(fromRuns).add(") AS u(window_start, run_id) JOIN " + ReconciliationDiffsTable.TABLE
+                        + " d ON d.run_id = u.run_id AND d.window_start = u.window_start");
+    }
+
+    /**
+     * Run {@code runId}'s diffs per window ({@code g = 1}) and per campaign-day ({@code g = 2}, {@code day}: a bucket
+     * of {@code days}): how many of each status, how many beyond tolerance, and the summed stream − batch difference
+     * of each metric (a missing side as 0). With the survey's batch rows that is every group's classification and
+     * stream totals: keys that match add the same to both sides.
+     */
+    static Sql diffCounts(long runId, ScopeDays days) {
+        return new Sql().add("SELECT CASE WHEN GROUPING(window_start) = 0 THEN 1 ELSE 2 END AS g, window_start,"
+                        + " campaign_id, day,"
+                        + " count(*) FILTER (WHERE status = 'mismatch') AS mismatched,"
+                        + " count(*) FILTER (WHERE status = 'missing_in_stream') AS missing_in_stream,"
+                        + " count(*) FILTER (WHERE status = 'missing_in_batch') AS missing_in_batch,"
+                        + " count(*) FILTER (WHERE NOT within_tolerance) AS beyond_tolerance, "
+                        + eachMetric(m -> "sum(coalesce(stream_" + m.column() + ", 0) - coalesce(batch_" + m.column()
+                                + ", 0))::" + m.sqlType() + " AS delta_" + m.column())
+                        + " FROM (SELECT d.*, width_bucket(d.window_start, ").timestamps(days.startsMillis())
+                .add(") AS day FROM " + ReconciliationDiffsTable.TABLE + " d WHERE d.run_id = ").bigint(runId)
+                .add(") x GROUP BY GROUPING SETS ((window_start), (campaign_id, day))");
     }
 
     /**

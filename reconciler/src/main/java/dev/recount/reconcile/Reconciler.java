@@ -5,6 +5,7 @@ import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.CorrectionLogTable;
 import dev.recount.db.tables.MetricColumns;
+import dev.recount.db.tables.ReconciledWindowsTable;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
@@ -70,11 +71,6 @@ public final class Reconciler {
      * holding the locks the next run waits for.
      */
     static final String CLIENT_CHECK_INTERVAL = "2s";
-    /**
-     * Around the reconcile statement: group every key by window (~1,440 a day) and by campaign-day in hash tables,
-     * which fit in cache. Left to itself the planner sorts the whole scope by window first, a sixth of a rerun.
-     */
-    static final String HASH_GROUPING = "SET LOCAL enable_sort = off", HASH_GROUPING_END = "RESET enable_sort";
     /** Rows per list of largest differences in the report. */
     static final int REPORT_TOP = 25;
     private static final DateTimeFormatter DIR_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
@@ -234,15 +230,24 @@ public final class Reconciler {
             }
             progress.stage("checking that succeeded batch runs cover the range");
             if (scope.windowStarts() == null) requireCovered(conn, scope);
-            requireOneWindowSize(conn, scope);
+            long t0 = System.nanoTime();
+            // Which windows changed since they were last reconciled: each side per window, no join of keys.
+            ScopeDays days = ScopeDays.of(scope, settings.zone());
+            ScopeSurvey survey = ScopeSurvey.read(conn, scope, days);
+            requireOneWindowSize(conn, scope, survey);
             // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
             // nothing that is served, so it leaves the recorded zone alone.
             if (mode == Mode.APPLY) ServingSettingsTable.recordTimeZone(conn, settings.zone(), scope.from(), scope.to());
-            long t0 = System.nanoTime();
             progress.stage(mode == Mode.APPLY ? "comparing stream and batch, correcting window_metrics"
                     : "comparing stream and batch (dry run)");
-            Reconciled reconciled = reconcileOnce(conn, scope, mode, runId);
-            Comparison comparison = reconciled.comparison();
+            WindowChanges changes = WindowChanges.of(survey,
+                    ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis()));
+            Optional<Scope> changed = changes.changedPart(scope);
+            Reconciled reconciled = changed.isPresent() ? reconcileOnce(conn, changed.get(), mode, runId) : Reconciled.NOTHING;
+            copyUnchangedDiffs(conn, runId, changes);
+            Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
+            LOG.info("run {}: {} of {} windows changed since they were last reconciled", runId, changes.changed().size(),
+                    survey.windows().size());
             // Attribution, in the same transaction: its diffs, corrections and log entries commit with the rest.
             progress.stage("reconciling attribution");
             AttributionReconciliation.Outcome attribution =
@@ -253,8 +258,11 @@ public final class Reconciler {
             long t1 = System.nanoTime();
             if (mode == Mode.APPLY) progress.stage("checking what window_metrics now serves");
             // A dry run changed nothing the view serves: what it would serve is the batch totals, by construction.
-            WindowMetrics finalTotals = mode == Mode.APPLY ? verifyServed(conn, scope, comparison.range())
-                    : comparison.range().batch();
+            WindowMetrics finalTotals = comparison.range().batch();
+            if (mode == Mode.APPLY) {
+                if (changed.isPresent()) verifyServed(conn, changed.get(), batchTotals(survey, changes, changed.get() == scope));
+                recordWindows(conn, runId, survey, changes, changed);
+            }
             long t2 = System.nanoTime();
             // Attribution is exact: any key stream and batch disagree on is beyond tolerance.
             Verdict verdict = comparison.range().counts().beyondTolerance() == 0 && attribution.counts().differing() == 0
@@ -294,7 +302,20 @@ public final class Reconciler {
         }
     }
 
-    /** Refuses a scope where stream and batch rows have different window sizes: no key could ever match. */
+    /**
+     * Refuses a scope where stream and batch rows have different window sizes: no key could ever match. The survey
+     * shows every window's first and last end per side, which settles the usual case (one size everywhere) without
+     * reading the rows again; anything else is checked row by row, which also names the sizes.
+     */
+    private static void requireOneWindowSize(Connection conn, Scope scope, ScopeSurvey survey) throws SQLException {
+        java.util.SortedSet<Long> batch = survey.windowSizes(false);
+        if (scope.windowStarts() == null && batch.size() <= 1
+                && (batch.isEmpty() || batch.containsAll(survey.windowSizes(true)))) {
+            return;
+        }
+        requireOneWindowSize(conn, scope);
+    }
+
     private static void requireOneWindowSize(Connection conn, Scope scope) throws SQLException {
         long from = scope.from().toEpochMilli();
         long to = scope.to().toEpochMilli();
@@ -323,71 +344,86 @@ public final class Reconciler {
     }
 
     /**
-     * What the one statement found and did (a dry run: would do).
+     * What the key-by-key statement did (a dry run: would do).
      *
      * @param keysFinalized keys inserted or changed in window_corrections
      * @param corrections   correction-log entries per reason
      */
-    private record Reconciled(Comparison comparison, long keysFinalized, Map<CorrectionLogTable.Reason, Long> corrections) {}
+    private record Reconciled(long keysFinalized, Map<CorrectionLogTable.Reason, Long> corrections) {
+        /** No window changed: nothing to finalize, nothing to log. */
+        static final Reconciled NOTHING = new Reconciled(0, Map.of());
+    }
 
     /**
-     * The one statement that compares, records the diffs and (unless a dry run) finalizes and logs: see
-     * {@link ReconcileStatements#reconcile}.
+     * The statement that compares key by key, records the diffs and (unless a dry run) finalizes and logs, over the
+     * windows that changed: see {@link ReconcileStatements#reconcile}.
      */
     private Reconciled reconcileOnce(Connection conn, Scope scope, Mode mode, long runId) throws SQLException {
         Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
         long keysFinalized = 0;
-        GroupTotals range = GroupTotals.EMPTY;
-        List<Comparison.WindowTotal> windows = new ArrayList<>();
-        List<Comparison.CampaignDayTotal> campaignDays = new ArrayList<>();
-        try (Statement st = conn.createStatement()) {
-            st.execute(HASH_GROUPING);
-        }
         try (PreparedStatement ps = ReconcileStatements.reconcile(scope, runId, settings.tolerances(), settings.zone(),
                 mode == Mode.APPLY).prepare(conn); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                int g = rs.getInt("g");
-                if (g == 3) {
-                    if (ReconcileStatements.FINALIZED.equals(rs.getString("what"))) keysFinalized = rs.getLong("n");
-                    else corrections.put(CorrectionLogTable.Reason.of(rs.getString("reason")), rs.getLong("n"));
-                    continue;
-                }
-                GroupTotals totals = new GroupTotals(new KeyCounts(rs.getLong("compared"), rs.getLong("matched"),
-                        rs.getLong("mismatched"), rs.getLong("missing_in_stream"), rs.getLong("missing_in_batch"),
-                        rs.getLong("beyond_tolerance")), MetricColumns.read(rs, "stream_"), MetricColumns.read(rs, "batch_"));
-                switch (g) {
-                    case 0 -> range = totals;
-                    case 1 -> windows.add(new Comparison.WindowTotal(Timestamps.read(rs, "window_start"),
-                            Timestamps.read(rs, "window_end"), totals));
-                    default -> campaignDays.add(new Comparison.CampaignDayTotal(rs.getString("campaign_id"),
-                            rs.getObject("day", java.time.LocalDate.class), totals));
-                }
+                if (ReconcileStatements.FINALIZED.equals(rs.getString("what"))) keysFinalized = rs.getLong("n");
+                else corrections.put(CorrectionLogTable.Reason.of(rs.getString("reason")), rs.getLong("n"));
             }
         }
-        try (Statement st = conn.createStatement()) {
-            st.execute(HASH_GROUPING_END);
+        return new Reconciled(keysFinalized, corrections);
+    }
+
+    /** The diffs of the windows nothing changed in since their last run: that run's, copied (one statement). */
+    private void copyUnchangedDiffs(Connection conn, long runId, WindowChanges changes) throws SQLException {
+        if (changes.unchanged().isEmpty()) return;
+        List<Long> windows = new ArrayList<>(changes.unchanged().keySet());
+        List<Long> fromRuns = windows.stream().map(changes.unchanged()::get).toList();
+        try (PreparedStatement ps = ReconcileStatements.copyDiffs(runId, windows, fromRuns, settings.tolerances())
+                .prepare(conn)) {
+            ps.executeUpdate();
         }
-        windows.sort(Comparator.comparingLong(Comparison.WindowTotal::windowStartMillis));
-        campaignDays.sort(Comparator.comparing(Comparison.CampaignDayTotal::day)
-                .thenComparing(Comparison.CampaignDayTotal::campaignId));
-        return new Reconciled(new Comparison(range, windows, campaignDays), keysFinalized, corrections);
+    }
+
+    /** The summed batch metrics of the changed windows (of all, when {@code all}). */
+    private static WindowMetrics batchTotals(ScopeSurvey survey, WindowChanges changes, boolean all) {
+        WindowMetrics sum = WindowMetrics.ZERO;
+        for (ScopeSurvey.Window w : survey.windows().values()) {
+            if (all || !changes.unchanged().containsKey(w.windowStartMillis())) sum = sum.plus(w.batchRows().sums());
+        }
+        return sum;
     }
 
     /**
-     * What the serving view shows for the scope now. Within this transaction every key of the scope has just
-     * been finalized to its batch value, so anything else means the view and the corrections disagree: the run
-     * fails rather than tell finance numbers it cannot vouch for.
+     * Records, for every window of the survey, what this run saw and left, for the next run to compare with: the
+     * stream and batch as surveyed, the finalized rows as they are now (read again for the windows this run wrote;
+     * the others it did not touch), and this run as the one whose diffs hold.
      */
-    private static WindowMetrics verifyServed(Connection conn, Scope scope, GroupTotals range) throws SQLException {
+    private static void recordWindows(Connection conn, long runId, ScopeSurvey survey, WindowChanges changes,
+                                      Optional<Scope> changed) throws SQLException {
+        Map<Long, ReconciledWindowsTable.Side> finalNow = changed.isPresent()
+                ? ScopeSurvey.readFinalized(conn, changed.get()) : Map.of();
+        List<ReconciledWindowsTable.Row> rows = new ArrayList<>();
+        for (ScopeSurvey.Window w : survey.windows().values()) {
+            ReconciledWindowsTable.Side finalized = changes.unchanged().containsKey(w.windowStartMillis()) ? w.finalized()
+                    : finalNow.getOrDefault(w.windowStartMillis(), ReconciledWindowsTable.Side.EMPTY);
+            rows.add(new ReconciledWindowsTable.Row(w.windowStartMillis(), w.stream(), w.batch(), finalized, runId));
+        }
+        ReconciledWindowsTable.upsert(conn, rows);
+    }
+
+    /**
+     * What the serving view shows for the windows this run reconciled key by key. Within this transaction every key
+     * of them has just been finalized to its batch value, so anything else means the view and the corrections
+     * disagree: the run fails rather than tell finance numbers it cannot vouch for. The other windows are as an
+     * earlier run left and checked them (their fingerprints say so).
+     */
+    private static void verifyServed(Connection conn, Scope scope, WindowMetrics batch) throws SQLException {
         try (PreparedStatement ps = ReconcileStatements.served(scope).prepare(conn); ResultSet rs = ps.executeQuery()) {
             rs.next();
             WindowMetrics served = MetricColumns.read(rs);
             long notFinal = rs.getLong("not_final");
-            if (notFinal != 0 || !served.equals(range.batch())) {
+            if (notFinal != 0 || !served.equals(batch)) {
                 throw new IllegalStateException("after corrections window_metrics serves " + served + " as final, and "
-                        + notFinal + " keys not final, but the batch totals are " + range.batch());
+                        + notFinal + " keys not final, but the batch totals are " + batch);
             }
-            return served;
         }
     }
 

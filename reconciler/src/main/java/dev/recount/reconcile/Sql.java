@@ -44,6 +44,12 @@ final class Sql {
         return this;
     }
 
+    Sql bigints(List<Long> values) {
+        text.append("?::bigint[]");
+        params.add((ps, i, c) -> ps.setArray(i, c.createArrayOf("bigint", values.toArray())));
+        return this;
+    }
+
     Sql bigint(long value) {
         text.append("?::bigint");
         params.add((ps, i, c) -> ps.setLong(i, value));

@@ -25,7 +25,9 @@ import java.util.Map;
 /**
  * Where a run spends its time (not a test): EXPLAIN (ANALYZE, BUFFERS) of each statement of a reconciliation of
  * the benchmark's day, in the run's own transaction settings, rolled back afterwards. Connects with
- * {@code RECOUNT_JDBC_URL}, {@code PGUSER} and {@code PGPASSWORD} (what {@code . .recount/local.env} exports).
+ * {@code RECOUNT_JDBC_URL}, {@code PGUSER} and {@code PGPASSWORD} (what {@code . .recount/local.env} exports). The
+ * statements are those of a run that reconciles every window key by key (a first run); a rerun whose windows are
+ * unchanged runs only the survey, the diff copy and the diff counts.
  *
  * <pre>
  *   ReconcileExplain load SCHEMA [campaigns] [channels]   create and migrate SCHEMA, load the benchmark's day
@@ -82,13 +84,15 @@ public final class ReconcileExplain {
             }
             Map<String, Sql> statements = new LinkedHashMap<>();
             statements.put("uncovered", ReconcileStatements.uncovered(scope));
+            statements.put("survey stream", ReconcileStatements.windowSurvey(scope, ReconcileStatements.STREAM));
+            statements.put("survey batch", ReconcileStatements.windowSurvey(scope, ReconcileStatements.BATCH));
+            statements.put("survey batch per campaign-day", ReconcileStatements.batchCampaignDays(scope, ScopeDays.of(scope, ZoneId.of("UTC"))));
             statements.put("reconcile", ReconcileStatements.reconcile(scope, runId, Tolerances.exact(), ZoneId.of("UTC"), true));
+            statements.put("diffCounts", ReconcileStatements.diffCounts(runId, ScopeDays.of(scope, ZoneId.of("UTC"))));
             statements.put("served", ReconcileStatements.served(scope));
+            statements.put("finalFingerprints", ReconcileStatements.finalFingerprints(scope));
             for (Map.Entry<String, Sql> e : statements.entrySet()) {
                 System.out.println("==== " + e.getKey());
-                try (Statement st = c.createStatement()) {
-                    st.execute(e.getKey().equals("reconcile") ? Reconciler.HASH_GROUPING : Reconciler.HASH_GROUPING_END);
-                }
                 long t = System.nanoTime();
                 try (PreparedStatement ps = e.getValue().prepareWithPrefix(c, EXPLAIN); ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) System.out.println(rs.getString(1));

@@ -253,6 +253,81 @@ class ReconcilerITCase {
     }
 
     @Test
+    void aRerunKeepsUnchangedWindowsAndCorrectsExactlyTheKeyWhoseBatchValueChanged() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        RunResult first = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        // Nothing changed: the rerun's diffs (copied from the first run) and totals are the first run's; it writes
+        // nothing, and every window now names it as the run whose diffs hold.
+        assertThat(again.comparison()).isEqualTo(first.comparison());
+        assertThat(again.keysFinalized()).isZero();
+        assertThat(again.corrections()).isEmpty();
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, again.runId())).hasSize(3)
+                    .isEqualTo(ReconciliationDiffsTable.readRun(c, first.runId()));
+            assertThat(count(c, "SELECT count(*) FROM reconciled_windows WHERE reconciliation_run_id = " + again.runId()))
+                    .as("windows W0, W1, W2").isEqualTo(3);
+            // One batch value changes behind the batch layer's back (no new batch run): its window's fingerprint moves.
+            try (Statement st = c.createStatement()) {
+                st.executeUpdate("UPDATE batch_window_metrics SET clicks = clicks + 1, events = events + 1"
+                        + " WHERE campaign_id = 'camp-a' AND channel_id = 'web' AND window_start = '" + W0 + "'");
+            }
+        }
+
+        RunResult third = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(third.keysFinalized()).isEqualTo(1);
+        assertThat(third.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 2L));
+        assertThat(third.comparison().range().counts()).isEqualTo(new KeyCounts(4, 0, 2, 1, 1, 4));
+        WindowMetrics matchNow = m(100, 6, 1, 2_000_000, 107);
+        try (Connection c = db.admin()) {
+            assertThat(CorrectionLogTable.readRun(c, third.runId()))
+                    .extracting(e -> e.key() + " " + e.metric().column() + ":" + e.before() + "->" + e.after())
+                    .containsExactlyInAnyOrder(MATCH + " clicks:5->6", MATCH + " events:106->107");
+            assertThat(WindowMetricsView.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, matchNow));
+            assertThat(ReconciliationDiffsTable.readRun(c, third.runId())).extracting(d -> d.key() + ":" + d.status())
+                    .containsExactlyInAnyOrder(MATCH + ":MISMATCH", MISMATCH + ":MISMATCH", ONLY_BATCH + ":MISSING_IN_STREAM",
+                            ONLY_STREAM + ":MISSING_IN_BATCH");
+            // A run that recorded nothing to compare with (every window key by key) finds exactly the same.
+            try (Statement st = c.createStatement()) {
+                st.executeUpdate("DELETE FROM reconciled_windows");
+            }
+        }
+        RunResult full = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(full.comparison()).isEqualTo(third.comparison());
+        assertThat(full.keysFinalized()).isZero();
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, full.runId()))
+                    .isEqualTo(ReconciliationDiffsTable.readRun(c, third.runId()));
+        }
+    }
+
+    @Test
+    void aFinalizedValueEditedByHandIsPutBackByTheNextRun() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        reconciler(Tolerances.exact()).reconcile(range);
+        try (Connection c = db.admin(); Statement st = c.createStatement()) {
+            st.executeUpdate("UPDATE window_corrections SET impressions = 999"
+                    + " WHERE campaign_id = 'camp-a' AND channel_id = 'web' AND window_start = '" + W0 + "'");
+        }
+
+        RunResult r = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(r.keysFinalized()).isEqualTo(1);
+        try (Connection c = db.admin()) {
+            assertThat(CorrectionLogTable.readRun(c, r.runId()))
+                    .extracting(e -> e.key() + " " + e.metric().column() + ":" + e.before() + "->" + e.after() + ":" + e.reason().wireName())
+                    .containsExactly(MATCH + " impressions:999->100:batch_changed");
+            assertThat(WindowMetricsView.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, MATCH_V));
+        }
+    }
+
+    static long count(Connection c, String sql) throws Exception {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
     void aDryRunReportsWhatItWouldCorrectAndChangesNothingServed() throws Exception {
         ServedState before = servedState();
         RunResult dry = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);

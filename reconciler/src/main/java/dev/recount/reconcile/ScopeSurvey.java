@@ -1,0 +1,127 @@
+package dev.recount.reconcile;
+
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.db.tables.MetricColumns;
+import dev.recount.db.tables.ReconciledWindowsTable.Side;
+import dev.recount.db.tables.Timestamps;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * What each side of a scope holds per window, and the batch per campaign-day, read side by side without joining
+ * keys ({@link ReconcileStatements#windowSurvey}, {@link ReconcileStatements#batchCampaignDays},
+ * {@link ReconcileStatements#finalFingerprints}): enough to tell which windows changed since they were last
+ * reconciled, and, with the run's diffs, every group's totals.
+ *
+ * @param windows      by window start, every window any side has rows in
+ * @param campaignDays the batch's rows per campaign-day
+ */
+record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
+    ScopeSurvey {
+        windows = Map.copyOf(windows);
+        campaignDays = List.copyOf(campaignDays);
+    }
+
+    /** A group's batch rows: how many, and their summed metrics. */
+    record Rows(long keys, WindowMetrics sums) {
+        static final Rows NONE = new Rows(0, WindowMetrics.ZERO);
+
+        Rows {
+            Objects.requireNonNull(sums, "sums");
+        }
+    }
+
+    /** One side's rows of a window: count and fingerprint, and the first and last window end (0 without rows). */
+    record Ends(long minMillis, long maxMillis) {
+        static final Ends NONE = new Ends(0, 0);
+    }
+
+    record Window(long windowStartMillis, Side stream, Ends streamEnds, Side batch, Ends batchEnds, Rows batchRows,
+                  Side finalized) {
+        /** Whether the stream or the batch has rows in it (a window with only finalized rows is not compared). */
+        boolean compared() {
+            return stream.keys() + batch.keys() > 0;
+        }
+
+        /** The window's end as its stream and batch rows have it (the later, should they disagree). */
+        long windowEndMillis() {
+            return Math.max(streamEnds.maxMillis(), batchEnds.maxMillis());
+        }
+    }
+
+    record CampaignDay(String campaignId, LocalDate day, Rows batch) {}
+
+    static ScopeSurvey read(Connection conn, Scope scope, ScopeDays days) throws SQLException {
+        Map<Long, Side> stream = new TreeMap<>(), batch = new TreeMap<>();
+        Map<Long, Ends> streamEnds = new TreeMap<>(), batchEnds = new TreeMap<>();
+        Map<Long, Rows> batchRows = new TreeMap<>();
+        for (String side : new String[] {ReconcileStatements.STREAM, ReconcileStatements.BATCH}) {
+            boolean isStream = side.equals(ReconcileStatements.STREAM);
+            try (PreparedStatement ps = ReconcileStatements.windowSurvey(scope, side).prepare(conn);
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long w = Timestamps.read(rs, "window_start");
+                    (isStream ? stream : batch).put(w, new Side(rs.getLong("keys"), rs.getLong("fingerprint")));
+                    (isStream ? streamEnds : batchEnds).put(w, new Ends(Timestamps.read(rs, "min_window_end"),
+                            Timestamps.read(rs, "max_window_end")));
+                    if (!isStream) batchRows.put(w, new Rows(rs.getLong("keys"), MetricColumns.read(rs)));
+                }
+            }
+        }
+        List<CampaignDay> campaignDays = new ArrayList<>();
+        try (PreparedStatement ps = ReconcileStatements.batchCampaignDays(scope, days).prepare(conn);
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                campaignDays.add(new CampaignDay(rs.getString("campaign_id"), days.day(rs.getInt("day")),
+                        new Rows(rs.getLong("keys"), MetricColumns.read(rs))));
+            }
+        }
+        Map<Long, Side> finalized = readFinalized(conn, scope);
+        TreeSet<Long> all = new TreeSet<>(stream.keySet());
+        all.addAll(batch.keySet());
+        all.addAll(finalized.keySet());
+        Map<Long, Window> windows = new TreeMap<>();
+        for (long w : all) {
+            windows.put(w, new Window(w, stream.getOrDefault(w, Side.EMPTY), streamEnds.getOrDefault(w, Ends.NONE),
+                    batch.getOrDefault(w, Side.EMPTY), batchEnds.getOrDefault(w, Ends.NONE),
+                    batchRows.getOrDefault(w, Rows.NONE), finalized.getOrDefault(w, Side.EMPTY)));
+        }
+        return new ScopeSurvey(windows, campaignDays);
+    }
+
+    /** Per window of {@code scope}: the key count and fingerprint of its rows in window_corrections. */
+    static Map<Long, Side> readFinalized(Connection conn, Scope scope) throws SQLException {
+        Map<Long, Side> finalized = new TreeMap<>();
+        try (PreparedStatement ps = ReconcileStatements.finalFingerprints(scope).prepare(conn); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                finalized.put(Timestamps.read(rs, "window_start"), new Side(rs.getLong("keys"), rs.getLong("fingerprint")));
+            }
+        }
+        return finalized;
+    }
+
+    /**
+     * The distinct window sizes (window end − start, milliseconds) of the stream's or the batch's rows, as far as the
+     * per-window first and last ends show them: exact when every window holds one size (two sizes in one window are
+     * both seen; a third between them is not, which only matters for naming them in an error).
+     */
+    java.util.SortedSet<Long> windowSizes(boolean ofStream) {
+        java.util.SortedSet<Long> sizes = new TreeSet<>();
+        for (Window w : windows.values()) {
+            if ((ofStream ? w.stream() : w.batch()).keys() == 0) continue;
+            Ends e = ofStream ? w.streamEnds() : w.batchEnds();
+            sizes.add(e.minMillis() - w.windowStartMillis());
+            sizes.add(e.maxMillis() - w.windowStartMillis());
+        }
+        return sizes;
+    }
+}
