@@ -9,6 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.attribution.Attribution;
+import dev.recount.core.attribution.AttributionMetrics;
+import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
@@ -19,6 +22,7 @@ import dev.recount.core.event.InvalidReason;
 import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.StreamAttributionMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.stream.metrics.JobTotals;
@@ -50,7 +54,8 @@ import org.junit.jupiter.api.Timeout;
  * system outside the JVM: a bounded in-memory input of raw Kafka records (validated by the job's own deserializer)
  * and collecting sinks in place of PostgreSQL, the lake and the two topics. {@code StreamJobITCase} runs the same
  * kinds of input through the real systems; this one shows the wiring between the stages (validation → dead letters,
- * lake before de-duplication, de-duplication, too-late routing, windows with lateness) in a few seconds.
+ * lake before de-duplication, de-duplication, too-late routing, windows with lateness, and with attribution on, the
+ * join and its windows) in a few seconds.
  *
  * <p>Deterministic by construction: parallelism 1, so every stage has one subtask and every edge one ordered
  * channel, and the watermark reaches each stage right behind the record that moved it. The input's order decides
@@ -70,6 +75,7 @@ class StreamTopologyTest {
     private final CollectingSink<AdEvent> lake = new CollectingSink<>("lake");
     private final CollectingSink<DeadLetter> deadLetters = new CollectingSink<>("dead-letters");
     private final CollectingSink<BackfillRecord> backfill = new CollectingSink<>("backfill");
+    private final CollectingSink<StreamAttributionMetricsTable.Row> attribution = new CollectingSink<>("attribution");
 
     @AfterEach
     void removeOutputs() {
@@ -77,6 +83,7 @@ class StreamTopologyTest {
         lake.close();
         deadLetters.close();
         backfill.close();
+        attribution.close();
     }
 
     @Test
@@ -155,7 +162,9 @@ class StreamTopologyTest {
         // The job's own totals agree.
         Map<String, Object> totals = result.getAllAccumulatorResults();
         Map<InvalidReason, Long> invalidCounts = new EnumMap<>(InvalidReason.class);
-        for (InvalidReason r : InvalidReason.values()) invalidCounts.put(r, JobTotals.get(totals, JobTotals.invalid(r)));
+        for (InvalidReason r : InvalidReason.values()) {
+            invalidCounts.put(r, JobTotals.get(totals, JobTotals.invalid(r)));
+        }
         assertThat(invalidCounts).isEqualTo(Map.of(InvalidReason.MALFORMED, 1L, InvalidReason.SCHEMA, 1L,
                 InvalidReason.TIMESTAMP, 1L));
         assertThat(JobTotals.get(totals, JobTotals.VALID_EVENTS)).isEqualTo(in.valid.size());
@@ -166,14 +175,68 @@ class StreamTopologyTest {
         assertThat(JobTotals.get(totals, JobTotals.LATE_REFIRINGS)).isEqualTo(1);
     }
 
-    /** Builds the job with this test's input and sinks and runs it to the end of the input. */
+    /**
+     * With attribution on: the last row of every window key is core's rule applied to every valid record sent (core's
+     * reference counts the first copy of an id, as the stream does), and a late impression that attributes a click
+     * after its window fired re-fires that row (revision 2).
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void withAttributionTheLastRowOfEveryKeyIsCoresRule() throws Exception {
+        AttributionRule rule = AttributionRule.of(Duration.ofMinutes(30));
+        Input in = new Input();
+        // W0: a click after its impression, a conversion of the same request, a click whose impression comes late,
+        // a click without a request id, a copy of an attributed click, and an impression nothing clicks.
+        AdEvent impR1 = in.event("imp-r1", EventType.IMPRESSION, W0.plusSeconds(1), "camp-a", "search", 1_000, "r1");
+        AdEvent clickR1 = in.event("clk-r1", EventType.CLICK, W0.plusSeconds(10), "camp-a", "search", 250_000, "r1");
+        AdEvent convR1 = in.event("conv-r1", EventType.CONVERSION, W0.plusSeconds(20), "camp-a", "search", 5_000_000,
+                "r1");
+        AdEvent clickR2 = in.event("clk-r2", EventType.CLICK, W0.plusSeconds(12), "camp-a", "search", 200_000, "r2");
+        in.event("clk-none", EventType.CLICK, W0.plusSeconds(13), "camp-b", "display", 150_000);
+        in.copyOf(clickR1, W0.plusSeconds(14));
+        in.event("imp-r3", EventType.IMPRESSION, W0.plusSeconds(15), "camp-b", "display", 1_000, "r3");
+        // W1: the watermark passes W0, which fires with clk-r2 unattributed.
+        in.event("clk-r3", EventType.CLICK, W1.plusSeconds(10), "camp-b", "display", 120_000, "r3");
+        // r2's impression, late within lateness and before its click: clk-r2 is attributed after all (revision 2).
+        AdEvent impR2 = in.event("imp-r2", EventType.IMPRESSION, W0.plusSeconds(5), "camp-a", "search", 1_000, "r2",
+                W1.plusSeconds(11));
+
+        run(in, rule);
+
+        Attribution expected = new Attribution(rule, WINDOWS);
+        in.valid.forEach(expected::add);
+        Map<WindowKey, StreamAttributionMetricsTable.Row> last = new HashMap<>();
+        Map<WindowKey, Integer> revisions = new HashMap<>();
+        for (StreamAttributionMetricsTable.Row r : attribution.collected()) {
+            WindowKey key = r.attribution().key();
+            assertThat(r.revision()).as("revisions of %s count up from 1", key)
+                    .isEqualTo(revisions.merge(key, 1, Integer::sum));
+            assertThat(r.attribution().windowEndMillis()).isEqualTo(key.windowStartMillis() + WINDOWS.sizeMillis());
+            last.put(key, r);
+        }
+        Map<WindowKey, AttributionMetrics> lastMetrics = new HashMap<>();
+        last.forEach((k, r) -> lastMetrics.put(k, r.attribution().metrics()));
+        assertThat(lastMetrics).isEqualTo(expected.perWindow());
+        assertThat(last.get(new WindowKey(ms(W0), "camp-a", "search")).revision())
+                .as("the late impression re-fired W0 of camp-a/search").isEqualTo(2);
+        // The window metrics beside it are as without attribution: the late impression re-fires W0 there as well.
+        assertThat(rows.collected()).contains(firing(2, impR1, clickR1, convR1, clickR2, impR2));
+    }
+
+    /** Builds the job without attribution, with this test's input and sinks, and runs it to the end of the input. */
     private JobExecutionResult run(Input in) throws Exception {
+        return run(in, null);
+    }
+
+    /** As above, with attribution by {@code rule} when it is not null. */
+    private JobExecutionResult run(Input in, AttributionRule rule) throws Exception {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.GENERIC_TYPES, false); // as the job runs: a type without a Flink serializer fails
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(16)); // hashmap state needs none
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
+        StreamSinks sinks = new StreamSinks(rows, lake, deadLetters, backfill);
         StreamJob.build(env, InMemoryKafkaInput.source(in.records, new EventValidator(SETTINGS.validation())),
-                new StreamSinks(rows, lake, deadLetters, backfill), SETTINGS, Long.MIN_VALUE);
+                rule == null ? sinks : sinks.withAttribution(attribution), SETTINGS, rule, Long.MIN_VALUE);
         return env.execute("stream-topology-test");
     }
 
@@ -199,16 +262,27 @@ class StreamTopologyTest {
         /** Offset of each invalid record → the reason it must be dead-lettered with. */
         final Map<Long, InvalidReason> invalid = new LinkedHashMap<>();
 
-        /** An event sent 1 s after its event time. */
+        /** An event without a request id, sent 1 s after its event time. */
         AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel, long costMicros) {
-            return event(id, type, eventTime, campaign, channel, costMicros, eventTime.plusSeconds(1));
+            return event(id, type, eventTime, campaign, channel, costMicros, null, eventTime.plusSeconds(1));
         }
 
-        /** An event sent at {@code sentAt} (its Kafka record timestamp). */
+        /** An event without a request id, sent at {@code sentAt} (its Kafka record timestamp). */
         AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel, long costMicros,
                       Instant sentAt) {
-            AdEvent e = new AdEvent(id, type, ms(eventTime), campaign, channel, costMicros, TOPIC, 0, records.size(),
-                    ms(sentAt));
+            return event(id, type, eventTime, campaign, channel, costMicros, null, sentAt);
+        }
+
+        /** An event of request {@code requestId} (null: none), sent 1 s after its event time. */
+        AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel, long costMicros,
+                      String requestId) {
+            return event(id, type, eventTime, campaign, channel, costMicros, requestId, eventTime.plusSeconds(1));
+        }
+
+        AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel, long costMicros,
+                      String requestId, Instant sentAt) {
+            AdEvent e = new AdEvent(id, type, ms(eventTime), campaign, channel, costMicros, requestId, TOPIC, 0,
+                    records.size(), ms(sentAt));
             add(sentAt, id, EventJson.toJson(e));
             valid.add(e);
             return e;
@@ -217,7 +291,7 @@ class StreamTopologyTest {
         /** The same event_id and payload sent again at {@code sentAt}: a new record the job must not count. */
         AdEvent copyOf(AdEvent original, Instant sentAt) {
             AdEvent copy = new AdEvent(original.eventId, original.eventType, original.eventTs, original.campaignId,
-                    original.channelId, original.costMicros, TOPIC, 0, records.size(), ms(sentAt));
+                    original.channelId, original.costMicros, original.requestId, TOPIC, 0, records.size(), ms(sentAt));
             add(sentAt, original.eventId, EventJson.toJson(original));
             valid.add(copy);
             return copy;
