@@ -55,49 +55,74 @@ public final class AttributionAggregation {
      *
      * @param lakeRows lake rows (file columns, copies included) with event_ts in {@link #lookback} of the range
      */
-    public static Dataset<Row> recompute(Dataset<Row> lakeRows, AttributionRule rule, WindowAlignment windows,
-                                         long fromMillis, long toMillis) {
+    public static Dataset<Row> recompute(
+            Dataset<Row> lakeRows, AttributionRule rule, WindowAlignment windows, long fromMillis, long toMillis) {
         WindowAggregation.requireAnsiMode(lakeRows.sparkSession());
-        Column inRange = col(LakeLayout.EVENT_TS).geq(fromMillis).and(col(LakeLayout.EVENT_TS).lt(toMillis));
-        Column attributable = col(LakeLayout.EVENT_TYPE).isin(EventType.CLICK.wireName(), EventType.CONVERSION.wireName());
+        Column inRange = col(LakeLayout.EVENT_TS)
+                .geq(fromMillis)
+                .and(col(LakeLayout.EVENT_TS).lt(toMillis));
+        Column attributable =
+                col(LakeLayout.EVENT_TYPE).isin(EventType.CLICK.wireName(), EventType.CONVERSION.wireName());
         Dataset<Row> clicks = keepLowest(lakeRows.filter(inRange.and(attributable)));
-        Dataset<Row> impressions = lakeRows
-                .filter(col(LakeLayout.EVENT_TYPE).equalTo(EventType.IMPRESSION.wireName())
+        Dataset<Row> impressions = lakeRows.filter(col(LakeLayout.EVENT_TYPE)
+                        .equalTo(EventType.IMPRESSION.wireName())
                         .and(col(LakeLayout.REQUEST_ID).isNotNull()))
-                .select(col(LakeLayout.REQUEST_ID).as(IMPRESSION_REQUEST), col(LakeLayout.EVENT_TS).as(IMPRESSION_TS))
+                .select(
+                        col(LakeLayout.REQUEST_ID).as(IMPRESSION_REQUEST),
+                        col(LakeLayout.EVENT_TS).as(IMPRESSION_TS))
                 .distinct();
-        Column match = clicks.col(LakeLayout.REQUEST_ID).equalTo(impressions.col(IMPRESSION_REQUEST))
+        Column match = clicks.col(LakeLayout.REQUEST_ID)
+                .equalTo(impressions.col(IMPRESSION_REQUEST))
                 .and(expr(rule.sqlCondition(IMPRESSION_TS, LakeLayout.EVENT_TS)));
-        Dataset<Row> judged = clicks.join(impressions, match, "left_semi").withColumn(ATTRIBUTED, lit(true))
+        Dataset<Row> judged = clicks.join(impressions, match, "left_semi")
+                .withColumn(ATTRIBUTED, lit(true))
                 .unionByName(clicks.join(impressions, match, "left_anti").withColumn(ATTRIBUTED, lit(false)));
 
         String spendType = Metric.SPEND_SQL_TYPE;
         Column isClick = col(LakeLayout.EVENT_TYPE).equalTo(EventType.CLICK.wireName());
         Column isConversion = col(LakeLayout.EVENT_TYPE).equalTo(EventType.CONVERSION.wireName());
         Column attributed = col(ATTRIBUTED);
-        Dataset<Row> sums = judged
-                .groupBy(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows).as(WindowAggregation.WINDOW_START),
-                        col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID))
-                .agg(sum(when(isClick.and(attributed), 1L).otherwise(0L)).as(AttributionMetrics.COLUMNS[0]),
-                        sum(when(isConversion.and(attributed), 1L).otherwise(0L)).as(AttributionMetrics.COLUMNS[1]),
-                        sum(when(isClick.and(attributed.unary_$bang()), 1L).otherwise(0L)).as(AttributionMetrics.COLUMNS[2]),
+        Dataset<Row> sums = judged.groupBy(
+                        WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows)
+                                .as(WindowAggregation.WINDOW_START),
+                        col(LakeLayout.CAMPAIGN_ID),
+                        col(LakeLayout.CHANNEL_ID))
+                .agg(
+                        sum(when(isClick.and(attributed), 1L).otherwise(0L)).as(AttributionMetrics.COLUMNS[0]),
+                        sum(when(isConversion.and(attributed), 1L).otherwise(0L))
+                                .as(AttributionMetrics.COLUMNS[1]),
+                        sum(when(isClick.and(attributed.unary_$bang()), 1L).otherwise(0L))
+                                .as(AttributionMetrics.COLUMNS[2]),
                         sum(when(attributed, col(LakeLayout.COST_MICROS).cast(spendType))
-                                .otherwise(lit(0).cast(spendType))).cast(spendType).as(AttributionMetrics.COLUMNS[3]));
-        return sums.filter(col(AttributionMetrics.COLUMNS[0]).gt(0).or(col(AttributionMetrics.COLUMNS[1]).gt(0))
+                                        .otherwise(lit(0).cast(spendType)))
+                                .cast(spendType)
+                                .as(AttributionMetrics.COLUMNS[3]));
+        return sums.filter(col(AttributionMetrics.COLUMNS[0])
+                .gt(0)
+                .or(col(AttributionMetrics.COLUMNS[1]).gt(0))
                 .or(col(AttributionMetrics.COLUMNS[2]).gt(0)));
     }
 
     /** Per event_id, its least copy by (coordinates, payload), as WindowAggregation keeps. */
     private static Dataset<Row> keepLowest(Dataset<Row> rows) {
-        String[] payload = {LakeLayout.EVENT_TS, LakeLayout.EVENT_TYPE, LakeLayout.CAMPAIGN_ID, LakeLayout.CHANNEL_ID,
-                LakeLayout.COST_MICROS, LakeLayout.REQUEST_ID};
+        String[] payload = {
+            LakeLayout.EVENT_TS,
+            LakeLayout.EVENT_TYPE,
+            LakeLayout.CAMPAIGN_ID,
+            LakeLayout.CHANNEL_ID,
+            LakeLayout.COST_MICROS,
+            LakeLayout.REQUEST_ID
+        };
         Column[] fields = new Column[3 + payload.length];
         fields[0] = col(LakeLayout.KAFKA_TOPIC);
         fields[1] = col(LakeLayout.KAFKA_PARTITION);
         fields[2] = col(LakeLayout.KAFKA_OFFSET);
         for (int i = 0; i < payload.length; i++) fields[3 + i] = col(payload[i]);
         Column[] kept = new Column[payload.length];
-        for (int i = 0; i < payload.length; i++) kept[i] = col(KEPT + "." + payload[i]).as(payload[i]);
-        return rows.groupBy(col(LakeLayout.EVENT_ID)).agg(min(struct(fields)).as(KEPT)).select(kept);
+        for (int i = 0; i < payload.length; i++)
+            kept[i] = col(KEPT + "." + payload[i]).as(payload[i]);
+        return rows.groupBy(col(LakeLayout.EVENT_ID))
+                .agg(min(struct(fields)).as(KEPT))
+                .select(kept);
     }
 }

@@ -18,8 +18,11 @@ import org.apache.kafka.common.TopicPartition;
  * @param entries      the records read, in partition then offset order
  * @param truncated    true when the run stopped at its record limit before the end of the topic
  */
-record BackfillBatch(Map<TopicPartition, Long> startOffsets, Map<TopicPartition, Long> readUntil,
-                     List<Entry> entries, boolean truncated) {
+record BackfillBatch(
+        Map<TopicPartition, Long> startOffsets,
+        Map<TopicPartition, Long> readUntil,
+        List<Entry> entries,
+        boolean truncated) {
 
     /** One record: the parsed backfill record, or null with the reason it could not be parsed. */
     record Entry(TopicPartition partition, long offset, BackfillRecord record, String malformed) {}

@@ -1,9 +1,9 @@
 package dev.recount.batch;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.cli.Converters.DateConverter;
 import dev.recount.core.cli.Converters.InstantConverter;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Component;
@@ -32,11 +32,20 @@ import picocli.CommandLine.Spec;
  * {@code ./recount backfill range|affected|nightly}: recompute window metrics exactly from the raw event lake
  * (docs/contract.md). Also the main class of the spark-submit application jar. Exit codes: {@link ExitCodes}.
  */
-@Command(name = "backfill", mixinStandardHelpOptions = true, sortOptions = false,
-        subcommands = {BackfillMain.RangeCommand.class, BackfillMain.AffectedCommand.class,
-                BackfillMain.NightlyCommand.class, BackfillMain.CompactCommand.class},
-        description = {"Recompute window metrics exactly from the raw event lake with Spark;",
-                "compact the lake's small files and apply lake.retention."})
+@Command(
+        name = "backfill",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        subcommands = {
+            BackfillMain.RangeCommand.class,
+            BackfillMain.AffectedCommand.class,
+            BackfillMain.NightlyCommand.class,
+            BackfillMain.CompactCommand.class
+        },
+        description = {
+            "Recompute window metrics exactly from the raw event lake with Spark;",
+            "compact the lake's small files and apply lake.retention."
+        })
 public final class BackfillMain implements Callable<Integer> {
     private final Map<String, String> environment;
     private final Clock clock;
@@ -64,36 +73,44 @@ public final class BackfillMain implements Callable<Integer> {
 
     /** The command line users get (nothing is opened until a subcommand executes). */
     public static CommandLine commandLine() {
-        return commandLine(new BackfillMain(System.getenv(), Clock.systemUTC(), SparkSessions.OWNED,
-                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS));
+        return commandLine(new BackfillMain(
+                System.getenv(), Clock.systemUTC(), SparkSessions.OWNED, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS));
     }
 
     static CommandLine commandLine(BackfillMain main) {
-        return RecountCli.configure(new CommandLine(main)).exitCodes(ExitCodes.class)
+        return RecountCli.configure(new CommandLine(main))
+                .exitCodes(ExitCodes.class)
                 .failureCodes(ex -> ex instanceof BackfillException b ? b.exitCode() : ExitCodes.FAILED)
                 .commandLine();
     }
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing command: range, affected, nightly or compact");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "missing command: range, affected, nightly or compact");
     }
 
     /** Options every subcommand takes. */
     static final class CommonOptions {
-        @Option(names = "--config", paramLabel = "FILE",
+        @Option(
+                names = "--config",
+                paramLabel = "FILE",
                 description = "Settings file (default: $RECOUNT_CONFIG; see config/recount.properties).")
         Path config;
 
         @Option(names = "--lake", paramLabel = "PATH", description = "Raw event lake: directory or URI (lake.path).")
         String lake;
 
-        @Option(names = "--master", paramLabel = "URL",
+        @Option(
+                names = "--master",
+                paramLabel = "URL",
                 description = "Spark master, e.g. local[4] (default: spark-submit's, else batch.spark-master).")
         String master;
 
-        @Option(names = "--progress-every", paramLabel = "DURATION", defaultValue = "10s",
+        @Option(
+                names = "--progress-every",
+                paramLabel = "DURATION",
+                defaultValue = "10s",
                 description = "How often a long run logs its Spark progress (default: ${DEFAULT-VALUE}).")
         String progressEvery;
     }
@@ -172,14 +189,24 @@ public final class BackfillMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "range", sortOptions = false,
+    @Command(
+            name = "range",
+            sortOptions = false,
             description = "Recompute every window in [from, to) from the lake and replace the batch result there.")
     static final class RangeCommand extends BackfillCommand {
-        @Option(names = "--from", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+        @Option(
+                names = "--from",
+                required = true,
+                paramLabel = "INSTANT",
+                converter = InstantConverter.class,
                 description = "First window start, ISO-8601 UTC (e.g. 2026-11-29T00:00:00Z); window-aligned.")
         Instant from;
 
-        @Option(names = "--to", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+        @Option(
+                names = "--to",
+                required = true,
+                paramLabel = "INSTANT",
+                converter = InstantConverter.class,
                 description = "End (exclusive), window-aligned; must not be beyond the lake's completeness boundary.")
         Instant to;
 
@@ -197,15 +224,22 @@ public final class BackfillMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "affected", sortOptions = false,
-            description = {"Recompute the windows named by the backfill topic (too-late events) since the last run.",
-                    "Offsets are committed only after results that include those events are committed; an event not"
-                            + " yet visible in the lake stays on the topic for the next run."})
+    @Command(
+            name = "affected",
+            sortOptions = false,
+            description = {
+                "Recompute the windows named by the backfill topic (too-late events) since the last run.",
+                "Offsets are committed only after results that include those events are committed; an event not"
+                        + " yet visible in the lake stays on the topic for the next run."
+            })
     static final class AffectedCommand extends BackfillCommand {
         @Option(names = "--force", description = "Also recompute windows beyond the lake's completeness boundary.")
         boolean force;
 
-        @Option(names = "--max-records", paramLabel = "N", defaultValue = "500000",
+        @Option(
+                names = "--max-records",
+                paramLabel = "N",
+                defaultValue = "500000",
                 description = "Read at most about N backfill records per run (default: ${DEFAULT-VALUE}).")
         int maxRecords;
 
@@ -220,20 +254,30 @@ public final class BackfillMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "nightly", sortOptions = false,
-            description = {"Recompute the previous day (or --date) in the configured time-zone, then the affected"
-                    + " windows.", "The day is [midnight, next midnight) in time-zone: 23 or 25 hours on daylight"
-                    + " saving days; a window belongs to the day its start falls in. Rerunning a date replaces the"
-                    + " same rows."})
+    @Command(
+            name = "nightly",
+            sortOptions = false,
+            description = {
+                "Recompute the previous day (or --date) in the configured time-zone, then the affected" + " windows.",
+                "The day is [midnight, next midnight) in time-zone: 23 or 25 hours on daylight"
+                        + " saving days; a window belongs to the day its start falls in. Rerunning a date replaces the"
+                        + " same rows."
+            })
     static final class NightlyCommand extends BackfillCommand {
-        @Option(names = "--date", paramLabel = "DATE", converter = DateConverter.class,
+        @Option(
+                names = "--date",
+                paramLabel = "DATE",
+                converter = DateConverter.class,
                 description = "The day to recompute, e.g. 2026-11-28 (default: yesterday in time-zone).")
         LocalDate date;
 
         @Option(names = "--force", description = "Recompute even beyond the lake's completeness boundary (recorded).")
         boolean force;
 
-        @Option(names = "--max-records", paramLabel = "N", defaultValue = "500000",
+        @Option(
+                names = "--max-records",
+                paramLabel = "N",
+                defaultValue = "500000",
                 description = "Read at most about N backfill records (default: ${DEFAULT-VALUE}).")
         int maxRecords;
 
@@ -262,19 +306,27 @@ public final class BackfillMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "compact", sortOptions = false,
-            description = {"Rewrite the small files of complete lake hours into a few large files, then delete hours"
-                    + " older than lake.retention (if set).",
-                    "Hours whose start falls in the range and that end at or before the lake's completeness boundary;"
-                            + " hidden (in-progress) files are left alone. Each hour is swapped under the day's"
-                            + " backfill lock: a backfill never sees it half done. Rerunning does nothing to a"
-                            + " compacted hour and folds in files that arrived since."})
+    @Command(
+            name = "compact",
+            sortOptions = false,
+            description = {
+                "Rewrite the small files of complete lake hours into a few large files, then delete hours"
+                        + " older than lake.retention (if set).",
+                "Hours whose start falls in the range and that end at or before the lake's completeness boundary;"
+                        + " hidden (in-progress) files are left alone. Each hour is swapped under the day's"
+                        + " backfill lock: a backfill never sees it half done. Rerunning does nothing to a"
+                        + " compacted hour and folds in files that arrived since."
+            })
     static final class CompactCommand extends BackfillCommand {
         @CommandLine.ArgGroup(exclusive = true, multiplicity = "0..1")
         Scope scope;
 
         static final class Scope {
-            @Option(names = "--date", required = true, paramLabel = "DATE", converter = DateConverter.class,
+            @Option(
+                    names = "--date",
+                    required = true,
+                    paramLabel = "DATE",
+                    converter = DateConverter.class,
                     description = "A calendar day in time-zone, e.g. 2026-11-28: the hours starting on it"
                             + " (default, without --from/--to: yesterday in time-zone).")
             LocalDate date;
@@ -284,19 +336,33 @@ public final class BackfillMain implements Callable<Integer> {
         }
 
         static final class Between {
-            @Option(names = "--from", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+            @Option(
+                    names = "--from",
+                    required = true,
+                    paramLabel = "INSTANT",
+                    converter = InstantConverter.class,
                     description = "The hours starting at or after this instant (ISO-8601 UTC) ...")
             Instant from;
 
-            @Option(names = "--to", required = true, paramLabel = "INSTANT", converter = InstantConverter.class,
+            @Option(
+                    names = "--to",
+                    required = true,
+                    paramLabel = "INSTANT",
+                    converter = InstantConverter.class,
                     description = "... and before this one.")
             Instant to;
         }
 
-        @Option(names = "--lookback", arity = "0..1", paramLabel = "DURATION", fallbackValue = "max-past",
-                description = {"Also the hours of this long before the range, to fold in files late events added"
-                        + " since they were compacted. Without a value: validation.max-past, as long as late events"
-                        + " can arrive (what nightly uses)."})
+        @Option(
+                names = "--lookback",
+                arity = "0..1",
+                paramLabel = "DURATION",
+                fallbackValue = "max-past",
+                description = {
+                    "Also the hours of this long before the range, to fold in files late events added"
+                            + " since they were compacted. Without a value: validation.max-past, as long as late events"
+                            + " can arrive (what nightly uses)."
+                })
         String lookback;
 
         @Override
@@ -307,9 +373,14 @@ public final class BackfillMain implements Callable<Integer> {
                 if (scope != null && scope.between != null) {
                     range = TimeRange.of(scope.between.from, scope.between.to);
                 } else {
-                    LocalDate day = scope != null ? scope.date : NightlyRange.previousDay(main.clock, settings.timeZone());
-                    range = new TimeRange(day.atStartOfDay(settings.timeZone()).toInstant().toEpochMilli(),
-                            day.plusDays(1).atStartOfDay(settings.timeZone()).toInstant().toEpochMilli());
+                    LocalDate day =
+                            scope != null ? scope.date : NightlyRange.previousDay(main.clock, settings.timeZone());
+                    range = new TimeRange(
+                            day.atStartOfDay(settings.timeZone()).toInstant().toEpochMilli(),
+                            day.plusDays(1)
+                                    .atStartOfDay(settings.timeZone())
+                                    .toInstant()
+                                    .toEpochMilli());
                 }
                 if (lookback != null) {
                     Duration back = "max-past".equals(lookback) ? settings.maxPast() : Durations.parse(lookback);
@@ -320,11 +391,14 @@ public final class BackfillMain implements Callable<Integer> {
             }
             TimeRange hours = range;
             return withSpark(settings, (spark, db, password, progress) -> {
-                LakeCompactor.Report report = new LakeCompactor(spark, db, settings, main.clock, progress).compact(hours);
+                LakeCompactor.Report report =
+                        new LakeCompactor(spark, db, settings, main.clock, progress).compact(hours);
                 report(report.summary(), report.json());
                 if (report.failed().isEmpty()) return ExitCodes.OK;
-                report.failed().forEach((hour, why) ->
-                        spec.commandLine().getErr().println(RecountCli.path(spec) + ": compaction of " + hour + " failed: " + why));
+                report.failed()
+                        .forEach((hour, why) -> spec.commandLine()
+                                .getErr()
+                                .println(RecountCli.path(spec) + ": compaction of " + hour + " failed: " + why));
                 return ExitCodes.FAILED;
             });
         }

@@ -62,6 +62,7 @@ public final class BackfillRunner {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Results up to this many window rows are staged from the driver; larger ones from the executors. */
     public static final long DEFAULT_DRIVER_MAX_ROWS = 50_000;
+
     private static final Duration TOPIC_READ_TIMEOUT = Duration.ofMinutes(5);
     private static final int MAX_PENDING_IN_DETAILS = 100;
 
@@ -72,8 +73,13 @@ public final class BackfillRunner {
     private final Supplier<Consumer<byte[], String>> consumers;
     private final Duration progressInterval;
 
-    public BackfillRunner(SparkSession spark, DataSource db, BackfillSettings settings, String password,
-                          long driverMaxRows, Duration progressInterval) {
+    public BackfillRunner(
+            SparkSession spark,
+            DataSource db,
+            BackfillSettings settings,
+            String password,
+            long driverMaxRows,
+            Duration progressInterval) {
         this.spark = spark;
         this.db = db;
         this.settings = settings;
@@ -83,8 +89,16 @@ public final class BackfillRunner {
     }
 
     /** What a range (or nightly) run did. */
-    public record RangeReport(long runId, Mode mode, TimeRange range, boolean forced, long events, long lakeRows,
-                              long windowsWritten, long windowsDeleted, Duration elapsed) {
+    public record RangeReport(
+            long runId,
+            Mode mode,
+            TimeRange range,
+            boolean forced,
+            long events,
+            long lakeRows,
+            long windowsWritten,
+            long windowsDeleted,
+            Duration elapsed) {
         public String summary() {
             return "run " + runId + " (" + mode.wireName() + " " + range + (forced ? ", forced" : "") + "): "
                     + events + " events (" + lakeRows + " lake rows), " + windowsWritten + " window rows written, "
@@ -109,18 +123,34 @@ public final class BackfillRunner {
     }
 
     /** What an affected run did; {@code pending} records stay uncommitted on the topic and are retried. */
-    public record AffectedReport(long runId, int recordsRead, int malformed, int expired, List<Long> windows,
-                                 long events, long windowsWritten, long windowsDeleted, int pending,
-                                 Map<String, Long> committed, boolean truncated, Duration elapsed) {
+    public record AffectedReport(
+            long runId,
+            int recordsRead,
+            int malformed,
+            int expired,
+            List<Long> windows,
+            long events,
+            long windowsWritten,
+            long windowsDeleted,
+            int pending,
+            Map<String, Long> committed,
+            boolean truncated,
+            Duration elapsed) {
         public String summary() {
             StringBuilder s = new StringBuilder("run " + runId + " (affected): " + recordsRead + " backfill records, "
                     + windows.size() + " windows recomputed (" + events + " events, " + windowsWritten
                     + " window rows written, " + windowsDeleted + " deleted), " + seconds(elapsed));
-            if (pending > 0) s.append("; ").append(pending).append(" records pending (not in the lake yet or beyond"
-                    + " its completeness boundary), retried by the next run");
+            if (pending > 0)
+                s.append("; ")
+                        .append(pending)
+                        .append(" records pending (not in the lake yet or beyond"
+                                + " its completeness boundary), retried by the next run");
             if (malformed > 0) s.append("; ").append(malformed).append(" malformed records skipped");
-            if (expired > 0) s.append("; ").append(expired).append(" records for windows before the lake's retention"
-                    + " horizon settled without a recompute");
+            if (expired > 0)
+                s.append("; ")
+                        .append(expired)
+                        .append(" records for windows before the lake's retention"
+                                + " horizon settled without a recompute");
             if (truncated) s.append("; more records remain on the topic: run again");
             return s.toString();
         }
@@ -154,13 +184,16 @@ public final class BackfillRunner {
             long runId = startRun(conn, mode, range.fromMillis(), range.toMillis(), force);
             LOG.info("run {}: {} {}{}", runId, mode.wireName(), range, force ? " (forced)" : "");
             try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout());
-                 ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval)) {
+                    ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval)) {
                 Optional<Long> until = requireComplete(conn, range.toMillis(), force);
                 requireStreamWindowSize(conn, range.fromMillis(), range.toMillis());
-                AttributionRule attribution = settings.attribution().enabled() ? settings.attribution().rule() : null;
+                AttributionRule attribution = settings.attribution().enabled()
+                        ? settings.attribution().rule()
+                        : null;
                 // With attribution, the impressions one attribution window before the range are read too: lock
                 // their days as well, so no compaction swaps those hours meanwhile.
-                locks.lockRange(attribution == null ? range : AttributionAggregation.lookback(range, attribution),
+                locks.lockRange(
+                        attribution == null ? range : AttributionAggregation.lookback(range, attribution),
                         settings.windows());
                 describeJobs(runId, mode.wireName() + " " + range);
                 LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
@@ -170,12 +203,29 @@ public final class BackfillRunner {
                     c = computeAndStage(conn, runId, windowRows.rows());
                 }
                 ObjectNode details = c.details();
-                details.put("lake_complete_until", until.map(ms -> Instant.ofEpochMilli(ms).toString()).orElse(null));
-                if (attribution != null) details.put("attribution_rows", stageAttribution(conn, runId, range, attribution));
-                BatchWindowMetricsTable.ReplaceResult r = commitResult(conn, runId,
-                        new BatchWindowMetricsTable.Range(range.fromMillis(), range.toMillis()), c, null, null, details,
+                details.put(
+                        "lake_complete_until",
+                        until.map(ms -> Instant.ofEpochMilli(ms).toString()).orElse(null));
+                if (attribution != null)
+                    details.put("attribution_rows", stageAttribution(conn, runId, range, attribution));
+                BatchWindowMetricsTable.ReplaceResult r = commitResult(
+                        conn,
+                        runId,
+                        new BatchWindowMetricsTable.Range(range.fromMillis(), range.toMillis()),
+                        c,
+                        null,
+                        null,
+                        details,
                         attribution != null);
-                return new RangeReport(runId, mode, range, force, c.events(), c.lakeRows(), r.written(), r.deleted(),
+                return new RangeReport(
+                        runId,
+                        mode,
+                        range,
+                        force,
+                        c.events(),
+                        c.lakeRows(),
+                        r.written(),
+                        r.deleted(),
                         Duration.ofNanos(System.nanoTime() - started));
             } catch (Exception | Error e) {
                 recordFailure(conn, runId, e);
@@ -194,17 +244,21 @@ public final class BackfillRunner {
         long started = System.nanoTime();
         try (Connection conn = db.getConnection()) {
             long runId = startRun(conn, Mode.AFFECTED, null, null, force);
-            LOG.info("run {}: affected windows from topic {} (group {}){}", runId, settings.backfillTopic(),
-                    settings.affectedGroup(), force ? " (forced)" : "");
+            LOG.info(
+                    "run {}: affected windows from topic {} (group {}){}",
+                    runId,
+                    settings.backfillTopic(),
+                    settings.affectedGroup(),
+                    force ? " (forced)" : "");
             Map<TopicPartition, Long> commits;
             AffectedReport report;
             try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout());
-                 ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval);
-                 Consumer<byte[], String> consumer = consumers.get()) {
+                    ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval);
+                    Consumer<byte[], String> consumer = consumers.get()) {
                 try {
                     locks.lockBackfillTopic();
-                    BackfillBatch batch = BackfillTopicReader.readAvailable(consumer, settings.backfillTopic(),
-                            maxRecords, TOPIC_READ_TIMEOUT);
+                    BackfillBatch batch = BackfillTopicReader.readAvailable(
+                            consumer, settings.backfillTopic(), maxRecords, TOPIC_READ_TIMEOUT);
                     Triage triage = triage(runId, batch, StreamProgressTable.lakeCompleteUntil(conn), force);
                     ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates());
 
@@ -212,17 +266,31 @@ public final class BackfillRunner {
                     Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>(triage.pending());
                     for (BackfillBatch.Entry e : ready.notInLake()) pending.put(e, "not in the lake yet");
                     commits = batch.offsetsToCommit(e -> !pending.containsKey(e));
-                    BatchWindowMetricsTable.ReplaceResult r = commitAffected(conn, runId, batch, triage, ready,
-                            pending, commits);
+                    BatchWindowMetricsTable.ReplaceResult r =
+                            commitAffected(conn, runId, batch, triage, ready, pending, commits);
 
                     Map<String, Long> committed = new LinkedHashMap<>();
                     commits.forEach((tp, o) -> committed.put(tp.toString(), o));
-                    report = new AffectedReport(runId, batch.entries().size(), triage.malformed(), triage.expired(),
+                    report = new AffectedReport(
+                            runId,
+                            batch.entries().size(),
+                            triage.malformed(),
+                            triage.expired(),
                             List.copyOf(ready.windows()),
-                            ready.computed().events(), r.written(), r.deleted(), pending.size(), committed,
-                            batch.truncated(), Duration.ofNanos(System.nanoTime() - started));
-                    pending.forEach((e, why) -> LOG.warn("run {}: backfill record {}@{} (event {}) pending: {}", runId,
-                            e.partition(), e.offset(), e.record().event().eventId, why));
+                            ready.computed().events(),
+                            r.written(),
+                            r.deleted(),
+                            pending.size(),
+                            committed,
+                            batch.truncated(),
+                            Duration.ofNanos(System.nanoTime() - started));
+                    pending.forEach((e, why) -> LOG.warn(
+                            "run {}: backfill record {}@{} (event {}) pending: {}",
+                            runId,
+                            e.partition(),
+                            e.offset(),
+                            e.record().event().eventId,
+                            why));
                 } catch (Exception | Error e) {
                     recordFailure(conn, runId, e);
                     throw e;
@@ -238,8 +306,11 @@ public final class BackfillRunner {
      * The backfill records sorted by what this run can do with them: {@code candidates} may be recomputed now,
      * {@code pending} must wait (with why), {@code malformed} and {@code expired} are settled without a recompute.
      */
-    private record Triage(List<BackfillBatch.Entry> candidates, Map<BackfillBatch.Entry, String> pending, int malformed,
-                          int expired) {}
+    private record Triage(
+            List<BackfillBatch.Entry> candidates,
+            Map<BackfillBatch.Entry, String> pending,
+            int malformed,
+            int expired) {}
 
     /** Sorts the records read from the backfill topic against the lake's completeness boundary and retention. */
     private Triage triage(long runId, BackfillBatch batch, Optional<Long> until, boolean force) {
@@ -259,9 +330,14 @@ public final class BackfillRunner {
                 // lake.retention deleted the window's hours: a recompute would see this event alone.
                 // The window's last result stands; waiting would block the topic for good.
                 expired++;
-                LOG.warn("run {}: backfill record {}@{} (event {}) is for a window before the lake's"
-                        + " retention horizon {}; settled without a recompute", runId, e.partition(),
-                        e.offset(), e.record().event().eventId, Instant.ofEpochMilli(horizon.get()));
+                LOG.warn(
+                        "run {}: backfill record {}@{} (event {}) is for a window before the lake's"
+                                + " retention horizon {}; settled without a recompute",
+                        runId,
+                        e.partition(),
+                        e.offset(),
+                        e.record().event().eventId,
+                        Instant.ofEpochMilli(horizon.get()));
             } else if (!force && (until.isEmpty() || windowEnd > until.get())) {
                 pending.put(e, "beyond the lake's completeness boundary");
             } else {
@@ -281,8 +357,8 @@ public final class BackfillRunner {
      * Recomputes and stages every window of {@code candidates} whose candidate events are all visible in the lake
      * (read once, copies included), after checking the stream's window size and locking the windows.
      */
-    private ReadyWindows recomputeReady(Connection conn, RunLocks locks, long runId,
-                                        List<BackfillBatch.Entry> candidates) throws SQLException {
+    private ReadyWindows recomputeReady(
+            Connection conn, RunLocks locks, long runId, List<BackfillBatch.Entry> candidates) throws SQLException {
         WindowAlignment windows = settings.windows();
         TreeSet<Long> candidateWindows = new TreeSet<>();
         for (BackfillBatch.Entry e : candidates) candidateWindows.add(windowOf(e, windows));
@@ -310,7 +386,8 @@ public final class BackfillRunner {
             if (!readyWindows.isEmpty()) {
                 try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
                         events.filter(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows)
-                                .isin(readyWindows.toArray())), windows)) {
+                                .isin(readyWindows.toArray())),
+                        windows)) {
                     c = computeAndStage(conn, runId, windowRows.rows());
                 }
             }
@@ -324,10 +401,15 @@ public final class BackfillRunner {
      * Replaces the recomputed windows from staging and finishes the run, in one transaction, with the run's details
      * (records read, skipped, windows, pending records, offsets about to be committed).
      */
-    private BatchWindowMetricsTable.ReplaceResult commitAffected(Connection conn, long runId, BackfillBatch batch,
-                                                                 Triage triage, ReadyWindows ready,
-                                                                 Map<BackfillBatch.Entry, String> pending,
-                                                                 Map<TopicPartition, Long> commits) throws SQLException {
+    private BatchWindowMetricsTable.ReplaceResult commitAffected(
+            Connection conn,
+            long runId,
+            BackfillBatch batch,
+            Triage triage,
+            ReadyWindows ready,
+            Map<BackfillBatch.Entry, String> pending,
+            Map<TopicPartition, Long> commits)
+            throws SQLException {
         ObjectNode details = ready.computed().details();
         details.put("records_read", batch.entries().size());
         details.put("malformed_skipped", triage.malformed());
@@ -340,8 +422,13 @@ public final class BackfillRunner {
             commitResult(conn, runId, null, ready.computed(), null, null, details);
             return new BatchWindowMetricsTable.ReplaceResult(0, 0);
         }
-        return commitResult(conn, runId, new BatchWindowMetricsTable.Windows(List.copyOf(ready.windows())),
-                ready.computed(), ready.windows().first(), ready.windows().last() + settings.windows().sizeMillis(),
+        return commitResult(
+                conn,
+                runId,
+                new BatchWindowMetricsTable.Windows(List.copyOf(ready.windows())),
+                ready.computed(),
+                ready.windows().first(),
+                ready.windows().last() + settings.windows().sizeMillis(),
                 details);
     }
 
@@ -349,24 +436,27 @@ public final class BackfillRunner {
      * Acknowledges the settled records, only now that the results including their events are committed. If this
      * fails the run's result stands; the next run recomputes the same windows again.
      */
-    private static void commitOffsets(Consumer<byte[], String> consumer, long runId, Map<TopicPartition, Long> commits) {
+    private static void commitOffsets(
+            Consumer<byte[], String> consumer, long runId, Map<TopicPartition, Long> commits) {
         if (!commits.isEmpty()) {
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             commits.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o, "recount batch run " + runId)));
             try {
                 consumer.commitSync(offsets);
             } catch (RuntimeException e) {
-                throw new IllegalStateException("run " + runId + " committed its results, but committing the"
-                        + " backfill offsets failed (" + e.getMessage() + "); the next run recomputes those"
-                        + " windows again", e);
+                throw new IllegalStateException(
+                        "run " + runId + " committed its results, but committing the"
+                                + " backfill offsets failed (" + e.getMessage() + "); the next run recomputes those"
+                                + " windows again",
+                        e);
             }
         }
         LOG.info("run {}: committed backfill offsets {}", runId, commits);
     }
 
     /** The outcome of the Spark part of a run, before the replace. */
-    private record Computed(long rows, long events, long lakeRows, StagingWriter.Path path, long computeMillis,
-                            long stageMillis) {
+    private record Computed(
+            long rows, long events, long lakeRows, StagingWriter.Path path, long computeMillis, long stageMillis) {
         static Computed empty() {
             return new Computed(0, 0, 0, StagingWriter.Path.DRIVER, 0, 0);
         }
@@ -388,14 +478,28 @@ public final class BackfillRunner {
      */
     private long stageAttribution(Connection conn, long runId, TimeRange range, AttributionRule rule)
             throws SQLException {
-        LOG.info("run {}: attribution over {} (impressions from {})", runId, range,
+        LOG.info(
+                "run {}: attribution over {} (impressions from {})",
+                runId,
+                range,
                 Instant.ofEpochMilli(rule.earliestImpressionTs(range.fromMillis())));
         Dataset<Row> rows = AttributionAggregation.recompute(
-                new LakeReader(spark, settings.lakePath()).read(List.of(AttributionAggregation.lookback(range, rule))),
-                rule, settings.windows(), range.fromMillis(), range.toMillis()).persist(StorageLevel.MEMORY_AND_DISK());
+                        new LakeReader(spark, settings.lakePath())
+                                .read(List.of(AttributionAggregation.lookback(range, rule))),
+                        rule,
+                        settings.windows(),
+                        range.fromMillis(),
+                        range.toMillis())
+                .persist(StorageLevel.MEMORY_AND_DISK());
         try {
             long count = rows.count();
-            staging.write(StagingWriter.Target.ATTRIBUTION, rows, count, runId, settings.windows().sizeMillis(), conn);
+            staging.write(
+                    StagingWriter.Target.ATTRIBUTION,
+                    rows,
+                    count,
+                    runId,
+                    settings.windows().sizeMillis(),
+                    conn);
             return count;
         } finally {
             rows.unpersist();
@@ -408,15 +512,19 @@ public final class BackfillRunner {
         Dataset<Row> windowsAgg = windowRows.persist(StorageLevel.MEMORY_AND_DISK());
         try {
             LOG.info("run {}: aggregating", runId);
-            Row totals = windowsAgg.agg(count(lit(1)),
-                    coalesce(sum(col(Metric.EVENTS.column())), lit(0L)),
-                    coalesce(sum(col(WindowAggregation.LAKE_ROWS)), lit(0L))).first();
+            Row totals = windowsAgg
+                    .agg(
+                            count(lit(1)),
+                            coalesce(sum(col(Metric.EVENTS.column())), lit(0L)),
+                            coalesce(sum(col(WindowAggregation.LAKE_ROWS)), lit(0L)))
+                    .first();
             long rows = totals.getLong(0);
             long events = totals.getLong(1);
             long lakeRows = totals.getLong(2);
             long t1 = System.nanoTime();
             LOG.info("run {}: {} events ({} lake rows) in {} window rows; staging them", runId, events, lakeRows, rows);
-            StagingWriter.Path path = staging.write(windowsAgg, rows, runId, settings.windows().sizeMillis(), conn);
+            StagingWriter.Path path =
+                    staging.write(windowsAgg, rows, runId, settings.windows().sizeMillis(), conn);
             long t2 = System.nanoTime();
             return new Computed(rows, events, lakeRows, path, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
         } finally {
@@ -428,18 +536,28 @@ public final class BackfillRunner {
      * The one transaction: replace the scope from staging and mark the run succeeded, together. With a null
      * scope (nothing to recompute) only the run row is finished.
      */
-    private BatchWindowMetricsTable.ReplaceResult commitResult(Connection conn, long runId,
-                                                               BatchWindowMetricsTable.Scope scope, Computed c,
-                                                               Long rangeFrom, Long rangeTo, ObjectNode details)
+    private BatchWindowMetricsTable.ReplaceResult commitResult(
+            Connection conn,
+            long runId,
+            BatchWindowMetricsTable.Scope scope,
+            Computed c,
+            Long rangeFrom,
+            Long rangeTo,
+            ObjectNode details)
             throws SQLException {
         return commitResult(conn, runId, scope, c, rangeFrom, rangeTo, details, false);
     }
 
     /** As above; with {@code attribution}, the staged attribution rows replace the range's in the same transaction. */
-    private BatchWindowMetricsTable.ReplaceResult commitResult(Connection conn, long runId,
-                                                               BatchWindowMetricsTable.Scope scope, Computed c,
-                                                               Long rangeFrom, Long rangeTo, ObjectNode details,
-                                                               boolean attribution)
+    private BatchWindowMetricsTable.ReplaceResult commitResult(
+            Connection conn,
+            long runId,
+            BatchWindowMetricsTable.Scope scope,
+            Computed c,
+            Long rangeFrom,
+            Long rangeTo,
+            ObjectNode details,
+            boolean attribution)
             throws SQLException {
         long t0 = System.nanoTime();
         conn.setAutoCommit(false);
@@ -455,14 +573,14 @@ public final class BackfillRunner {
                     ? new BatchWindowMetricsTable.ReplaceResult(0, 0)
                     : BatchWindowMetricsTable.replaceFromStaging(conn, scope, runId);
             if (attribution) {
-                BatchWindowMetricsTable.ReplaceResult a = BatchAttributionMetricsTable.replaceFromStaging(conn,
-                        (BatchWindowMetricsTable.Range) scope, runId);
+                BatchWindowMetricsTable.ReplaceResult a = BatchAttributionMetricsTable.replaceFromStaging(
+                        conn, (BatchWindowMetricsTable.Range) scope, runId);
                 details.put("attribution_rows_written", a.written());
                 details.put("attribution_rows_deleted", a.deleted());
             }
             details.put("replace_ms", (System.nanoTime() - t0) / 1_000_000);
-            BatchRunsTable.succeed(conn, runId, c.events(), r.written(), r.deleted(), rangeFrom, rangeTo,
-                    details.toString());
+            BatchRunsTable.succeed(
+                    conn, runId, c.events(), r.written(), r.deleted(), rangeFrom, rangeTo, details.toString());
             conn.commit();
             LOG.info("run {}: committed {} window rows, {} vanished keys deleted", runId, r.written(), r.deleted());
             return r;
@@ -491,7 +609,11 @@ public final class BackfillRunner {
 
     /** Refuses a range whose stream rows have another window size than this run's (they could never match). */
     private void requireStreamWindowSize(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        Optional<String> why = WindowSizes.mismatch(conn, StreamWindowMetricsTable.TABLE, fromMillis, toMillis,
+        Optional<String> why = WindowSizes.mismatch(
+                conn,
+                StreamWindowMetricsTable.TABLE,
+                fromMillis,
+                toMillis,
                 settings.windows().sizeMillis());
         if (why.isPresent()) throw BackfillException.refused(why.get());
     }
@@ -499,26 +621,30 @@ public final class BackfillRunner {
     /** Where lake.retention has deleted the lake up to, if it ever did. */
     private Optional<Long> retentionHorizon() {
         try {
-            return LakeRetention.horizon(LakeStorage.open(settings.lakePath(),
-                    spark.sparkContext().hadoopConfiguration()));
+            return LakeRetention.horizon(
+                    LakeStorage.open(settings.lakePath(), spark.sparkContext().hadoopConfiguration()));
         } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot read the lake's retention horizon at " + settings.lakePath()
-                    + ": " + e.getMessage(), e);
+            throw new java.io.UncheckedIOException(
+                    "cannot read the lake's retention horizon at " + settings.lakePath() + ": " + e.getMessage(), e);
         }
     }
 
     /** Which candidate events are in the lake now, in the window their backfill record names. */
-    private Set<String> visibleEvents(Dataset<Row> events, List<BackfillBatch.Entry> candidates, WindowAlignment windows) {
-        StructType schema = new StructType()
-                .add("wanted_id", DataTypes.StringType)
-                .add("wanted_window", DataTypes.LongType);
+    private Set<String> visibleEvents(
+            Dataset<Row> events, List<BackfillBatch.Entry> candidates, WindowAlignment windows) {
+        StructType schema =
+                new StructType().add("wanted_id", DataTypes.StringType).add("wanted_window", DataTypes.LongType);
         List<Row> wanted = new ArrayList<>();
-        for (BackfillBatch.Entry e : candidates) wanted.add(RowFactory.create(e.record().event().eventId, windowOf(e, windows)));
+        for (BackfillBatch.Entry e : candidates)
+            wanted.add(RowFactory.create(e.record().event().eventId, windowOf(e, windows)));
         Dataset<Row> wantedDf = functions.broadcast(spark.createDataFrame(wanted, schema));
-        Dataset<Row> inLake = events.select(col(LakeLayout.EVENT_ID),
+        Dataset<Row> inLake = events.select(
+                col(LakeLayout.EVENT_ID),
                 WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows).as(WindowAggregation.WINDOW_START));
-        Dataset<Row> present = inLake.join(wantedDf,
-                inLake.col(LakeLayout.EVENT_ID).equalTo(wantedDf.col("wanted_id"))
+        Dataset<Row> present = inLake.join(
+                wantedDf,
+                inLake.col(LakeLayout.EVENT_ID)
+                        .equalTo(wantedDf.col("wanted_id"))
                         .and(inLake.col(WindowAggregation.WINDOW_START).equalTo(wantedDf.col("wanted_window"))),
                 "left_semi");
         Set<String> visible = new HashSet<>();
@@ -537,8 +663,8 @@ public final class BackfillRunner {
     }
 
     private void describeJobs(long runId, String what) {
-        spark.sparkContext().setJobGroup("recount-backfill-run-" + runId, "recount backfill run " + runId + ": " + what,
-                false);
+        spark.sparkContext()
+                .setJobGroup("recount-backfill-run-" + runId, "recount backfill run " + runId + ": " + what, false);
     }
 
     private static ArrayNode pendingJson(Map<BackfillBatch.Entry, String> pending) {
@@ -569,8 +695,11 @@ public final class BackfillRunner {
         long runId = BatchRunsTable.start(conn, mode, fromMillis, toMillis, force);
         List<Long> abandoned = BatchRunsTable.failAbandoned(conn, runId);
         if (!abandoned.isEmpty()) {
-            LOG.warn("run {}: marked runs {} failed: their process ended without finishing (killed?); their staged"
-                    + " rows are dropped, their previous results were never touched", runId, abandoned);
+            LOG.warn(
+                    "run {}: marked runs {} failed: their process ended without finishing (killed?); their staged"
+                            + " rows are dropped, their previous results were never touched",
+                    runId,
+                    abandoned);
         }
         return runId;
     }

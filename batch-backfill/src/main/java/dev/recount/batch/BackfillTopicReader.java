@@ -49,8 +49,8 @@ final class BackfillTopicReader {
         return new KafkaConsumer<>(p);
     }
 
-    static BackfillBatch readAvailable(Consumer<byte[], String> consumer, String topic, int maxRecords,
-                                       Duration timeout) {
+    static BackfillBatch readAvailable(
+            Consumer<byte[], String> consumer, String topic, int maxRecords, Duration timeout) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, METADATA_TIMEOUT);
         if (infos == null || infos.isEmpty()) {
             throw new IllegalStateException("backfill topic '" + topic + "' does not exist (setting topics.backfill)");
@@ -59,10 +59,12 @@ final class BackfillTopicReader {
         for (PartitionInfo i : infos) partitions.add(new TopicPartition(topic, i.partition()));
         partitions.sort(BackfillBatch.PARTITION_ORDER);
         consumer.assign(partitions);
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions), METADATA_TIMEOUT);
+        Map<TopicPartition, OffsetAndMetadata> committed =
+                consumer.committed(new HashSet<>(partitions), METADATA_TIMEOUT);
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata c = committed.get(tp);
-            if (c != null) consumer.seek(tp, c.offset()); else consumer.seekToBeginning(List.of(tp));
+            if (c != null) consumer.seek(tp, c.offset());
+            else consumer.seekToBeginning(List.of(tp));
         }
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, METADATA_TIMEOUT);
         Map<TopicPartition, Long> start = new HashMap<>();
@@ -97,13 +99,19 @@ final class BackfillTopicReader {
         }
         entries.sort(java.util.Comparator.comparing(BackfillBatch.Entry::partition, BackfillBatch.PARTITION_ORDER)
                 .thenComparingLong(BackfillBatch.Entry::offset));
-        LOG.info("read {} records from backfill topic {} ({} partitions, from {} to {}){}", entries.size(), topic,
-                partitions.size(), start, readUntil, truncated ? ", stopped at the record limit" : "");
+        LOG.info(
+                "read {} records from backfill topic {} ({} partitions, from {} to {}){}",
+                entries.size(),
+                topic,
+                partitions.size(),
+                start,
+                readUntil,
+                truncated ? ", stopped at the record limit" : "");
         return new BackfillBatch(Map.copyOf(start), Map.copyOf(readUntil), List.copyOf(entries), truncated);
     }
 
-    private static boolean reachedEnd(Consumer<byte[], String> consumer, List<TopicPartition> partitions,
-                                      Map<TopicPartition, Long> end) {
+    private static boolean reachedEnd(
+            Consumer<byte[], String> consumer, List<TopicPartition> partitions, Map<TopicPartition, Long> end) {
         for (TopicPartition tp : partitions) {
             if (consumer.position(tp, METADATA_TIMEOUT) < end.get(tp)) return false;
         }
@@ -115,8 +123,12 @@ final class BackfillTopicReader {
             if (value == null) throw new IllegalArgumentException("empty value");
             return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(value), null);
         } catch (IllegalArgumentException e) {
-            LOG.error("backfill record {}-{}@{} is not a backfill record and is skipped: {}", tp.topic(),
-                    tp.partition(), offset, e.getMessage());
+            LOG.error(
+                    "backfill record {}-{}@{} is not a backfill record and is skipped: {}",
+                    tp.topic(),
+                    tp.partition(),
+                    offset,
+                    e.getMessage());
             return new BackfillBatch.Entry(tp, offset, null, e.getMessage());
         }
     }

@@ -91,8 +91,13 @@ record CompactionJournal(String hour, String generation, List<Output> outputs, L
     static int finishInterrupted(LakeStorage lake, java.time.LocalDate date) throws IOException {
         List<CompactionJournal> journals = unfinished(lake, date);
         for (CompactionJournal j : journals) {
-            LOG.warn("finishing the interrupted compaction of {} (generation {}): publishing {} files, removing {}"
-                    + " files they replace", j.hour(), j.generation(), j.outputs().size(), j.inputs().size());
+            LOG.warn(
+                    "finishing the interrupted compaction of {} (generation {}): publishing {} files, removing {}"
+                            + " files they replace",
+                    j.hour(),
+                    j.generation(),
+                    j.outputs().size(),
+                    j.inputs().size());
             j.finish(lake);
         }
         return journals.size();

@@ -13,8 +13,8 @@ final class DataSizes {
     static long parse(String setting, String text) {
         Matcher m = SIZE.matcher(text == null ? "" : text.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
-            throw new IllegalArgumentException("setting " + setting + ": cannot read size '" + text
-                    + "'; expected bytes or e.g. 512k, 256m, 1g");
+            throw new IllegalArgumentException(
+                    "setting " + setting + ": cannot read size '" + text + "'; expected bytes or e.g. 512k, 256m, 1g");
         }
         int shift = switch (m.group(2)) {
             case "k" -> 10;

@@ -15,12 +15,14 @@ public final class ExitCodes {
     public static final int FAILED = 1;
 
     /** Bad arguments or settings: unknown option, unreadable instant, range not window-aligned, ... */
-    @ExitCodeMeaning("bad arguments or settings (unknown option, unreadable instant, range not window-aligned): nothing was run")
+    @ExitCodeMeaning(
+            "bad arguments or settings (unknown option, unreadable instant, range not window-aligned): nothing was run")
     public static final int BAD_ARGUMENTS = 2;
 
     /** Refused: beyond the lake's completeness boundary (rerun later, or with --force), retention, window size. */
-    @ExitCodeMeaning("refused: the range reaches beyond the lake's completeness boundary (rerun later, or with --force),"
-            + " or before its retention horizon, or the stream's rows in it have another window size")
+    @ExitCodeMeaning(
+            "refused: the range reaches beyond the lake's completeness boundary (rerun later, or with --force),"
+                    + " or before its retention horizon, or the stream's rows in it have another window size")
     public static final int REFUSED_BY_BOUNDARY = 3;
 
     /** Another backfill held an overlapping range for longer than batch.lock-timeout. */

@@ -104,7 +104,8 @@ final class HourRewrite {
         try (ParquetWriter<Group> out = builder.build()) {
             for (String input : task.inputs()) {
                 try (ParquetReader<Group> in = ParquetReader.builder(new GroupReadSupport(), new Path(input))
-                        .withConf(conf).build()) {
+                        .withConf(conf)
+                        .build()) {
                     for (Group g = in.read(); g != null; g = in.read()) {
                         out.write(sameSchemaEverywhere ? g : convert(g, schema));
                         written++;
@@ -143,7 +144,8 @@ final class HourRewrite {
 
     /** The key-value metadata every input carries with the same value (e.g. the writer's own schema notes). */
     private static Map<String, String> commonKeyValues(List<ParquetMetadata> footers) {
-        Map<String, String> common = new LinkedHashMap<>(footers.get(0).getFileMetaData().getKeyValueMetaData());
+        Map<String, String> common =
+                new LinkedHashMap<>(footers.get(0).getFileMetaData().getKeyValueMetaData());
         for (ParquetMetadata f : footers) {
             Map<String, String> kv = f.getFileMetaData().getKeyValueMetaData();
             common.entrySet().removeIf(e -> !e.getValue().equals(kv.get(e.getKey())));

@@ -69,8 +69,8 @@ public final class LakeCompactor {
     private final Clock clock;
     private final Duration progressInterval;
 
-    public LakeCompactor(SparkSession spark, DataSource db, BackfillSettings settings, Clock clock,
-                         Duration progressInterval) {
+    public LakeCompactor(
+            SparkSession spark, DataSource db, BackfillSettings settings, Clock clock, Duration progressInterval) {
         this.spark = spark;
         this.db = db;
         this.settings = settings;
@@ -79,9 +79,19 @@ public final class LakeCompactor {
     }
 
     /** What one compaction run did. */
-    public record Report(TimeRange range, int hoursChecked, int hoursCompacted, int alreadyCompact, int notComplete,
-                         long filesReplaced, long filesWritten, long rows, int interruptedFinished,
-                         Map<String, String> failed, LakeRetention.Outcome retention, Duration elapsed) {
+    public record Report(
+            TimeRange range,
+            int hoursChecked,
+            int hoursCompacted,
+            int alreadyCompact,
+            int notComplete,
+            long filesReplaced,
+            long filesWritten,
+            long rows,
+            int interruptedFinished,
+            Map<String, String> failed,
+            LakeRetention.Outcome retention,
+            Duration elapsed) {
         public String summary() {
             return "compact " + range + ": " + hoursChecked + " hours, " + hoursCompacted + " compacted ("
                     + filesReplaced + " files into " + filesWritten + ", " + rows + " rows), " + alreadyCompact
@@ -114,17 +124,21 @@ public final class LakeCompactor {
     }
 
     /** One hour to rewrite: its small files, split into tasks of about the target size each. */
-    private record HourPlan(LakeHour hour, List<FileStatus> inputs, List<HourRewrite.Task> tasks,
-                            List<CompactionJournal.Output> outputs) {}
+    private record HourPlan(
+            LakeHour hour,
+            List<FileStatus> inputs,
+            List<HourRewrite.Task> tasks,
+            List<CompactionJournal.Output> outputs) {}
 
     /** Compacts the complete hours whose start falls in {@code range}, then applies retention. */
     public Report compact(TimeRange range) throws SQLException, IOException {
         long started = System.nanoTime();
-        LakeStorage lake = LakeStorage.open(settings.lakePath(), spark.sparkContext().hadoopConfiguration());
+        LakeStorage lake =
+                LakeStorage.open(settings.lakePath(), spark.sparkContext().hadoopConfiguration());
         Tally tally = new Tally();
         LakeRetention.Outcome retention;
         try (Connection conn = db.getConnection();
-             ProgressReporter progress = ProgressReporter.start(spark, "compact", progressInterval)) {
+                ProgressReporter progress = ProgressReporter.start(spark, "compact", progressInterval)) {
             long until = requireComplete(conn, range);
             List<LocalDate> existing = lake.dates();
             for (LocalDate date : LakeLayout.datesCovering(range.fromMillis(), range.toMillis())) {
@@ -144,8 +158,18 @@ public final class LakeCompactor {
                     ? LakeRetention.apply(conn, lake, settings, keep.get(), until, clock)
                     : LakeRetention.Outcome.off();
         }
-        return new Report(range, tally.checked, tally.compacted, tally.alreadyCompact, tally.notComplete,
-                tally.filesReplaced, tally.filesWritten, tally.rows, tally.interrupted, tally.failed, retention,
+        return new Report(
+                range,
+                tally.checked,
+                tally.compacted,
+                tally.alreadyCompact,
+                tally.notComplete,
+                tally.filesReplaced,
+                tally.filesWritten,
+                tally.rows,
+                tally.interrupted,
+                tally.failed,
+                retention,
                 Duration.ofNanos(System.nanoTime() - started));
     }
 
@@ -192,19 +216,27 @@ public final class LakeCompactor {
 
         List<HourRewrite.Task> tasks = new ArrayList<>();
         plans.forEach(p -> tasks.addAll(p.tasks()));
-        LOG.info("compacting {} hours of {}: {} small files into {} files", plans.size(), date,
-                plans.stream().mapToInt(p -> p.inputs().size()).sum(), tasks.size());
+        LOG.info(
+                "compacting {} hours of {}: {} small files into {} files",
+                plans.size(),
+                date,
+                plans.stream().mapToInt(p -> p.inputs().size()).sum(),
+                tasks.size());
         spark.sparkContext().setJobGroup("recount-compact-" + date, "recount compact " + date, false);
         List<HourRewrite.Result> results = JavaSparkContext.fromSparkContext(spark.sparkContext())
                 .parallelize(tasks, tasks.size())
                 .map(rewrite(hadoopSettings(spark.sparkContext().hadoopConfiguration())))
                 .collect();
         Map<String, List<HourRewrite.Result>> byHour = new HashMap<>();
-        for (HourRewrite.Result r : results) byHour.computeIfAbsent(r.hourId(), k -> new ArrayList<>()).add(r);
+        for (HourRewrite.Result r : results)
+            byHour.computeIfAbsent(r.hourId(), k -> new ArrayList<>()).add(r);
 
         for (HourPlan plan : plans) {
             List<HourRewrite.Result> done = byHour.getOrDefault(plan.hour().id(), List.of());
-            Optional<String> error = done.stream().map(HourRewrite.Result::error).filter(e -> e != null).findFirst();
+            Optional<String> error = done.stream()
+                    .map(HourRewrite.Result::error)
+                    .filter(e -> e != null)
+                    .findFirst();
             if (error.isPresent() || done.size() != plan.tasks().size()) {
                 String why = error.orElse("a rewrite task returned no result");
                 tally.failed.put(plan.hour().toString(), why);
@@ -213,16 +245,24 @@ public final class LakeCompactor {
                 continue;
             }
             long rows = done.stream().mapToLong(HourRewrite.Result::rows).sum();
-            CompactionJournal journal = new CompactionJournal(plan.hour().id(), generation, plan.outputs(),
-                    plan.inputs().stream().map(f -> f.getPath().getName()).toList(), rows);
+            CompactionJournal journal = new CompactionJournal(
+                    plan.hour().id(),
+                    generation,
+                    plan.outputs(),
+                    plan.inputs().stream().map(f -> f.getPath().getName()).toList(),
+                    rows);
             journal.write(lake);
             journal.finish(lake);
             tally.compacted++;
             tally.filesReplaced += plan.inputs().size();
             tally.filesWritten += plan.outputs().size();
             tally.rows += rows;
-            LOG.info("compacted {}: {} files into {} ({} rows)", plan.hour(), plan.inputs().size(),
-                    plan.outputs().size(), rows);
+            LOG.info(
+                    "compacted {}: {} files into {} ({} rows)",
+                    plan.hour(),
+                    plan.inputs().size(),
+                    plan.outputs().size(),
+                    rows);
         }
         lake.fs().delete(staging, true);
     }
@@ -255,8 +295,8 @@ public final class LakeCompactor {
         for (int i = 0; i < bins.size(); i++) {
             Path staged = new Path(staging, hour.id() + "-" + generation + "-" + i + ".parquet.staged");
             tasks.add(new HourRewrite.Task(hour.id(), bins.get(i), staged.toString()));
-            outs.add(new CompactionJournal.Output(relative(lake, staged), COMPACTED_PREFIX + generation + "-" + i
-                    + ".parquet"));
+            outs.add(new CompactionJournal.Output(
+                    relative(lake, staged), COMPACTED_PREFIX + generation + "-" + i + ".parquet"));
         }
         return new HourPlan(hour, inputs, tasks, outs);
     }

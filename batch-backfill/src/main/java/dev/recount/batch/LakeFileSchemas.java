@@ -56,7 +56,8 @@ final class LakeFileSchemas {
             boolean sameType = pa.getPrimitiveTypeName() == pb.getPrimitiveTypeName()
                     && pa.getTypeLength() == pb.getTypeLength()
                     && Objects.equals(pa.getLogicalTypeAnnotation(), pb.getLogicalTypeAnnotation());
-            boolean neitherRepeated = a.getRepetition() != Repetition.REPEATED && b.getRepetition() != Repetition.REPEATED;
+            boolean neitherRepeated =
+                    a.getRepetition() != Repetition.REPEATED && b.getRepetition() != Repetition.REPEATED;
             if (sameType && neitherRepeated) return optional(a);
         }
         throw new IllegalArgumentException("files disagree on column " + a.getName() + ": " + a + " vs " + b);
@@ -69,9 +70,10 @@ final class LakeFileSchemas {
                     + " required group; cannot make it optional");
         }
         PrimitiveType p = field.asPrimitiveType();
-        Types.PrimitiveBuilder<PrimitiveType> b = Types.primitive(p.getPrimitiveTypeName(), Repetition.OPTIONAL)
-                .as(p.getLogicalTypeAnnotation());
-        if (p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) b = b.length(p.getTypeLength());
+        Types.PrimitiveBuilder<PrimitiveType> b =
+                Types.primitive(p.getPrimitiveTypeName(), Repetition.OPTIONAL).as(p.getLogicalTypeAnnotation());
+        if (p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY)
+            b = b.length(p.getTypeLength());
         if (p.getId() != null) b = b.id(p.getId().intValue());
         return b.named(p.getName());
     }

@@ -92,7 +92,9 @@ public final class LakeReader {
         Column eventTime = lit(false);
         for (TimeRange r : ranges) {
             partitions = partitions.or(hoursOf(r));
-            eventTime = eventTime.or(col(LakeLayout.EVENT_TS).geq(r.fromMillis()).and(col(LakeLayout.EVENT_TS).lt(r.toMillis())));
+            eventTime = eventTime.or(col(LakeLayout.EVENT_TS)
+                    .geq(r.fromMillis())
+                    .and(col(LakeLayout.EVENT_TS).lt(r.toMillis())));
         }
         return spark.read()
                 .schema(READ_SCHEMA)
@@ -126,7 +128,8 @@ public final class LakeReader {
             // A day without a directory simply had no events, but a missing lake is a wrong lake.path: replacing a
             // range with "no events" from it would wipe good results.
             if (!fs.exists(base)) {
-                throw new IllegalStateException("the lake " + lakePath + " does not exist (setting lake.path or --lake)");
+                throw new IllegalStateException(
+                        "the lake " + lakePath + " does not exist (setting lake.path or --lake)");
             }
             List<String> dirs = new ArrayList<>();
             for (LocalDate d : dates) {

@@ -49,8 +49,8 @@ final class LakeRetention {
 
         String summary() {
             if (!enabled) return "retention: keep forever";
-            StringBuilder s = new StringBuilder("retention: " + hoursDeleted + " hours deleted (" + filesDeleted
-                    + " files)");
+            StringBuilder s =
+                    new StringBuilder("retention: " + hoursDeleted + " hours deleted (" + filesDeleted + " files)");
             if (horizon != null) s.append(", lake kept from ").append(Instant.ofEpochMilli(horizon));
             if (stoppedAt != null) s.append("; stopped at ").append(stoppedAt);
             return s.toString();
@@ -61,7 +61,8 @@ final class LakeRetention {
             json.put("enabled", enabled);
             json.put("hours_deleted", hoursDeleted);
             json.put("files_deleted", filesDeleted);
-            if (horizon != null) json.put("kept_from", Instant.ofEpochMilli(horizon).toString());
+            if (horizon != null)
+                json.put("kept_from", Instant.ofEpochMilli(horizon).toString());
             if (stoppedAt != null) json.put("stopped_at", stoppedAt);
             return json;
         }
@@ -104,8 +105,9 @@ final class LakeRetention {
      *
      * @param until the lake's completeness boundary
      */
-    static Outcome apply(Connection conn, LakeStorage lake, BackfillSettings settings, Duration retention, long until,
-                         Clock clock) throws SQLException, IOException {
+    static Outcome apply(
+            Connection conn, LakeStorage lake, BackfillSettings settings, Duration retention, long until, Clock clock)
+            throws SQLException, IOException {
         long cutoff = floorHour(clock.millis() - retention.toMillis());
         long limit = Math.min(cutoff, until);
         List<long[]> covered = BatchRunsTable.coveredRanges(conn, limit);
@@ -146,7 +148,11 @@ final class LakeRetention {
         if (stoppedAt != null) {
             LOG.warn("retention ({}) stopped at {}", Durations.format(retention), stoppedAt);
         }
-        LOG.info("retention ({}): {} hours deleted ({} files) below {}", Durations.format(retention), hours, files,
+        LOG.info(
+                "retention ({}): {} hours deleted ({} files) below {}",
+                Durations.format(retention),
+                hours,
+                files,
                 Instant.ofEpochMilli(limit));
         return new Outcome(true, hours, files, horizon(lake).orElse(null), stoppedAt);
     }
@@ -156,8 +162,8 @@ final class LakeRetention {
         Optional<Long> current = horizon(lake);
         if (current.isPresent() && current.get() >= millis) return;
         Path dir = lake.controlDirectory(DIRECTORY);
-        lake.writeAtomically(new Path(dir, PREFIX + millis),
-                (Instant.ofEpochMilli(millis) + "\n").getBytes(StandardCharsets.UTF_8));
+        lake.writeAtomically(
+                new Path(dir, PREFIX + millis), (Instant.ofEpochMilli(millis) + "\n").getBytes(StandardCharsets.UTF_8));
         List<Path> older = new ArrayList<>();
         for (FileStatus s : lake.listOrEmpty(dir)) {
             String name = s.getPath().getName();

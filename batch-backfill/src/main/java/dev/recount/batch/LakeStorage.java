@@ -47,7 +47,8 @@ final class LakeStorage {
             if (fs instanceof ChecksumFileSystem checksummed) fs = checksummed.getRawFileSystem();
             Path base = fs.makeQualified(p);
             if (!fs.exists(base)) {
-                throw new IllegalStateException("the lake " + lakePath + " does not exist (setting lake.path or --lake)");
+                throw new IllegalStateException(
+                        "the lake " + lakePath + " does not exist (setting lake.path or --lake)");
             }
             return new LakeStorage(fs, base);
         } catch (IOException e) {
@@ -86,7 +87,8 @@ final class LakeStorage {
         Path dateDir = new Path(base, LakeLayout.DATE_PARTITION + "=" + date);
         List<LakeHour> hours = new ArrayList<>();
         for (FileStatus s : listOrEmpty(dateDir)) {
-            if (s.isDirectory()) LakeHour.parse(dateDir.getName(), s.getPath().getName()).ifPresent(hours::add);
+            if (s.isDirectory())
+                LakeHour.parse(dateDir.getName(), s.getPath().getName()).ifPresent(hours::add);
         }
         hours.sort(Comparator.naturalOrder());
         return hours;

@@ -31,9 +31,10 @@ final class ProgressReporter implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        JavaSparkStatusTracker tracker = JavaSparkContext.fromSparkContext(spark.sparkContext()).statusTracker();
-        timer.scheduleAtFixedRate(() -> report(tracker, label), interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        JavaSparkStatusTracker tracker =
+                JavaSparkContext.fromSparkContext(spark.sparkContext()).statusTracker();
+        timer.scheduleAtFixedRate(
+                () -> report(tracker, label), interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
         return new ProgressReporter(timer);
     }
 
@@ -44,8 +45,15 @@ final class ProgressReporter implements AutoCloseable {
                 if (s == null) continue;
                 int total = s.numTasks();
                 int done = s.numCompletedTasks();
-                LOG.info("{}: stage {} ({}) {}/{} tasks done ({}%), {} running", label, stageId, shortName(s.name()),
-                        done, total, total == 0 ? 0 : done * 100 / total, s.numActiveTasks());
+                LOG.info(
+                        "{}: stage {} ({}) {}/{} tasks done ({}%), {} running",
+                        label,
+                        stageId,
+                        shortName(s.name()),
+                        done,
+                        total,
+                        total == 0 ? 0 : done * 100 / total,
+                        s.numActiveTasks());
             }
         } catch (RuntimeException e) {
             LOG.debug("progress report failed", e);

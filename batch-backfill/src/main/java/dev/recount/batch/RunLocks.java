@@ -95,7 +95,10 @@ final class RunLocks implements AutoCloseable {
             return locks;
         }
         locks.add(new LockRequest(GLOBAL_KEY, true, "a run spanning more than " + MAX_DAY_LOCKS + " days"));
-        Iterable<Long> each = days != null ? days : () -> java.util.stream.LongStream.rangeClosed(firstDay, lastDay).iterator();
+        Iterable<Long> each = days != null
+                ? days
+                : () -> java.util.stream.LongStream.rangeClosed(firstDay, lastDay)
+                        .iterator();
         for (long day : each) {
             locks.add(new LockRequest(dayKey(day), false, "UTC day " + LocalDate.ofEpochDay(day)));
         }
@@ -118,8 +121,10 @@ final class RunLocks implements AutoCloseable {
                 ps.execute();
             } catch (SQLException e) {
                 if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
-                    throw BackfillException.lockTimeout("another backfill holds an overlapping range (" + r.what()
-                            + "); gave up after " + Durations.format(timeout) + " (batch.lock-timeout)", e);
+                    throw BackfillException.lockTimeout(
+                            "another backfill holds an overlapping range (" + r.what() + "); gave up after "
+                                    + Durations.format(timeout) + " (batch.lock-timeout)",
+                            e);
                 }
                 throw e;
             } finally {

@@ -44,7 +44,10 @@ final class StagingWriter {
     private static final int MAX_WRITERS = 8;
     private static final long ROWS_PER_WRITER = 100_000;
 
-    enum Path { DRIVER, EXECUTORS }
+    enum Path {
+        DRIVER,
+        EXECUTORS
+    }
 
     private final PostgresSettings postgres;
     private final String password;
@@ -85,8 +88,14 @@ final class StagingWriter {
     }
 
     /** Writes {@code aggregated} as run {@code runId}'s rows of {@code target}'s staging table. */
-    Path write(Target target, Dataset<Row> aggregated, long rowCount, long runId, long windowSizeMillis,
-               Connection runConnection) throws SQLException {
+    Path write(
+            Target target,
+            Dataset<Row> aggregated,
+            long rowCount,
+            long runId,
+            long windowSizeMillis,
+            Connection runConnection)
+            throws SQLException {
         if (rowCount <= driverMaxRows) {
             List<Row> chunk = new ArrayList<>(INSERT_CHUNK);
             for (Row r : aggregated.collectAsList()) {
@@ -102,31 +111,47 @@ final class StagingWriter {
         // A few large partitions rather than the shuffle's many small ones: one connection and a run of full
         // batches each, instead of hundreds of connections with a handful of rows.
         int writers = (int) Math.max(1, Math.min(MAX_WRITERS, rowCount / ROWS_PER_WRITER));
-        LOG.info("run {}: staging {} {} rows from the executors over {} connections", runId, rowCount,
-                target.name().toLowerCase(java.util.Locale.ROOT), writers);
-        aggregated.coalesce(writers).foreachPartition(new InsertPartition(postgres, password, runId, windowSizeMillis, target));
+        LOG.info(
+                "run {}: staging {} {} rows from the executors over {} connections",
+                runId,
+                rowCount,
+                target.name().toLowerCase(java.util.Locale.ROOT),
+                writers);
+        aggregated
+                .coalesce(writers)
+                .foreachPartition(new InsertPartition(postgres, password, runId, windowSizeMillis, target));
         return Path.EXECUTORS;
     }
 
     /** A row of {@link AttributionAggregation#recompute} as the table row. */
     static AttributionRow toAttributionRow(Row r, long windowSizeMillis) {
         long start = r.getLong(r.fieldIndex(WindowAggregation.WINDOW_START));
-        WindowKey key = new WindowKey(start, r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
+        WindowKey key = new WindowKey(
+                start,
+                r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
                 r.getString(r.fieldIndex(LakeLayout.CHANNEL_ID)));
         BigDecimal spend = r.getDecimal(r.fieldIndex(AttributionMetrics.COLUMNS[3]));
         if (spend == null) throw new IllegalStateException("attributed_spend_micros is NULL for window " + r);
-        AttributionMetrics metrics = new AttributionMetrics(r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[0])),
-                r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[1])), r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[2])),
+        AttributionMetrics metrics = new AttributionMetrics(
+                r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[0])),
+                r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[1])),
+                r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[2])),
                 spend.toBigIntegerExact());
         return new AttributionRow(key, start + windowSizeMillis, metrics);
     }
 
     static WindowRow toWindowRow(Row r, long windowSizeMillis) {
         long start = r.getLong(r.fieldIndex(WindowAggregation.WINDOW_START));
-        WindowKey key = new WindowKey(start, r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
+        WindowKey key = new WindowKey(
+                start,
+                r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
                 r.getString(r.fieldIndex(LakeLayout.CHANNEL_ID)));
-        WindowMetrics metrics = new WindowMetrics(count(r, Metric.IMPRESSIONS), count(r, Metric.CLICKS),
-                count(r, Metric.CONVERSIONS), spend(r), count(r, Metric.EVENTS));
+        WindowMetrics metrics = new WindowMetrics(
+                count(r, Metric.IMPRESSIONS),
+                count(r, Metric.CLICKS),
+                count(r, Metric.CONVERSIONS),
+                spend(r),
+                count(r, Metric.EVENTS));
         return new WindowRow(key, start + windowSizeMillis, metrics);
     }
 

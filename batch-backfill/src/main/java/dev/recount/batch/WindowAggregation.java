@@ -93,10 +93,11 @@ public final class WindowAggregation {
      * As {@link #recompute(Dataset, WindowAlignment)} with another id hash and broadcast limit: tests force
      * collisions with a poor hash, and the shuffle join with a limit of 0.
      */
-    static Recomputed recompute(Dataset<Row> lakeRows, WindowAlignment windows, UnaryOperator<Column> idHash,
-                                long maxBroadcastHashes) {
+    static Recomputed recompute(
+            Dataset<Row> lakeRows, WindowAlignment windows, UnaryOperator<Column> idHash, long maxBroadcastHashes) {
         requireAnsiMode(lakeRows.sparkSession());
-        Dataset<Row> repeated = lakeRows.select(idHash.apply(col(LakeLayout.EVENT_ID)).as(ID_HASH))
+        Dataset<Row> repeated = lakeRows.select(
+                        idHash.apply(col(LakeLayout.EVENT_ID)).as(ID_HASH))
                 .repartition(col(ID_HASH))
                 .sortWithinPartitions(col(ID_HASH))
                 .mapPartitions(new RepeatedValues(), Encoders.LONG())
@@ -104,8 +105,10 @@ public final class WindowAggregation {
                 .persist(StorageLevel.MEMORY_AND_DISK());
         long repeatedHashes = repeated.count();
         Dataset<Row> lookup = repeatedHashes <= maxBroadcastHashes ? broadcast(repeated) : repeated;
-        Dataset<Row> copies = lakeRows
-                .join(lookup, idHash.apply(lakeRows.col(LakeLayout.EVENT_ID)).equalTo(lookup.col(ID_HASH)), "left_semi")
+        Dataset<Row> copies = lakeRows.join(
+                        lookup,
+                        idHash.apply(lakeRows.col(LakeLayout.EVENT_ID)).equalTo(lookup.col(ID_HASH)),
+                        "left_semi")
                 .persist(StorageLevel.MEMORY_AND_DISK());
 
         Dataset<Row> everyRow = aggregate(asSingleCopies(lakeRows), windows);
@@ -117,8 +120,7 @@ public final class WindowAggregation {
             negated.add(negate(col(m)).as(m));
             sums.add(sum(col(m)).as(m));
         }
-        Dataset<Row> rows = everyRow
-                .unionByName(copyRows.select(negated.toArray(Column[]::new)))
+        Dataset<Row> rows = everyRow.unionByName(copyRows.select(negated.toArray(Column[]::new)))
                 .unionByName(keptCopies)
                 .groupBy(keyColumns().toArray(Column[]::new))
                 .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new))
@@ -128,23 +130,37 @@ public final class WindowAggregation {
 
     /** Lake rows as events of one copy each (what {@link #aggregate} sums). */
     private static Dataset<Row> asSingleCopies(Dataset<Row> lakeRows) {
-        return lakeRows.select(col(LakeLayout.EVENT_TS), col(LakeLayout.EVENT_TYPE), col(LakeLayout.CAMPAIGN_ID),
-                col(LakeLayout.CHANNEL_ID), col(LakeLayout.COST_MICROS), lit(1L).as(LAKE_ROWS));
+        return lakeRows.select(
+                col(LakeLayout.EVENT_TS),
+                col(LakeLayout.EVENT_TYPE),
+                col(LakeLayout.CAMPAIGN_ID),
+                col(LakeLayout.CHANNEL_ID),
+                col(LakeLayout.COST_MICROS),
+                lit(1L).as(LAKE_ROWS));
     }
 
     /** Per {@code event_id}, its least copy by (coordinates, payload): min over a struct compares field by field. */
     private static Dataset<Row> keepLowest(Dataset<Row> copies) {
         return copies.groupBy(col(LakeLayout.EVENT_ID))
-                .agg(min(struct(col(LakeLayout.KAFKA_TOPIC), col(LakeLayout.KAFKA_PARTITION),
-                                col(LakeLayout.KAFKA_OFFSET), col(LakeLayout.EVENT_TS), col(LakeLayout.EVENT_TYPE),
-                                col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID), col(LakeLayout.COST_MICROS)))
+                .agg(
+                        min(struct(
+                                        col(LakeLayout.KAFKA_TOPIC),
+                                        col(LakeLayout.KAFKA_PARTITION),
+                                        col(LakeLayout.KAFKA_OFFSET),
+                                        col(LakeLayout.EVENT_TS),
+                                        col(LakeLayout.EVENT_TYPE),
+                                        col(LakeLayout.CAMPAIGN_ID),
+                                        col(LakeLayout.CHANNEL_ID),
+                                        col(LakeLayout.COST_MICROS)))
                                 .as(KEPT),
                         count(lit(1)).as(LAKE_ROWS))
-                .select(col(KEPT + "." + LakeLayout.EVENT_TS).as(LakeLayout.EVENT_TS),
+                .select(
+                        col(KEPT + "." + LakeLayout.EVENT_TS).as(LakeLayout.EVENT_TS),
                         col(KEPT + "." + LakeLayout.EVENT_TYPE).as(LakeLayout.EVENT_TYPE),
                         col(KEPT + "." + LakeLayout.CAMPAIGN_ID).as(LakeLayout.CAMPAIGN_ID),
                         col(KEPT + "." + LakeLayout.CHANNEL_ID).as(LakeLayout.CHANNEL_ID),
-                        col(KEPT + "." + LakeLayout.COST_MICROS).as(LakeLayout.COST_MICROS), col(LAKE_ROWS));
+                        col(KEPT + "." + LakeLayout.COST_MICROS).as(LakeLayout.COST_MICROS),
+                        col(LAKE_ROWS));
     }
 
     private static List<Column> keyColumns() {
@@ -244,12 +260,15 @@ public final class WindowAggregation {
         requireAnsiMode(deduplicated.sparkSession());
         List<Column> sums = new ArrayList<>();
         for (Metric m : Metric.values()) {
-            sums.add(sum(expr(m.sqlContribution(LakeLayout.EVENT_TYPE, LakeLayout.COST_MICROS))).as(m.column()));
+            sums.add(sum(expr(m.sqlContribution(LakeLayout.EVENT_TYPE, LakeLayout.COST_MICROS)))
+                    .as(m.column()));
         }
         sums.add(sum(col(LAKE_ROWS)).as(LAKE_ROWS));
         return deduplicated
-                .groupBy(windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START),
-                        col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID))
+                .groupBy(
+                        windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START),
+                        col(LakeLayout.CAMPAIGN_ID),
+                        col(LakeLayout.CHANNEL_ID))
                 .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new));
     }
 

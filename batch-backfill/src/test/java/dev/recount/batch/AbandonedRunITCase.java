@@ -52,21 +52,29 @@ class AbandonedRunITCase {
             stage(alive, live, 2);
 
             assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"))
-                    .as(t.lastErr).isZero();
+                    .as(t.lastErr)
+                    .isZero();
 
             BatchRunsTable.Run deadRun = run(dead);
             assertThat(deadRun.status()).isEqualTo(Status.FAILED);
             assertThat(deadRun.error()).startsWith("abandoned: ");
             assertThat(stagedRows(dead)).isZero();
-            assertThat(run(live).status()).as("a run whose session lives is still running").isEqualTo(Status.RUNNING);
+            assertThat(run(live).status())
+                    .as("a run whose session lives is still running")
+                    .isEqualTo(Status.RUNNING);
             assertThat(stagedRows(live)).isEqualTo(2);
             assertThat(t.lastRun().status()).isEqualTo(Status.SUCCEEDED);
             assertThat(t.batchRows()).hasSize(1);
         }
         // Now the second one's session has ended too; the next run cleans it up as well.
-        long live = t.runs().stream().filter(r -> r.mode() == Mode.NIGHTLY).findFirst().orElseThrow().runId();
+        long live = t.runs().stream()
+                .filter(r -> r.mode() == Mode.NIGHTLY)
+                .findFirst()
+                .orElseThrow()
+                .runId();
         assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"))
-                .as(t.lastErr).isZero();
+                .as(t.lastErr)
+                .isZero();
         assertThat(run(live).status()).isEqualTo(Status.FAILED);
         assertThat(stagedRows(live)).isZero();
         assertThat(t.runs()).filteredOn(r -> r.status() == Status.RUNNING).isEmpty();
@@ -94,8 +102,8 @@ class AbandonedRunITCase {
 
     private long stagedRows(long runId) throws SQLException {
         try (Connection c = t.admin();
-             PreparedStatement ps = c.prepareStatement(
-                     "SELECT count(*) FROM " + BatchWindowMetricsTable.STAGING_TABLE + " WHERE run_id = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT count(*) FROM " + BatchWindowMetricsTable.STAGING_TABLE + " WHERE run_id = ?")) {
             ps.setLong(1, runId);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

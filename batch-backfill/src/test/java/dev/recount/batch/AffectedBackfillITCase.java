@@ -31,11 +31,15 @@ class AffectedBackfillITCase {
     static final LakeEvent A1 = LakeEvent.of("a1", "impression", W1 + 1_000, "c1", "ch1", 10, 1);
     static final LakeEvent B1 = LakeEvent.of("b1", "impression", W2 + 1_000, "c1", "ch1", 30, 2);
     static final LakeEvent C1 = LakeEvent.of("c1", "impression", W3 + 1_000, "c2", "ch1", 40, 3);
-    static final LakeEvent LATE1 = LakeEvent.of("late1", "click", W1 + 2_000, "c1", "ch1", 20, 50).receivedAfter(HOUR);
+    static final LakeEvent LATE1 =
+            LakeEvent.of("late1", "click", W1 + 2_000, "c1", "ch1", 20, 50).receivedAfter(HOUR);
     static final LakeEvent B2 = LakeEvent.of("b2", "click", W2 + 2_000, "c1", "ch1", 5, 51);
-    static final LakeEvent LATE2 = LakeEvent.of("late2", "conversion", W3 + 2_000, "c2", "ch1", 50, 52).receivedAfter(HOUR);
-    static final LakeEvent LATE3 = LakeEvent.of("late3", "click", W2 + 3_000, "c1", "ch1", 7, 53).receivedAfter(HOUR);
-    static final LakeEvent LATE5 = LakeEvent.of("late5", "click", BEYOND + 1, "c1", "ch1", 9, 54).receivedAfter(HOUR);
+    static final LakeEvent LATE2 =
+            LakeEvent.of("late2", "conversion", W3 + 2_000, "c2", "ch1", 50, 52).receivedAfter(HOUR);
+    static final LakeEvent LATE3 =
+            LakeEvent.of("late3", "click", W2 + 3_000, "c1", "ch1", 7, 53).receivedAfter(HOUR);
+    static final LakeEvent LATE5 =
+            LakeEvent.of("late5", "click", BEYOND + 1, "c1", "ch1", 9, 54).receivedAfter(HOUR);
 
     @TempDir
     Path dir;
@@ -53,7 +57,8 @@ class AffectedBackfillITCase {
     @Test
     void recomputesOnlyTheNamedWindowsAndCommitsTheirOffsetsAfterTheWrite() throws Exception {
         t.lake.write(List.of(A1, B1, C1));
-        assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:06:00Z")).isZero();
+        assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:06:00Z"))
+                .isZero();
         long rangeRun = t.lastRun().runId();
         // Later: two too-late events reach the lake and the topic; W2 also gets an event nobody names.
         t.lake.write(List.of(LATE1, B2, LATE2));
@@ -64,12 +69,15 @@ class AffectedBackfillITCase {
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();
 
         long affectedRun = t.lastRun().runId();
-        assertThat(t.lastOut).contains("run " + affectedRun + " (affected): 2 backfill records, 2 windows recomputed"
-                + " (4 events, 2 window rows written, 0 deleted)").doesNotContain("pending");
-        assertThat(t.batchRows()).containsExactly(
-                row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                row(W2, "c1", "ch1", new WindowMetrics(1, 0, 0, 30, 1)),
-                row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+        assertThat(t.lastOut)
+                .contains("run " + affectedRun + " (affected): 2 backfill records, 2 windows recomputed"
+                        + " (4 events, 2 window rows written, 0 deleted)")
+                .doesNotContain("pending");
+        assertThat(t.batchRows())
+                .containsExactly(
+                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                        row(W2, "c1", "ch1", new WindowMetrics(1, 0, 0, 30, 1)),
+                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
         assertThat(t.rowRunIds().values()).containsExactly(affectedRun, rangeRun, affectedRun);
         assertThat(topic.committed()).containsExactly(Map.entry(0, 1L), Map.entry(1, 1L));
         BatchRunsTable.Run run = t.lastRun();
@@ -99,24 +107,32 @@ class AffectedBackfillITCase {
         // and so does LATE1, which sits behind LATE3 in partition 0 (its window is recomputed all the same).
         assertThat(t.lastOut).contains("2 records pending");
         assertThat(topic.committed()).containsExactly(Map.entry(1, 1L));
-        assertThat(t.batchRows()).containsExactly(
-                row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
-        assertThat(t.lastRun().details()).contains("\"event_id\": \"late3\"", "not in the lake yet",
-                "\"event_id\": \"late5\"", "beyond the lake's completeness boundary");
+        assertThat(t.batchRows())
+                .containsExactly(
+                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+        assertThat(t.lastRun().details())
+                .contains(
+                        "\"event_id\": \"late3\"",
+                        "not in the lake yet",
+                        "\"event_id\": \"late5\"",
+                        "beyond the lake's completeness boundary");
 
         // The stream job's next checkpoint commits the file and moves the boundary.
         t.lake.commit(inProgress);
         t.lakeCompleteUntil(Instant.parse("2026-11-28T12:00:00Z"));
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();
 
-        assertThat(t.lastOut).contains("3 backfill records, 3 windows recomputed").doesNotContain("pending");
+        assertThat(t.lastOut)
+                .contains("3 backfill records, 3 windows recomputed")
+                .doesNotContain("pending");
         assertThat(topic.committed()).containsExactly(Map.entry(0, 2L), Map.entry(1, 2L));
-        assertThat(t.batchRows()).containsExactly(
-                row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)),
-                row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
-                row(BEYOND, "c1", "ch1", new WindowMetrics(0, 1, 0, 9, 1)));
+        assertThat(t.batchRows())
+                .containsExactly(
+                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                        row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)),
+                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
+                        row(BEYOND, "c1", "ch1", new WindowMetrics(0, 1, 0, 9, 1)));
     }
 
     @Test
@@ -124,7 +140,8 @@ class AffectedBackfillITCase {
         t.lake.write(List.of(A1, LATE1));
         topic.send(0, LATE1);
         topic.sendRaw(1, "not a backfill record");
-        try (Connection c = t.admin(); Statement s = c.createStatement()) {
+        try (Connection c = t.admin();
+                Statement s = c.createStatement()) {
             s.execute("ALTER TABLE batch_window_metrics RENAME TO batch_window_metrics_away");
         }
 
@@ -136,7 +153,8 @@ class AffectedBackfillITCase {
         assertThat(t.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
         assertThat(t.lastRun().error()).contains("batch_window_metrics");
 
-        try (Connection c = t.admin(); Statement s = c.createStatement()) {
+        try (Connection c = t.admin();
+                Statement s = c.createStatement()) {
             s.execute("ALTER TABLE batch_window_metrics_away RENAME TO batch_window_metrics");
         }
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();

@@ -86,14 +86,17 @@ class AttributionBackfillITCase {
     @Test
     void theJoinsEdgeCasesAreCountedByTheRule() throws Exception {
         t.lake.write(edgeCases());
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
 
-        assertThat(attributionRows()).containsExactly(
-                row(W, 0, 0, 1, 0),
-                row(W + MINUTE, 0, 1, 2, 5_000),
-                row(W + 2 * MINUTE, 1, 0, 1, 100),
-                row(W + 3 * MINUTE, 1, 0, 0, 300),
-                row(W + 4 * MINUTE, 1, 0, 0, 400));
+        assertThat(attributionRows())
+                .containsExactly(
+                        row(W, 0, 0, 1, 0),
+                        row(W + MINUTE, 0, 1, 2, 5_000),
+                        row(W + 2 * MINUTE, 1, 0, 1, 100),
+                        row(W + 3 * MINUTE, 1, 0, 0, 300),
+                        row(W + 4 * MINUTE, 1, 0, 0, 400));
         assertThat(t.lastRun().details()).contains("\"attribution_rows\": 5");
 
         // Rerunning gives identical rows; a key that lost its clicks vanishes.
@@ -106,7 +109,9 @@ class AttributionBackfillITCase {
     void withAttributionOffTheTablesAreLeftAlone() throws Exception {
         t.lake.write(edgeCases());
         t.set("attribution.enabled", "false");
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
         assertThat(attributionRows()).isEmpty();
         assertThat(t.batchRows()).isNotEmpty();
     }
@@ -127,21 +132,35 @@ class AttributionBackfillITCase {
             LakeEvent e;
             if (u < 0.7 || requests.isEmpty()) {
                 String request = random.nextDouble() < 0.05 && !requests.isEmpty()
-                        ? requests.get(random.nextInt(requests.size())) : "req-" + i;
+                        ? requests.get(random.nextInt(requests.size()))
+                        : "req-" + i;
                 requests.add(request);
                 impressionTs.put("imp-" + i, ts);
-                e = new LakeEvent("imp-" + i, "impression", ts, campaign, channel, 3, "ad-events", 0, offsets++, ts, request);
+                e = new LakeEvent(
+                        "imp-" + i, "impression", ts, campaign, channel, 3, "ad-events", 0, offsets++, ts, request);
             } else {
                 String request = random.nextDouble() < 0.05 ? null : requests.get(random.nextInt(requests.size()));
                 String type = random.nextDouble() < 0.8 ? "click" : "conversion";
-                e = new LakeEvent("f-" + i, type, ts, campaign, channel, random.nextLong(1_000_000), "ad-events", 0,
-                        offsets++, ts, request);
+                e = new LakeEvent(
+                        "f-" + i,
+                        type,
+                        ts,
+                        campaign,
+                        channel,
+                        random.nextLong(1_000_000),
+                        "ad-events",
+                        0,
+                        offsets++,
+                        ts,
+                        request);
             }
             events.add(e);
             if (random.nextDouble() < 0.05) events.add(e.copyAt("ad-events", 1, offsets++));
         }
         t.lake.write(events);
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
 
         Attribution reference = new Attribution(new AttributionRule(WINDOW), new WindowAlignment(MINUTE));
         events.forEach(e -> reference.add(toAdEvent(e)));
@@ -150,17 +169,35 @@ class AttributionBackfillITCase {
         Map<WindowKey, AttributionMetrics> actual = new HashMap<>();
         attributionRows().forEach(r -> actual.put(r.key(), r.metrics()));
         assertThat(actual).isEqualTo(expected);
-        assertThat(expected.values().stream().mapToLong(AttributionMetrics::attributedClicks).sum()).isPositive();
-        assertThat(expected.values().stream().mapToLong(AttributionMetrics::unattributedClicks).sum()).isPositive();
+        assertThat(expected.values().stream()
+                        .mapToLong(AttributionMetrics::attributedClicks)
+                        .sum())
+                .isPositive();
+        assertThat(expected.values().stream()
+                        .mapToLong(AttributionMetrics::unattributedClicks)
+                        .sum())
+                .isPositive();
     }
 
     static AdEvent toAdEvent(LakeEvent e) {
-        return new AdEvent(e.eventId(), EventType.fromWire(e.eventType()).orElseThrow(), e.eventTs(), e.campaignId(),
-                e.channelId(), e.costMicros(), e.requestId(), e.topic(), e.partition(), e.offset(), e.recordTs());
+        return new AdEvent(
+                e.eventId(),
+                EventType.fromWire(e.eventType()).orElseThrow(),
+                e.eventTs(),
+                e.campaignId(),
+                e.channelId(),
+                e.costMicros(),
+                e.requestId(),
+                e.topic(),
+                e.partition(),
+                e.offset(),
+                e.recordTs());
     }
 
     static AttributionRow row(long windowStart, long attributed, long conversions, long unattributed, long spend) {
-        return new AttributionRow(new WindowKey(windowStart, "c1", "ch1"), windowStart + MINUTE,
+        return new AttributionRow(
+                new WindowKey(windowStart, "c1", "ch1"),
+                windowStart + MINUTE,
                 new AttributionMetrics(attributed, conversions, unattributed, spend));
     }
 

@@ -29,10 +29,12 @@ class BackfillBatchTest {
                 Map.of(P0, 10L, P1, 3L, P2, 5L, P3, 0L, P4, 0L),
                 // P4 read up to 8: offsets 4..7 were transaction markers or aborted records.
                 Map.of(P0, 15L, P1, 6L, P2, 5L, P3, 2L, P4, 8L),
-                entries, false);
+                entries,
+                false);
         Set<String> pending = Set.of("late-0@12", "late-0@14", "late-3@0");
 
-        Map<TopicPartition, Long> commits = batch.offsetsToCommit(e -> !pending.contains(e.partition() + "@" + e.offset()));
+        Map<TopicPartition, Long> commits =
+                batch.offsetsToCommit(e -> !pending.contains(e.partition() + "@" + e.offset()));
 
         // P0 stops before 12 (13 is done but after a pending one); P2 did not move; P3's first record is pending.
         assertThat(commits).containsExactly(Map.entry(P0, 12L), Map.entry(P1, 6L), Map.entry(P4, 8L));

@@ -38,7 +38,8 @@ class BackfillLockITCase {
     void setUp() throws Exception {
         t = new BatchStack(dir);
         t.lakeCompleteUntil(Instant.parse("2026-11-29T00:00:00Z"));
-        t.lake.write(List.of(LakeEvent.of("e1", "click", W, "c1", "ch1", 5, 1),
+        t.lake.write(List.of(
+                LakeEvent.of("e1", "click", W, "c1", "ch1", 5, 1),
                 LakeEvent.of("e0", "click", W - 86_400_000, "c1", "ch1", 5, 0)));
     }
 
@@ -52,14 +53,16 @@ class BackfillLockITCase {
                     .isEqualTo(ExitCodes.LOCK_TIMEOUT);
 
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
-            assertThat(t.lastErr.strip()).isEqualTo("recount backfill range: another backfill holds an overlapping range"
-                    + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
+            assertThat(t.lastErr.strip())
+                    .isEqualTo("recount backfill range: another backfill holds an overlapping range"
+                            + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
             assertThat(t.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
             assertThat(t.batchRows()).isEmpty();
 
             // A range on another day does not overlap and is not held up.
             assertThat(t.backfill("range", "--from", "2026-11-27T10:00:00Z", "--to", "2026-11-27T10:01:00Z"))
-                    .as(t.lastErr).isZero();
+                    .as(t.lastErr)
+                    .isZero();
         }
     }
 
@@ -68,8 +71,8 @@ class BackfillLockITCase {
         t.set("batch.lock-timeout", "2m");
         try (Connection otherRun = t.admin()) {
             lockDay(otherRun);
-            CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() ->
-                    t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"));
+            CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(
+                    () -> t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"));
 
             Poll.until(Duration.ofSeconds(60), "the backfill to queue for the day's lock", () -> waitsForDay(otherRun));
             assertThat(waiting).isNotDone();

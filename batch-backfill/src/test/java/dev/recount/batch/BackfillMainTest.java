@@ -44,8 +44,15 @@ class BackfillMainTest {
 
     @Test
     void compactTakesADayOrARangeNotBoth() {
-        assertThat(run("compact", "--date", "2026-11-28", "--from", "2026-11-28T00:00:00Z", "--to",
-                "2026-11-29T00:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run(
+                        "compact",
+                        "--date",
+                        "2026-11-28",
+                        "--from",
+                        "2026-11-28T00:00:00Z",
+                        "--to",
+                        "2026-11-29T00:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertThat(err.toString()).contains("mutually exclusive");
         assertThat(run("compact", "--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertThat(err.toString()).contains("--to");
@@ -63,8 +70,15 @@ class BackfillMainTest {
         assertOneLineError("lake.retention 7d is too short: it must be at least validation.max-past + 1d = 8d");
 
         Path badSize = Files.writeString(dir.resolve("size.properties"), "lake.compaction.target-file-size=big\n");
-        assertThat(run("range", "--config", badSize.toString(), "--from", "2026-11-28T10:00:00Z", "--to",
-                "2026-11-28T11:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run(
+                        "range",
+                        "--config",
+                        badSize.toString(),
+                        "--from",
+                        "2026-11-28T10:00:00Z",
+                        "--to",
+                        "2026-11-28T11:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertOneLineError("setting lake.compaction.target-file-size: cannot read size 'big'");
 
         Path tiny = Files.writeString(dir.resolve("tiny.properties"), "lake.compaction.target-file-size=64k\n");
@@ -80,7 +94,8 @@ class BackfillMainTest {
 
     @Test
     void unreadableOrMissingInstantsAreBadArguments() {
-        assertThat(run("range", "--from", "yesterday", "--to", "2026-11-28T11:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("range", "--from", "yesterday", "--to", "2026-11-28T11:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertOneLineError("cannot read instant 'yesterday'");
         assertThat(run("range", "--from", "2026-11-28T10:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertThat(err.toString()).contains("--to");
@@ -104,8 +119,15 @@ class BackfillMainTest {
     @Test
     void windowSizeComesFromTheConfigFile() throws IOException {
         Path config = Files.writeString(dir.resolve("recount.properties"), "window.size=1h\n");
-        assertThat(run("range", "--config", config.toString(), "--from", "2026-11-28T10:01:00Z", "--to",
-                "2026-11-28T11:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run(
+                        "range",
+                        "--config",
+                        config.toString(),
+                        "--from",
+                        "2026-11-28T10:01:00Z",
+                        "--to",
+                        "2026-11-28T11:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertOneLineError("not aligned to the 1h window size");
     }
 
@@ -121,22 +143,27 @@ class BackfillMainTest {
         assertThat(run("affected", "--max-records", "0")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertThat(err.toString()).contains("--max-records must be at least 1");
 
-        assertThat(run("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T11:00:00Z", "--bogus")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T11:00:00Z", "--bogus"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
         assertThat(err.toString()).contains("--bogus");
     }
 
     private int run(String... args) {
         out.getBuffer().setLength(0);
         err.getBuffer().setLength(0);
-        BackfillMain main = new BackfillMain(Map.of(), CLOCK, new SparkSessions() {
-            @Override
-            public SparkSession open(BackfillSettings settings, String masterOverride) {
-                throw new AssertionError("argument errors must be caught before Spark starts");
-            }
+        BackfillMain main = new BackfillMain(
+                Map.of(),
+                CLOCK,
+                new SparkSessions() {
+                    @Override
+                    public SparkSession open(BackfillSettings settings, String masterOverride) {
+                        throw new AssertionError("argument errors must be caught before Spark starts");
+                    }
 
-            @Override
-            public void release(SparkSession session) {}
-        }, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS);
+                    @Override
+                    public void release(SparkSession session) {}
+                },
+                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS);
         return BackfillMain.execute(main, new PrintWriter(out, true), new PrintWriter(err, true), args);
     }
 

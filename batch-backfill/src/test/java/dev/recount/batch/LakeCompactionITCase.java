@@ -68,9 +68,12 @@ class LakeCompactionITCase {
     private List<Path> writeDay() {
         LakeEvent dupHigh = ev("dup", "impression", H10 + 5_000, "c1", 999, 30);
         LakeEvent dupLow = ev("dup", "impression", H10 + 5_000, "c1", 111, 7);
-        t.lake.writeLikeStream(List.of(ev("a1", "impression", H10, "c1", 100, 1),
-                ev("a2", "click", H10 + 59 * MINUTE, "c2", 250, 2), dupHigh));
-        t.lake.writeLikeStream(List.of(ev("a3", "conversion", H10 + MINUTE, "c1", 5_000, 3),
+        t.lake.writeLikeStream(List.of(
+                ev("a1", "impression", H10, "c1", 100, 1),
+                ev("a2", "click", H10 + 59 * MINUTE, "c2", 250, 2),
+                dupHigh));
+        t.lake.writeLikeStream(List.of(
+                ev("a3", "conversion", H10 + MINUTE, "c1", 5_000, 3),
                 ev("a1", "impression", H10, "c1", 100, 1).copyAt("ad-events", 1, 0)));
         t.lake.writeLikeStream(List.of(dupLow, ev("a4", "impression", H10 + 2 * MINUTE, "c1", Long.MAX_VALUE, 40)));
 
@@ -95,8 +98,11 @@ class LakeCompactionITCase {
 
         assertThat(t.backfill("compact", "--date", DAY)).as(t.lastErr).isZero();
 
-        assertThat(t.lastOut).contains("5 hours, 3 compacted (7 files into 3, 12 rows), 1 already compact, 1 not"
-                + " complete yet, 0 failed", "retention: keep forever");
+        assertThat(t.lastOut)
+                .contains(
+                        "5 hours, 3 compacted (7 files into 3, 12 rows), 1 already compact, 1 not"
+                                + " complete yet, 0 failed",
+                        "retention: keep forever");
         assertThat(visibleFiles(H10)).hasSize(1).allMatch(n -> n.startsWith("part-compacted-"));
         assertThat(visibleFiles(H11)).hasSize(1).allMatch(n -> n.startsWith("part-compacted-"));
         assertThat(visibleFiles(H12)).hasSize(1).noneMatch(n -> n.startsWith("part-compacted-"));
@@ -113,7 +119,8 @@ class LakeCompactionITCase {
 
         // The stream commits the file that was in progress, and a late event adds a file to hour 10.
         t.lake.commit(inProgress);
-        t.lake.writeLikeStream(List.of(ev("late", "click", H10 + 30_000, "c9", 77, 90).receivedAfter(86_400_000)));
+        t.lake.writeLikeStream(
+                List.of(ev("late", "click", H10 + 30_000, "c9", 77, 90).receivedAfter(86_400_000)));
         Result grown = range(FROM, TO);
         assertThat(grown.rows()).isNotEqualTo(before.rows());
 
@@ -129,21 +136,28 @@ class LakeCompactionITCase {
         t.lake.writeLikeStream(List.of(ev("a1", "impression", H10, "c1", 100, 1)));
         t.lake.writeLikeStream(List.of(ev("a2", "click", H10 + 1, "c1", 200, 2)));
         t.lake.writeLikeStream(List.of(ev("b1", "impression", H11, "c1", 1, 3)));
-        t.lake.writeLikeStream(List.of(ev("b2", "impression", H11 + 1, "c1", 2, 4), ev("b3", "click", H11 + 2, "c1", 3, 5)),
+        t.lake.writeLikeStream(
+                List.of(ev("b2", "impression", H11 + 1, "c1", 2, 4), ev("b3", "click", H11 + 2, "c1", 3, 5)),
                 e -> e.eventId().equals("b2") ? "req-" + e.eventId() : null);
         Result before = range(FROM, TO);
 
-        assertThat(t.backfill("compact", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.backfill("compact", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
 
         assertThat(schemaOf(onlyFile(H10))).isEqualTo(StreamLakeFiles.SCHEMA);
         MessageType merged = schemaOf(onlyFile(H11));
         assertThat(merged.getFields()).containsExactlyElementsOf(StreamLakeFiles.WITH_REQUEST_ID.getFields());
         Map<String, String> requestIds = new TreeMap<>();
-        for (Row r : SharedSpark.session().read().parquet(onlyFile(H11).toString())
-                .select("event_id", StreamLakeFiles.REQUEST_ID).collectAsList()) {
+        for (Row r : SharedSpark.session()
+                .read()
+                .parquet(onlyFile(H11).toString())
+                .select("event_id", StreamLakeFiles.REQUEST_ID)
+                .collectAsList()) {
             requestIds.put(r.getString(0), r.isNullAt(1) ? "null" : r.getString(1));
         }
-        assertThat(requestIds).containsExactly(Map.entry("b1", "null"), Map.entry("b2", "req-b2"), Map.entry("b3", "null"));
+        assertThat(requestIds)
+                .containsExactly(Map.entry("b1", "null"), Map.entry("b2", "req-b2"), Map.entry("b3", "null"));
         assertThat(range(FROM, TO)).isEqualTo(before);
     }
 
@@ -158,27 +172,47 @@ class LakeCompactionITCase {
         // What a compaction leaves when it dies after its journal and the first rename: the compacted file and the
         // small files it replaces are all visible, so every event of the hour is there twice.
         String generation = "20261129T010000-deadbeef";
-        org.apache.hadoop.fs.Path staged = new org.apache.hadoop.fs.Path(lake.controlDirectory("staging"),
-                DAY + "/" + hour.id() + "-" + generation + "-0.parquet.staged");
-        List<String> inputUris = inputs.stream().map(n -> t.lake.root().resolve(hour.relativePath()).resolve(n).toUri().toString()).toList();
-        HourRewrite.Result written = HourRewrite.run(new HourRewrite.Task(hour.id(), inputUris, staged.toString()), Map.of());
+        org.apache.hadoop.fs.Path staged = new org.apache.hadoop.fs.Path(
+                lake.controlDirectory("staging"), DAY + "/" + hour.id() + "-" + generation + "-0.parquet.staged");
+        List<String> inputUris = inputs.stream()
+                .map(n -> t.lake.root()
+                        .resolve(hour.relativePath())
+                        .resolve(n)
+                        .toUri()
+                        .toString())
+                .toList();
+        HourRewrite.Result written =
+                HourRewrite.run(new HourRewrite.Task(hour.id(), inputUris, staged.toString()), Map.of());
         assertThat(written.error()).isNull();
-        CompactionJournal journal = new CompactionJournal(hour.id(), generation, List.of(new CompactionJournal.Output(
-                "_recount/staging/" + DAY + "/" + staged.getName(), "part-compacted-" + generation + "-0.parquet")),
-                inputs, written.rows());
+        CompactionJournal journal = new CompactionJournal(
+                hour.id(),
+                generation,
+                List.of(new CompactionJournal.Output(
+                        "_recount/staging/" + DAY + "/" + staged.getName(),
+                        "part-compacted-" + generation + "-0.parquet")),
+                inputs,
+                written.rows());
         journal.write(lake);
-        lake.fs().rename(staged, new org.apache.hadoop.fs.Path(lake.hourDirectory(hour), "part-compacted-" + generation + "-0.parquet"));
+        lake.fs()
+                .rename(
+                        staged,
+                        new org.apache.hadoop.fs.Path(
+                                lake.hourDirectory(hour), "part-compacted-" + generation + "-0.parquet"));
         assertThat(visibleFiles(H10)).hasSize(inputs.size() + 1);
         // And what one leaves when it dies before its journal: a staged file nothing refers to.
-        Path orphan = Files.writeString(t.lake.root().resolve("_recount/staging/" + DAY + "/orphan.parquet.staged"), "x");
+        Path orphan =
+                Files.writeString(t.lake.root().resolve("_recount/staging/" + DAY + "/orphan.parquet.staged"), "x");
 
-        assertThat(range(FROM, TO)).as("identical rows and identical lake rows: the swap was finished first")
+        assertThat(range(FROM, TO))
+                .as("identical rows and identical lake rows: the swap was finished first")
                 .isEqualTo(before);
         assertThat(visibleFiles(H10)).containsExactly("part-compacted-" + generation + "-0.parquet");
         assertThat(Files.exists(orphan)).isTrue();
 
         assertThat(t.backfill("compact", "--date", DAY)).as(t.lastErr).isZero();
-        assertThat(Files.exists(orphan)).as("leftovers of a run that died are dropped").isFalse();
+        assertThat(Files.exists(orphan))
+                .as("leftovers of a run that died are dropped")
+                .isFalse();
         assertThat(bookkeeping()).isEmpty();
         assertThat(range(FROM, TO)).isEqualTo(before);
     }
@@ -188,14 +222,15 @@ class LakeCompactionITCase {
         writeDay();
         Map<Long, List<String>> files = filesByHour();
         try (Connection otherRun = t.admin();
-             PreparedStatement ps = otherRun.prepareStatement("SELECT pg_advisory_lock(?, ?)")) {
+                PreparedStatement ps = otherRun.prepareStatement("SELECT pg_advisory_lock(?, ?)")) {
             ps.setInt(1, RunLocks.namespace(t.schema));
             ps.setInt(2, RunLocks.dayKey(java.time.LocalDate.parse(DAY).toEpochDay()));
             ps.execute();
 
             assertThat(t.backfill("compact", "--date", DAY)).isEqualTo(ExitCodes.LOCK_TIMEOUT);
-            assertThat(t.lastErr.strip()).isEqualTo("recount backfill compact: another backfill holds an overlapping range"
-                    + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
+            assertThat(t.lastErr.strip())
+                    .isEqualTo("recount backfill compact: another backfill holds an overlapping range"
+                            + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
         }
         assertThat(filesByHour()).isEqualTo(files);
     }
@@ -222,7 +257,9 @@ class LakeCompactionITCase {
     record Result(List<WindowRow> rows, String lakeRows) {}
 
     private Result range(String from, String to) throws Exception {
-        assertThat(t.backfill("range", "--from", from, "--to", to)).as(t.lastErr).isZero();
+        assertThat(t.backfill("range", "--from", from, "--to", to))
+                .as(t.lastErr)
+                .isZero();
         String details = t.lastRun().details();
         return new Result(t.batchRows(), details.replaceAll(".*\"lake_rows\": (\\d+).*", "$1"));
     }
@@ -230,14 +267,19 @@ class LakeCompactionITCase {
     private List<String> visibleFiles(long hourStart) throws IOException {
         Path hourDir = t.lake.root().resolve(LakeHour.containing(hourStart).relativePath());
         try (Stream<Path> s = Files.list(hourDir)) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> !LakeStorage.isHidden(n)).sorted().toList();
+            return s.map(p -> p.getFileName().toString())
+                    .filter(n -> !LakeStorage.isHidden(n))
+                    .sorted()
+                    .toList();
         }
     }
 
     private Path onlyFile(long hourStart) throws IOException {
         List<String> files = visibleFiles(hourStart);
         assertThat(files).hasSize(1);
-        return t.lake.root().resolve(LakeHour.containing(hourStart).relativePath()).resolve(files.get(0));
+        return t.lake.root()
+                .resolve(LakeHour.containing(hourStart).relativePath())
+                .resolve(files.get(0));
     }
 
     private Map<Long, List<String>> filesByHour() throws IOException {
@@ -260,8 +302,8 @@ class LakeCompactionITCase {
     }
 
     private static MessageType schemaOf(Path file) throws IOException {
-        try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(
-                new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()))) {
+        try (ParquetFileReader r = ParquetFileReader.open(
+                HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()))) {
             return r.getFooter().getFileMetaData().getSchema();
         }
     }

@@ -14,13 +14,21 @@ import org.junit.jupiter.api.Test;
 
 class LakeFileSchemasTest {
     private static final MessageType V1 = Types.buildMessage()
-            .required(BINARY).as(stringType()).named("event_id")
-            .required(INT64).named("event_ts")
+            .required(BINARY)
+            .as(stringType())
+            .named("event_id")
+            .required(INT64)
+            .named("event_ts")
             .named("raw_event");
     private static final MessageType V2 = Types.buildMessage()
-            .required(BINARY).as(stringType()).named("event_id")
-            .required(INT64).named("event_ts")
-            .optional(BINARY).as(stringType()).named("request_id")
+            .required(BINARY)
+            .as(stringType())
+            .named("event_id")
+            .required(INT64)
+            .named("event_ts")
+            .optional(BINARY)
+            .as(stringType())
+            .named("request_id")
             .named("raw_event");
 
     @Test
@@ -33,9 +41,14 @@ class LakeFileSchemasTest {
         MessageType merged = LakeFileSchemas.merge(List.of(V1, V2));
         assertThat(merged).isEqualTo(V2);
         MessageType requiredAdded = Types.buildMessage()
-                .required(BINARY).as(stringType()).named("event_id")
-                .required(INT64).named("event_ts")
-                .required(BINARY).as(stringType()).named("request_id")
+                .required(BINARY)
+                .as(stringType())
+                .named("event_id")
+                .required(INT64)
+                .named("event_ts")
+                .required(BINARY)
+                .as(stringType())
+                .named("request_id")
                 .named("raw_event");
         MessageType m = LakeFileSchemas.merge(List.of(requiredAdded, V1));
         assertThat(m.getType("request_id").getRepetition()).isEqualTo(Repetition.OPTIONAL);
@@ -46,8 +59,12 @@ class LakeFileSchemasTest {
     @Test
     void aColumnWithAnotherTypeIsRefused() {
         MessageType tsAsString = Types.buildMessage()
-                .required(BINARY).as(stringType()).named("event_id")
-                .required(BINARY).as(stringType()).named("event_ts")
+                .required(BINARY)
+                .as(stringType())
+                .named("event_id")
+                .required(BINARY)
+                .as(stringType())
+                .named("event_ts")
                 .named("raw_event");
         assertThatThrownBy(() -> LakeFileSchemas.merge(List.of(V1, tsAsString)))
                 .hasMessageStartingWith("files disagree on column event_ts");

@@ -73,9 +73,12 @@ class LakeReaderTest {
                 LakeEvent.of("c", "click", FROM + 86_400_000, "c", "ch", 1, 3)));
 
         LakeReader reader = new LakeReader(SharedSpark.session(), lakeDir.toString());
-        List<Row> rows = reader.read(List.of(new TimeRange(FROM, FROM + 60_000),
-                new TimeRange(FROM + 86_400_000, FROM + 86_460_000))).collectAsList();
-        assertThat(rows).extracting(r -> r.getString(r.fieldIndex(LakeLayout.EVENT_ID))).containsExactlyInAnyOrder("a", "c");
+        List<Row> rows = reader.read(List.of(
+                        new TimeRange(FROM, FROM + 60_000), new TimeRange(FROM + 86_400_000, FROM + 86_460_000)))
+                .collectAsList();
+        assertThat(rows)
+                .extracting(r -> r.getString(r.fieldIndex(LakeLayout.EVENT_ID)))
+                .containsExactlyInAnyOrder("a", "c");
         assertThat(rows.get(0).schema().fieldNames()).containsExactly(LakeReader.FILE_SCHEMA.fieldNames());
     }
 
@@ -90,10 +93,12 @@ class LakeReaderTest {
                 LakeEvent.of("none", "click", FROM + 3, "c", "ch", 1, 4)));
 
         List<Row> rows = new LakeReader(SharedSpark.session(), lakeDir.toString())
-                .read(List.of(new TimeRange(FROM, TO))).collectAsList();
+                .read(List.of(new TimeRange(FROM, TO)))
+                .collectAsList();
 
-        assertThat(rows).extracting(r -> r.getString(r.fieldIndex(LakeLayout.EVENT_ID)) + "="
-                + r.getString(r.fieldIndex(LakeLayout.REQUEST_ID)))
+        assertThat(rows)
+                .extracting(r -> r.getString(r.fieldIndex(LakeLayout.EVENT_ID)) + "="
+                        + r.getString(r.fieldIndex(LakeLayout.REQUEST_ID)))
                 .containsExactlyInAnyOrder("old=null", "imp=imp", "clk=imp", "none=null");
         assertThat(rows.get(0).schema().fieldNames()).containsExactly(LakeReader.FILE_SCHEMA.fieldNames());
     }
@@ -112,7 +117,9 @@ class LakeReaderTest {
                 case INT64 -> DataTypes.LongType;
             };
             assertThat(fields[i].dataType()).as(column.name()).isEqualTo(expected);
-            assertThat(fields[i].nullable()).as(column.name() + ": Spark reads every Parquet column as nullable").isTrue();
+            assertThat(fields[i].nullable())
+                    .as(column.name() + ": Spark reads every Parquet column as nullable")
+                    .isTrue();
         }
     }
 
@@ -124,26 +131,32 @@ class LakeReaderTest {
         lake.writeLikeStream(List.of(event), e -> "req-1");
 
         List<Row> rows = new LakeReader(SharedSpark.session(), lakeDir.toString())
-                .read(List.of(new TimeRange(FROM, TO))).collectAsList();
+                .read(List.of(new TimeRange(FROM, TO)))
+                .collectAsList();
 
         assertThat(rows).hasSize(1);
         Row row = rows.get(0);
         for (LakeColumns.Column column : LakeColumns.ALL) {
             assertThat(row.get(row.fieldIndex(column.name()))).as(column.name()).isNotNull();
         }
-        assertThat(row).isEqualTo(org.apache.spark.sql.RowFactory.create("e1", "click", FROM + 7, "c1", "ch1", 250_000L,
-                "ad-events", 2, 41L, FROM + 9, "req-1"));
+        assertThat(row)
+                .isEqualTo(org.apache.spark.sql.RowFactory.create(
+                        "e1", "click", FROM + 7, "c1", "ch1", 250_000L, "ad-events", 2, 41L, FROM + 9, "req-1"));
     }
 
     @Test
     void aLakeThatDoesNotExistIsAnErrorNotAnEmptyRange() {
-        LakeReader reader = new LakeReader(SharedSpark.session(), lakeDir.resolve("typo").toString());
+        LakeReader reader =
+                new LakeReader(SharedSpark.session(), lakeDir.resolve("typo").toString());
         assertThatThrownBy(() -> reader.read(List.of(new TimeRange(FROM, TO))))
                 .hasMessageContaining("typo does not exist (setting lake.path or --lake)");
     }
 
     private List<String> eventIds(TimeRange range) {
-        return new LakeReader(SharedSpark.session(), lakeDir.toString()).read(List.of(range))
-                .select(LakeLayout.EVENT_ID).as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+        return new LakeReader(SharedSpark.session(), lakeDir.toString())
+                .read(List.of(range))
+                .select(LakeLayout.EVENT_ID)
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .collectAsList();
     }
 }

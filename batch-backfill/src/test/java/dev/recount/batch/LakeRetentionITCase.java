@@ -50,13 +50,16 @@ class LakeRetentionITCase {
     @Test
     void deletesOldHoursOnlyAsFarAsBackfillsCoverThemAndRefusesToRecomputeThem() throws Exception {
         // Backfilled: the 19th and the 20th up to 11:00; the 20th's 11:00 hour is not covered by any run yet.
-        assertThat(t.backfill("range", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-20T11:00:00Z")).isZero();
+        assertThat(t.backfill("range", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-20T11:00:00Z"))
+                .isZero();
         List<WindowRow> covered = t.batchRows();
 
         assertThat(t.backfill("compact", "--date", "2026-11-27")).as(t.lastErr).isZero();
 
-        assertThat(t.lastOut).contains("retention: 2 hours deleted (2 files), lake kept from 2026-11-20T11:00:00Z;"
-                + " stopped at event_date=2026-11-20/event_hour=11: no succeeded range or nightly backfill covers it yet");
+        assertThat(t.lastOut)
+                .contains(
+                        "retention: 2 hours deleted (2 files), lake kept from 2026-11-20T11:00:00Z;"
+                                + " stopped at event_date=2026-11-20/event_hour=11: no succeeded range or nightly backfill covers it yet");
         assertThat(t.lake.root().resolve("event_date=2026-11-19")).doesNotExist();
         assertThat(t.lake.root().resolve("event_date=2026-11-20/event_hour=10")).doesNotExist();
         assertThat(t.lake.root().resolve("event_date=2026-11-20/event_hour=11")).isDirectory();
@@ -64,13 +67,15 @@ class LakeRetentionITCase {
 
         assertThat(t.backfill("range", "--from", "2026-11-19T10:00:00Z", "--to", "2026-11-19T11:00:00Z"))
                 .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
-        assertThat(t.lastErr.strip()).isEqualTo("recount backfill range: the lake no longer holds events before 2026-11-20T11:00:00Z"
-                + " (deleted by lake.retention); recomputing [2026-11-19T10:00:00Z, 2026-11-19T11:00:00Z) would replace"
-                + " its results with partial ones, so they stand as they are");
+        assertThat(t.lastErr.strip())
+                .isEqualTo("recount backfill range: the lake no longer holds events before 2026-11-20T11:00:00Z"
+                        + " (deleted by lake.retention); recomputing [2026-11-19T10:00:00Z, 2026-11-19T11:00:00Z) would replace"
+                        + " its results with partial ones, so they stand as they are");
         assertThat(t.batchRows()).isEqualTo(covered);
 
         // Once a backfill covers the next hour, the next run deletes it too, and stops at the retention cutoff.
-        assertThat(t.backfill("range", "--from", "2026-11-20T11:00:00Z", "--to", "2026-11-22T00:00:00Z")).isZero();
+        assertThat(t.backfill("range", "--from", "2026-11-20T11:00:00Z", "--to", "2026-11-22T00:00:00Z"))
+                .isZero();
         assertThat(t.backfill("compact", "--date", "2026-11-27")).as(t.lastErr).isZero();
         assertThat(t.lastOut).contains("retention: 1 hours deleted (1 files), lake kept from 2026-11-20T12:00:00Z");
         assertThat(t.lake.root().resolve("event_date=2026-11-20")).doesNotExist();
@@ -79,20 +84,25 @@ class LakeRetentionITCase {
 
     @Test
     void aHourWithAFileInProgressStopsRetentionThere() throws Exception {
-        assertThat(t.backfill("range", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-21T00:00:00Z")).isZero();
+        assertThat(t.backfill("range", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-21T00:00:00Z"))
+                .isZero();
         List<Path> inProgress = t.lake.writeInProgress(List.of(ev("b2", H20 + 1, 5)));
 
         assertThat(t.backfill("compact", "--date", "2026-11-27")).as(t.lastErr).isZero();
 
-        assertThat(t.lastOut).contains("retention: 1 hours deleted", "stopped at event_date=2026-11-20/event_hour=10: it"
-                + " holds " + inProgress.get(0).getFileName());
+        assertThat(t.lastOut)
+                .contains(
+                        "retention: 1 hours deleted",
+                        "stopped at event_date=2026-11-20/event_hour=10: it" + " holds "
+                                + inProgress.get(0).getFileName());
         assertThat(inProgress).allMatch(Files::exists);
     }
 
     @Test
     void aLateRecordForADeletedWindowIsSettledWithoutARecompute() throws Exception {
         BackfillTopic topic = new BackfillTopic(t, 1);
-        assertThat(t.backfill("range", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-20T11:00:00Z")).isZero();
+        assertThat(t.backfill("range", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-20T11:00:00Z"))
+                .isZero();
         assertThat(t.backfill("compact", "--date", "2026-11-27")).as(t.lastErr).isZero();
         List<WindowRow> before = t.batchRows();
 
@@ -103,8 +113,10 @@ class LakeRetentionITCase {
 
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();
 
-        assertThat(t.lastOut).contains("0 windows recomputed", "1 records for windows before the lake's retention"
-                + " horizon settled without a recompute");
+        assertThat(t.lastOut)
+                .contains(
+                        "0 windows recomputed",
+                        "1 records for windows before the lake's retention" + " horizon settled without a recompute");
         assertThat(t.lastRun().details()).contains("\"expired\": 1");
         assertThat(topic.committed()).containsExactly(Map.entry(0, 1L));
         assertThat(t.batchRows()).isEqualTo(before);
@@ -114,7 +126,8 @@ class LakeRetentionITCase {
     void aRetentionShorterThanLateEventsCanArriveIsABadSetting() {
         t.set("lake.retention", "7d");
         assertThat(t.backfill("compact", "--date", "2026-11-27")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertThat(t.lastErr.strip()).isEqualTo("recount backfill compact: lake.retention 7d is too short: it must be at least"
-                + " validation.max-past + 1d = 8d (late events may still arrive for younger hours)");
+        assertThat(t.lastErr.strip())
+                .isEqualTo("recount backfill compact: lake.retention 7d is too short: it must be at least"
+                        + " validation.max-past + 1d = 8d (late events may still arrive for younger hours)");
     }
 }

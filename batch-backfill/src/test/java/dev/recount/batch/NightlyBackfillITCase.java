@@ -21,6 +21,7 @@ class NightlyBackfillITCase {
     private static final long MINUTE = 60_000;
     /** 2026-11-28 in New York (UTC-5) is [2026-11-28T05:00Z, 2026-11-29T05:00Z): it spans two UTC dates. */
     private static final long DAY_START = Instant.parse("2026-11-28T05:00:00Z").toEpochMilli();
+
     private static final long DAY_END = Instant.parse("2026-11-29T05:00:00Z").toEpochMilli();
     private static final long EARLIER = Instant.parse("2026-11-27T12:00:00Z").toEpochMilli();
 
@@ -29,8 +30,8 @@ class NightlyBackfillITCase {
     static final LakeEvent DAY_LAST = LakeEvent.of("last", "click", DAY_END - 1, "c1", "ch1", 20, 3);
     static final LakeEvent DAY_AFTER = LakeEvent.of("after", "click", DAY_END, "c1", "ch1", 1, 4);
     /** A too-late event of an earlier day, named on the backfill topic. */
-    static final LakeEvent LATE = LakeEvent.of("late", "conversion", EARLIER + 5, "c9", "ch1", 70, 5)
-            .receivedAfter(86_400_000);
+    static final LakeEvent LATE =
+            LakeEvent.of("late", "conversion", EARLIER + 5, "c9", "ch1", 70, 5).receivedAfter(86_400_000);
 
     @TempDir
     Path dir;
@@ -54,12 +55,14 @@ class NightlyBackfillITCase {
         assertThat(lines.get(0)).contains("(nightly [2026-11-28T05:00:00Z, 2026-11-29T05:00:00Z)): 2 events");
         assertThat(lines.get(1)).contains("(affected): 1 backfill records, 1 windows recomputed");
         List<WindowRow> rows = t.batchRows();
-        assertThat(rows).containsExactly(
-                row(EARLIER, "c9", "ch1", new WindowMetrics(0, 0, 1, 70, 1)),
-                row(DAY_START, "c1", "ch1", new WindowMetrics(1, 0, 0, 10, 1)),
-                row(DAY_END - MINUTE, "c1", "ch1", new WindowMetrics(0, 1, 0, 20, 1)));
+        assertThat(rows)
+                .containsExactly(
+                        row(EARLIER, "c9", "ch1", new WindowMetrics(0, 0, 1, 70, 1)),
+                        row(DAY_START, "c1", "ch1", new WindowMetrics(1, 0, 0, 10, 1)),
+                        row(DAY_END - MINUTE, "c1", "ch1", new WindowMetrics(0, 1, 0, 20, 1)));
         List<BatchRunsTable.Run> runs = t.runs();
-        assertThat(runs).extracting(BatchRunsTable.Run::mode)
+        assertThat(runs)
+                .extracting(BatchRunsTable.Run::mode)
                 .containsExactly(BatchRunsTable.Mode.NIGHTLY, BatchRunsTable.Mode.AFFECTED);
         assertThat(runs.get(0).rangeFrom()).isEqualTo(DAY_START);
         assertThat(runs.get(0).rangeTo()).isEqualTo(DAY_END);
@@ -72,7 +75,9 @@ class NightlyBackfillITCase {
 
         // Without --date: "yesterday" in New York as of the test clock (2026-11-29T06:00Z, 01:00 local); --lake
         // overrides the setting.
-        assertThat(t.backfill("nightly", "--lake", t.lake.root().toString())).as(t.lastErr).isZero();
+        assertThat(t.backfill("nightly", "--lake", t.lake.root().toString()))
+                .as(t.lastErr)
+                .isZero();
         assertThat(t.batchRows()).isEqualTo(rows);
         BatchRunsTable.Run again = t.lastRunOfMode(BatchRunsTable.Mode.NIGHTLY);
         assertThat(again.status()).isEqualTo(BatchRunsTable.Status.SUCCEEDED);

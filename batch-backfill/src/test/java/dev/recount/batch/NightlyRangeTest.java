@@ -43,7 +43,9 @@ class NightlyRangeTest {
         ZoneId kathmandu = ZoneId.of("Asia/Kathmandu");
         TimeRange r = NightlyRange.forDate(LocalDate.parse("2026-11-28"), kathmandu, HOUR);
         assertThat(r).isEqualTo(range("2026-11-27T19:00:00Z", "2026-11-28T19:00:00Z"));
-        assertThat(NightlyRange.forDate(LocalDate.parse("2026-11-27"), kathmandu, HOUR).toMillis()).isEqualTo(r.fromMillis());
+        assertThat(NightlyRange.forDate(LocalDate.parse("2026-11-27"), kathmandu, HOUR)
+                        .toMillis())
+                .isEqualTo(r.fromMillis());
     }
 
     @Test
@@ -51,16 +53,20 @@ class NightlyRangeTest {
         LocalDate d = LocalDate.parse("2026-03-01");
         for (int i = 0; i < 300; i++, d = d.plusDays(1)) {
             assertThat(NightlyRange.forDate(d, BERLIN, MINUTE).toMillis())
-                    .as("end of %s", d).isEqualTo(NightlyRange.forDate(d.plusDays(1), BERLIN, MINUTE).fromMillis());
+                    .as("end of %s", d)
+                    .isEqualTo(
+                            NightlyRange.forDate(d.plusDays(1), BERLIN, MINUTE).fromMillis());
         }
     }
 
     @Test
     void thePreviousDayIsYesterdayInTheConfiguredZone() {
         Clock justAfterUtcMidnight = Clock.fixed(Instant.parse("2026-11-29T00:30:00Z"), ZoneOffset.UTC);
-        assertThat(NightlyRange.previousDay(justAfterUtcMidnight, ZoneOffset.UTC)).isEqualTo("2026-11-28");
+        assertThat(NightlyRange.previousDay(justAfterUtcMidnight, ZoneOffset.UTC))
+                .isEqualTo("2026-11-28");
         // Still the afternoon of the 28th in Los Angeles.
-        assertThat(NightlyRange.previousDay(justAfterUtcMidnight, ZoneId.of("America/Los_Angeles"))).isEqualTo("2026-11-27");
+        assertThat(NightlyRange.previousDay(justAfterUtcMidnight, ZoneId.of("America/Los_Angeles")))
+                .isEqualTo("2026-11-27");
     }
 
     private static TimeRange range(String from, String to) {

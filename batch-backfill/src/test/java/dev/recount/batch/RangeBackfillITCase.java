@@ -33,13 +33,17 @@ class RangeBackfillITCase {
 
     /** Just before the range: the last millisecond of window 09:59. */
     static final LakeEvent BEFORE = LakeEvent.of("before", "impression", W - 1, "c1", "ch1", 7, 100);
+
     static final LakeEvent FIRST_MILLI = LakeEvent.of("first", "impression", W, "c1", "ch1", 100, 101);
     static final LakeEvent LAST_MILLI = LakeEvent.of("last", "click", W + MINUTE - 1, "c1", "ch1", 250, 102);
     /** Two copies with different payloads: the lower offset (cost 111) is the one counted. */
     static final LakeEvent COPY_HIGH = LakeEvent.of("dup", "impression", W + 1_000, "c1", "ch1", 999, 110);
+
     static final LakeEvent COPY_LOW = LakeEvent.of("dup", "impression", W + 1_000, "c1", "ch1", 111, 107);
     /** Arrived an hour after its window closed: too late for the stream, still counted by the batch. */
-    static final LakeEvent TOO_LATE = LakeEvent.of("late", "click", W + 10_000, "c1", "ch1", 40, 300).receivedAfter(3_600_000);
+    static final LakeEvent TOO_LATE =
+            LakeEvent.of("late", "click", W + 10_000, "c1", "ch1", 40, 300).receivedAfter(3_600_000);
+
     static final LakeEvent OTHER_CAMPAIGN = LakeEvent.of("c2-imp", "impression", W + 30_000, "c2", "ch1", 0, 103);
     static final LakeEvent OTHER_CHANNEL = LakeEvent.of("ch2-conv", "conversion", W + 30_000, "c1", "ch2", 3_000, 104);
     static final LakeEvent NEXT_WINDOW = LakeEvent.of("next", "conversion", W + MINUTE, "c1", "ch1", 5_000, 105);
@@ -65,7 +69,8 @@ class RangeBackfillITCase {
     }
 
     private void writeFixture() {
-        t.lake.write(List.of(BEFORE, FIRST_MILLI, LAST_MILLI, COPY_HIGH, OTHER_CAMPAIGN, OTHER_CHANNEL, NEXT_WINDOW, AFTER));
+        t.lake.write(
+                List.of(BEFORE, FIRST_MILLI, LAST_MILLI, COPY_HIGH, OTHER_CAMPAIGN, OTHER_CHANNEL, NEXT_WINDOW, AFTER));
         // The other copies arrive in later files (and another Kafka partition), as replays do.
         t.lake.write(List.of(LAST_MILLI.copyAt("ad-events", 1, 0), COPY_LOW));
         t.lake.write(List.of(TOO_LATE));
@@ -74,13 +79,18 @@ class RangeBackfillITCase {
     @Test
     void recomputesExactTotalsAndRerunningTheRangeGivesIdenticalRows() throws Exception {
         writeFixture();
-        assertThat(t.backfill("range", "--from", "2026-11-28T09:00:00Z", "--to", FROM)).isZero();
+        assertThat(t.backfill("range", "--from", "2026-11-28T09:00:00Z", "--to", FROM))
+                .isZero();
         long earlierRun = t.lastRun().runId();
 
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
 
-        assertThat(t.lastOut.strip()).matches(java.util.regex.Pattern.quote("run " + (earlierRun + 1) + " (range ["
-                + FROM + ", " + TO + ")): 7 events (9 lake rows), 4 window rows written, 0 deleted, ") + "\\d+\\.\\d s");
+        assertThat(t.lastOut.strip())
+                .matches(java.util.regex.Pattern.quote("run " + (earlierRun + 1) + " (range [" + FROM + ", " + TO
+                                + ")): 7 events (9 lake rows), 4 window rows written, 0 deleted, ")
+                        + "\\d+\\.\\d s");
         List<WindowRow> rows = t.batchRows();
         assertThat(rows).containsExactly(concat(BEFORE_ROW, EXPECTED));
         BatchRunsTable.Run run = t.lastRun();
@@ -92,14 +102,19 @@ class RangeBackfillITCase {
         assertThat(run.eventsRead()).isEqualTo(7);
         assertThat(run.windowsWritten()).isEqualTo(4);
         assertThat(run.windowsDeleted()).isZero();
-        assertThat(run.details()).contains("\"lake_rows\": 9", "\"duplicates_dropped\": 2", "\"staged_from\": \"driver\"");
+        assertThat(run.details())
+                .contains("\"lake_rows\": 9", "\"duplicates_dropped\": 2", "\"staged_from\": \"driver\"");
         assertThat(run.error()).isNull();
 
         // The rerun with --json: one object with the same facts as the summary line.
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO, "--json")).as(t.lastErr).isZero();
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO, "--json"))
+                .as(t.lastErr)
+                .isZero();
         assertThat(t.batchRows()).isEqualTo(rows);
         long rerun = t.lastRun().runId();
-        assertThat(t.lastOut.strip().lines()).as("exactly one JSON object on stdout").hasSize(1);
+        assertThat(t.lastOut.strip().lines())
+                .as("exactly one JSON object on stdout")
+                .hasSize(1);
         JsonNode json = new ObjectMapper().readTree(t.lastOut);
         assertThat(json.get("run_id").asLong()).isEqualTo(rerun);
         assertThat(json.get("mode").asText()).isEqualTo("range");
@@ -114,12 +129,13 @@ class RangeBackfillITCase {
         assertThat(json.get("duration_ms").asLong()).isNotNegative();
         assertThat(t.lastRun().windowsDeleted()).isZero();
         // The rerun owns the range's rows now; the row outside the range is untouched.
-        assertThat(t.rowRunIds()).containsExactly(
-                Map.entry("2026-11-28T09:59:00Z/c1/ch1", earlierRun),
-                Map.entry("2026-11-28T10:00:00Z/c1/ch1", rerun),
-                Map.entry("2026-11-28T10:00:00Z/c1/ch2", rerun),
-                Map.entry("2026-11-28T10:00:00Z/c2/ch1", rerun),
-                Map.entry("2026-11-28T10:01:00Z/c1/ch1", rerun));
+        assertThat(t.rowRunIds())
+                .containsExactly(
+                        Map.entry("2026-11-28T09:59:00Z/c1/ch1", earlierRun),
+                        Map.entry("2026-11-28T10:00:00Z/c1/ch1", rerun),
+                        Map.entry("2026-11-28T10:00:00Z/c1/ch2", rerun),
+                        Map.entry("2026-11-28T10:00:00Z/c2/ch1", rerun),
+                        Map.entry("2026-11-28T10:01:00Z/c1/ch1", rerun));
     }
 
     @Test
@@ -129,10 +145,17 @@ class RangeBackfillITCase {
                 LakeEvent.of("max-2", "conversion", W + 2, "big", "ch1", Long.MAX_VALUE, 201),
                 LakeEvent.of("max-3", "click", W + 3, "big", "ch1", Long.MAX_VALUE, 202)));
 
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
 
-        assertThat(t.batchRows()).containsExactly(row(W, "big", "ch1",
-                new WindowMetrics(0, 1, 2, BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)), 3)));
+        assertThat(t.batchRows())
+                .containsExactly(row(
+                        W,
+                        "big",
+                        "ch1",
+                        new WindowMetrics(
+                                0, 1, 2, BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)), 3)));
     }
 
     @Test
@@ -153,7 +176,9 @@ class RangeBackfillITCase {
     @Test
     void largeResultsAreStagedFromTheExecutorsWithTheSameRows() throws Exception {
         writeFixture();
-        assertThat(t.backfill(0, "range", "--from", FROM, "--to", TO)).as(t.lastErr).isZero();
+        assertThat(t.backfill(0, "range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
         assertThat(t.batchRows()).containsExactlyElementsOf(EXPECTED);
         assertThat(t.lastRun().details()).contains("\"staged_from\": \"executors\"");
     }
@@ -163,8 +188,10 @@ class RangeBackfillITCase {
         writeFixture();
         WindowKey twoMinutes = new WindowKey(W, "c9", "ch1");
         try (java.sql.Connection c = t.admin()) {
-            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(
-                    new WindowRow(twoMinutes, W + 2 * MINUTE, new WindowMetrics(1, 0, 0, 1, 1)), 1)));
+            StreamWindowMetricsTable.upsert(
+                    c,
+                    List.of(new StreamWindowMetricsTable.Row(
+                            new WindowRow(twoMinutes, W + 2 * MINUTE, new WindowMetrics(1, 0, 0, 1, 1)), 1)));
         }
         assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
         assertThat(t.lastErr).contains("stream_window_metrics holds windows of 2m in this range, not 1m");
@@ -176,9 +203,10 @@ class RangeBackfillITCase {
         BatchStack fresh = new BatchStack(dir.resolve("fresh"));
         fresh.lake.write(List.of(FIRST_MILLI));
         assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
-        assertThat(fresh.lastErr.strip()).isEqualTo("recount backfill range: range ends at 2026-11-28T10:02:00Z but no lake"
-                + " completeness recorded yet (the stream job has not committed a checkpoint); rerun later, or pass"
-                + " --force to recompute from an incomplete lake");
+        assertThat(fresh.lastErr.strip())
+                .isEqualTo("recount backfill range: range ends at 2026-11-28T10:02:00Z but no lake"
+                        + " completeness recorded yet (the stream job has not committed a checkpoint); rerun later, or pass"
+                        + " --force to recompute from an incomplete lake");
 
         fresh.lakeCompleteUntil(Instant.parse("2026-11-28T10:01:00Z"));
         assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
@@ -187,13 +215,15 @@ class RangeBackfillITCase {
         assertThat(fresh.lastRun().error()).contains("the lake is complete only until");
         assertThat(fresh.batchRows()).isEmpty();
 
-        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO, "--force")).isZero();
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO, "--force"))
+                .isZero();
         assertThat(fresh.lastOut).contains("forced");
         assertThat(fresh.lastRun().forced()).isTrue();
         assertThat(fresh.batchRows()).containsExactly(row(W, "c1", "ch1", new WindowMetrics(1, 0, 0, 100, 1)));
 
         // Up to the boundary exactly is fine.
-        assertThat(fresh.backfill("range", "--from", FROM, "--to", "2026-11-28T10:01:00Z")).isZero();
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", "2026-11-28T10:01:00Z"))
+                .isZero();
     }
 
     static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {

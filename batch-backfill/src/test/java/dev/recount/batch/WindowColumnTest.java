@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class WindowColumnTest {
     private static final long T0 = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
-    private static final long PRE_EPOCH = Instant.parse("1969-12-31T23:59:30.500Z").toEpochMilli();
+    private static final long PRE_EPOCH =
+            Instant.parse("1969-12-31T23:59:30.500Z").toEpochMilli();
 
     @Test
     void sqlWindowStartEqualsWindowAlignmentAtBoundariesAndBeforeTheEpoch() {
@@ -42,13 +43,18 @@ class WindowColumnTest {
 
         for (long size : sizes) {
             WindowAlignment windows = new WindowAlignment(size);
-            List<Row> rows = SharedSpark.session().createDataset(times, Encoders.LONG()).toDF("ts")
-                    .select(col("ts"), WindowAggregation.windowStart("ts", windows).as("start"))
+            List<Row> rows = SharedSpark.session()
+                    .createDataset(times, Encoders.LONG())
+                    .toDF("ts")
+                    .select(
+                            col("ts"),
+                            WindowAggregation.windowStart("ts", windows).as("start"))
                     .collectAsList();
             assertThat(rows).hasSize(times.size());
             for (Row r : rows) {
                 long ts = r.getLong(0);
-                assertThat(r.getLong(1)).as("window start of %s with size %s", ts, size)
+                assertThat(r.getLong(1))
+                        .as("window start of %s with size %s", ts, size)
                         .isEqualTo(windows.windowStart(ts));
             }
         }

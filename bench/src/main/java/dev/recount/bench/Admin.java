@@ -24,7 +24,8 @@ public final class Admin {
         String password = System.getenv().getOrDefault("PGPASSWORD", "");
         switch (args[0]) {
             case "schema" -> {
-                try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+                try (Connection c = DriverManager.getConnection(url, user, password);
+                        Statement s = c.createStatement()) {
                     s.execute("DROP SCHEMA IF EXISTS " + args[1] + " CASCADE");
                     s.execute("CREATE SCHEMA " + args[1]);
                 }
@@ -45,8 +46,9 @@ public final class Admin {
                 }
             }
             case "count" -> {
-                try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement();
-                     ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + args[1])) {
+                try (Connection c = DriverManager.getConnection(url, user, password);
+                        Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + args[1])) {
                     rs.next();
                     System.out.println(rs.getLong(1) + " rows / " + rs.getLong(2) + " events");
                 }

@@ -48,43 +48,69 @@ import picocli.CommandLine.Option;
  * scan, de-duplication, aggregation, staging and the replace transaction — against a real PostgreSQL (the one
  * {@code ./recount up} started: {@code . .recount/local.env} first). Prints wall time and events/s per run.
  */
-@Command(name = "batch-recompute-bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "batch-recompute-bench",
+        mixinStandardHelpOptions = true,
         description = "Time `backfill range` over one generated day of events.")
 public final class BatchRecomputeBench implements Callable<Integer> {
-    @Option(names = "--events", defaultValue = "10000000", description = "Distinct events in the day (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--events",
+            defaultValue = "10000000",
+            description = "Distinct events in the day (default: ${DEFAULT-VALUE}).")
     long events;
 
-    @Option(names = "--duplicate-share", defaultValue = "0.01",
+    @Option(
+            names = "--duplicate-share",
+            defaultValue = "0.01",
             description = "Extra copies of events, as a share of --events (default: ${DEFAULT-VALUE}).")
     double duplicateShare;
 
-    @Option(names = "--campaigns", defaultValue = "100", description = "Distinct campaigns (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--campaigns",
+            defaultValue = "100",
+            description = "Distinct campaigns (default: ${DEFAULT-VALUE}).")
     int campaigns;
 
     @Option(names = "--channels", defaultValue = "5", description = "Distinct channels (default: ${DEFAULT-VALUE}).")
     int channels;
 
-    @Option(names = "--date", defaultValue = "2026-11-28", description = "The UTC day to generate (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--date",
+            defaultValue = "2026-11-28",
+            description = "The UTC day to generate (default: ${DEFAULT-VALUE}).")
     String date;
 
-    @Option(names = "--lake", defaultValue = "target/bench-lake", description = "Where the generated lake goes (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--lake",
+            defaultValue = "target/bench-lake",
+            description = "Where the generated lake goes (default: ${DEFAULT-VALUE}).")
     Path lake;
 
-    @Option(names = "--runs", defaultValue = "2", description = "Timed runs; the first includes JIT warm-up (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--runs",
+            defaultValue = "2",
+            description = "Timed runs; the first includes JIT warm-up (default: ${DEFAULT-VALUE}).")
     int runs;
 
     @Option(names = "--master", defaultValue = "local[2]", description = "Spark master (default: ${DEFAULT-VALUE}).")
     String master;
 
-    @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "Extra Spark settings, e.g. spark.sql.shuffle.partitions=32.")
+    @Option(
+            names = "--conf",
+            paramLabel = "KEY=VALUE",
+            description = "Extra Spark settings, e.g. spark.sql.shuffle.partitions=32.")
     Map<String, String> conf = new HashMap<>();
 
-    @Option(names = "--files-per-hour", defaultValue = "0",
+    @Option(
+            names = "--files-per-hour",
+            defaultValue = "0",
             description = "Write about this many small files per hour, as a stream job does with one file per task and"
                     + " checkpoint (2 tasks, 10 s checkpoints: 720). 0: a few large files (default: ${DEFAULT-VALUE}).")
     int filesPerHour;
 
-    @Option(names = "--compact", description = "Run `backfill compact` over the day before the timed runs, and time it.")
+    @Option(
+            names = "--compact",
+            description = "Run `backfill compact` over the day before the timed runs, and time it.")
     boolean compact;
 
     @Override
@@ -106,7 +132,8 @@ public final class BatchRecomputeBench implements Callable<Integer> {
             long lakeRows = ensureLake(spark, lakeDir, day, from);
 
             String schema = "bench_" + Long.toString(ProcessHandle.current().pid(), 36);
-            try (Connection c = DriverManager.getConnection(jdbcUrl, user, password); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(jdbcUrl, user, password);
+                    Statement s = c.createStatement()) {
                 s.execute("CREATE SCHEMA " + schema);
             }
             Migrations.apply(jdbcUrl, user, password, schema);
@@ -120,12 +147,20 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                 Logins.ensureLocal(c, schema, passwords);
             }
             Path config = Files.createTempFile("recount-bench-", ".properties");
-            Files.writeString(config, "postgres.jdbc-url=" + jdbcUrl + "\npostgres.schema=" + schema
-                    + "\npostgres.password-dir=" + passwords + "\nlake.path=" + lakeDir + "\n");
+            Files.writeString(
+                    config,
+                    "postgres.jdbc-url=" + jdbcUrl + "\npostgres.schema=" + schema + "\npostgres.password-dir="
+                            + passwords + "\nlake.path=" + lakeDir + "\n");
             Map<String, String> runEnv = new HashMap<>();
 
-            System.out.printf(Locale.ROOT, "lake: %s, %d rows (%d distinct events + duplicates), %d campaigns x %d channels%n",
-                    lakeDir, lakeRows, events, campaigns, channels);
+            System.out.printf(
+                    Locale.ROOT,
+                    "lake: %s, %d rows (%d distinct events + duplicates), %d campaigns x %d channels%n",
+                    lakeDir,
+                    lakeRows,
+                    events,
+                    campaigns,
+                    channels);
             SparkSessions shared = new SparkSessions() {
                 @Override
                 public SparkSession open(BackfillSettings settings, String masterOverride) {
@@ -140,34 +175,60 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
                 long t0 = System.nanoTime();
-                int exit = BackfillMain.execute(new BackfillMain(runEnv, Clock.systemUTC(), shared,
-                                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS), new PrintWriter(out, true), new PrintWriter(err, true),
-                        "compact", "--date", day.toString(), "--config", config.toString());
+                int exit = BackfillMain.execute(
+                        new BackfillMain(runEnv, Clock.systemUTC(), shared, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS),
+                        new PrintWriter(out, true),
+                        new PrintWriter(err, true),
+                        "compact",
+                        "--date",
+                        day.toString(),
+                        "--config",
+                        config.toString());
                 if (exit != 0) {
-                    System.err.println("compact failed (exit " + exit + "): " + err.toString().strip());
+                    System.err.println("compact failed (exit " + exit + "): "
+                            + err.toString().strip());
                     return exit;
                 }
-                System.out.printf(Locale.ROOT, "compact: %.1f s wall | %s | lake files now: %d%n",
-                        (System.nanoTime() - t0) / 1e9, out.toString().strip(), countFiles(lakeDir));
+                System.out.printf(
+                        Locale.ROOT,
+                        "compact: %.1f s wall | %s | lake files now: %d%n",
+                        (System.nanoTime() - t0) / 1e9,
+                        out.toString().strip(),
+                        countFiles(lakeDir));
             }
             for (int i = 1; i <= runs; i++) {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
                 long t0 = System.nanoTime();
-                int exit = BackfillMain.execute(new BackfillMain(runEnv, Clock.systemUTC(), shared,
-                                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS), new PrintWriter(out, true), new PrintWriter(err, true),
-                        "range", "--from", Instant.ofEpochMilli(from).toString(), "--to", Instant.ofEpochMilli(to).toString(),
-                        "--config", config.toString());
+                int exit = BackfillMain.execute(
+                        new BackfillMain(runEnv, Clock.systemUTC(), shared, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS),
+                        new PrintWriter(out, true),
+                        new PrintWriter(err, true),
+                        "range",
+                        "--from",
+                        Instant.ofEpochMilli(from).toString(),
+                        "--to",
+                        Instant.ofEpochMilli(to).toString(),
+                        "--config",
+                        config.toString());
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 if (exit != 0) {
-                    System.err.println("run " + i + " failed (exit " + exit + "): " + err.toString().strip());
+                    System.err.println("run " + i + " failed (exit " + exit + "): "
+                            + err.toString().strip());
                     return exit;
                 }
-                System.out.printf(Locale.ROOT, "run %d: %.1f s wall, %.0f lake rows/s, %.0f events/s | %s | %s%n", i,
-                        seconds, lakeRows / seconds, events / seconds, out.toString().strip(), phases(jdbcUrl, user,
-                                password, schema));
+                System.out.printf(
+                        Locale.ROOT,
+                        "run %d: %.1f s wall, %.0f lake rows/s, %.0f events/s | %s | %s%n",
+                        i,
+                        seconds,
+                        lakeRows / seconds,
+                        events / seconds,
+                        out.toString().strip(),
+                        phases(jdbcUrl, user, password, schema));
             }
-            try (Connection c = DriverManager.getConnection(jdbcUrl, user, password); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(jdbcUrl, user, password);
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA " + schema + " CASCADE");
             }
             return 0;
@@ -184,7 +245,13 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                 + (filesPerHour > 0 ? "_" + filesPerHour + "fph" : ""));
         if (Files.exists(marker)) return wanted;
 
-        System.out.printf(Locale.ROOT, "generating %d events (+%d duplicates) for %s into %s ...%n", events, copies, day, lakeDir);
+        System.out.printf(
+                Locale.ROOT,
+                "generating %d events (+%d duplicates) for %s into %s ...%n",
+                events,
+                copies,
+                day,
+                lakeDir);
         long t0 = System.nanoTime();
         Dataset<Row> base = spark.range(events).toDF("id");
         Column id = col("id");
@@ -192,11 +259,15 @@ public final class BatchRecomputeBench implements Callable<Integer> {
         Column typeDraw = pmod(hash(id, lit(2)), lit(100));
         Dataset<Row> distinct = base.select(
                 concat(lit("evt-"), id.cast("string")).as(LakeLayout.EVENT_ID),
-                when(typeDraw.lt(90), lit("impression")).when(typeDraw.lt(99), lit("click")).otherwise(lit("conversion"))
+                when(typeDraw.lt(90), lit("impression"))
+                        .when(typeDraw.lt(99), lit("click"))
+                        .otherwise(lit("conversion"))
                         .as(LakeLayout.EVENT_TYPE),
                 ts.cast("long").as(LakeLayout.EVENT_TS),
-                concat(lit("campaign-"), pmod(hash(id, lit(3)), lit(campaigns)).cast("string")).as(LakeLayout.CAMPAIGN_ID),
-                concat(lit("channel-"), pmod(hash(id, lit(4)), lit(channels)).cast("string")).as(LakeLayout.CHANNEL_ID),
+                concat(lit("campaign-"), pmod(hash(id, lit(3)), lit(campaigns)).cast("string"))
+                        .as(LakeLayout.CAMPAIGN_ID),
+                concat(lit("channel-"), pmod(hash(id, lit(4)), lit(channels)).cast("string"))
+                        .as(LakeLayout.CHANNEL_ID),
                 pmod(hash(id, lit(5)), lit(2_000_000)).cast("long").as(LakeLayout.COST_MICROS),
                 lit("ad-events").as(LakeLayout.KAFKA_TOPIC),
                 pmod(id, lit(3)).cast("int").as(LakeLayout.KAFKA_PARTITION),
@@ -204,17 +275,24 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                 ts.plus(pmod(hash(id, lit(6)), lit(60_000))).cast("long").as(LakeLayout.RECORD_TS));
         // Duplicates: the same events read again at later offsets (a producer retry / replay).
         Dataset<Row> duplicates = distinct.limit((int) Math.min(copies, Integer.MAX_VALUE))
-                .withColumn(LakeLayout.KAFKA_OFFSET, col(LakeLayout.KAFKA_OFFSET).plus(events));
+                .withColumn(
+                        LakeLayout.KAFKA_OFFSET, col(LakeLayout.KAFKA_OFFSET).plus(events));
         Dataset<Row> all = distinct.unionByName(duplicates)
-                .withColumn(LakeLayout.DATE_PARTITION, date_format(timestamp_millis(col(LakeLayout.EVENT_TS)), "yyyy-MM-dd"))
+                .withColumn(
+                        LakeLayout.DATE_PARTITION,
+                        date_format(timestamp_millis(col(LakeLayout.EVENT_TS)), "yyyy-MM-dd"))
                 .withColumn(LakeLayout.HOUR_PARTITION, date_format(timestamp_millis(col(LakeLayout.EVENT_TS)), "HH"));
         // Large files: one task per hour or two. Small files: one task per (hour, bucket), as a stream job writes one
         // file per task and checkpoint.
         Dataset<Row> placed = filesPerHour > 0
-                ? all.repartition(24 * filesPerHour, col(LakeLayout.DATE_PARTITION), col(LakeLayout.HOUR_PARTITION),
+                ? all.repartition(
+                        24 * filesPerHour,
+                        col(LakeLayout.DATE_PARTITION),
+                        col(LakeLayout.HOUR_PARTITION),
                         pmod(hash(col(LakeLayout.EVENT_ID), lit(7)), lit(filesPerHour)))
                 : all.repartition(48, col(LakeLayout.DATE_PARTITION), col(LakeLayout.HOUR_PARTITION));
-        placed.write().mode(SaveMode.Overwrite)
+        placed.write()
+                .mode(SaveMode.Overwrite)
                 .partitionBy(LakeLayout.DATE_PARTITION, LakeLayout.HOUR_PARTITION)
                 .parquet(lakeDir.toString());
         Files.createFile(marker);
@@ -234,18 +312,22 @@ public final class BatchRecomputeBench implements Callable<Integer> {
 
     /** The phase timings the run recorded in batch_runs.details. */
     private static String phases(String jdbcUrl, String user, String password, String schema) throws Exception {
-        try (Connection c = DriverManager.getConnection(jdbcUrl, user, password); Statement s = c.createStatement();
-             var rs = s.executeQuery("SELECT details->>'compute_ms', details->>'stage_ms', details->>'replace_ms' FROM "
-                     + schema + ".batch_runs ORDER BY run_id DESC LIMIT 1")) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, user, password);
+                Statement s = c.createStatement();
+                var rs = s.executeQuery(
+                        "SELECT details->>'compute_ms', details->>'stage_ms', details->>'replace_ms' FROM " + schema
+                                + ".batch_runs ORDER BY run_id DESC LIMIT 1")) {
             rs.next();
-            return "compute " + rs.getString(1) + " ms, staging " + rs.getString(2) + " ms, replace " + rs.getString(3) + " ms";
+            return "compute " + rs.getString(1) + " ms, staging " + rs.getString(2) + " ms, replace " + rs.getString(3)
+                    + " ms";
         }
     }
 
     private static String require(Map<String, String> env, String name) {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
-            throw new IllegalArgumentException(name + " is not set: run `./recount up` and `. .recount/local.env` first");
+            throw new IllegalArgumentException(
+                    name + " is not set: run `./recount up` and `. .recount/local.env` first");
         }
         return v;
     }

@@ -25,7 +25,8 @@ public final class DuckDbLakeQuery {
         long to = day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         String source = "(SELECT * FROM read_parquet('" + lake + "/**/*.parquet', hive_partitioning = true)"
                 + " WHERE event_date = '" + day + "')";
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                Statement s = c.createStatement()) {
             s.execute("SET threads = " + threads);
             for (int round = 1; round <= rounds; round++) {
                 for (String variant : List.of("sql-rank", "sql-candidates")) {
@@ -36,15 +37,23 @@ public final class DuckDbLakeQuery {
                     long keys;
                     long events;
                     long lakeRows;
-                    try (ResultSet rs = s.executeQuery("SELECT count(*), sum(events), sum(lake_rows) FROM (" + query + ")")) {
+                    try (ResultSet rs =
+                            s.executeQuery("SELECT count(*), sum(events), sum(lake_rows) FROM (" + query + ")")) {
                         rs.next();
                         keys = rs.getLong(1);
                         events = rs.getLong(2);
                         lakeRows = rs.getLong(3);
                     }
                     double seconds = (System.nanoTime() - t0) / 1e9;
-                    System.out.printf(Locale.ROOT, "duckdb %s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
-                            variant, round, keys, events, lakeRows, seconds);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "duckdb %s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
+                            variant,
+                            round,
+                            keys,
+                            events,
+                            lakeRows,
+                            seconds);
                     System.out.printf(Locale.ROOT, "RESULT duckdb-%s %d %d %.2f%n", variant, round, lakeRows, seconds);
                 }
             }

@@ -52,12 +52,15 @@ public final class FlinkSqlBench {
         String password = System.getenv().getOrDefault("PGPASSWORD", "");
         long records = Topics.records(bootstrap, topic);
 
-        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, user, password);
+                Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
             s.execute("DROP TABLE IF EXISTS " + schema + ".sql_window_metrics");
-            s.execute("CREATE TABLE " + schema + ".sql_window_metrics (window_start timestamp NOT NULL, window_end timestamp NOT NULL,"
-                    + " campaign_id text NOT NULL, channel_id text NOT NULL, impressions bigint, clicks bigint, conversions bigint,"
-                    + " spend_micros numeric(38,0), events bigint, PRIMARY KEY (window_start, campaign_id, channel_id))");
+            s.execute(
+                    "CREATE TABLE " + schema
+                            + ".sql_window_metrics (window_start timestamp NOT NULL, window_end timestamp NOT NULL,"
+                            + " campaign_id text NOT NULL, channel_id text NOT NULL, impressions bigint, clicks bigint, conversions bigint,"
+                            + " spend_micros numeric(38,0), events bigint, PRIMARY KEY (window_start, campaign_id, channel_id))");
         }
 
         Configuration conf = new Configuration();
@@ -86,11 +89,13 @@ public final class FlinkSqlBench {
                 + " record_ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL,"
                 + (dedup ? " proctime AS PROCTIME()," : "")
                 // Events whose event_ts is outside [record_ts - 7d, record_ts + 5m] are invalid (validation.max-past /
-                // max-future); they must not move the watermark, so they get time 0 (always late, dropped by the window).
+                // max-future); they must not move the watermark, so they get time 0 (always late, dropped by the
+                // window).
                 + " rowtime AS CASE WHEN TO_TIMESTAMP_LTZ(event_ts, 3) BETWEEN record_ts - INTERVAL '7' DAY"
                 + " AND record_ts + INTERVAL '5' MINUTE THEN TO_TIMESTAMP_LTZ(event_ts, 3) ELSE TO_TIMESTAMP_LTZ(0, 3) END,"
                 + " WATERMARK FOR rowtime AS rowtime - INTERVAL '" + outOfOrderness + "' SECOND"
-                + ") WITH ('connector' = 'kafka', 'topic' = '" + topic + "', 'properties.bootstrap.servers' = '" + bootstrap + "',"
+                + ") WITH ('connector' = 'kafka', 'topic' = '" + topic + "', 'properties.bootstrap.servers' = '"
+                + bootstrap + "',"
                 + " 'properties.group.id' = 'bench-" + name + "', 'scan.startup.mode' = 'earliest-offset',"
                 + " 'scan.bounded.mode' = 'latest-offset', 'format' = 'json', 'json.ignore-parse-errors' = 'true',"
                 + " 'json.fail-on-missing-field' = 'false')");
@@ -98,7 +103,8 @@ public final class FlinkSqlBench {
                 + " channel_id STRING, impressions BIGINT, clicks BIGINT, conversions BIGINT, spend_micros "
                 + Metric.SPEND_SQL_TYPE + ", events BIGINT,"
                 + " PRIMARY KEY (window_start, campaign_id, channel_id) NOT ENFORCED"
-                + ") WITH ('connector' = 'jdbc', 'url' = '" + url + "', 'table-name' = '" + schema + ".sql_window_metrics',"
+                + ") WITH ('connector' = 'jdbc', 'url' = '" + url + "', 'table-name' = '" + schema
+                + ".sql_window_metrics',"
                 + " 'username' = '" + user + "', 'password' = '" + password + "')");
         String insert;
         // Without the id rule (no control characters) one id with a NUL fails every JDBC batch and the job never ends.
@@ -106,42 +112,49 @@ public final class FlinkSqlBench {
                 + " AND NOT REGEXP(campaign_id, '[\\x00-\\x1F\\x7F-\\x9F]')"
                 + " AND NOT REGEXP(channel_id, '[\\x00-\\x1F\\x7F-\\x9F]')";
         if (dedup) {
-            t.executeSql("CREATE TEMPORARY VIEW valid_events AS SELECT * FROM events"
-                    + " WHERE CHAR_LENGTH(TRIM(event_id)) > 0 AND CHAR_LENGTH(TRIM(campaign_id)) > 0"
-                    + " AND CHAR_LENGTH(TRIM(channel_id)) > 0 AND event_ts IS NOT NULL"
-                    + " AND event_type IN ('impression', 'click', 'conversion')"
-                    + " AND cost_micros BETWEEN 0 AND " + MAX_COST_MICROS
-                    + " AND CHAR_LENGTH(event_id) <= 256 AND CHAR_LENGTH(campaign_id) <= 256 AND CHAR_LENGTH(channel_id) <= 256"
-                    + idsWithoutControls
-                    + " AND TO_TIMESTAMP_LTZ(event_ts, 3) BETWEEN record_ts - INTERVAL '7' DAY AND record_ts + INTERVAL '5' MINUTE");
+            t.executeSql(
+                    "CREATE TEMPORARY VIEW valid_events AS SELECT * FROM events"
+                            + " WHERE CHAR_LENGTH(TRIM(event_id)) > 0 AND CHAR_LENGTH(TRIM(campaign_id)) > 0"
+                            + " AND CHAR_LENGTH(TRIM(channel_id)) > 0 AND event_ts IS NOT NULL"
+                            + " AND event_type IN ('impression', 'click', 'conversion')"
+                            + " AND cost_micros BETWEEN 0 AND " + MAX_COST_MICROS
+                            + " AND CHAR_LENGTH(event_id) <= 256 AND CHAR_LENGTH(campaign_id) <= 256 AND CHAR_LENGTH(channel_id) <= 256"
+                            + idsWithoutControls
+                            + " AND TO_TIMESTAMP_LTZ(event_ts, 3) BETWEEN record_ts - INTERVAL '7' DAY AND record_ts + INTERVAL '5' MINUTE");
             // Flink's de-duplication pattern: keep the first row per event_id in processing order (an append-only
             // result that a window TVF can consume).
             t.executeSql("CREATE TEMPORARY VIEW unique_events AS SELECT event_id, event_type, event_ts, campaign_id,"
                     + " channel_id, cost_micros, rowtime FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY event_id"
                     + " ORDER BY proctime ASC) AS copy_rank FROM valid_events) WHERE copy_rank = 1");
-            insert = "INSERT INTO sink SELECT window_start, window_end, campaign_id, channel_id, " + WindowSql.metricSums()
+            insert = "INSERT INTO sink SELECT window_start, window_end, campaign_id, channel_id, "
+                    + WindowSql.metricSums()
                     + " FROM TABLE(TUMBLE(TABLE unique_events, DESCRIPTOR(rowtime), INTERVAL '1' MINUTE))"
                     + " GROUP BY window_start, window_end, campaign_id, channel_id";
         } else {
             // A minimal validity filter (required fields, known type, non-negative cost, ids without controls).
-            insert = "INSERT INTO sink SELECT window_start, window_end, campaign_id, channel_id, " + WindowSql.metricSums()
+            insert = "INSERT INTO sink SELECT window_start, window_end, campaign_id, channel_id, "
+                    + WindowSql.metricSums()
                     + " FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(rowtime), INTERVAL '1' MINUTE))"
                     + " WHERE event_id IS NOT NULL AND event_ts IS NOT NULL AND campaign_id IS NOT NULL AND channel_id IS NOT NULL"
-                    + " AND cost_micros >= 0 AND event_type IN ('impression', 'click', 'conversion')" + idsWithoutControls
+                    + " AND cost_micros >= 0 AND event_type IN ('impression', 'click', 'conversion')"
+                    + idsWithoutControls
                     + " GROUP BY window_start, window_end, campaign_id, channel_id";
         }
         System.out.println(name + " plan:\n" + t.explainSql(insert));
         long t0 = System.nanoTime();
         t.executeSql(insert).await();
         double seconds = (System.nanoTime() - t0) / 1e9;
-        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + schema + ".sql_window_metrics")) {
+        try (Connection c = DriverManager.getConnection(url, user, password);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT count(*), coalesce(sum(events), 0) FROM " + schema + ".sql_window_metrics")) {
             rs.next();
             System.out.printf(Locale.ROOT, "%s: %d rows, %d events counted%n", name, rs.getLong(1), rs.getLong(2));
         }
         System.out.printf(Locale.ROOT, "RESULT %s %d %.2f%n", name, records, seconds);
         try (var files = java.nio.file.Files.walk(checkpoints)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            files.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
         }
         System.exit(0);
     }

@@ -24,11 +24,15 @@ public final class FreshnessProbe {
         int skip = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         Map<Long, Long> firstSeen = new HashMap<>();
         long end = System.currentTimeMillis() + seconds * 1000;
-        try (Connection c = DriverManager.getConnection(System.getenv("RECOUNT_JDBC_URL"), System.getenv("PGUSER"),
-                System.getenv().getOrDefault("PGPASSWORD", "")); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(
+                        System.getenv("RECOUNT_JDBC_URL"),
+                        System.getenv("PGUSER"),
+                        System.getenv().getOrDefault("PGPASSWORD", ""));
+                Statement s = c.createStatement()) {
             while (System.currentTimeMillis() < end) {
-                try (ResultSet rs = s.executeQuery("SELECT DISTINCT (extract(epoch FROM window_end) * 1000)::bigint FROM "
-                        + schema + ".stream_window_metrics")) {
+                try (ResultSet rs =
+                        s.executeQuery("SELECT DISTINCT (extract(epoch FROM window_end) * 1000)::bigint FROM " + schema
+                                + ".stream_window_metrics")) {
                     long now = System.currentTimeMillis();
                     while (rs.next()) firstSeen.putIfAbsent(rs.getLong(1), now);
                 } catch (java.sql.SQLException notYet) {
@@ -52,8 +56,14 @@ public final class FreshnessProbe {
         }
         long p50 = delays.get((int) Math.floor(0.50 * (delays.size() - 1)));
         long p99 = delays.get((int) Math.ceil(0.99 * (delays.size() - 1)));
-        System.out.printf(Locale.ROOT, "freshness over %d windows: p50 %d ms, p99 %d ms, max %d ms, all %s%n",
-                delays.size(), p50, p99, delays.get(delays.size() - 1), delays);
+        System.out.printf(
+                Locale.ROOT,
+                "freshness over %d windows: p50 %d ms, p99 %d ms, max %d ms, all %s%n",
+                delays.size(),
+                p50,
+                p99,
+                delays.get(delays.size() - 1),
+                delays);
         System.out.printf(Locale.ROOT, "RESULT freshness %d %d %d%n", p50, p99, delays.size());
     }
 }

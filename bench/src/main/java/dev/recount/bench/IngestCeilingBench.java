@@ -1,8 +1,8 @@
 package dev.recount.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.recount.core.event.AdEvent;
 import dev.recount.core.config.ValidationSettings;
+import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.ValidationResult;
@@ -38,12 +38,18 @@ public final class IngestCeilingBench {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
         KafkaSource<AdEvent> source = KafkaSource.<AdEvent>builder()
-                .setBootstrapServers(bootstrap).setTopics(topic).setGroupId("bench-ingest")
-                .setStartingOffsets(OffsetsInitializer.earliest()).setBounded(OffsetsInitializer.latest())
+                .setBootstrapServers(bootstrap)
+                .setTopics(topic)
+                .setGroupId("bench-ingest")
+                .setStartingOffsets(OffsetsInitializer.earliest())
+                .setBounded(OffsetsInitializer.latest())
                 .setDeserializer(validator ? new Validate() : new Parse())
                 .build();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka-parse").uid("kafka-parse")
-                .sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka-parse")
+                .uid("kafka-parse")
+                .sinkTo(new DiscardingSink<>())
+                .name("discard")
+                .uid("discard");
         long t0 = System.nanoTime();
         env.execute(name);
         double seconds = (System.nanoTime() - t0) / 1e9;
@@ -57,8 +63,8 @@ public final class IngestCeilingBench {
 
         @Override
         public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<AdEvent> out) {
-            ValidationResult r = validator.validate(record.value(), record.timestamp(), record.topic(), record.partition(),
-                    record.offset());
+            ValidationResult r = validator.validate(
+                    record.value(), record.timestamp(), record.topic(), record.partition(), record.offset());
             if (r.isValid()) out.collect(r.event());
         }
 

@@ -67,7 +67,9 @@ public final class KafkaStreamsBench {
         EventTimeSettings time = EventTimeSettings.defaults();
         // Stream time is the largest event time seen; recount's watermark trails it by the out-of-orderness and then
         // allows the lateness, so this grace closes a window at the same point recount routes events as too late.
-        Duration grace = args.length > 4 ? Durations.parse(args[4]) : time.outOfOrderness().plus(time.allowedLateness());
+        Duration grace = args.length > 4
+                ? Durations.parse(args[4])
+                : time.outOfOrderness().plus(time.allowedLateness());
 
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             WindowResultsTable.recreate(c, schema);
@@ -84,8 +86,13 @@ public final class KafkaStreamsBench {
         props.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
 
         RunProgress progress = new RunProgress(records);
-        Topology topology = WindowMetricsTopology.build(topic, time, grace, progress,
-                () -> new UpsertWindowResults(url, user, password, schema, UPSERT_BATCH_ROWS, UPSERT_FLUSH_EVERY, progress));
+        Topology topology = WindowMetricsTopology.build(
+                topic,
+                time,
+                grace,
+                progress,
+                () -> new UpsertWindowResults(
+                        url, user, password, schema, UPSERT_BATCH_ROWS, UPSERT_FLUSH_EVERY, progress));
         System.out.println("kafka-streams topology:\n" + topology.describe());
 
         AtomicInteger rebalancesWhileRunning = new AtomicInteger();
@@ -105,7 +112,8 @@ public final class KafkaStreamsBench {
         streams.start();
         long deadline = t0 + RUN_DEADLINE.toNanos();
         while (!progress.drained()) {
-            if (failure.get() != null) throw new IllegalStateException("the Kafka Streams application failed", failure.get());
+            if (failure.get() != null)
+                throw new IllegalStateException("the Kafka Streams application failed", failure.get());
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("not done after " + RUN_DEADLINE + ": " + progress.summary());
             }
@@ -123,12 +131,22 @@ public final class KafkaStreamsBench {
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             rowsAndEvents = WindowResultsTable.rowsAndEvents(c, schema);
         }
-        System.out.printf(Locale.ROOT, "kafka-streams: %d rows, %d events counted; %s; invalid %,d; too late (dropped by"
+        System.out.printf(
+                Locale.ROOT,
+                "kafka-streams: %d rows, %d events counted; %s; invalid %,d; too late (dropped by"
                         + " the windows) %,d; unique - too late - counted = %d; rebalances while running %d;"
                         + " exactly_once_v2, %d threads, commit every %s, grace %s, de-dup horizon %s%n",
-                rowsAndEvents[0], rowsAndEvents[1], progress.summary(), progress.invalid(), tooLate,
-                progress.unique() - tooLate - rowsAndEvents[1], rebalancesWhileRunning.get(), threads,
-                Durations.format(commitInterval), Durations.format(grace), Durations.format(WindowMetricsTopology.dedupHorizon(time, grace)));
+                rowsAndEvents[0],
+                rowsAndEvents[1],
+                progress.summary(),
+                progress.invalid(),
+                tooLate,
+                progress.unique() - tooLate - rowsAndEvents[1],
+                rebalancesWhileRunning.get(),
+                threads,
+                Durations.format(commitInterval),
+                Durations.format(grace),
+                Durations.format(WindowMetricsTopology.dedupHorizon(time, grace)));
         System.out.printf(Locale.ROOT, "RESULT kafka-streams %d %.2f%n", records, seconds);
         System.exit(0);
     }
@@ -137,8 +155,10 @@ public final class KafkaStreamsBench {
     private static long sumOf(Map<MetricName, ? extends Metric> metrics, String name) {
         double sum = 0;
         for (Map.Entry<MetricName, ? extends Metric> m : metrics.entrySet()) {
-            if (m.getKey().name().equals(name) && m.getKey().group().equals("stream-task-metrics")
-                    && m.getValue().metricValue() instanceof Double d && !d.isNaN()) {
+            if (m.getKey().name().equals(name)
+                    && m.getKey().group().equals("stream-task-metrics")
+                    && m.getValue().metricValue() instanceof Double d
+                    && !d.isNaN()) {
                 sum += d;
             }
         }
@@ -149,7 +169,8 @@ public final class KafkaStreamsBench {
     private static void deleteInternalTopics(String bootstrap, String applicationId) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             List<String> internal = admin.listTopics().names().get().stream()
-                    .filter(t -> t.startsWith(applicationId + "-")).toList();
+                    .filter(t -> t.startsWith(applicationId + "-"))
+                    .toList();
             admin.deleteTopics(internal).all().get();
         }
     }

@@ -38,16 +38,27 @@ public final class RateProducer {
                 for (; sent < due; sent++) {
                     long ts = now - (sent * 7919) % 2000;
                     int key = (int) ((sent * 2654435761L) % 500);
-                    EventType type = sent % 50 == 0 ? EventType.CONVERSION : sent % 12 == 0 ? EventType.CLICK : EventType.IMPRESSION;
+                    EventType type = sent % 50 == 0
+                            ? EventType.CONVERSION
+                            : sent % 12 == 0 ? EventType.CLICK : EventType.IMPRESSION;
                     String campaign = "camp-" + key / 5;
-                    AdEvent e = new AdEvent("f-" + start + "-" + sent, type, ts, campaign, "ch-" + key % 5, 1_500, null, 0, 0, 0);
-                    producer.send(new ProducerRecord<>(topic, (int) (sent % 3), now, campaign.getBytes(StandardCharsets.UTF_8),
+                    AdEvent e = new AdEvent(
+                            "f-" + start + "-" + sent, type, ts, campaign, "ch-" + key % 5, 1_500, null, 0, 0, 0);
+                    producer.send(new ProducerRecord<>(
+                            topic,
+                            (int) (sent % 3),
+                            now,
+                            campaign.getBytes(StandardCharsets.UTF_8),
                             EventJson.toJson(e).getBytes(StandardCharsets.UTF_8)));
                 }
                 Thread.sleep(1); // pacing the offered rate, not synchronisation
             }
         }
-        System.out.printf(Locale.ROOT, "sent %d events in %d s = %.0f events/s%n", sent, seconds,
+        System.out.printf(
+                Locale.ROOT,
+                "sent %d events in %d s = %.0f events/s%n",
+                sent,
+                seconds,
                 sent / ((System.currentTimeMillis() - start) / 1000.0));
     }
 }

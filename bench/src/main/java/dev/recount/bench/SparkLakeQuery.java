@@ -53,13 +53,21 @@ public final class SparkLakeQuery {
                             }
                         }
                         case "sql-rank" -> r = totals(spark.sql(WindowSql.rankEveryRow("lake_day", from, to, 60_000)));
-                        default -> r = totals(spark.sql(
-                                WindowSql.candidatesOnly("lake_day", from, to, 60_000, "xxhash64")));
+                        default ->
+                            r = totals(spark.sql(WindowSql.candidatesOnly("lake_day", from, to, 60_000, "xxhash64")));
                     }
                     double seconds = (System.nanoTime() - t0) / 1e9;
-                    System.out.printf(Locale.ROOT, "spark %s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
-                            variant, round, r.getLong(0), r.getLong(1), r.getLong(2), seconds);
-                    System.out.printf(Locale.ROOT, "RESULT spark-%s %d %d %.2f%n", variant, round, r.getLong(2), seconds);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "spark %s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
+                            variant,
+                            round,
+                            r.getLong(0),
+                            r.getLong(1),
+                            r.getLong(2),
+                            seconds);
+                    System.out.printf(
+                            Locale.ROOT, "RESULT spark-%s %d %d %.2f%n", variant, round, r.getLong(2), seconds);
                 }
             }
         } finally {
@@ -69,6 +77,8 @@ public final class SparkLakeQuery {
 
     private static Row totals(Dataset<Row> windows) {
         windows.createOrReplaceTempView("windows");
-        return windows.sparkSession().sql("SELECT count(*), sum(events), sum(lake_rows) FROM windows").first();
+        return windows.sparkSession()
+                .sql("SELECT count(*), sum(events), sum(lake_rows) FROM windows")
+                .first();
     }
 }

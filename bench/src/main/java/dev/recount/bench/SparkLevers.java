@@ -41,18 +41,23 @@ public final class SparkLevers {
         int rounds = Integer.parseInt(args[2]);
         List<String> variants = List.of(args[3].split(","));
         long from = day.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
-        TimeRange range = new TimeRange(from, day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli());
+        TimeRange range = new TimeRange(
+                from, day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli());
         System.setProperty("spark.ui.enabled", "false");
         SparkSession spark = SparkSessions.OWNED.open(BackfillSettings.from(RecountConfig.defaults()), "local[2]");
         spark.sparkContext().setLogLevel("WARN");
         WindowAlignment minute = new WindowAlignment(60_000);
         Map<String, String> initial = new LinkedHashMap<>();
-        for (String v : variants) settings(v).keySet().forEach(k -> initial.putIfAbsent(k, spark.conf().get(k, null)));
+        for (String v : variants)
+            settings(v)
+                    .keySet()
+                    .forEach(k -> initial.putIfAbsent(k, spark.conf().get(k, null)));
         try {
             for (int round = 1; round <= rounds; round++) {
                 for (String variant : variants) {
                     initial.forEach((k, v) -> {
-                        if (v == null) spark.conf().unset(k); else spark.conf().set(k, v);
+                        if (v == null) spark.conf().unset(k);
+                        else spark.conf().set(k, v);
                     });
                     settings(variant).forEach((k, v) -> spark.conf().set(k, v));
                     long t0 = System.nanoTime();
@@ -66,8 +71,15 @@ public final class SparkLevers {
                         }
                     }
                     double seconds = (System.nanoTime() - t0) / 1e9;
-                    System.out.printf(Locale.ROOT, "%s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
-                            variant, round, r.getLong(0), r.getLong(1), r.getLong(2), seconds);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
+                            variant,
+                            round,
+                            r.getLong(0),
+                            r.getLong(1),
+                            r.getLong(2),
+                            seconds);
                     System.out.printf(Locale.ROOT, "RESULT %s %d %.2f%n", variant, round, seconds);
                 }
             }
@@ -89,21 +101,36 @@ public final class SparkLevers {
     /** The batch layer's de-duplication before the candidate plan, kept here to measure against. */
     static Dataset<Row> rankEveryRow(Dataset<Row> lakeRows) {
         WindowSpec byEvent = Window.partitionBy(col(LakeLayout.EVENT_ID));
-        List<String> order = new ArrayList<>(List.of(LakeLayout.KAFKA_TOPIC, LakeLayout.KAFKA_PARTITION,
-                LakeLayout.KAFKA_OFFSET, LakeLayout.EVENT_TS, LakeLayout.EVENT_TYPE, LakeLayout.CAMPAIGN_ID,
-                LakeLayout.CHANNEL_ID, LakeLayout.COST_MICROS));
-        return lakeRows
-                .withColumn("copy_rank", row_number().over(byEvent.orderBy(order.stream().map(c -> col(c))
-                        .toArray(org.apache.spark.sql.Column[]::new))))
+        List<String> order = new ArrayList<>(List.of(
+                LakeLayout.KAFKA_TOPIC,
+                LakeLayout.KAFKA_PARTITION,
+                LakeLayout.KAFKA_OFFSET,
+                LakeLayout.EVENT_TS,
+                LakeLayout.EVENT_TYPE,
+                LakeLayout.CAMPAIGN_ID,
+                LakeLayout.CHANNEL_ID,
+                LakeLayout.COST_MICROS));
+        return lakeRows.withColumn(
+                        "copy_rank",
+                        row_number()
+                                .over(byEvent.orderBy(
+                                        order.stream().map(c -> col(c)).toArray(org.apache.spark.sql.Column[]::new))))
                 .withColumn(WindowAggregation.LAKE_ROWS, count(lit(1)).over(byEvent))
                 .filter(col("copy_rank").equalTo(1))
-                .select(col(LakeLayout.EVENT_ID), col(LakeLayout.EVENT_TS), col(LakeLayout.EVENT_TYPE),
-                        col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID), col(LakeLayout.COST_MICROS),
+                .select(
+                        col(LakeLayout.EVENT_ID),
+                        col(LakeLayout.EVENT_TS),
+                        col(LakeLayout.EVENT_TYPE),
+                        col(LakeLayout.CAMPAIGN_ID),
+                        col(LakeLayout.CHANNEL_ID),
+                        col(LakeLayout.COST_MICROS),
                         col(WindowAggregation.LAKE_ROWS));
     }
 
     private static Row totals(Dataset<Row> windows) {
         windows.createOrReplaceTempView("windows");
-        return windows.sparkSession().sql("SELECT count(*), sum(events), sum(lake_rows) FROM windows").first();
+        return windows.sparkSession()
+                .sql("SELECT count(*), sum(events), sum(lake_rows) FROM windows")
+                .first();
     }
 }

@@ -42,7 +42,9 @@ import picocli.CommandLine.Option;
  * <p>Connection settings come from the environment, as {@code . .recount/local.env} exports them. It works in its
  * own topics, PostgreSQL schema and temporary directories, and removes them afterwards.
  */
-@Command(name = "stream-throughput-bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "stream-throughput-bench",
+        mixinStandardHelpOptions = true,
         description = "Preload N events into Kafka and report events/s of the bounded streaming job.")
 public final class StreamThroughputBench implements Callable<Integer> {
     private static final Instant START = Instant.parse("2026-11-29T00:00:00Z");
@@ -56,14 +58,21 @@ public final class StreamThroughputBench implements Callable<Integer> {
     @Option(names = "--parallelism", description = "Job parallelism (default ${DEFAULT-VALUE}).", defaultValue = "2")
     int parallelism;
 
-    @Option(names = "--checkpoint-interval", description = "Checkpoint interval (default: as shipped, stream.checkpoint-interval).")
+    @Option(
+            names = "--checkpoint-interval",
+            description = "Checkpoint interval (default: as shipped, stream.checkpoint-interval).")
     String checkpointInterval;
 
-    @Option(names = "--keys", description = "campaign x channel keys per window (default ${DEFAULT-VALUE}).", defaultValue = "1000")
+    @Option(
+            names = "--keys",
+            description = "campaign x channel keys per window (default ${DEFAULT-VALUE}).",
+            defaultValue = "1000")
     int keys;
 
-    @Option(names = "--attribution", description = "Run the job with attribution.enabled=true (the events carry request"
-            + " ids either way, so runs with and without compare the same input).")
+    @Option(
+            names = "--attribution",
+            description = "Run the job with attribution.enabled=true (the events carry request"
+                    + " ids either way, so runs with and without compare the same input).")
     boolean attribution;
 
     public static void main(String[] args) {
@@ -81,12 +90,18 @@ public final class StreamThroughputBench implements Callable<Integer> {
         List<String> topics = List.of(input, run + "-dlq", run + "-late");
 
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(input, partitions, (short) 1), new NewTopic(run + "-dlq", 1, (short) 1),
-                    new NewTopic(run + "-late", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            try (Connection c = admin(base); Statement s = c.createStatement()) {
+            admin.createTopics(List.of(
+                            new NewTopic(input, partitions, (short) 1),
+                            new NewTopic(run + "-dlq", 1, (short) 1),
+                            new NewTopic(run + "-late", 1, (short) 1)))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+            try (Connection c = admin(base);
+                    Statement s = c.createStatement()) {
                 s.execute("CREATE SCHEMA " + schema);
             }
-            Migrations.apply(base.adminPostgres().jdbcUrl(), base.adminPostgres().user(), base.adminPassword(), schema);
+            Migrations.apply(
+                    base.adminPostgres().jdbcUrl(), base.adminPostgres().user(), base.adminPassword(), schema);
             // The job logs in as the schema's stream login, as `./recount stream` does.
             try (Connection c = admin(base)) {
                 Logins.ensureLocal(c, schema, home.resolve("secrets"));
@@ -95,10 +110,12 @@ public final class StreamThroughputBench implements Callable<Integer> {
             long t0 = System.nanoTime();
             preload(bootstrap, input);
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("preloaded %,d events into %s (%d partitions) in %.1f s%n", events, input, partitions, loadSeconds);
+            System.out.printf(
+                    "preloaded %,d events into %s (%d partitions) in %.1f s%n", events, input, partitions, loadSeconds);
 
-            RecountConfig config = base
-                    .with("topics.input", input).with("topics.dead-letter", run + "-dlq").with("topics.backfill", run + "-late")
+            RecountConfig config = base.with("topics.input", input)
+                    .with("topics.dead-letter", run + "-dlq")
+                    .with("topics.backfill", run + "-late")
                     .with("postgres.schema", schema)
                     .with("postgres.password-dir", home.resolve("secrets").toString())
                     .with("stream.parallelism", Integer.toString(parallelism))
@@ -109,29 +126,40 @@ public final class StreamThroughputBench implements Callable<Integer> {
             StreamSettings settings = StreamSettings.from(config);
 
             long start = System.nanoTime();
-            RunningJob job = StreamRun.start(settings, true, true, StreamExecutionEnvironment::getExecutionEnvironment,
-                    line -> {});
+            RunningJob job = StreamRun.start(
+                    settings, true, true, StreamExecutionEnvironment::getExecutionEnvironment, line -> {});
             job.awaitEnd();
             double seconds = (System.nanoTime() - start) / 1e9;
             long rows;
-            try (Connection c = admin(base); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + schema + ".stream_window_metrics")) {
+            try (Connection c = admin(base);
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(
+                            "SELECT count(*), coalesce(sum(events), 0) FROM " + schema + ".stream_window_metrics")) {
                 rs.next();
                 rows = rs.getLong(1);
                 System.out.printf("stream_window_metrics: %,d rows, %,d events counted%n", rows, rs.getLong(2));
             }
             if (attribution) {
-                try (Connection c = admin(base); Statement s = c.createStatement();
-                     ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(attributed_clicks), 0),"
-                             + " coalesce(sum(unattributed_clicks), 0) FROM " + schema + ".stream_attribution_metrics")) {
+                try (Connection c = admin(base);
+                        Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(attributed_clicks), 0),"
+                                + " coalesce(sum(unattributed_clicks), 0) FROM " + schema
+                                + ".stream_attribution_metrics")) {
                     rs.next();
-                    System.out.printf("stream_attribution_metrics: %,d rows, %,d attributed and %,d unattributed clicks%n",
+                    System.out.printf(
+                            "stream_attribution_metrics: %,d rows, %,d attributed and %,d unattributed clicks%n",
                             rs.getLong(1), rs.getLong(2), rs.getLong(3));
                 }
             }
-            System.out.printf("bounded job, parallelism %d, checkpoint interval %s, attribution %s: %,d events in %.1f s"
+            System.out.printf(
+                    "bounded job, parallelism %d, checkpoint interval %s, attribution %s: %,d events in %.1f s"
                             + " = %,.0f events/s (submit to finish: includes job start-up and the final checkpoint)%n",
-                    parallelism, settings.checkpointInterval(), attribution ? "on" : "off", events, seconds, events / seconds);
+                    parallelism,
+                    settings.checkpointInterval(),
+                    attribution ? "on" : "off",
+                    events,
+                    seconds,
+                    events / seconds);
             return 0;
         } finally {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -139,7 +167,8 @@ public final class StreamThroughputBench implements Callable<Integer> {
             } catch (Exception e) {
                 System.err.println("could not delete the bench topics: " + e.getMessage());
             }
-            try (Connection c = admin(base); Statement s = c.createStatement()) {
+            try (Connection c = admin(base);
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             } catch (Exception e) {
                 System.err.println("could not drop schema " + schema + ": " + e.getMessage());
@@ -149,8 +178,8 @@ public final class StreamThroughputBench implements Callable<Integer> {
     }
 
     private static Connection admin(RecountConfig config) throws java.sql.SQLException {
-        return DriverManager.getConnection(config.adminPostgres().jdbcUrl(), config.adminPostgres().user(),
-                config.adminPassword());
+        return DriverManager.getConnection(
+                config.adminPostgres().jdbcUrl(), config.adminPostgres().user(), config.adminPassword());
     }
 
     /**
@@ -176,15 +205,29 @@ public final class StreamThroughputBench implements Callable<Integer> {
                 long ts = base + position + (position * 7919) % 2000;
                 int key = (int) ((i * 2654435761L) % keys);
                 String campaign = "camp-" + key / 4;
-                EventType type = i % 50 == 0 ? EventType.CONVERSION : i % 12 == 0 ? EventType.CLICK : EventType.IMPRESSION;
+                EventType type =
+                        i % 50 == 0 ? EventType.CONVERSION : i % 12 == 0 ? EventType.CLICK : EventType.IMPRESSION;
                 long cost = type == EventType.IMPRESSION ? 1_500 : type == EventType.CLICK ? 250_000 : 4_000_000;
                 String id = i % 100 == 99 ? "ev-" + (i - 1) : "ev-" + i; // a duplicate of the previous event id
-                byte[] value = i % 200 == 7 ? "{\"event_id\": 42}".getBytes(StandardCharsets.UTF_8)
-                        : EventJson.toJson(new AdEvent(id, type, ts, campaign, "ch-" + key % 4, cost,
-                                type == EventType.IMPRESSION ? "req-" + i : "req-" + Math.max(0, i - 1 - (i * 31) % 500),
-                                null, 0, 0, 0))
+                byte[] value = i % 200 == 7
+                        ? "{\"event_id\": 42}".getBytes(StandardCharsets.UTF_8)
+                        : EventJson.toJson(new AdEvent(
+                                        id,
+                                        type,
+                                        ts,
+                                        campaign,
+                                        "ch-" + key % 4,
+                                        cost,
+                                        type == EventType.IMPRESSION
+                                                ? "req-" + i
+                                                : "req-" + Math.max(0, i - 1 - (i * 31) % 500),
+                                        null,
+                                        0,
+                                        0,
+                                        0))
                                 .getBytes(StandardCharsets.UTF_8);
-                producer.send(new ProducerRecord<>(topic, partition, ts + 500, campaign.getBytes(StandardCharsets.UTF_8), value));
+                producer.send(new ProducerRecord<>(
+                        topic, partition, ts + 500, campaign.getBytes(StandardCharsets.UTF_8), value));
             }
             producer.flush();
         }
@@ -192,10 +235,10 @@ public final class StreamThroughputBench implements Callable<Integer> {
 
     private static void deleteRecursively(Path dir) {
         try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
         } catch (Exception e) {
             System.err.println("could not delete " + dir + ": " + e.getMessage());
         }
     }
-
 }

@@ -38,18 +38,21 @@ public final class UpsertBench {
         String user = System.getenv("PGUSER");
         String password = System.getenv().getOrDefault("PGPASSWORD", "");
 
-        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, user, password);
+                Statement s = c.createStatement()) {
             s.execute("SET search_path TO " + schema);
             long t0 = System.nanoTime();
             // Preloaded windows lie before 1970-01-10; the measured ones after, so they are new keys.
-            s.execute("INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id, impressions,"
-                    + " clicks, conversions, spend_micros, events, revision, updated_at)"
-                    + " SELECT to_timestamp(w * 60), to_timestamp(w * 60 + 60), 'cmp-' || (k % 1000), 'ch-' || (k / 1000),"
-                    + " 10, 1, 0, 12345, 11, 1, now() FROM generate_series(0, " + (preload - 1) + ") g(i),"
-                    + " LATERAL (SELECT i / 10000 AS w, i % 10000 AS k) x");
+            s.execute(
+                    "INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id, impressions,"
+                            + " clicks, conversions, spend_micros, events, revision, updated_at)"
+                            + " SELECT to_timestamp(w * 60), to_timestamp(w * 60 + 60), 'cmp-' || (k % 1000), 'ch-' || (k / 1000),"
+                            + " 10, 1, 0, 12345, 11, 1, now() FROM generate_series(0, " + (preload - 1) + ") g(i),"
+                            + " LATERAL (SELECT i / 10000 AS w, i % 10000 AS k) x");
             s.execute("ANALYZE stream_window_metrics");
             System.out.printf(Locale.ROOT, "preloaded %,d rows in %.1f s%n", preload, (System.nanoTime() - t0) / 1e9);
-            try (ResultSet rs = s.executeQuery("SELECT pg_size_pretty(pg_total_relation_size('stream_window_metrics'))")) {
+            try (ResultSet rs =
+                    s.executeQuery("SELECT pg_size_pretty(pg_total_relation_size('stream_window_metrics'))")) {
                 rs.next();
                 System.out.println("table + indexes: " + rs.getString(1));
             }
@@ -66,7 +69,9 @@ public final class UpsertBench {
             report("insert", connections, rows, time(url, user, password, schema, perConnection, batch));
             List<List<StreamWindowMetricsTable.Row>> again = new ArrayList<>();
             for (List<StreamWindowMetricsTable.Row> mine : perConnection) {
-                again.add(mine.stream().map(r -> new StreamWindowMetricsTable.Row(bump(r.window()), 2)).toList());
+                again.add(mine.stream()
+                        .map(r -> new StreamWindowMetricsTable.Row(bump(r.window()), 2))
+                        .toList());
             }
             report("update", connections, rows, time(url, user, password, schema, again, batch));
             firstWindow += rows / 10_000 + 10;
@@ -76,25 +81,38 @@ public final class UpsertBench {
     private static StreamWindowMetricsTable.Row row(long firstWindowMinute, int i, int revision) {
         long start = (firstWindowMinute + i / 10_000) * MINUTE;
         WindowKey key = new WindowKey(start, "cmp-" + (i % 1000), "ch-" + (i % 10_000 / 1000));
-        return new StreamWindowMetricsTable.Row(new WindowRow(key, start + MINUTE, new WindowMetrics(10, 1, 0, 12345L, 11)),
-                revision);
+        return new StreamWindowMetricsTable.Row(
+                new WindowRow(key, start + MINUTE, new WindowMetrics(10, 1, 0, 12345L, 11)), revision);
     }
 
     private static WindowRow bump(WindowRow w) {
         WindowMetrics m = w.metrics();
-        return new WindowRow(w.key(), w.windowEndMillis(),
-                new WindowMetrics(m.impressions() + 1, m.clicks(), m.conversions(), m.spendMicros().longValueExact(), m.events() + 1));
+        return new WindowRow(
+                w.key(),
+                w.windowEndMillis(),
+                new WindowMetrics(
+                        m.impressions() + 1,
+                        m.clicks(),
+                        m.conversions(),
+                        m.spendMicros().longValueExact(),
+                        m.events() + 1));
     }
 
     /** Seconds for every connection to write its rows, {@code batch} rows per transaction. */
-    private static double time(String url, String user, String password, String schema,
-                               List<List<StreamWindowMetricsTable.Row>> perConnection, int batch) throws Exception {
+    private static double time(
+            String url,
+            String user,
+            String password,
+            String schema,
+            List<List<StreamWindowMetricsTable.Row>> perConnection,
+            int batch)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(perConnection.size());
         try {
             List<Connection> connections = new ArrayList<>();
             for (int i = 0; i < perConnection.size(); i++) {
-                Connection c = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=false",
-                        user, password);
+                Connection c = DriverManager.getConnection(
+                        url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=false", user, password);
                 c.setSchema(schema);
                 c.setAutoCommit(false);
                 connections.add(c);
@@ -106,9 +124,10 @@ public final class UpsertBench {
                 List<StreamWindowMetricsTable.Row> mine = perConnection.get(i);
                 done.add(pool.submit(() -> {
                     for (int from = 0; from < mine.size(); from += batch) {
-                        List<StreamWindowMetricsTable.Row> notApplied =
-                                StreamWindowMetricsTable.upsert(c, mine.subList(from, Math.min(mine.size(), from + batch)));
-                        if (!notApplied.isEmpty()) throw new IllegalStateException(notApplied.size() + " rows not applied");
+                        List<StreamWindowMetricsTable.Row> notApplied = StreamWindowMetricsTable.upsert(
+                                c, mine.subList(from, Math.min(mine.size(), from + batch)));
+                        if (!notApplied.isEmpty())
+                            throw new IllegalStateException(notApplied.size() + " rows not applied");
                         c.commit();
                     }
                     return null;
@@ -124,7 +143,13 @@ public final class UpsertBench {
     }
 
     private static void report(String phase, int connections, int rows, double seconds) {
-        System.out.printf(Locale.ROOT, "RESULT upsert %s %d %.0f  (%,d rows in %.1f s)%n", phase, connections, rows / seconds,
-                rows, seconds);
+        System.out.printf(
+                Locale.ROOT,
+                "RESULT upsert %s %d %.0f  (%,d rows in %.1f s)%n",
+                phase,
+                connections,
+                rows / seconds,
+                rows,
+                seconds);
     }
 }

@@ -50,7 +50,8 @@ final class WindowSql {
      * are ranked by a window among their id's copies. {@code hashFunction} is the engine's 64-bit hash
      * ({@code xxhash64} in Spark, {@code hash} in DuckDB): the only difference between the engines' texts.
      */
-    static String candidatesOnly(String source, long fromMillis, long toMillis, long windowMillis, String hashFunction) {
+    static String candidatesOnly(
+            String source, long fromMillis, long toMillis, long windowMillis, String hashFunction) {
         String columns = "event_id, event_ts, event_type, campaign_id, channel_id, cost_micros";
         return "WITH src AS (SELECT *, " + hashFunction + "(event_id) AS id_hash FROM " + source
                 + " WHERE event_ts >= " + fromMillis + " AND event_ts < " + toMillis + "), "

@@ -42,12 +42,22 @@ class ConfigTest {
 
     @Test
     void theCostCeilingIsASettingThatMustBeANonNegativeInteger() {
-        assertThat(RecountConfig.defaults().with("validation.max-cost-micros", "5000").eventTime().validation()
-                .maxCostMicros()).isEqualTo(5000);
-        assertThatThrownBy(() -> RecountConfig.defaults().with("validation.max-cost-micros", "1e12").validation())
-                .hasMessageContaining("validation.max-cost-micros").hasMessageContaining("1e12");
-        assertThatThrownBy(() -> RecountConfig.defaults().with("validation.max-cost-micros", "-1").validation())
-                .hasMessageContaining("validation.max-cost-micros").hasMessageContaining("negative");
+        assertThat(RecountConfig.defaults()
+                        .with("validation.max-cost-micros", "5000")
+                        .eventTime()
+                        .validation()
+                        .maxCostMicros())
+                .isEqualTo(5000);
+        assertThatThrownBy(() -> RecountConfig.defaults()
+                        .with("validation.max-cost-micros", "1e12")
+                        .validation())
+                .hasMessageContaining("validation.max-cost-micros")
+                .hasMessageContaining("1e12");
+        assertThatThrownBy(() -> RecountConfig.defaults()
+                        .with("validation.max-cost-micros", "-1")
+                        .validation())
+                .hasMessageContaining("validation.max-cost-micros")
+                .hasMessageContaining("negative");
     }
 
     @Test
@@ -69,7 +79,8 @@ class ConfigTest {
         Files.writeString(file, "windw.size=5m\n");
 
         assertThatThrownBy(() -> RecountConfig.load(file, Map.of()))
-                .hasMessageContaining("windw.size").hasMessageContaining(file.toString());
+                .hasMessageContaining("windw.size")
+                .hasMessageContaining(file.toString());
         assertThatThrownBy(() -> RecountConfig.defaults().with("nope", "1")).hasMessageContaining("nope");
     }
 
@@ -78,12 +89,16 @@ class ConfigTest {
         Path secret = dir.resolve("pw");
         Files.writeString(secret, "s3cret\n");
 
-        assertThat(RecountConfig.load(null, Map.of("PGPASSWORD", "fromenv")).adminPassword()).isEqualTo("fromenv");
-        assertThat(RecountConfig.load(null, Map.of()).with("postgres.password-file", secret.toString()).adminPassword())
+        assertThat(RecountConfig.load(null, Map.of("PGPASSWORD", "fromenv")).adminPassword())
+                .isEqualTo("fromenv");
+        assertThat(RecountConfig.load(null, Map.of())
+                        .with("postgres.password-file", secret.toString())
+                        .adminPassword())
                 .isEqualTo("s3cret");
         assertThat(RecountConfig.load(null, Map.of()).adminPassword()).isNull();
         assertThat(RecountConfig.defaults().asMap()).doesNotContainKey("postgres.password");
-        assertThat(RecountConfig.defaults().asMap().keySet()).filteredOn(k -> k.startsWith("postgres."))
+        assertThat(RecountConfig.defaults().asMap().keySet())
+                .filteredOn(k -> k.startsWith("postgres."))
                 .allMatch(k -> !k.endsWith("password"), "no setting holds a password itself");
     }
 
@@ -113,11 +128,19 @@ class ConfigTest {
         assertThat(withDir.password(Component.BATCH)).isEqualTo("from-dir");
         assertThat(withDir.with("postgres.batch.password-file", own.toString()).password(Component.BATCH))
                 .isEqualTo("from-file");
-        assertThat(RecountConfig.load(null, Map.of("RECOUNT_PGPASSWORD_DIR", passwords.toString(),
-                "RECOUNT_BATCH_PGPASSWORD", "from-env")).password(Component.BATCH)).isEqualTo("from-env");
+        assertThat(RecountConfig.load(
+                                null,
+                                Map.of(
+                                        "RECOUNT_PGPASSWORD_DIR",
+                                        passwords.toString(),
+                                        "RECOUNT_BATCH_PGPASSWORD",
+                                        "from-env"))
+                        .password(Component.BATCH))
+                .isEqualTo("from-env");
         // Another component's variable or the administrator's is never taken.
         assertThat(RecountConfig.load(null, Map.of("PGPASSWORD", "admin", "RECOUNT_STREAM_PGPASSWORD", "stream"))
-                .password(Component.BATCH)).isNull();
+                        .password(Component.BATCH))
+                .isNull();
         assertThatThrownBy(() -> withDir.password(Component.STREAM))
                 .hasMessageContaining("stream login recount_stream_login")
                 .hasMessageContaining("recount_stream_login.password");
@@ -127,38 +150,58 @@ class ConfigTest {
     void aPasswordSourceNamesWhereThePasswordIsAndResolvesOnlyWhenAsked() throws IOException {
         Path file = Files.writeString(dir.resolve("stream.pw"), "s3cret\n");
         PasswordSource source = RecountConfig.load(null, Map.of("RECOUNT_STREAM_PGPASSWORD", "ignored-here"))
-                .with("postgres.stream.password-file", file.toString()).passwordSource(Component.STREAM);
+                .with("postgres.stream.password-file", file.toString())
+                .passwordSource(Component.STREAM);
 
-        assertThat(source.toString()).isEqualTo("$RECOUNT_STREAM_PGPASSWORD, else file " + file).doesNotContain("s3cret");
+        assertThat(source.toString())
+                .isEqualTo("$RECOUNT_STREAM_PGPASSWORD, else file " + file)
+                .doesNotContain("s3cret");
         assertThat(source.resolve(Map.of())).isEqualTo("s3cret");
-        assertThat(source.resolve(Map.of("RECOUNT_STREAM_PGPASSWORD", "where-it-runs"))).isEqualTo("where-it-runs");
+        assertThat(source.resolve(Map.of("RECOUNT_STREAM_PGPASSWORD", "where-it-runs")))
+                .isEqualTo("where-it-runs");
         Files.writeString(file, "rotated\n");
-        assertThat(source.resolve(Map.of())).as("read at call time, not when configured").isEqualTo("rotated");
+        assertThat(source.resolve(Map.of()))
+                .as("read at call time, not when configured")
+                .isEqualTo("rotated");
     }
 
     @Test
     void aSchemaTooLongForItsRoleNamesIsRefused() {
         String longest = "s".repeat(PostgresSettings.MAX_SCHEMA_LENGTH);
-        assertThat(("x".repeat(PostgresSettings.MAX_SCHEMA_LENGTH) + "_reconciler_login").length()).isEqualTo(63);
-        assertThat(RecountConfig.defaults().with("postgres.schema", longest).postgres(Component.RECONCILER).user())
+        assertThat(("x".repeat(PostgresSettings.MAX_SCHEMA_LENGTH) + "_reconciler_login").length())
+                .isEqualTo(63);
+        assertThat(RecountConfig.defaults()
+                        .with("postgres.schema", longest)
+                        .postgres(Component.RECONCILER)
+                        .user())
                 .hasSize(63);
-        assertThatThrownBy(() -> RecountConfig.defaults().with("postgres.schema", longest + "s").adminPostgres())
-                .hasMessageContaining("postgres.schema").hasMessageContaining("at most 46");
+        assertThatThrownBy(() -> RecountConfig.defaults()
+                        .with("postgres.schema", longest + "s")
+                        .adminPostgres())
+                .hasMessageContaining("postgres.schema")
+                .hasMessageContaining("at most 46");
     }
 
     @Test
     void dedupHorizonShorterThanTheUpdateHorizonIsRefused() {
-        assertThatThrownBy(() -> RecountConfig.defaults().with("dedup.horizon", "1m").eventTime())
+        assertThatThrownBy(() ->
+                        RecountConfig.defaults().with("dedup.horizon", "1m").eventTime())
                 .hasMessageContaining("dedupHorizon");
-        assertThat(RecountConfig.defaults().eventTime().withAllowedLateness(Duration.ofMinutes(10)).dedupHorizon())
+        assertThat(RecountConfig.defaults()
+                        .eventTime()
+                        .withAllowedLateness(Duration.ofMinutes(10))
+                        .dedupHorizon())
                 .isEqualTo(Duration.ofSeconds(60 + 30 + 600));
     }
 
     @Test
     void badValuesNameTheSetting() {
-        assertThatThrownBy(() -> RecountConfig.defaults().with("window.size", "soon").eventTime())
+        assertThatThrownBy(() ->
+                        RecountConfig.defaults().with("window.size", "soon").eventTime())
                 .hasMessageContaining("window.size");
-        assertThatThrownBy(() -> RecountConfig.defaults().with("time-zone", "Mars/Olympus").timeZone())
+        assertThatThrownBy(() -> RecountConfig.defaults()
+                        .with("time-zone", "Mars/Olympus")
+                        .timeZone())
                 .hasMessageContaining("Mars/Olympus");
     }
 }

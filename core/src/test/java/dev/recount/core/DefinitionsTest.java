@@ -44,8 +44,7 @@ class DefinitionsTest {
      */
     @Test
     void sqlWindowStartIsAFloorModuloOverTheNamedColumn() {
-        assertThat(MINUTE.sqlWindowStart("event_ts"))
-                .isEqualTo("(event_ts - (((event_ts % 60000) + 60000) % 60000))");
+        assertThat(MINUTE.sqlWindowStart("event_ts")).isEqualTo("(event_ts - (((event_ts % 60000) + 60000) % 60000))");
         assertThatThrownBy(() -> MINUTE.sqlWindowStart(" ")).hasMessageContaining("eventTsColumn");
     }
 
@@ -66,7 +65,8 @@ class DefinitionsTest {
                 .add(event(EventType.CONVERSION, 4000));
 
         assertThat(acc.toMetrics()).isEqualTo(new WindowMetrics(2, 1, 1, 4330, 4));
-        assertThat(new MetricsAccumulator().merge(acc).merge(acc).toMetrics()).isEqualTo(new WindowMetrics(4, 2, 2, 8660, 8));
+        assertThat(new MetricsAccumulator().merge(acc).merge(acc).toMetrics())
+                .isEqualTo(new WindowMetrics(4, 2, 2, 8660, 8));
     }
 
     @Test
@@ -94,7 +94,8 @@ class DefinitionsTest {
 
     /** A tiny evaluator for exactly the two shapes Metric emits, with {@code type} their cast target. */
     static long evaluate(String sql, String type, String typeValue, long cost) {
-        String s = sql.replace("CAST(c AS " + type + ")", Long.toString(cost)).replace("CAST(1 AS " + type + ")", "1")
+        String s = sql.replace("CAST(c AS " + type + ")", Long.toString(cost))
+                .replace("CAST(1 AS " + type + ")", "1")
                 .replace("CAST(0 AS " + type + ")", "0");
         if (s.startsWith("CASE WHEN t = '")) {
             String wanted = s.substring("CASE WHEN t = '".length(), s.indexOf("' THEN "));
@@ -112,9 +113,11 @@ class DefinitionsTest {
 
     @Test
     void lakePartitionsAreUtcDateAndHour() {
-        assertThat(LakeLayout.partitionPath(Instant.parse("2026-11-29T07:59:59.999Z").toEpochMilli()))
+        assertThat(LakeLayout.partitionPath(
+                        Instant.parse("2026-11-29T07:59:59.999Z").toEpochMilli()))
                 .isEqualTo("event_date=2026-11-29/event_hour=07");
-        assertThat(LakeLayout.datesCovering(T0, T0 + Duration.ofDays(1).toMillis())).hasSize(2);
+        assertThat(LakeLayout.datesCovering(T0, T0 + Duration.ofDays(1).toMillis()))
+                .hasSize(2);
     }
 
     @Test
@@ -148,19 +151,23 @@ class DefinitionsTest {
 
     @Test
     void backfillRecordsCarryTheRequestId() {
-        AdEvent e = new AdEvent("e-9", EventType.CLICK, T0 + 5, "c", "app", 12, "imp-\uD83D\uDE80-1", "in", 1, 99,
-                T0 + 600_000);
+        AdEvent e = new AdEvent(
+                "e-9", EventType.CLICK, T0 + 5, "c", "app", 12, "imp-\uD83D\uDE80-1", "in", 1, 99, T0 + 600_000);
 
-        BackfillRecord back = BackfillRecord.fromJson(new BackfillRecord(e, T0, T0 + 60_000, T0 + 500_000, "in", 1, 99)
-                .toJson());
+        BackfillRecord back =
+                BackfillRecord.fromJson(new BackfillRecord(e, T0, T0 + 60_000, T0 + 500_000, "in", 1, 99).toJson());
 
         assertThat(back.event().requestId).isEqualTo("imp-\uD83D\uDE80-1");
     }
 
     @Test
     void deadLetterKeepsTheRawValueButCapsItsSize() {
-        String small = DeadLetterRecord.toJson(InvalidReason.SCHEMA, "bad", "in", 0, 5, T0, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
-        assertThat(small).contains("\"reason\":\"schema\"").contains("\"raw\":\"{\\\"a\\\":1}\"").doesNotContain("raw_truncated");
+        String small = DeadLetterRecord.toJson(
+                InvalidReason.SCHEMA, "bad", "in", 0, 5, T0, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
+        assertThat(small)
+                .contains("\"reason\":\"schema\"")
+                .contains("\"raw\":\"{\\\"a\\\":1}\"")
+                .doesNotContain("raw_truncated");
 
         String big = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, new byte[2_000_000]);
         assertThat(big.length()).isLessThan(1_000_000);

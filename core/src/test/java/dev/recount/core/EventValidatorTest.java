@@ -12,13 +12,14 @@ import dev.recount.core.event.ValidationResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class EventValidatorTest {
     /** Kafka record timestamp of every fixture: event times are judged against it, not the wall clock. */
     static final long RECORD_TS = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
+
     static final long EVENT_TS = Instant.parse("2026-11-29T09:59:30Z").toEpochMilli();
 
     /** The default of validation.max-cost-micros: 1,000,000.00 currency units. */
@@ -63,7 +64,8 @@ class EventValidatorTest {
         ValidationResult r = validate(event(",\"extra\":{\"ignored\":true}"));
 
         assertThat(r.isValid()).isTrue();
-        assertThat(r.event()).isEqualTo(new AdEvent("e-1", EventType.CLICK, EVENT_TS, "c-1", "web", 2500, "in", 2, 41L, RECORD_TS));
+        assertThat(r.event())
+                .isEqualTo(new AdEvent("e-1", EventType.CLICK, EVENT_TS, "c-1", "web", 2500, "in", 2, 41L, RECORD_TS));
     }
 
     @Test
@@ -82,13 +84,15 @@ class EventValidatorTest {
 
     /** Bytes that are not strict UTF-8, inside an otherwise valid event's campaign_id. */
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "overlong slash        | C0 AF",
-            "encoded surrogate     | ED A0 80",
-            "truncated sequence    | E2 82",
-            "lone continuation     | 80",
-            "beyond U+10FFFF       | F4 90 80 80",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "overlong slash        | C0 AF",
+                "encoded surrogate     | ED A0 80",
+                "truncated sequence    | E2 82",
+                "lone continuation     | 80",
+                "beyond U+10FFFF       | F4 90 80 80",
+            })
     void invalidUtf8SequencesAreMalformed(String name, String hex) {
         ValidationResult r = validator.validate(withCampaignBytes(hex), RECORD_TS, "in", 0, 0);
         assertThat(r.reason()).as(name).isEqualTo(InvalidReason.MALFORMED);
@@ -97,9 +101,13 @@ class EventValidatorTest {
 
     @Test
     void jsonInUtf16IsMalformedThoughItsBytesLookAscii() {
-        assertThat(validator.validate(event("").getBytes(StandardCharsets.UTF_16BE), RECORD_TS, "in", 0, 0).reason())
+        assertThat(validator
+                        .validate(event("").getBytes(StandardCharsets.UTF_16BE), RECORD_TS, "in", 0, 0)
+                        .reason())
                 .isEqualTo(InvalidReason.MALFORMED);
-        assertThat(validator.validate(event("").getBytes(StandardCharsets.UTF_16LE), RECORD_TS, "in", 0, 0).reason())
+        assertThat(validator
+                        .validate(event("").getBytes(StandardCharsets.UTF_16LE), RECORD_TS, "in", 0, 0)
+                        .reason())
                 .isEqualTo(InvalidReason.MALFORMED);
     }
 
@@ -127,31 +135,35 @@ class EventValidatorTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "not json             | {oops",
-            "json array           | [1,2]",
-            "json string          | \"hello\"",
-            "empty value          | ''",
-            "duplicate keys       | {\"event_id\":\"a\",\"event_id\":\"b\"}",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "not json             | {oops",
+                "json array           | [1,2]",
+                "json string          | \"hello\"",
+                "empty value          | ''",
+                "duplicate keys       | {\"event_id\":\"a\",\"event_id\":\"b\"}",
+            })
     void malformed(String name, String value) {
         assertThat(validate(value).reason()).as(name).isEqualTo(InvalidReason.MALFORMED);
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "missing event_id       | \"event_id\":\"e-1\",                  | ",
-            "empty event_id         | \"event_id\":\"e-1\"                   | \"event_id\":\"\"",
-            "blank channel          | \"channel_id\":\"web\"                 | \"channel_id\":\"  \"",
-            "numeric campaign       | \"campaign_id\":\"c-1\"                | \"campaign_id\":7",
-            "unknown type           | \"event_type\":\"click\"               | \"event_type\":\"tap\"",
-            "type is case-sensitive | \"event_type\":\"click\"               | \"event_type\":\"Click\"",
-            "negative cost          | \"cost_micros\":2500                   | \"cost_micros\":-1",
-            "fractional cost        | \"cost_micros\":2500                   | \"cost_micros\":2.5",
-            "cost as string         | \"cost_micros\":2500                   | \"cost_micros\":\"2500\"",
-            "cost beyond long       | \"cost_micros\":2500                   | \"cost_micros\":9223372036854775808",
-            "null type              | \"event_type\":\"click\"               | \"event_type\":null",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "missing event_id       | \"event_id\":\"e-1\",                  | ",
+                "empty event_id         | \"event_id\":\"e-1\"                   | \"event_id\":\"\"",
+                "blank channel          | \"channel_id\":\"web\"                 | \"channel_id\":\"  \"",
+                "numeric campaign       | \"campaign_id\":\"c-1\"                | \"campaign_id\":7",
+                "unknown type           | \"event_type\":\"click\"               | \"event_type\":\"tap\"",
+                "type is case-sensitive | \"event_type\":\"click\"               | \"event_type\":\"Click\"",
+                "negative cost          | \"cost_micros\":2500                   | \"cost_micros\":-1",
+                "fractional cost        | \"cost_micros\":2500                   | \"cost_micros\":2.5",
+                "cost as string         | \"cost_micros\":2500                   | \"cost_micros\":\"2500\"",
+                "cost beyond long       | \"cost_micros\":2500                   | \"cost_micros\":9223372036854775808",
+                "null type              | \"event_type\":\"click\"               | \"event_type\":null",
+            })
     void schema(String name, String find, String replace) {
         String json = event("").replace(find.strip(), replace == null ? "" : replace.strip());
         json = json.replace("{,", "{").replace(",,", ",").replace(",}", "}");
@@ -165,7 +177,8 @@ class EventValidatorTest {
         String fits = "c".repeat(EventValidator.MAX_ID_BYTES);
         String tooLong = "\u00e9".repeat(EventValidator.MAX_ID_BYTES / 2 + 1); // 2 bytes each in UTF-8
 
-        assertThat(validate(event("").replace("\"c-1\"", "\"" + fits + "\"")).isValid()).isTrue();
+        assertThat(validate(event("").replace("\"c-1\"", "\"" + fits + "\"")).isValid())
+                .isTrue();
         ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + tooLong + "\""));
         assertThat(r.reason()).isEqualTo(InvalidReason.SCHEMA);
         assertThat(r.detail()).contains("campaign_id").contains("258 bytes");
@@ -204,32 +217,37 @@ class EventValidatorTest {
      * characters are sent as their UTF-8 bytes), and the start of the detail it must get.
      */
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-            "escaped NUL              | cmp-\\u0000x        | campaign_id has control character U+0000 at index 4 in 'cmp-\\u0000x'",
-            "escaped NUL, first       | \\u0000             | campaign_id has control character U+0000 at index 0",
-            "escaped C0 SOH           | a\\u0001            | campaign_id has control character U+0001 at index 1",
-            "escaped C0 unit sep.     | a\\u001F            | campaign_id has control character U+001F at index 1",
-            "escaped tab, short form  | a\\tb               | campaign_id has control character U+0009 at index 1",
-            "escaped newline only     | \\n                 | campaign_id has control character U+000A at index 0",
-            "escaped DEL              | a\\u007f            | campaign_id has control character U+007F at index 1",
-            "raw DEL (ASCII fast path)| a\u007F            | campaign_id has control character U+007F at index 1",
-            "escaped C1 NEL           | a\\u0085            | campaign_id has control character U+0085 at index 1",
-            "raw C1, first            | caf\u00e9\u0080    | campaign_id has control character U+0080 at index 4",
-            "raw C1, last             | \u009F             | campaign_id has control character U+009F at index 0",
-            "lone high at the end     | cmp\\ud800          | campaign_id has unpaired surrogate U+D800 at index 3 in 'cmp\\ud800'",
-            "lone high before ASCII   | cmp\\uD83Dx         | campaign_id has unpaired surrogate U+D83D at index 3",
-            "lone low                 | cmp\\udc00x         | campaign_id has unpaired surrogate U+DC00 at index 3",
-            "reversed pair            | cmp\\udc00\\ud800   | campaign_id has unpaired surrogate U+DC00 at index 3",
-            "high, high, low          | \\ud83d\\ud83d\\ude80 | campaign_id has unpaired surrogate U+D83D at index 0",
-            "low after a whole pair   | \\ud83d\\ude80\\ude80 | campaign_id has unpaired surrogate U+DE80 at index 2",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "escaped NUL              | cmp-\\u0000x        | campaign_id has control character U+0000 at index 4 in 'cmp-\\u0000x'",
+                "escaped NUL, first       | \\u0000             | campaign_id has control character U+0000 at index 0",
+                "escaped C0 SOH           | a\\u0001            | campaign_id has control character U+0001 at index 1",
+                "escaped C0 unit sep.     | a\\u001F            | campaign_id has control character U+001F at index 1",
+                "escaped tab, short form  | a\\tb               | campaign_id has control character U+0009 at index 1",
+                "escaped newline only     | \\n                 | campaign_id has control character U+000A at index 0",
+                "escaped DEL              | a\\u007f            | campaign_id has control character U+007F at index 1",
+                "raw DEL (ASCII fast path)| a\u007F            | campaign_id has control character U+007F at index 1",
+                "escaped C1 NEL           | a\\u0085            | campaign_id has control character U+0085 at index 1",
+                "raw C1, first            | caf\u00e9\u0080    | campaign_id has control character U+0080 at index 4",
+                "raw C1, last             | \u009F             | campaign_id has control character U+009F at index 0",
+                "lone high at the end     | cmp\\ud800          | campaign_id has unpaired surrogate U+D800 at index 3 in 'cmp\\ud800'",
+                "lone high before ASCII   | cmp\\uD83Dx         | campaign_id has unpaired surrogate U+D83D at index 3",
+                "lone low                 | cmp\\udc00x         | campaign_id has unpaired surrogate U+DC00 at index 3",
+                "reversed pair            | cmp\\udc00\\ud800   | campaign_id has unpaired surrogate U+DC00 at index 3",
+                "high, high, low          | \\ud83d\\ud83d\\ude80 | campaign_id has unpaired surrogate U+D83D at index 0",
+                "low after a whole pair   | \\ud83d\\ude80\\ude80 | campaign_id has unpaired surrogate U+DE80 at index 2",
+            })
     void idsWithControlCharactersOrUnpairedSurrogatesAreSchemaErrors(String name, String id, String detail) {
         ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + id + "\""));
 
         assertThat(r.reason()).as(name + " -> " + r).isEqualTo(InvalidReason.SCHEMA);
         assertThat(r.detail()).as(name).startsWith(detail);
         assertThat(hasUnpairedSurrogate(r.detail())).as("detail %s", r.detail()).isFalse();
-        assertThat(r.detail().chars().anyMatch(Character::isISOControl)).as("detail %s", r.detail()).isFalse();
+        assertThat(r.detail().chars().anyMatch(Character::isISOControl))
+                .as("detail %s", r.detail())
+                .isFalse();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -259,8 +277,8 @@ class EventValidatorTest {
     void wellFormedIdsBeyondAsciiAreAcceptedAsSent() {
         String id = "\u00e9\u4e2d?\uFFFD\uFEFF\u00A0\uD83D\uDE80";
         ValidationResult raw = validate(event("").replace("\"c-1\"", "\"" + id + "\""));
-        ValidationResult escaped = validate(event("").replace("\"c-1\"",
-                "\"\\u00e9\\u4e2d?\\ufffd\\ufeff\\u00a0\\ud83d\\ude80\""));
+        ValidationResult escaped =
+                validate(event("").replace("\"c-1\"", "\"\\u00e9\\u4e2d?\\ufffd\\ufeff\\u00a0\\ud83d\\ude80\""));
 
         assertThat(raw.isValid()).as(raw.toString()).isTrue();
         assertThat(raw.event().campaignId).isEqualTo(id);
@@ -271,7 +289,8 @@ class EventValidatorTest {
     @Test
     void aSurrogatePairCountsAsFourBytesAndIsNeverSplit() {
         String pairs = "\uD83D\uDE80".repeat(EventValidator.MAX_ID_BYTES / 4); // exactly 256 bytes
-        assertThat(validate(event("").replace("\"c-1\"", "\"" + pairs + "\"")).isValid()).isTrue();
+        assertThat(validate(event("").replace("\"c-1\"", "\"" + pairs + "\"")).isValid())
+                .isTrue();
         ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + pairs + "x\""));
         assertThat(r.detail()).isEqualTo("campaign_id is 257 bytes long; at most 256 are accepted");
     }
@@ -283,21 +302,24 @@ class EventValidatorTest {
 
         ValidationResult r = validate(event("").replace("\"c-1\"", "\"" + longId + "\""));
 
-        assertThat(r.detail()).isEqualTo("campaign_id has control character U+0000 at index 178 in '" + "a".repeat(76) + "...'");
+        assertThat(r.detail())
+                .isEqualTo("campaign_id has control character U+0000 at index 178 in '" + "a".repeat(76) + "...'");
         ValidationResult type = validate(event("").replace("\"click\"", "\"click\\ud800\\u0001\""));
-        assertThat(type.detail()).isEqualTo("event_type 'click\\ud800\\u0001' is not one of impression, click, conversion");
+        assertThat(type.detail())
+                .isEqualTo("event_type 'click\\ud800\\u0001' is not one of impression, click, conversion");
     }
 
     // --- cost_micros: at most validation.max-cost-micros ---------------------------------------------------------
 
     @Test
     void costAtTheMaximumIsValidAndOneAboveIsASchemaError() {
-        assertThat(validate(withCost(String.valueOf(MAX_COST))).event().costMicros).isEqualTo(MAX_COST);
+        assertThat(validate(withCost(String.valueOf(MAX_COST))).event().costMicros)
+                .isEqualTo(MAX_COST);
 
         ValidationResult above = validate(withCost(String.valueOf(MAX_COST + 1)));
         assertThat(above.reason()).isEqualTo(InvalidReason.SCHEMA);
-        assertThat(above.detail()).isEqualTo(
-                "cost_micros 1000000000001 is above the maximum 1000000000000 (validation.max-cost-micros)");
+        assertThat(above.detail())
+                .isEqualTo("cost_micros 1000000000001 is above the maximum 1000000000000 (validation.max-cost-micros)");
         assertThat(validate(withCost(String.valueOf(Long.MAX_VALUE))).reason()).isEqualTo(InvalidReason.SCHEMA);
         assertThat(validate(withCost("0")).isValid()).isTrue();
     }
@@ -311,7 +333,8 @@ class EventValidatorTest {
         assertThat(strict.validate(atMax, RECORD_TS, "in", 0, 0).isValid()).isTrue();
         assertThat(strict.validate(above, RECORD_TS, "in", 0, 0).detail()).contains("above the maximum 5000");
         assertThat(ValidationSettings.defaults().maxCostMicros()).isEqualTo(MAX_COST);
-        assertThatThrownBy(() -> new EventValidator(Duration.ZERO, Duration.ZERO, -1)).hasMessageContaining("maxCostMicros");
+        assertThatThrownBy(() -> new EventValidator(Duration.ZERO, Duration.ZERO, -1))
+                .hasMessageContaining("maxCostMicros");
     }
 
     static String withCost(String literal) {
@@ -327,24 +350,28 @@ class EventValidatorTest {
 
         ValidationResult r = validate(event(",\"request_id\":\"imp-\\u00e9-7\""));
         assertThat(r.event().requestId).isEqualTo("imp-\u00e9-7");
-        assertThat(r.event()).isEqualTo(new AdEvent("e-1", EventType.CLICK, EVENT_TS, "c-1", "web", 2500, "imp-\u00e9-7",
-                "in", 2, 41L, RECORD_TS));
+        assertThat(r.event())
+                .isEqualTo(new AdEvent(
+                        "e-1", EventType.CLICK, EVENT_TS, "c-1", "web", 2500, "imp-\u00e9-7", "in", 2, 41L, RECORD_TS));
     }
 
     /** request_id's value as JSON text, with ` for ". */
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-            "empty                 | ``                 | request_id is empty",
-            "blank                 | `   `              | request_id is empty",
-            "number                | 17                 | request_id must be a string, got number",
-            "number as float       | 1.5                | request_id must be a string, got number",
-            "boolean               | true               | request_id must be a string, got boolean",
-            "object                | {}                 | request_id must be a string, got object",
-            "array                 | [`r-1`]            | request_id must be a string, got array",
-            "NUL                   | `r-\\u0000`        | request_id has control character U+0000 at index 2",
-            "C1                    | `r-\u0090`         | request_id has control character U+0090 at index 2",
-            "lone low surrogate    | `r-\\udc01`        | request_id has unpaired surrogate U+DC01 at index 2",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "empty                 | ``                 | request_id is empty",
+                "blank                 | `   `              | request_id is empty",
+                "number                | 17                 | request_id must be a string, got number",
+                "number as float       | 1.5                | request_id must be a string, got number",
+                "boolean               | true               | request_id must be a string, got boolean",
+                "object                | {}                 | request_id must be a string, got object",
+                "array                 | [`r-1`]            | request_id must be a string, got array",
+                "NUL                   | `r-\\u0000`        | request_id has control character U+0000 at index 2",
+                "C1                    | `r-\u0090`         | request_id has control character U+0090 at index 2",
+                "lone low surrogate    | `r-\\udc01`        | request_id has unpaired surrogate U+DC01 at index 2",
+            })
     void aPresentRequestIdMustBeAValidId(String name, String json, String detail) {
         ValidationResult r = validate(event(",\"request_id\":" + json.replace('`', '"')));
 
@@ -355,7 +382,8 @@ class EventValidatorTest {
     @Test
     void requestIdsLongerThanAKeyColumnCanHoldAreSchemaErrors() {
         String fits = "r".repeat(EventValidator.MAX_ID_BYTES);
-        assertThat(validate(event(",\"request_id\":\"" + fits + "\"")).event().requestId).isEqualTo(fits);
+        assertThat(validate(event(",\"request_id\":\"" + fits + "\"")).event().requestId)
+                .isEqualTo(fits);
 
         ValidationResult r = validate(event(",\"request_id\":\"" + fits + "r\""));
         assertThat(r.reason()).isEqualTo(InvalidReason.SCHEMA);

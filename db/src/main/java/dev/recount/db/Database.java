@@ -26,8 +26,11 @@ public final class Database {
      * {@code SET ROLE}s to the schema's group role. Never for a component: its connection could {@code RESET ROLE}.
      */
     public static HikariDataSource poolSettingRole(PostgresSettings settings, String password, Role role) {
-        return pool(settings, password, role, "SET ROLE " + role.roleName(settings.schema()) + "; "
-                + loginCheck(settings.schema(), role));
+        return pool(
+                settings,
+                password,
+                role,
+                "SET ROLE " + role.roleName(settings.schema()) + "; " + loginCheck(settings.schema(), role));
     }
 
     /**
@@ -60,7 +63,8 @@ public final class Database {
     static String loginCheck(String schema, Role role) {
         String group = role.roleName(schema);
         String hint = role == Role.FINANCE
-                ? "; finance reads as its own login, a member of " + group + " (see docs/operations.md, Database logins)"
+                ? "; finance reads as its own login, a member of " + group
+                        + " (see docs/operations.md, Database logins)"
                 : "; the " + role.key() + " component must log in as its own login, a member of " + group
                         + " (postgres." + role.key() + ".user; see docs/operations.md, Database logins)";
         return "DO $recount$ BEGIN "

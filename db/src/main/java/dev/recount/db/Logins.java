@@ -86,7 +86,8 @@ public final class Logins {
         try {
             if (Files.isRegularFile(file)) {
                 List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-                if (!lines.isEmpty() && !lines.get(0).isBlank()) return lines.get(0).strip();
+                if (!lines.isEmpty() && !lines.get(0).isBlank())
+                    return lines.get(0).strip();
             }
             ownerOnlyDirectory(dir);
             String password = generatePassword();
@@ -109,7 +110,8 @@ public final class Logins {
         if (!Files.isDirectory(dir)) {
             Files.createDirectories(dir.getParent());
             try {
-                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectory(
+                        dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             } catch (java.nio.file.FileAlreadyExistsException e) {
                 // created concurrently: fine, its mode is set below
             }

@@ -26,7 +26,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -64,8 +63,21 @@ class DemoITCase {
         // Started first, so the demo leaves it running for the checks below.
         stack = LocalStack.start(home);
         Path root = Path.of(System.getProperty("recount.root")).toAbsolutePath();
-        ProcessBuilder pb = new ProcessBuilder(root.resolve("recount").toString(), "demo", "--home", home.toString(),
-                "--events", "6000", "--span", "3m", "--rate", "1000", "--seed", "42", "--start", START.toString())
+        ProcessBuilder pb = new ProcessBuilder(
+                        root.resolve("recount").toString(),
+                        "demo",
+                        "--home",
+                        home.toString(),
+                        "--events",
+                        "6000",
+                        "--span",
+                        "3m",
+                        "--rate",
+                        "1000",
+                        "--seed",
+                        "42",
+                        "--start",
+                        START.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(home.resolve("demo-output.txt").toFile());
         pb.environment().put("RECOUNT_NO_BUILD", "1");
@@ -86,30 +98,46 @@ class DemoITCase {
     /** One `correct` run, before the range backfill: the windows the too-late events named are final already. */
     @Test
     void correctMakesTheLateWindowsFinalBeforeTheRangeBackfill() {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) window keys final in window_metrics with their"
-                + " too-late events counted").matcher(output);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "(\\d+) window keys final in window_metrics with their" + " too-late events counted")
+                .matcher(output);
         assertThat(output).contains("[6/8] correct: recomputing from the lake the windows the too-late events named");
-        assertThat(m.find()).as("the correct step's result line in:%n%s", output).isTrue();
-        assertThat(Long.parseLong(m.group(1))).as("window keys final after one correct run").isPositive();
+        assertThat(m.find())
+                .as("the correct step's result line in:%n%s", output)
+                .isTrue();
+        assertThat(Long.parseLong(m.group(1)))
+                .as("window keys final after one correct run")
+                .isPositive();
         assertThat(output.indexOf("[6/8] correct")).isLessThan(output.indexOf("[7/8] backfill range"));
     }
 
     @Test
     void printsTheSummaryAUserNeeds() {
-        assertThat(output).contains("[8/8] reconcile").contains("recount demo: summary")
-                .contains("dead-letter records").contains("late re-firings").contains("too-late events")
-                .contains("final spend").contains("verdict").contains("report.html").contains("Flink Web UI");
-        // The closing hint works as printed: this stack's own env file (it stays up: the test started it), no placeholders.
-        assertThat(output).contains(". " + home.toAbsolutePath().normalize().resolve("local.env") + " && psql -c")
-                .doesNotContain("<home>").doesNotContain("pkill");
+        assertThat(output)
+                .contains("[8/8] reconcile")
+                .contains("recount demo: summary")
+                .contains("dead-letter records")
+                .contains("late re-firings")
+                .contains("too-late events")
+                .contains("final spend")
+                .contains("verdict")
+                .contains("report.html")
+                .contains("Flink Web UI");
+        // The closing hint works as printed: this stack's own env file (it stays up: the test started it), no
+        // placeholders.
+        assertThat(output)
+                .contains(". " + home.toAbsolutePath().normalize().resolve("local.env") + " && psql -c")
+                .doesNotContain("<home>")
+                .doesNotContain("pkill");
     }
 
     @Test
     void windowMetricsEqualsTheGroundTruthForEveryKey() throws Exception {
         Map<WindowKey, WindowMetrics> truth = groundTruth();
         Map<WindowKey, WindowMetrics> served = new TreeMap<>(KEYS);
-        try (Connection c = demoSchema(); PreparedStatement ps = c.prepareStatement(
-                "SELECT * FROM window_metrics WHERE window_start >= ? AND window_start < ?")) {
+        try (Connection c = demoSchema();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT * FROM window_metrics WHERE window_start >= ? AND window_start < ?")) {
             Timestamps.bind(ps, 1, START.toEpochMilli());
             Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {
@@ -130,12 +158,15 @@ class DemoITCase {
         for (String line : Files.readAllLines(home.resolve("demo/truth/expected_attribution.csv"))) {
             String[] f = line.split(",");
             if (!f[0].equals("main")) continue;
-            truth.put(new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]), new AttributionMetrics(
-                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), new BigInteger(f[8])));
+            truth.put(
+                    new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]),
+                    new AttributionMetrics(
+                            Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), new BigInteger(f[8])));
         }
         Map<WindowKey, AttributionMetrics> served = new TreeMap<>(KEYS);
-        try (Connection c = demoSchema(); PreparedStatement ps = c.prepareStatement(
-                "SELECT * FROM attribution_metrics WHERE window_start >= ? AND window_start < ?")) {
+        try (Connection c = demoSchema();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT * FROM attribution_metrics WHERE window_start >= ? AND window_start < ?")) {
             Timestamps.bind(ps, 1, START.toEpochMilli());
             Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {
@@ -145,15 +176,22 @@ class DemoITCase {
                 }
             }
         }
-        assertThat(truth.values().stream().mapToLong(AttributionMetrics::attributedClicks).sum()).isPositive();
-        assertThat(truth.values().stream().mapToLong(AttributionMetrics::unattributedClicks).sum()).isPositive();
+        assertThat(truth.values().stream()
+                        .mapToLong(AttributionMetrics::attributedClicks)
+                        .sum())
+                .isPositive();
+        assertThat(truth.values().stream()
+                        .mapToLong(AttributionMetrics::unattributedClicks)
+                        .sum())
+                .isPositive();
         assertThat(served).containsExactlyEntriesOf(truth);
         assertThat(output).contains("attribution (2m)");
     }
 
     @Test
     void deadLetterTopicHoldsExactlyTheInvalidRecordsSent() throws Exception {
-        JsonNode summary = new ObjectMapper().readTree(home.resolve("demo/truth/summary.json").toFile());
+        JsonNode summary = new ObjectMapper()
+                .readTree(home.resolve("demo/truth/summary.json").toFile());
         Map<String, Long> expected = new TreeMap<>();
         summary.path("invalid_by_reason").fields().forEachRemaining(e -> {
             if (e.getValue().asLong() > 0) expected.put(e.getKey(), e.getValue().asLong());
@@ -162,8 +200,14 @@ class DemoITCase {
         ObjectMapper json = new ObjectMapper();
         for (ConsumerRecord<byte[], byte[]> r : readTopic("demo-ad-events-dlq")) {
             JsonNode dl = json.readTree(r.value());
-            assertThat(dl.has("detail") && dl.has("topic") && dl.has("partition") && dl.has("offset") && dl.has("record_ts")
-                    && dl.has("raw")).as(dl.toString()).isTrue();
+            assertThat(dl.has("detail")
+                            && dl.has("topic")
+                            && dl.has("partition")
+                            && dl.has("offset")
+                            && dl.has("record_ts")
+                            && dl.has("raw"))
+                    .as(dl.toString())
+                    .isTrue();
             got.merge(dl.get("reason").asText(), 1L, Long::sum);
         }
         assertThat(expected.keySet()).containsExactlyInAnyOrder("malformed", "schema", "timestamp");
@@ -173,8 +217,9 @@ class DemoITCase {
     @Test
     void everyUniqueValidEventIsCountedOnceInTheStreamOrOnTheBackfillTopic() throws Exception {
         Map<WindowKey, MetricsAccumulator> accounted = new HashMap<>();
-        try (Connection c = demoSchema(); PreparedStatement ps = c.prepareStatement(
-                "SELECT * FROM stream_window_metrics WHERE window_start >= ? AND window_start < ?")) {
+        try (Connection c = demoSchema();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT * FROM stream_window_metrics WHERE window_start >= ? AND window_start < ?")) {
             Timestamps.bind(ps, 1, START.toEpochMilli());
             Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {
@@ -185,36 +230,51 @@ class DemoITCase {
         long tooLate = 0;
         for (ConsumerRecord<byte[], byte[]> r : readTopic("demo-ad-events-late")) {
             BackfillRecord b = BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8));
-            assertThat(tooLateIds.add(b.event().eventId)).as("event %s on the backfill topic twice", b.event().eventId).isTrue();
+            assertThat(tooLateIds.add(b.event().eventId))
+                    .as("event %s on the backfill topic twice", b.event().eventId)
+                    .isTrue();
             assertThat(b.watermark()).isGreaterThanOrEqualTo(b.windowEnd() - 1);
             if (b.windowStart() < START.toEpochMilli() || b.windowStart() >= MAIN_END.toEpochMilli()) continue;
             tooLate++;
-            accounted.computeIfAbsent(new WindowKey(b.windowStart(), b.event().campaignId, b.event().channelId),
-                    k -> new MetricsAccumulator()).add(b.event());
+            accounted
+                    .computeIfAbsent(
+                            new WindowKey(b.windowStart(), b.event().campaignId, b.event().channelId),
+                            k -> new MetricsAccumulator())
+                    .add(b.event());
         }
         Map<WindowKey, WindowMetrics> got = new TreeMap<>(KEYS);
         accounted.forEach((k, acc) -> got.put(k, acc.toMetrics()));
 
-        assertThat(tooLate).as("the generator sends ~1%% too-late events; some must reach the backfill topic").isPositive();
+        assertThat(tooLate)
+                .as("the generator sends ~1%% too-late events; some must reach the backfill topic")
+                .isPositive();
         assertThat(got).containsExactlyEntriesOf(groundTruth());
     }
 
     static final java.util.Comparator<WindowKey> KEYS = java.util.Comparator.comparingLong(WindowKey::windowStartMillis)
-            .thenComparing(WindowKey::campaignId).thenComparing(WindowKey::channelId);
+            .thenComparing(WindowKey::campaignId)
+            .thenComparing(WindowKey::channelId);
 
     static Map<WindowKey, WindowMetrics> groundTruth() throws IOException {
         Map<WindowKey, WindowMetrics> truth = new TreeMap<>(KEYS);
         for (String line : Files.readAllLines(home.resolve("demo/truth/expected.csv"))) {
             String[] f = line.split(",");
             if (!f[0].equals("main")) continue;
-            truth.put(new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]), new WindowMetrics(
-                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), new BigInteger(f[8]), Long.parseLong(f[9])));
+            truth.put(
+                    new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]),
+                    new WindowMetrics(
+                            Long.parseLong(f[5]),
+                            Long.parseLong(f[6]),
+                            Long.parseLong(f[7]),
+                            new BigInteger(f[8]),
+                            Long.parseLong(f[9])));
         }
         return truth;
     }
 
     static WindowKey key(ResultSet rs) throws SQLException {
-        return new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"), rs.getString("channel_id"));
+        return new WindowKey(
+                Timestamps.read(rs, "window_start"), rs.getString("campaign_id"), rs.getString("channel_id"));
     }
 
     static Connection demoSchema() throws SQLException {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
-import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowAlignment;
@@ -53,22 +52,49 @@ final class Accounting {
             "(?i)data loss|refused to replace|unable to commit transaction|PostgreSQL refused|too late at the window operator");
 
     /** What one check found; zero everywhere means the promise held. */
-    record Result(long eventsLost, long eventsDoubled, long backfillDuplicates, long backfillUnknown,
-                  long deadLettersLost, long deadLettersExtra, long lakeMissing, long lakeDuplicates,
-                  long finalKeysWrong, List<String> problems, List<String> examples, String seen) {
+    record Result(
+            long eventsLost,
+            long eventsDoubled,
+            long backfillDuplicates,
+            long backfillUnknown,
+            long deadLettersLost,
+            long deadLettersExtra,
+            long lakeMissing,
+            long lakeDuplicates,
+            long finalKeysWrong,
+            List<String> problems,
+            List<String> examples,
+            String seen) {
         boolean clean() {
-            return eventsLost == 0 && eventsDoubled == 0 && backfillDuplicates == 0 && backfillUnknown == 0
-                    && deadLettersLost == 0 && deadLettersExtra == 0 && lakeMissing == 0 && lakeDuplicates == 0
-                    && finalKeysWrong == 0 && problems.isEmpty();
+            return eventsLost == 0
+                    && eventsDoubled == 0
+                    && backfillDuplicates == 0
+                    && backfillUnknown == 0
+                    && deadLettersLost == 0
+                    && deadLettersExtra == 0
+                    && lakeMissing == 0
+                    && lakeDuplicates == 0
+                    && finalKeysWrong == 0
+                    && problems.isEmpty();
         }
 
         @Override
         public String toString() {
-            return String.format("lost %d, doubled %d, backfill duplicates %d, backfill unknown %d, dead letters lost %d / "
-                            + "extra %d, lake missing %d / duplicated %d, final keys wrong %d, problems %s%s",
-                    eventsLost, eventsDoubled, backfillDuplicates, backfillUnknown, deadLettersLost, deadLettersExtra,
-                    lakeMissing, lakeDuplicates, finalKeysWrong, problems,
-                    examples.isEmpty() ? "" : "; e.g. " + String.join("; ", examples)) + (seen.isEmpty() ? "" : " (" + seen + ")");
+            return String.format(
+                            "lost %d, doubled %d, backfill duplicates %d, backfill unknown %d, dead letters lost %d / "
+                                    + "extra %d, lake missing %d / duplicated %d, final keys wrong %d, problems %s%s",
+                            eventsLost,
+                            eventsDoubled,
+                            backfillDuplicates,
+                            backfillUnknown,
+                            deadLettersLost,
+                            deadLettersExtra,
+                            lakeMissing,
+                            lakeDuplicates,
+                            finalKeysWrong,
+                            problems,
+                            examples.isEmpty() ? "" : "; e.g. " + String.join("; ", examples))
+                    + (seen.isEmpty() ? "" : " (" + seen + ")");
         }
     }
 
@@ -108,8 +134,12 @@ final class Accounting {
                 example(examples, "backfill event " + id + " was never sent as a valid event");
                 continue;
             }
-            backfilled.computeIfAbsent(key(truthEvent), k -> new MetricsAccumulator()).add(truthEvent);
-            backfillByKey.computeIfAbsent(key(truthEvent), k -> new ArrayList<>()).add(b);
+            backfilled
+                    .computeIfAbsent(key(truthEvent), k -> new MetricsAccumulator())
+                    .add(truthEvent);
+            backfillByKey
+                    .computeIfAbsent(key(truthEvent), k -> new ArrayList<>())
+                    .add(b);
         }
 
         long lost = 0;
@@ -119,16 +149,21 @@ final class Accounting {
         keys.addAll(backfilled.keySet());
         for (WindowKey k : keys) {
             long truth = events(scenario.truth().get(k));
-            long counted = events(rows.get(k)) + events(backfilled.containsKey(k) ? backfilled.get(k).toMetrics() : null);
+            long counted = events(rows.get(k))
+                    + events(backfilled.containsKey(k) ? backfilled.get(k).toMetrics() : null);
             if (counted < truth) {
                 lost += truth - counted;
-                example(examples, k + ": truth " + truth + " events, stream row " + events(rows.get(k)) + " + backfill "
-                        + (counted - events(rows.get(k))));
+                example(
+                        examples,
+                        k + ": truth " + truth + " events, stream row " + events(rows.get(k)) + " + backfill "
+                                + (counted - events(rows.get(k))));
             } else if (counted > truth) {
                 doubled += counted - truth;
-                example(examples, k + ": truth " + truth + " events, counted " + counted + " (stream row "
-                        + events(rows.get(k)) + " + backfill " + (counted - events(rows.get(k))) + ")"
-                        + backfillDetail(backfillByKey.getOrDefault(k, List.of())));
+                example(
+                        examples,
+                        k + ": truth " + truth + " events, counted " + counted + " (stream row "
+                                + events(rows.get(k)) + " + backfill " + (counted - events(rows.get(k))) + ")"
+                                + backfillDetail(backfillByKey.getOrDefault(k, List.of())));
             } else if (!sameSums(k, rows.get(k), backfilled.get(k))) {
                 // Same number of events but other ones: one lost and one doubled at least.
                 lost++;
@@ -147,20 +182,38 @@ final class Accounting {
         Set<String> reasons = new HashSet<>(deadLetters.keySet());
         scenario.invalidByReason().keySet().forEach(r -> reasons.add(r.wireName()));
         for (String reason : reasons) {
-            long expected = scenario.invalidByReason().entrySet().stream().filter(e -> e.getKey().wireName().equals(reason))
-                    .mapToLong(Map.Entry::getValue).sum();
+            long expected = scenario.invalidByReason().entrySet().stream()
+                    .filter(e -> e.getKey().wireName().equals(reason))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
             long got = deadLetters.getOrDefault(reason, 0L);
             if (got < expected) dlLost += expected - got;
             if (got > expected) dlExtra += got - expected;
         }
-        if (dlLost + dlExtra > 0) example(examples, "dead letters by reason " + deadLetters + ", sent " + scenario.invalidByReason());
+        if (dlLost + dlExtra > 0)
+            example(examples, "dead letters by reason " + deadLetters + ", sent " + scenario.invalidByReason());
 
         long[] lake = checkLake(examples);
         long rowEvents = rows.values().stream().mapToLong(WindowMetrics::events).sum();
-        String seen = String.format("%,d events in %,d stream rows, %,d on the backfill topic, %,d dead letters",
-                rowEvents, rows.size(), backfillIds.size(), deadLetters.values().stream().mapToLong(Long::longValue).sum());
-        return new Result(lost, doubled, duplicates, unknown, dlLost, dlExtra, lake[0], lake[1], 0,
-                logProblems(), examples, seen);
+        String seen = String.format(
+                "%,d events in %,d stream rows, %,d on the backfill topic, %,d dead letters",
+                rowEvents,
+                rows.size(),
+                backfillIds.size(),
+                deadLetters.values().stream().mapToLong(Long::longValue).sum());
+        return new Result(
+                lost,
+                doubled,
+                duplicates,
+                unknown,
+                dlLost,
+                dlExtra,
+                lake[0],
+                lake[1],
+                0,
+                logProblems(),
+                examples,
+                seen);
     }
 
     /**
@@ -170,10 +223,19 @@ final class Accounting {
     private String backfillDetail(List<BackfillRecord> records) {
         StringBuilder s = new StringBuilder();
         for (BackfillRecord b : records) {
-            s.append("; backfill ").append(b.event().eventId).append(" (event_ts ").append(Instant.ofEpochMilli(b.event().eventTs))
-                    .append(", partition ").append(b.partition()).append(" offset ").append(b.offset())
-                    .append(", judged at watermark ").append(Instant.ofEpochMilli(b.watermark())).append(", lake copies ")
-                    .append(lakeCopies(b.event().eventId)).append(')');
+            s.append("; backfill ")
+                    .append(b.event().eventId)
+                    .append(" (event_ts ")
+                    .append(Instant.ofEpochMilli(b.event().eventTs))
+                    .append(", partition ")
+                    .append(b.partition())
+                    .append(" offset ")
+                    .append(b.offset())
+                    .append(", judged at watermark ")
+                    .append(Instant.ofEpochMilli(b.watermark()))
+                    .append(", lake copies ")
+                    .append(lakeCopies(b.event().eventId))
+                    .append(')');
         }
         return s.toString();
     }
@@ -184,8 +246,9 @@ final class Accounting {
             String files = lakeFileList();
             if (files.isEmpty()) return "none (no lake files)";
             try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
-                 PreparedStatement ps = duck.prepareStatement("SELECT kafka_partition, kafka_offset, record_ts FROM read_parquet(["
-                         + files + "]) WHERE event_id = ? ORDER BY kafka_offset")) {
+                    PreparedStatement ps =
+                            duck.prepareStatement("SELECT kafka_partition, kafka_offset, record_ts FROM read_parquet(["
+                                    + files + "]) WHERE event_id = ? ORDER BY kafka_offset")) {
                 ps.setString(1, eventId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -208,7 +271,10 @@ final class Accounting {
         for (WindowKey k : keys) {
             if (!java.util.Objects.equals(served.get(k), scenario.truth().get(k))) {
                 wrong++;
-                example(examples, "window_metrics " + k + " = " + served.get(k) + ", truth " + scenario.truth().get(k));
+                example(
+                        examples,
+                        "window_metrics " + k + " = " + served.get(k) + ", truth "
+                                + scenario.truth().get(k));
             }
         }
         return wrong;
@@ -236,7 +302,8 @@ final class Accounting {
         long distinct = 0;
         long uniqueIds = 0;
         if (!list.isEmpty()) {
-            try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); Statement s = duck.createStatement()) {
+            try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
+                    Statement s = duck.createStatement()) {
                 try (ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT (kafka_partition, kafka_offset)),"
                         + " count(DISTINCT event_id) FROM read_parquet([" + list + "])")) {
                     rs.next();
@@ -247,10 +314,14 @@ final class Accounting {
             }
         }
         long duplicated = rows - distinct;
-        long missing = Math.max(0, scenario.validRecords() - distinct) + Math.max(0, scenario.events().size() - uniqueIds);
+        long missing = Math.max(0, scenario.validRecords() - distinct)
+                + Math.max(0, scenario.events().size() - uniqueIds);
         if (missing + duplicated > 0) {
-            example(examples, "lake: " + rows + " rows, " + distinct + " distinct records, " + uniqueIds + " event ids; sent "
-                    + scenario.validRecords() + " valid records of " + scenario.events().size() + " events");
+            example(
+                    examples,
+                    "lake: " + rows + " rows, " + distinct + " distinct records, " + uniqueIds + " event ids; sent "
+                            + scenario.validRecords() + " valid records of "
+                            + scenario.events().size() + " events");
         }
         return new long[] {missing, duplicated};
     }
@@ -262,7 +333,8 @@ final class Accounting {
         if (Files.exists(lake)) {
             try (var s = Files.walk(lake)) {
                 // In-progress and pending part files are hidden (a leading dot): never part of the lake.
-                s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
+                s.filter(Files::isRegularFile)
+                        .filter(p -> !p.getFileName().toString().startsWith("."))
                         .filter(p -> p.getFileName().toString().endsWith(".parquet"))
                         .forEach(p -> files.add("'" + p.toString().replace("'", "''") + "'"));
             }
@@ -282,11 +354,15 @@ final class Accounting {
     private Map<WindowKey, WindowMetrics> read(String relation) throws SQLException {
         Map<WindowKey, WindowMetrics> rows = new HashMap<>();
         try (Connection c = pipeline.connection();
-             PreparedStatement ps = c.prepareStatement("SELECT * FROM " + relation);
-             ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement("SELECT * FROM " + relation);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                rows.put(new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"),
-                        rs.getString("channel_id")), MetricColumns.read(rs));
+                rows.put(
+                        new WindowKey(
+                                Timestamps.read(rs, "window_start"),
+                                rs.getString("campaign_id"),
+                                rs.getString("channel_id")),
+                        MetricColumns.read(rs));
             }
         }
         return rows;
@@ -299,5 +375,4 @@ final class Accounting {
     private static void example(List<String> examples, String text) {
         if (examples.size() < 8) examples.add(text);
     }
-
 }

@@ -36,7 +36,8 @@ final class ClusterControl {
      * stack's environment with the clusters' addresses (what local.env then exports).
      */
     Map<String, String> up() throws IOException {
-        int exit = launcher.run(log, WAIT, "up", "--cluster", "--home", stack.home().toString());
+        int exit = launcher.run(
+                log, WAIT, "up", "--cluster", "--home", stack.home().toString());
         if (exit != 0) throw new IllegalStateException("`recount up --cluster` exited " + exit + "; see " + log);
         Map<String, String> env = new HashMap<>(stack.environment());
         LocalEnvFile.read(LocalEnvFile.in(stack.home())).forEach((name, value) -> {
@@ -47,7 +48,8 @@ final class ClusterControl {
 
     /** Stops the clusters only; Kafka and PostgreSQL keep running for the other tests. */
     void down() {
-        int exit = launcher.run(log, WAIT, "down", "--cluster", "--home", stack.home().toString());
+        int exit = launcher.run(
+                log, WAIT, "down", "--cluster", "--home", stack.home().toString());
         if (exit != 0) throw new IllegalStateException("`recount down --cluster` exited " + exit + "; see " + log);
     }
 
@@ -58,8 +60,8 @@ final class ClusterControl {
     List<String> listeningBeyondLoopback() throws IOException {
         List<String> beyond = new java.util.ArrayList<>();
         Path root = stack.home().resolve("clusters");
-        for (String process : List.of("flink-jobmanager", "flink-taskmanager-1", "flink-taskmanager-2", "spark-master",
-                "spark-worker")) {
+        for (String process : List.of(
+                "flink-jobmanager", "flink-taskmanager-1", "flink-taskmanager-2", "spark-master", "spark-worker")) {
             long pid = readPid(root.resolve(process + ".pid"));
             for (String address : dev.recount.testkit.ListeningSockets.of(pid)) {
                 if (!address.startsWith("127.0.0.1:")) beyond.add(process + " " + address);
@@ -72,7 +74,9 @@ final class ClusterControl {
     long killTaskManager(int n) {
         long pid = readPid(stack.home().resolve("clusters").resolve("flink-taskmanager-" + n + ".pid"));
         Launcher.signal(pid, "KILL");
-        Poll.until(Duration.ofSeconds(30), "TaskManager " + n + " (pid " + pid + ") to exit",
+        Poll.until(
+                Duration.ofSeconds(30),
+                "TaskManager " + n + " (pid " + pid + ") to exit",
                 () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
         return pid;
     }
@@ -82,24 +86,39 @@ final class ClusterControl {
      * from the cluster's REST API (its port is in the configuration `up --cluster` wrote).
      */
     int jobFailures(String jobId) throws IOException, InterruptedException {
-        Path config = stack.home().resolve("clusters").resolve("flink").resolve("conf").resolve("config.yaml");
-        String port = Files.readAllLines(config, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith("rest.port:"))
-                .map(l -> l.substring("rest.port:".length()).strip()).findFirst()
+        Path config = stack.home()
+                .resolve("clusters")
+                .resolve("flink")
+                .resolve("conf")
+                .resolve("config.yaml");
+        String port = Files.readAllLines(config, StandardCharsets.UTF_8).stream()
+                .filter(l -> l.startsWith("rest.port:"))
+                .map(l -> l.substring("rest.port:".length()).strip())
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no rest.port in " + config));
-        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/jobs/" + jobId
-                        + "/exceptions?maxExceptions=100")).timeout(Duration.ofSeconds(10)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) throw new IllegalStateException("Flink REST answered " + r.statusCode() + ": " + r.body());
-        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())
-                .path("exceptionHistory").path("entries").size();
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/jobs/"
+                                        + jobId + "/exceptions?maxExceptions=100"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200)
+            throw new IllegalStateException("Flink REST answered " + r.statusCode() + ": " + r.body());
+        return new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(r.body())
+                .path("exceptionHistory")
+                .path("entries")
+                .size();
     }
 
     /** The TaskManagers' logs, for the accounting's check of what the job must never log. */
     String taskManagerLogs() throws IOException {
         StringBuilder all = new StringBuilder();
         try (var s = Files.list(stack.home().resolve("logs"))) {
-            for (Path p : s.filter(f -> f.getFileName().toString().matches("flink-taskmanager-\\d+\\.log(\\.\\d+)?")).sorted().toList()) {
+            for (Path p : s.filter(f -> f.getFileName().toString().matches("flink-taskmanager-\\d+\\.log(\\.\\d+)?"))
+                    .sorted()
+                    .toList()) {
                 all.append(Files.readString(p, StandardCharsets.UTF_8));
             }
         }
@@ -116,14 +135,18 @@ final class ClusterControl {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (executorDir.isEmpty()) {
             if (!whileRunning.getAsBoolean()) return Optional.empty();
-            if (System.nanoTime() > deadline) throw new IllegalStateException("no Spark executor ran a task within " + WAIT);
+            if (System.nanoTime() > deadline)
+                throw new IllegalStateException("no Spark executor ran a task within " + WAIT);
             executorDir = runningExecutor(work, since);
-            if (executorDir.isEmpty()) java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+            if (executorDir.isEmpty())
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        Duration.ofMillis(50).toNanos());
         }
         String app = executorDir.get().getParent().getFileName().toString();
         String executor = executorDir.get().getFileName().toString();
-        long pid = executorPid(app, executor).orElseThrow(() -> new IllegalStateException(
-                "executor " + executor + " of " + app + " ran a task but has no process"));
+        long pid = executorPid(app, executor)
+                .orElseThrow(() -> new IllegalStateException(
+                        "executor " + executor + " of " + app + " ran a task but has no process"));
         List<String> listening;
         try {
             listening = dev.recount.testkit.ListeningSockets.of(pid);
@@ -131,7 +154,8 @@ final class ClusterControl {
             listening = List.of("(unreadable: " + e.getMessage() + ")");
         }
         Launcher.signal(pid, "KILL");
-        return Optional.of("executor " + executor + " of " + app + " (pid " + pid + ", listening on " + listening + ")");
+        return Optional.of(
+                "executor " + executor + " of " + app + " (pid " + pid + ", listening on " + listening + ")");
     }
 
     private static Optional<Path> runningExecutor(Path work, Instant since) {
@@ -142,7 +166,9 @@ final class ClusterControl {
                 try (var executors = Files.list(app)) {
                     for (Path e : executors.filter(Files::isDirectory).toList()) {
                         Path stderr = e.resolve("stderr");
-                        if (Files.exists(stderr) && Files.readString(stderr, StandardCharsets.UTF_8).contains("Running task")) {
+                        if (Files.exists(stderr)
+                                && Files.readString(stderr, StandardCharsets.UTF_8)
+                                        .contains("Running task")) {
                             return Optional.of(e);
                         }
                     }
@@ -156,11 +182,15 @@ final class ClusterControl {
 
     /** The executor JVM: CoarseGrainedExecutorBackend with that application and executor id on its command line. */
     private static Optional<Long> executorPid(String app, String executor) {
-        return ProcessHandle.allProcesses().filter(h -> {
-            List<String> cmd = commandLine(h.pid());
-            return cmd.contains("org.apache.spark.executor.CoarseGrainedExecutorBackend")
-                    && cmd.contains(app) && executorIdIs(cmd, executor);
-        }).map(ProcessHandle::pid).findFirst();
+        return ProcessHandle.allProcesses()
+                .filter(h -> {
+                    List<String> cmd = commandLine(h.pid());
+                    return cmd.contains("org.apache.spark.executor.CoarseGrainedExecutorBackend")
+                            && cmd.contains(app)
+                            && executorIdIs(cmd, executor);
+                })
+                .map(ProcessHandle::pid)
+                .findFirst();
     }
 
     private static boolean executorIdIs(List<String> cmd, String executor) {
@@ -179,7 +209,8 @@ final class ClusterControl {
 
     private static long readPid(Path file) {
         try {
-            return Long.parseLong(Files.readAllLines(file, StandardCharsets.UTF_8).get(0).strip());
+            return Long.parseLong(
+                    Files.readAllLines(file, StandardCharsets.UTF_8).get(0).strip());
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("no pid in " + file + ": do the local clusters run?", e);
         }

@@ -12,14 +12,17 @@ enum Fault {
     POSTGRES_STOPPED("PostgreSQL stopped (fast shutdown) for 30 s while the job runs"),
     POSTGRES_FROZEN("PostgreSQL frozen (SIGSTOP of every PostgreSQL process) for 60 s while the job runs"),
     CHECKPOINT_DELETED("after a kill -9, the newest checkpoint (its results committed) deleted before the restart"),
-    CHECKPOINT_CORRUPTED("after a kill -9 right after a checkpoint completed, its _metadata truncated before the restart"),
-    POISON_CORPUS("hostile records of every kind mixed into the traffic (NUL, C1, lone surrogates, costs of 5e18, "
-            + "over the maximum and beyond 64 bits, 257-byte ids, non-objects, duplicate keys, 600 KB, a producer "
-            + "clock 50 minutes ahead): no restart, dead letters exact by reason, the watermark never ahead of the clock"),
+    CHECKPOINT_CORRUPTED(
+            "after a kill -9 right after a checkpoint completed, its _metadata truncated before the restart"),
+    POISON_CORPUS(
+            "hostile records of every kind mixed into the traffic (NUL, C1, lone surrogates, costs of 5e18, "
+                    + "over the maximum and beyond 64 bits, 257-byte ids, non-objects, duplicate keys, 600 KB, a producer "
+                    + "clock 50 minutes ahead): no restart, dead letters exact by reason, the watermark never ahead of the clock"),
     RECONCILE_KILLED("reconcile killed with kill -9 in the middle of its run, then run again"),
-    CLUSTER_PROCESSES_KILLED("on the local standalone clusters (`up --cluster`, `stream --cluster`, `backfill --cluster`): "
-            + "kill -9 of one Flink TaskManager while traffic flows (the job fails over to the other), and of a Spark "
-            + "executor while it runs a task of `backfill range`");
+    CLUSTER_PROCESSES_KILLED(
+            "on the local standalone clusters (`up --cluster`, `stream --cluster`, `backfill --cluster`): "
+                    + "kill -9 of one Flink TaskManager while traffic flows (the job fails over to the other), and of a Spark "
+                    + "executor while it runs a task of `backfill range`");
 
     final String description;
 

@@ -54,8 +54,8 @@ final class FaultRound {
         this.rate = rate;
         this.seed = seed;
         this.log = log;
-        this.control = new StackControl(stack, new Launcher(Launcher.repositoryRoot(), stack.environment()),
-                dir.resolve("stack-control.log"));
+        this.control = new StackControl(
+                stack, new Launcher(Launcher.repositoryRoot(), stack.environment()), dir.resolve("stack-control.log"));
     }
 
     RoundResult run(Fault fault) throws Exception {
@@ -65,8 +65,8 @@ final class FaultRound {
         ClusterControl clusters = null;
         Pipeline pipeline;
         if (fault == Fault.CLUSTER_PROCESSES_KILLED) {
-            clusters = new ClusterControl(stack, new Launcher(Launcher.repositoryRoot(), stack.environment()),
-                    dir.resolve("clusters.log"));
+            clusters = new ClusterControl(
+                    stack, new Launcher(Launcher.repositoryRoot(), stack.environment()), dir.resolve("clusters.log"));
             pipeline = Pipeline.onClusters(dir, stack, settings, clusters.up(), clusters::taskManagerLogs);
         } else {
             pipeline = Pipeline.create(dir, stack, settings);
@@ -84,11 +84,15 @@ final class FaultRound {
         Scenario scenario = Scenario.generate(dir, events, Duration.ofMinutes(6), seed, time, 3, now);
         PoisonCorpus poison = null;
         if (fault == Fault.POISON_CORPUS) {
-            poison = new PoisonCorpus(scenario.from().plus(Duration.between(scenario.from(), scenario.to()).dividedBy(2)), now);
+            poison = new PoisonCorpus(
+                    scenario.from()
+                            .plus(Duration.between(scenario.from(), scenario.to())
+                                    .dividedBy(2)),
+                    now);
             scenario = scenario.with(poison.lines(), poison.direct(), now, time);
         }
-        log.accept(fault + ": " + scenario.events().size() + " events, " + scenario.invalidTotal() + " invalid records, "
-                + "windows [" + scenario.from() + ", " + scenario.to() + ") in " + dir);
+        log.accept(fault + ": " + scenario.events().size() + " events, " + scenario.invalidTotal()
+                + " invalid records, " + "windows [" + scenario.from() + ", " + scenario.to() + ") in " + dir);
 
         List<Duration> recoveries = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -97,10 +101,21 @@ final class FaultRound {
         Process produce = pipeline.startProduce(scenario.file(), rate);
 
         int injections = switch (fault) {
-            case KILL_STREAM_ONCE -> kill(pipeline, new KillPoint[] {KillPoint.RIGHT_AFTER_CHECKPOINT}, produce, recoveries, notes);
-            case KILL_STREAM -> kill(pipeline, new KillPoint[] {KillPoint.DURING_TRAFFIC, KillPoint.DURING_CHECKPOINT,
-                    KillPoint.RIGHT_AFTER_CHECKPOINT, KillPoint.WHILE_CATCHING_UP, KillPoint.DURING_TRAFFIC},
-                    produce, recoveries, notes);
+            case KILL_STREAM_ONCE ->
+                kill(pipeline, new KillPoint[] {KillPoint.RIGHT_AFTER_CHECKPOINT}, produce, recoveries, notes);
+            case KILL_STREAM ->
+                kill(
+                        pipeline,
+                        new KillPoint[] {
+                            KillPoint.DURING_TRAFFIC,
+                            KillPoint.DURING_CHECKPOINT,
+                            KillPoint.RIGHT_AFTER_CHECKPOINT,
+                            KillPoint.WHILE_CATCHING_UP,
+                            KillPoint.DURING_TRAFFIC
+                        },
+                        produce,
+                        recoveries,
+                        notes);
             case RESTART_AFTER_TRANSACTION_TIMEOUT -> restartAfterTimeout(pipeline, recoveries, notes);
             case BROKER_RESTART -> restartBroker(pipeline, produce, scenario, recoveries, notes);
             case POSTGRES_STOPPED -> stopPostgres(pipeline, recoveries);
@@ -115,8 +130,12 @@ final class FaultRound {
         List<String> problems = new ArrayList<>();
         if (fault == Fault.POISON_CORPUS) {
             // The job has read everything once the drain below starts; failures of the running job count now.
-            Poll.until(Duration.ofMinutes(3), "the stream job to commit after the traffic",
-                    () -> pipeline.lastCommit().map(t -> t.isAfter(Instant.now().minusSeconds(3))).orElse(false));
+            Poll.until(
+                    Duration.ofMinutes(3),
+                    "the stream job to commit after the traffic",
+                    () -> pipeline.lastCommit()
+                            .map(t -> t.isAfter(Instant.now().minusSeconds(3)))
+                            .orElse(false));
             int failures = pipeline.failuresOfRunningJob();
             notes.add("failures of the running job during the corpus: " + failures);
             if (failures != 0) problems.add("the job failed " + failures + " time(s) during the poison corpus");
@@ -124,7 +143,9 @@ final class FaultRound {
 
         pipeline.stopStream();
         int drained = pipeline.drain();
-        if (drained != 0) throw new IllegalStateException("stream --bounded exited " + drained + "; see " + pipeline.log("stream-drain"));
+        if (drained != 0)
+            throw new IllegalStateException(
+                    "stream --bounded exited " + drained + "; see " + pipeline.log("stream-drain"));
         Accounting accounting = new Accounting(pipeline, scenario, stack.bootstrapServers(), time.windows());
         Accounting.Result streamResult = accounting.checkStream();
         if (fault == Fault.POISON_CORPUS) {
@@ -144,22 +165,34 @@ final class FaultRound {
         int backfilled = fault == Fault.CLUSTER_PROCESSES_KILLED
                 ? backfillKillingAnExecutor(pipeline, clusters, scenario, notes, problems)
                 : pipeline.backfillRange(scenario.from(), scenario.to());
-        if (backfilled != 0) throw new IllegalStateException("backfill range exited " + backfilled + "; see " + pipeline.log("backfill"));
+        if (backfilled != 0)
+            throw new IllegalStateException(
+                    "backfill range exited " + backfilled + "; see " + pipeline.log("backfill"));
         List<String> finalExamples = new ArrayList<>(streamResult.examples());
-        if (fault == Fault.RECONCILE_KILLED) injections = killReconcile(pipeline, scenario, recoveries, notes, problems);
+        if (fault == Fault.RECONCILE_KILLED)
+            injections = killReconcile(pipeline, scenario, recoveries, notes, problems);
         int reconciled = pipeline.reconcile(scenario.from(), scenario.to());
         if (reconciled != 0 && reconciled != 3) {
             throw new IllegalStateException("reconcile exited " + reconciled + "; see " + pipeline.log("reconcile"));
         }
         long wrong = accounting.finalKeysWrong(finalExamples);
-        Accounting.Result result = new Accounting.Result(streamResult.eventsLost(), streamResult.eventsDoubled(),
-                streamResult.backfillDuplicates(), streamResult.backfillUnknown(), streamResult.deadLettersLost(),
-                streamResult.deadLettersExtra(), streamResult.lakeMissing(), streamResult.lakeDuplicates(), wrong,
-                concat(streamResult.problems(), problems), finalExamples, streamResult.seen());
-        RoundResult round = new RoundResult(fault, injections, recoveries, result, notes,
-                Duration.ofNanos(System.nanoTime() - started));
-        log.accept(fault + ": " + (round.passed() ? "exact" : "NOT EXACT") + " — " + result + "; recoveries " + recoveries
-                + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)));
+        Accounting.Result result = new Accounting.Result(
+                streamResult.eventsLost(),
+                streamResult.eventsDoubled(),
+                streamResult.backfillDuplicates(),
+                streamResult.backfillUnknown(),
+                streamResult.deadLettersLost(),
+                streamResult.deadLettersExtra(),
+                streamResult.lakeMissing(),
+                streamResult.lakeDuplicates(),
+                wrong,
+                concat(streamResult.problems(), problems),
+                finalExamples,
+                streamResult.seen());
+        RoundResult round = new RoundResult(
+                fault, injections, recoveries, result, notes, Duration.ofNanos(System.nanoTime() - started));
+        log.accept(fault + ": " + (round.passed() ? "exact" : "NOT EXACT") + " — " + result + "; recoveries "
+                + recoveries + (notes.isEmpty() ? "" : "; " + String.join("; ", notes)));
         return round;
     }
 
@@ -167,8 +200,8 @@ final class FaultRound {
         Path logFile = pipeline.log("stream-" + pipeline.streamStarts());
         Poll.until(Duration.ofMinutes(3), "the stream job to run (" + logFile + ")", () -> {
             if (!pipeline.stream().isAlive()) {
-                throw new IllegalStateException("the stream job exited " + pipeline.stream().exitValue() + ": "
-                        + lastLines(logFile));
+                throw new IllegalStateException(
+                        "the stream job exited " + pipeline.stream().exitValue() + ": " + lastLines(logFile));
             }
             return Files.exists(logFile) && Files.readString(logFile).contains(" running");
         });
@@ -176,10 +209,16 @@ final class FaultRound {
 
     // --- kill -9 of the whole stream JVM -----------------------------------------------------------------------
 
-    private enum KillPoint { DURING_TRAFFIC, DURING_CHECKPOINT, RIGHT_AFTER_CHECKPOINT, WHILE_CATCHING_UP }
+    private enum KillPoint {
+        DURING_TRAFFIC,
+        DURING_CHECKPOINT,
+        RIGHT_AFTER_CHECKPOINT,
+        WHILE_CATCHING_UP
+    }
 
-    private int kill(Pipeline pipeline, KillPoint[] plan, Process produce, List<Duration> recoveries,
-                     List<String> notes) throws Exception {
+    private int kill(
+            Pipeline pipeline, KillPoint[] plan, Process produce, List<Duration> recoveries, List<String> notes)
+            throws Exception {
         Instant lastRestart = Instant.now();
         for (KillPoint point : plan) {
             String reached = switch (point) {
@@ -187,8 +226,10 @@ final class FaultRound {
                     pause(Duration.ofSeconds(4));
                     yield produce.isAlive() ? "during traffic" : "after traffic, while the job works through it";
                 }
-                case DURING_CHECKPOINT -> awaitCheckpointInProgress(pipeline)
-                        ? "during a checkpoint" : "during traffic (no checkpoint caught in progress)";
+                case DURING_CHECKPOINT ->
+                    awaitCheckpointInProgress(pipeline)
+                            ? "during a checkpoint"
+                            : "during traffic (no checkpoint caught in progress)";
                 case RIGHT_AFTER_CHECKPOINT -> {
                     awaitNewCompleteCheckpoint(pipeline);
                     yield "right after a checkpoint completed";
@@ -229,7 +270,8 @@ final class FaultRound {
     }
 
     private static Optional<Path> newestComplete(Pipeline pipeline) throws IOException {
-        return pipeline.checkpointDirs().stream().filter(p -> Files.exists(p.resolve("_metadata")))
+        return pipeline.checkpointDirs().stream()
+                .filter(p -> Files.exists(p.resolve("_metadata")))
                 .max(Comparator.comparingLong(FaultRound::modified));
     }
 
@@ -263,8 +305,9 @@ final class FaultRound {
      * fails over onto the other TaskManager (it has slots for the whole job) and resumes from the last checkpoint by
      * itself — nobody restarts anything. Then the TaskManager is started again ({@code up --cluster}).
      */
-    private int killTaskManager(Pipeline pipeline, ClusterControl clusters, Process produce, List<Duration> recoveries,
-                                List<String> notes) throws Exception {
+    private int killTaskManager(
+            Pipeline pipeline, ClusterControl clusters, Process produce, List<Duration> recoveries, List<String> notes)
+            throws Exception {
         awaitNewCompleteCheckpoint(pipeline);
         // With the job running, every port of every cluster process is open: none may be beyond loopback.
         List<String> exposed = clusters.listeningBeyondLoopback();
@@ -276,8 +319,10 @@ final class FaultRound {
         recoveries.add(pipeline.awaitCommitAfter(killed, killed, Duration.ofMinutes(3)));
         // The kill must have hit the job: its tasks are spread over both TaskManagers, so it failed over.
         String log = Files.readString(pipeline.log("stream-" + pipeline.streamStarts()), StandardCharsets.UTF_8);
-        java.util.regex.Matcher job = java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
-        if (!job.find()) throw new IllegalStateException("no job id in " + pipeline.log("stream-" + pipeline.streamStarts()));
+        java.util.regex.Matcher job =
+                java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
+        if (!job.find())
+            throw new IllegalStateException("no job id in " + pipeline.log("stream-" + pipeline.streamStarts()));
         notes.add("failovers of the job after the kill: " + clusters.jobFailures(job.group(1)));
         clusters.up();
         notes.add("TaskManager 1 started again by `up --cluster`");
@@ -285,8 +330,9 @@ final class FaultRound {
     }
 
     /** `backfill range --cluster` with the executor killed (kill -9) while it runs a task; the run must still be exact. */
-    private int backfillKillingAnExecutor(Pipeline pipeline, ClusterControl clusters, Scenario scenario, List<String> notes,
-                                          List<String> problems) throws Exception {
+    private int backfillKillingAnExecutor(
+            Pipeline pipeline, ClusterControl clusters, Scenario scenario, List<String> notes, List<String> problems)
+            throws Exception {
         Instant since = Instant.now();
         Process backfill = pipeline.startBackfillRange(scenario.from(), scenario.to());
         Optional<String> killed = clusters.killExecutorRunningATask(since, backfill::isAlive);
@@ -307,15 +353,17 @@ final class FaultRound {
 
     // --- the Kafka broker ---------------------------------------------------------------------------------------
 
-    private int restartBroker(Pipeline pipeline, Process produce, Scenario scenario, List<Duration> recoveries,
-                              List<String> notes) throws Exception {
+    private int restartBroker(
+            Pipeline pipeline, Process produce, Scenario scenario, List<Duration> recoveries, List<String> notes)
+            throws Exception {
         pause(Duration.ofSeconds(5));
         Instant stopped = Instant.now();
         control.stopBroker();
         pause(Duration.ofSeconds(15));
         control.startMissing();
         Instant back = Instant.now();
-        if (!produce.waitFor(3, TimeUnit.MINUTES)) throw new IllegalStateException("produce hangs after the broker restart");
+        if (!produce.waitFor(3, TimeUnit.MINUTES))
+            throw new IllegalStateException("produce hangs after the broker restart");
         notes.add("produce during the outage exited " + produce.exitValue() + ": "
                 + lastLine(lastLines(pipeline.log("produce"))));
         // produce stopped (or not); its rerun continues after the last committed line, then the job must commit.
@@ -375,7 +423,8 @@ final class FaultRound {
         awaitNewCompleteCheckpoint(pipeline);
         if (delete) {
             // Deleted after its results were committed: resuming from the older one would count twice (refused).
-            Instant completed = Instant.ofEpochMilli(modified(newestComplete(pipeline).orElseThrow()));
+            Instant completed =
+                    Instant.ofEpochMilli(modified(newestComplete(pipeline).orElseThrow()));
             pipeline.awaitCommitAfter(completed, completed, Duration.ofMinutes(2));
         } else {
             // Corrupted right after it completed, most likely before its results were committed (older one safe).
@@ -397,8 +446,11 @@ final class FaultRound {
         Process restarted = pipeline.startStream();
         Path logFile = pipeline.log("stream-" + pipeline.streamStarts());
         // Refused (the process exits non-zero with one line) or resumed (it prints that its job runs).
-        Poll.until(Duration.ofMinutes(3), "the damaged restart to be refused or to run", () -> !restarted.isAlive()
-                || Files.exists(logFile) && Files.readString(logFile).contains(" running"));
+        Poll.until(
+                Duration.ofMinutes(3),
+                "the damaged restart to be refused or to run",
+                () -> !restarted.isAlive()
+                        || Files.exists(logFile) && Files.readString(logFile).contains(" running"));
         boolean refused = !restarted.isAlive() && restarted.exitValue() != 0;
         if (refused) {
             notes.add((delete ? "deleted " : "corrupted ") + newest.getFileName() + ": refused (exit "
@@ -410,8 +462,8 @@ final class FaultRound {
         } else if (!restarted.isAlive()) {
             throw new IllegalStateException("the stream job exited 0 right after the damaged restart; see " + logFile);
         } else {
-            notes.add((delete ? "deleted " : "corrupted ") + newest.getFileName() + ": resumed from an older checkpoint: "
-                    + lastLine(grep(logFile, "resuming|skipping")));
+            notes.add((delete ? "deleted " : "corrupted ") + newest.getFileName()
+                    + ": resumed from an older checkpoint: " + lastLine(grep(logFile, "resuming|skipping")));
         }
         awaitRunning(pipeline);
         recoveries.add(pipeline.awaitCommitAfter(restartedAt, killed, Duration.ofMinutes(3)));
@@ -420,12 +472,15 @@ final class FaultRound {
 
     // --- reconcile ----------------------------------------------------------------------------------------------
 
-    private int killReconcile(Pipeline pipeline, Scenario scenario, List<Duration> recoveries, List<String> notes,
-                              List<String> problems) throws Exception {
+    private int killReconcile(
+            Pipeline pipeline, Scenario scenario, List<Duration> recoveries, List<String> notes, List<String> problems)
+            throws Exception {
         String servedBefore = served(pipeline);
         long runsBefore = count(pipeline, "SELECT count(*) FROM reconciliation_runs");
         Process reconcile = pipeline.startReconcile(scenario.from(), scenario.to());
-        Poll.until(Duration.ofMinutes(2), "reconcile to record its run",
+        Poll.until(
+                Duration.ofMinutes(2),
+                "reconcile to record its run",
                 () -> count(pipeline, "SELECT count(*) FROM reconciliation_runs") > runsBefore || !reconcile.isAlive());
         Instant killed = Instant.now();
         boolean wasRunning = reconcile.isAlive();
@@ -435,20 +490,25 @@ final class FaultRound {
         if (!servedBefore.equals(served(pipeline))) problems.add("the killed reconcile changed the served numbers");
         int again = pipeline.reconcile(scenario.from(), scenario.to());
         recoveries.add(Duration.between(killed, Instant.now()));
-        long failed = count(pipeline, "SELECT count(*) FROM reconciliation_runs WHERE status = 'failed' AND error LIKE 'abandoned%'");
+        long failed = count(
+                pipeline,
+                "SELECT count(*) FROM reconciliation_runs WHERE status = 'failed' AND error LIKE 'abandoned%'");
         long running = count(pipeline, "SELECT count(*) FROM reconciliation_runs WHERE status = 'running'");
         notes.add("rerun exited " + again + "; killed runs marked failed: " + failed + ", still running: " + running);
         if (wasRunning && (failed != 1 || running != 0)) {
-            problems.add("the killed reconcile run is not marked failed (failed " + failed + ", running " + running + ")");
+            problems.add(
+                    "the killed reconcile run is not marked failed (failed " + failed + ", running " + running + ")");
         }
         return 1;
     }
 
     private static String served(Pipeline pipeline) throws Exception {
         StringBuilder b = new StringBuilder();
-        try (Connection c = pipeline.connection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT window_start, campaign_id, channel_id, events, spend_micros, source,"
-                     + " is_final FROM window_metrics ORDER BY 1, 2, 3")) {
+        try (Connection c = pipeline.connection();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT window_start, campaign_id, channel_id, events, spend_micros, source,"
+                                + " is_final FROM window_metrics ORDER BY 1, 2, 3")) {
             while (rs.next()) {
                 for (int i = 1; i <= 7; i++) b.append(rs.getString(i)).append(i == 7 ? '\n' : ',');
             }
@@ -457,7 +517,9 @@ final class FaultRound {
     }
 
     private static long count(Pipeline pipeline, String sql) throws Exception {
-        try (Connection c = pipeline.connection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = pipeline.connection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -474,8 +536,13 @@ final class FaultRound {
         p.put("acks", "all");
         try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
             for (Map.Entry<byte[], Long> e : values.entrySet()) {
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(pipeline.input, null, e.getValue(),
-                        "cmp-poison".getBytes(StandardCharsets.UTF_8), e.getKey())).get(30, TimeUnit.SECONDS);
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                                pipeline.input,
+                                null,
+                                e.getValue(),
+                                "cmp-poison".getBytes(StandardCharsets.UTF_8),
+                                e.getKey()))
+                        .get(30, TimeUnit.SECONDS);
             }
         } catch (Exception e) {
             throw new IllegalStateException("cannot send the direct records", e);
@@ -512,8 +579,13 @@ final class FaultRound {
 
     private static String grep(Path file, String regex) {
         try {
-            return String.join("\n", Files.readAllLines(file, StandardCharsets.UTF_8).stream()
-                    .filter(l -> java.util.regex.Pattern.compile(regex).matcher(l).find()).toList());
+            return String.join(
+                    "\n",
+                    Files.readAllLines(file, StandardCharsets.UTF_8).stream()
+                            .filter(l -> java.util.regex.Pattern.compile(regex)
+                                    .matcher(l)
+                                    .find())
+                            .toList());
         } catch (IOException e) {
             return "";
         }

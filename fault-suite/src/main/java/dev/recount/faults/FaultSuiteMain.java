@@ -17,7 +17,9 @@ import picocli.CommandLine.Option;
  * every fault {@code --rounds} times, each round a fresh pipeline, and the results written to docs/reliability.md.
  * Exit code 0 only if every round was exact.
  */
-@Command(name = "fault-suite", mixinStandardHelpOptions = true,
+@Command(
+        name = "fault-suite",
+        mixinStandardHelpOptions = true,
         description = "Inject real faults into the real pipeline and check every output against the ground truth.")
 public final class FaultSuiteMain implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "3", description = "Rounds per fault (default: ${DEFAULT-VALUE}).")
@@ -26,16 +28,24 @@ public final class FaultSuiteMain implements Callable<Integer> {
     @Option(names = "--faults", split = ",", description = "Faults to run (default: all): ${COMPLETION-CANDIDATES}.")
     List<Fault> faults;
 
-    @Option(names = "--events", defaultValue = "30000", description = "Unique valid events per round (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--events",
+            defaultValue = "30000",
+            description = "Unique valid events per round (default: ${DEFAULT-VALUE}).")
     long events;
 
-    @Option(names = "--rate", defaultValue = "500", description = "Records per second produce sends (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rate",
+            defaultValue = "500",
+            description = "Records per second produce sends (default: ${DEFAULT-VALUE}).")
     double rate;
 
     @Option(names = "--work", description = "Directory for the stack and the rounds (default: a new temporary one).")
     Path work;
 
-    @Option(names = "--report", description = "Markdown file whose generated section gets the results (default: docs/reliability.md).")
+    @Option(
+            names = "--report",
+            description = "Markdown file whose generated section gets the results (default: docs/reliability.md).")
     Path report;
 
     @Option(names = "--command", hidden = true, defaultValue = "fault-suite/run.sh")
@@ -58,14 +68,32 @@ public final class FaultSuiteMain implements Callable<Integer> {
             for (int round = 1; round <= rounds; round++) {
                 for (Fault fault : chosen) {
                     n++;
-                    Path dir = home.resolve(String.format("round-%02d-%s", n, fault.name().toLowerCase()));
+                    Path dir = home.resolve(
+                            String.format("round-%02d-%s", n, fault.name().toLowerCase()));
                     try {
-                        results.add(new FaultRound(stack, dir, events, rate, 1000L * round + fault.ordinal(), out::println)
-                                .run(fault));
+                        results.add(
+                                new FaultRound(stack, dir, events, rate, 1000L * round + fault.ordinal(), out::println)
+                                        .run(fault));
                     } catch (Exception | AssertionError e) {
                         out.println(fault + ": ROUND FAILED TO RUN: " + e);
-                        results.add(new RoundResult(fault, 0, List.of(), new Accounting.Result(0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                List.of("round did not complete: " + e), List.of(), ""), List.of("see " + dir),
+                        results.add(new RoundResult(
+                                fault,
+                                0,
+                                List.of(),
+                                new Accounting.Result(
+                                        0,
+                                        0,
+                                        0,
+                                        0,
+                                        0,
+                                        0,
+                                        0,
+                                        0,
+                                        0,
+                                        List.of("round did not complete: " + e),
+                                        List.of(),
+                                        ""),
+                                List.of("see " + dir),
                                 java.time.Duration.ZERO));
                     }
                 }
@@ -74,7 +102,9 @@ public final class FaultSuiteMain implements Callable<Integer> {
             stack.stop();
         }
         String section = ReliabilityReport.render(results, command, machine(), Instant.now());
-        Path doc = report != null ? report : Launcher.repositoryRoot().resolve("docs").resolve("reliability.md");
+        Path doc = report != null
+                ? report
+                : Launcher.repositoryRoot().resolve("docs").resolve("reliability.md");
         ReliabilityReport.writeInto(doc, section);
         out.println(section);
         out.println("fault suite: results written to " + doc);

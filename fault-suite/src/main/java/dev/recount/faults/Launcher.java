@@ -42,8 +42,12 @@ final class Launcher {
         pb.environment().put("RECOUNT_NO_LOCAL_ENV", "1");
         try {
             Files.createDirectories(log.getParent());
-            Files.writeString(log, "\n$ ./recount " + String.join(" ", args) + "\n", StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(
+                    log,
+                    "\n$ ./recount " + String.join(" ", args) + "\n",
+                    StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
             return pb.start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start ./recount " + String.join(" ", args), e);
@@ -56,8 +60,8 @@ final class Launcher {
         try {
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException("./recount " + String.join(" ", args) + " did not finish within "
-                        + timeout + "; see " + log);
+                throw new IllegalStateException(
+                        "./recount " + String.join(" ", args) + " did not finish within " + timeout + "; see " + log);
             }
             return p.exitValue();
         } catch (InterruptedException e) {
@@ -69,7 +73,9 @@ final class Launcher {
     /** Sends a signal by name (STOP, CONT, INT, TERM, KILL) to a process. */
     static void signal(long pid, String signal) {
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
             if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
                 throw new IllegalStateException("kill -" + signal + " " + pid + " failed: "
                         + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip());

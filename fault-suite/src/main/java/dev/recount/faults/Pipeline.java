@@ -44,10 +44,18 @@ final class Pipeline {
     private int streamStarts;
     /** On the local standalone clusters: `stream --cluster`, `backfill --cluster`. */
     private boolean onClusters;
+
     private java.util.concurrent.Callable<String> clusterLogs = () -> "";
 
-    private Pipeline(Path dir, LocalStack stack, Launcher launcher, String schema, String input, String deadLetter,
-                     String backfill, Path config) {
+    private Pipeline(
+            Path dir,
+            LocalStack stack,
+            Launcher launcher,
+            String schema,
+            String input,
+            String deadLetter,
+            String backfill,
+            Path config) {
         this.dir = dir;
         this.stack = stack;
         this.launcher = launcher;
@@ -68,22 +76,32 @@ final class Pipeline {
      * cluster, the backfill to the Spark cluster. {@code environment} holds the clusters' addresses; the
      * TaskManagers' logs count as the job's logs.
      */
-    static Pipeline onClusters(Path dir, LocalStack stack, Map<String, String> settings, Map<String, String> environment,
-                               java.util.concurrent.Callable<String> clusterLogs) throws IOException {
+    static Pipeline onClusters(
+            Path dir,
+            LocalStack stack,
+            Map<String, String> settings,
+            Map<String, String> environment,
+            java.util.concurrent.Callable<String> clusterLogs)
+            throws IOException {
         Pipeline p = create(dir, stack, settings, environment);
         p.onClusters = true;
         p.clusterLogs = clusterLogs;
         return p;
     }
 
-    private static Pipeline create(Path dir, LocalStack stack, Map<String, String> settings, Map<String, String> environment)
+    private static Pipeline create(
+            Path dir, LocalStack stack, Map<String, String> settings, Map<String, String> environment)
             throws IOException {
         String input = TestNames.unique("faults-in");
         String dlq = input + "-dlq";
         String late = input + "-late";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(input, 3, (short) 1), new NewTopic(dlq, 3, (short) 1),
-                    new NewTopic(late, 3, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            admin.createTopics(List.of(
+                            new NewTopic(input, 3, (short) 1),
+                            new NewTopic(dlq, 3, (short) 1),
+                            new NewTopic(late, 3, (short) 1)))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot create the topics of " + input, e);
         }
@@ -108,8 +126,8 @@ final class Pipeline {
         try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
             p.store(w, "fault suite round");
         }
-        return new Pipeline(dir, stack, new Launcher(Launcher.repositoryRoot(), environment), schema, input, dlq,
-                late, config);
+        return new Pipeline(
+                dir, stack, new Launcher(Launcher.repositoryRoot(), environment), schema, input, dlq, late, config);
     }
 
     Path log(String name) {
@@ -118,7 +136,8 @@ final class Pipeline {
 
     /** Starts `./recount stream` (resuming from its checkpoints, as after a crash a user would). */
     Process startStream() {
-        stream = launcher.start(log("stream-" + (++streamStarts)), withCluster("stream", "--config", config.toString()));
+        stream =
+                launcher.start(log("stream-" + (++streamStarts)), withCluster("stream", "--config", config.toString()));
         return stream;
     }
 
@@ -141,19 +160,29 @@ final class Pipeline {
         stream.destroy();
         if (!stream.waitFor(3, TimeUnit.MINUTES)) {
             stream.destroyForcibly();
-            throw new IllegalStateException("the stream job did not stop on SIGTERM within 3 min; see " + log("stream-" + streamStarts));
+            throw new IllegalStateException(
+                    "the stream job did not stop on SIGTERM within 3 min; see " + log("stream-" + streamStarts));
         }
     }
 
     /** `./recount stream --bounded`: reads to the offsets latest at its start and flushes every window. */
     int drain() {
-        return launcher.run(log("stream-drain"), Duration.ofMinutes(10),
+        return launcher.run(
+                log("stream-drain"),
+                Duration.ofMinutes(10),
                 withCluster("stream", "--bounded", "--config", config.toString()));
     }
 
     Process startProduce(Path file, double rate) {
-        return launcher.start(log("produce"), "produce", "--file", file.toString(), "--rate", Double.toString(rate),
-                "--config", config.toString());
+        return launcher.start(
+                log("produce"),
+                "produce",
+                "--file",
+                file.toString(),
+                "--rate",
+                Double.toString(rate),
+                "--config",
+                config.toString());
     }
 
     /**
@@ -170,8 +199,16 @@ final class Pipeline {
     }
 
     private String[] backfillRangeArgs(Instant from, Instant to) {
-        return withCluster("backfill", "range", "--from", from.toString(), "--to", to.toString(), "--force",
-                "--config", config.toString());
+        return withCluster(
+                "backfill",
+                "range",
+                "--from",
+                from.toString(),
+                "--to",
+                to.toString(),
+                "--force",
+                "--config",
+                config.toString());
     }
 
     private String[] withCluster(String... args) {
@@ -182,8 +219,15 @@ final class Pipeline {
     }
 
     Process startReconcile(Instant from, Instant to) {
-        return launcher.start(log("reconcile"), "reconcile", "--from", from.toString(), "--to", to.toString(),
-                "--config", config.toString());
+        return launcher.start(
+                log("reconcile"),
+                "reconcile",
+                "--from",
+                from.toString(),
+                "--to",
+                to.toString(),
+                "--config",
+                config.toString());
     }
 
     int reconcile(Instant from, Instant to) throws InterruptedException {
@@ -204,8 +248,8 @@ final class Pipeline {
     /** When the stream job last committed to PostgreSQL, if ever. */
     Optional<Instant> lastCommit() {
         try (Connection c = connection();
-             PreparedStatement ps = c.prepareStatement("SELECT max(updated_at) FROM stream_progress");
-             ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement("SELECT max(updated_at) FROM stream_progress");
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             java.sql.Timestamp t = rs.getTimestamp(1);
             return Optional.ofNullable(t).map(java.sql.Timestamp::toInstant);
@@ -219,8 +263,8 @@ final class Pipeline {
      * a commit of the old process must not count) and returns how long after {@code faultAt} that was.
      */
     Duration awaitCommitAfter(Instant after, Instant faultAt, Duration timeout) {
-        Instant committed = Poll.untilPresent(timeout, "a stream commit after " + after,
-                () -> lastCommit().filter(t -> t.isAfter(after)));
+        Instant committed = Poll.untilPresent(
+                timeout, "a stream commit after " + after, () -> lastCommit().filter(t -> t.isAfter(after)));
         return Duration.between(faultAt, committed);
     }
 
@@ -229,7 +273,9 @@ final class Pipeline {
         Path root = dir.resolve("checkpoints");
         if (!Files.exists(root)) return List.of();
         try (var s = Files.walk(root, 2)) {
-            return s.filter(p -> p.getFileName().toString().startsWith("chk-")).sorted().toList();
+            return s.filter(p -> p.getFileName().toString().startsWith("chk-"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -239,23 +285,34 @@ final class Pipeline {
      */
     int failuresOfRunningJob() throws IOException, InterruptedException {
         String log = Files.readString(log("stream-" + streamStarts), StandardCharsets.UTF_8);
-        java.util.regex.Matcher ui = java.util.regex.Pattern.compile("Web UI: (http://[^\\s]+)").matcher(log);
-        java.util.regex.Matcher job = java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
-        if (!ui.find() || !job.find()) throw new IllegalStateException("no Web UI or job id in " + log("stream-" + streamStarts));
-        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create(ui.group(1) + "/jobs/" + job.group(1)
-                        + "/exceptions?maxExceptions=100")).timeout(Duration.ofSeconds(10)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) throw new IllegalStateException("Flink REST answered " + r.statusCode() + ": " + r.body());
+        java.util.regex.Matcher ui =
+                java.util.regex.Pattern.compile("Web UI: (http://[^\\s]+)").matcher(log);
+        java.util.regex.Matcher job =
+                java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
+        if (!ui.find() || !job.find())
+            throw new IllegalStateException("no Web UI or job id in " + log("stream-" + streamStarts));
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                                        ui.group(1) + "/jobs/" + job.group(1) + "/exceptions?maxExceptions=100"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200)
+            throw new IllegalStateException("Flink REST answered " + r.statusCode() + ": " + r.body());
         com.fasterxml.jackson.databind.JsonNode entries = new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(r.body()).path("exceptionHistory").path("entries");
+                .readTree(r.body())
+                .path("exceptionHistory")
+                .path("entries");
         return entries.size();
     }
 
     String streamLogs() throws IOException {
         StringBuilder all = new StringBuilder();
         try (var s = Files.list(dir.resolve("logs"))) {
-            for (Path p : s.filter(f -> f.getFileName().toString().startsWith("stream")).sorted().toList()) {
+            for (Path p : s.filter(f -> f.getFileName().toString().startsWith("stream"))
+                    .sorted()
+                    .toList()) {
                 all.append(Files.readString(p, StandardCharsets.UTF_8));
             }
         }

@@ -17,6 +17,7 @@ import java.util.Map;
 final class PoisonCorpus {
     /** Event time of the poison events: inside the traffic's range, so they fall in its windows. */
     private final long at;
+
     private final Instant skewedClock;
 
     PoisonCorpus(Instant trafficMiddle, Instant now) {
@@ -56,8 +57,10 @@ final class PoisonCorpus {
     /** Values sent with their own record timestamp: the skewed producer's event, timed by its own clock. */
     Map<byte[], Long> direct() {
         Map<byte[], Long> m = new LinkedHashMap<>();
-        m.put(event("p-skewed-clock", "click", skewedClock.toEpochMilli(), "cmp-poison", "ch-skew", 7)
-                .getBytes(StandardCharsets.UTF_8), skewedClock.toEpochMilli());
+        m.put(
+                event("p-skewed-clock", "click", skewedClock.toEpochMilli(), "cmp-poison", "ch-skew", 7)
+                        .getBytes(StandardCharsets.UTF_8),
+                skewedClock.toEpochMilli());
         return m;
     }
 

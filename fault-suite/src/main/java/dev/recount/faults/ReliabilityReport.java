@@ -23,38 +23,69 @@ final class ReliabilityReport {
 
     static String render(List<RoundResult> rounds, String command, String machine, Instant finishedAt) {
         StringBuilder md = new StringBuilder();
-        md.append("Run finished ").append(finishedAt).append(" on ").append(machine).append(".\n")
-                .append("Reproduce: `").append(command).append("`\n\n");
+        md.append("Run finished ")
+                .append(finishedAt)
+                .append(" on ")
+                .append(machine)
+                .append(".\n")
+                .append("Reproduce: `")
+                .append(command)
+                .append("`\n\n");
         md.append("| fault | rounds | injections | events lost | events double-counted | dead letters lost / extra "
                 + "| lake missing / duplicated | window_metrics keys wrong after reconcile | time to recover (median / max) "
                 + "| all exact |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|\n");
         Map<Fault, List<RoundResult>> byFault = new EnumMap<>(Fault.class);
-        for (RoundResult r : rounds) byFault.computeIfAbsent(r.fault(), f -> new ArrayList<>()).add(r);
+        for (RoundResult r : rounds)
+            byFault.computeIfAbsent(r.fault(), f -> new ArrayList<>()).add(r);
         byFault.forEach((fault, rs) -> {
             List<Duration> recoveries = new ArrayList<>();
             rs.forEach(r -> recoveries.addAll(r.recoveries()));
             recoveries.sort(null);
-            md.append("| ").append(fault.description)
-                    .append(" | ").append(rs.size())
-                    .append(" | ").append(rs.stream().mapToInt(RoundResult::injections).sum())
-                    .append(" | ").append(sum(rs, a -> a.eventsLost()))
-                    .append(" | ").append(sum(rs, a -> a.eventsDoubled() + a.backfillDuplicates() + a.backfillUnknown()))
-                    .append(" | ").append(sum(rs, Accounting.Result::deadLettersLost)).append(" / ")
+            md.append("| ")
+                    .append(fault.description)
+                    .append(" | ")
+                    .append(rs.size())
+                    .append(" | ")
+                    .append(rs.stream().mapToInt(RoundResult::injections).sum())
+                    .append(" | ")
+                    .append(sum(rs, a -> a.eventsLost()))
+                    .append(" | ")
+                    .append(sum(rs, a -> a.eventsDoubled() + a.backfillDuplicates() + a.backfillUnknown()))
+                    .append(" | ")
+                    .append(sum(rs, Accounting.Result::deadLettersLost))
+                    .append(" / ")
                     .append(sum(rs, Accounting.Result::deadLettersExtra))
-                    .append(" | ").append(sum(rs, Accounting.Result::lakeMissing)).append(" / ")
+                    .append(" | ")
+                    .append(sum(rs, Accounting.Result::lakeMissing))
+                    .append(" / ")
                     .append(sum(rs, Accounting.Result::lakeDuplicates))
-                    .append(" | ").append(sum(rs, Accounting.Result::finalKeysWrong))
-                    .append(" | ").append(recoveries.isEmpty() ? "-" : seconds(recoveries.get(recoveries.size() / 2))
-                            + " / " + seconds(recoveries.get(recoveries.size() - 1)))
-                    .append(" | ").append(rs.stream().allMatch(RoundResult::passed) ? "yes" : "**no**")
+                    .append(" | ")
+                    .append(sum(rs, Accounting.Result::finalKeysWrong))
+                    .append(" | ")
+                    .append(
+                            recoveries.isEmpty()
+                                    ? "-"
+                                    : seconds(recoveries.get(recoveries.size() / 2)) + " / "
+                                            + seconds(recoveries.get(recoveries.size() - 1)))
+                    .append(" | ")
+                    .append(rs.stream().allMatch(RoundResult::passed) ? "yes" : "**no**")
                     .append(" |\n");
         });
         md.append("\nEvery round:\n\n");
         for (RoundResult r : rounds) {
-            md.append("- ").append(r.fault()).append(" (").append(seconds(r.elapsed())).append("): ")
-                    .append(r.passed() ? "exact" : "**not exact**").append(" — ").append(r.accounting())
-                    .append("; recoveries ").append(r.recoveries().stream().map(ReliabilityReport::seconds).toList());
+            md.append("- ")
+                    .append(r.fault())
+                    .append(" (")
+                    .append(seconds(r.elapsed()))
+                    .append("): ")
+                    .append(r.passed() ? "exact" : "**not exact**")
+                    .append(" — ")
+                    .append(r.accounting())
+                    .append("; recoveries ")
+                    .append(r.recoveries().stream()
+                            .map(ReliabilityReport::seconds)
+                            .toList());
             if (!r.notes().isEmpty()) md.append("; ").append(String.join("; ", r.notes()));
             md.append('\n');
         }

@@ -34,17 +34,43 @@ import java.util.Map;
  * <p>Event times lie in the minutes before the round starts: `produce` stamps records with the wall clock, and
  * the stream job never lets a watermark run ahead of the wall clock, so traffic from the future would stall it.
  */
-record Scenario(Path file, Instant from, Instant to, Map<String, AdEvent> events, Map<WindowKey, WindowMetrics> truth,
-                long validRecords, Map<InvalidReason, Long> invalidByReason) {
+record Scenario(
+        Path file,
+        Instant from,
+        Instant to,
+        Map<String, AdEvent> events,
+        Map<WindowKey, WindowMetrics> truth,
+        long validRecords,
+        Map<InvalidReason, Long> invalidByReason) {
 
-    static Scenario generate(Path dir, long events, Duration span, long seed, EventTimeSettings time, int partitions,
-                             Instant now) throws IOException {
-        Duration tail = time.windowSize().plus(time.outOfOrderness()).plus(time.allowedLateness()).plusSeconds(30);
+    static Scenario generate(
+            Path dir, long events, Duration span, long seed, EventTimeSettings time, int partitions, Instant now)
+            throws IOException {
+        Duration tail = time.windowSize()
+                .plus(time.outOfOrderness())
+                .plus(time.allowedLateness())
+                .plusSeconds(30);
         WindowAlignment windows = time.windows();
-        Instant start = Instant.ofEpochMilli(windows.windowStart(now.minus(span).minus(tail).minusSeconds(120).toEpochMilli()));
-        Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
-        TrafficProfile profile = new TrafficProfile(start, span, tail, events, 20, seed, partitions,
-                Duration.ofSeconds(2), Duration.ofSeconds(20), 0.02, tooLateDelay, 0.02, 0.01, 0, 0,
+        Instant start = Instant.ofEpochMilli(windows.windowStart(
+                now.minus(span).minus(tail).minusSeconds(120).toEpochMilli()));
+        Duration tooLateDelay = time.windowSize()
+                .plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
+        TrafficProfile profile = new TrafficProfile(
+                start,
+                span,
+                tail,
+                events,
+                20,
+                seed,
+                partitions,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(20),
+                0.02,
+                tooLateDelay,
+                0.02,
+                0.01,
+                0,
+                0,
                 time.validation());
         TrafficGenerator generator = new TrafficGenerator(profile, new GroundTruth(windows));
         // Judged as the job will judge them once sent: record time = the moment of sending, about now.
@@ -76,19 +102,30 @@ record Scenario(Path file, Instant from, Instant to, Map<String, AdEvent> events
     }
 
     /** The truth of {@code unique} events, by core's metric definitions, and the windows they span. */
-    private static Scenario of(Path file, Map<String, AdEvent> unique, long validRecords,
-                               Map<InvalidReason, Long> invalid, WindowAlignment windows) {
+    private static Scenario of(
+            Path file,
+            Map<String, AdEvent> unique,
+            long validRecords,
+            Map<InvalidReason, Long> invalid,
+            WindowAlignment windows) {
         Map<WindowKey, MetricsAccumulator> sums = new HashMap<>();
         for (AdEvent e : unique.values()) {
-            sums.computeIfAbsent(new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId),
-                    k -> new MetricsAccumulator()).add(e);
+            sums.computeIfAbsent(
+                            new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId),
+                            k -> new MetricsAccumulator())
+                    .add(e);
         }
         Map<WindowKey, WindowMetrics> truth = new HashMap<>();
         sums.forEach((k, acc) -> truth.put(k, acc.toMetrics()));
         long first = unique.values().stream().mapToLong(e -> e.eventTs).min().orElseThrow();
         long last = unique.values().stream().mapToLong(e -> e.eventTs).max().orElseThrow();
-        return new Scenario(file, Instant.ofEpochMilli(windows.windowStart(first)),
-                Instant.ofEpochMilli(windows.windowEnd(last)), Map.copyOf(unique), Map.copyOf(truth), validRecords,
+        return new Scenario(
+                file,
+                Instant.ofEpochMilli(windows.windowStart(first)),
+                Instant.ofEpochMilli(windows.windowEnd(last)),
+                Map.copyOf(unique),
+                Map.copyOf(truth),
+                validRecords,
                 Map.copyOf(invalid));
     }
 

@@ -33,19 +33,26 @@ final class StackControl {
     void stopBroker() {
         long pid = readPid(stack.home().resolve("kafka").resolve("broker.pid"));
         Launcher.signal(pid, "TERM");
-        Poll.until(WAIT, "the Kafka broker (pid " + pid + ") to exit", () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+        Poll.until(
+                WAIT,
+                "the Kafka broker (pid " + pid + ") to exit",
+                () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
     }
 
     void stopPostgres() {
         long pid = postmasterPid();
         Launcher.signal(pid, "INT");
-        Poll.until(WAIT, "PostgreSQL (pid " + pid + ") to exit", () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+        Poll.until(
+                WAIT,
+                "PostgreSQL (pid " + pid + ") to exit",
+                () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
     }
 
     /** Starts whatever of the stack is not running ({@code ./recount up} is idempotent), same data, same ports. */
     void startMissing() {
         int exit = launcher.run(log, WAIT, "up", "--home", stack.home().toString());
-        if (exit != 0) throw new IllegalStateException("`recount up` exited " + exit + " restarting the stack; see " + log);
+        if (exit != 0)
+            throw new IllegalStateException("`recount up` exited " + exit + " restarting the stack; see " + log);
     }
 
     /** SIGSTOP to the postmaster and all its children: connections stay open, nothing answers. */
@@ -83,7 +90,8 @@ final class StackControl {
 
     private static long readPid(Path file) {
         try {
-            Optional<String> first = Files.readAllLines(file, StandardCharsets.UTF_8).stream().findFirst();
+            Optional<String> first =
+                    Files.readAllLines(file, StandardCharsets.UTF_8).stream().findFirst();
             return Long.parseLong(first.orElseThrow().trim());
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("no pid in " + file + ": is the service running?", e);

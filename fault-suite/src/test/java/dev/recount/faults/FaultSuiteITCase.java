@@ -45,11 +45,13 @@ class FaultSuiteITCase {
      */
     @Test
     void onStandaloneClustersAKilledTaskManagerAndExecutorLoseAndDoubleNothing(@TempDir Path dir) throws Exception {
-        RoundResult round = new FaultRound(stack, dir, 4000, 400, 11, System.out::println).run(Fault.CLUSTER_PROCESSES_KILLED);
+        RoundResult round =
+                new FaultRound(stack, dir, 4000, 400, 11, System.out::println).run(Fault.CLUSTER_PROCESSES_KILLED);
 
         assertThat(round.injections()).isEqualTo(1);
         assertThat(round.recoveries()).hasSize(1);
-        assertThat(round.notes()).anyMatch(n -> n.startsWith("TaskManager 1 (pid"))
+        assertThat(round.notes())
+                .anyMatch(n -> n.startsWith("TaskManager 1 (pid"))
                 .noneMatch(n -> n.equals("failovers of the job after the kill: 0"))
                 .anyMatch(n -> n.startsWith("killed Spark executor"))
                 .contains("cluster processes listening beyond 127.0.0.1: none");

@@ -11,10 +11,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "down", mixinStandardHelpOptions = true,
-        description = {"Stop the local stack: the Kafka broker with a controlled shutdown, PostgreSQL with pg_ctl stop (fast). "
-                + "The data stays under the home directory for the next `up`. Exit 0 also when nothing runs.",
-                "The local Flink and Spark clusters (`up --cluster`) stop first; with --cluster only they stop."})
+@Command(
+        name = "down",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Stop the local stack: the Kafka broker with a controlled shutdown, PostgreSQL with pg_ctl stop (fast). "
+                    + "The data stays under the home directory for the next `up`. Exit 0 also when nothing runs.",
+            "The local Flink and Spark clusters (`up --cluster`) stop first; with --cluster only they stop."
+        })
 final class DownCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -22,7 +26,9 @@ final class DownCommand implements Callable<Integer> {
     @Mixin
     StackOptions stack;
 
-    @Option(names = "--cluster", description = "Stop only the local Flink and Spark clusters; Kafka and PostgreSQL keep running.")
+    @Option(
+            names = "--cluster",
+            description = "Stop only the local Flink and Spark clusters; Kafka and PostgreSQL keep running.")
     boolean clusterOnly;
 
     @Override
@@ -31,9 +37,10 @@ final class DownCommand implements Callable<Integer> {
         StackLayout layout = stack.layout(config);
         PrintWriter out = spec.commandLine().getOut();
         LocalStackControl.Down down = new LocalStackControl(layout, line -> {
-            out.println(line);
-            out.flush();
-        }).down(clusterOnly);
+                    out.println(line);
+                    out.flush();
+                })
+                .down(clusterOnly);
         if (!down.clusters().isEmpty()) out.println("stopped the " + String.join(", ", down.clusters()));
         if (clusterOnly) {
             if (!down.clustersConfigured()) out.println("no local clusters in " + layout.home());
@@ -43,7 +50,8 @@ final class DownCommand implements Callable<Integer> {
         if (stopped.isEmpty()) {
             out.println("nothing was running in " + layout.home());
         } else {
-            out.println("stopped " + String.join(" and ", stopped) + " in " + layout.home() + "; the data is kept for the next `up`");
+            out.println("stopped " + String.join(" and ", stopped) + " in " + layout.home()
+                    + "; the data is kept for the next `up`");
         }
         return 0;
     }

@@ -57,8 +57,12 @@ public final class LocalStackControl {
         LocalClusters clusters = new LocalClusters(layout);
         Optional<LocalClusters.UpResult> clustersUp = Optional.empty();
         if (withClusters) {
-            clustersUp = Optional.of(clusters.up(ClusterClasspaths.fromBuild(), timeout, progress,
-                    stack.status().kafka().port(), stack.status().postgres().port()));
+            clustersUp = Optional.of(clusters.up(
+                    ClusterClasspaths.fromBuild(),
+                    timeout,
+                    progress,
+                    stack.status().kafka().port(),
+                    stack.status().postgres().port()));
         }
         if (withClusters || clusters.configured() && !clusters.noneRunning()) {
             // The embedded stack's up rewrote local.env; the clusters' addresses belong in it while they run.
@@ -86,7 +90,8 @@ public final class LocalStackControl {
         List<String> clustersStopped = List.of();
         if (configured) {
             clustersStopped = clusters.down();
-            LocalEnvFile.amend(layout.envFile(), Map.of(), clusters.environment().keySet());
+            LocalEnvFile.amend(
+                    layout.envFile(), Map.of(), clusters.environment().keySet());
         }
         if (clustersOnly) return new Down(clustersStopped, List.of(), configured);
         return new Down(clustersStopped, new EmbeddedStack(layout, progress).down(), configured);

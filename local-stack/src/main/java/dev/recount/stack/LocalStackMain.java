@@ -12,7 +12,9 @@ import picocli.CommandLine.Spec;
  * is its own class; errors, exit codes and {@code --version} are the shared {@link RecountCli}'s, and
  * {@code System.exit} happens only in {@link #main}.
  */
-@Command(name = "recount", mixinStandardHelpOptions = true,
+@Command(
+        name = "recount",
+        mixinStandardHelpOptions = true,
         description = "recount's local stack: an embedded Kafka broker and PostgreSQL. Every command has --help.",
         subcommands = {UpCommand.class, DownCommand.class, StatusCommand.class})
 public final class LocalStackMain implements Runnable {

@@ -8,27 +8,33 @@ import dev.recount.stack.cluster.LocalClusters;
 import dev.recount.stack.embedded.EmbeddedStack;
 import dev.recount.stack.embedded.StackLayout;
 import dev.recount.stack.embedded.StackStatus;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.util.concurrent.Callable;
-
-@Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Show what of the local stack runs where: pids, ports, data directories, bootstrap servers, JDBC URL.")
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
+        description =
+                "Show what of the local stack runs where: pids, ports, data directories, bootstrap servers, JDBC URL.")
 final class StatusCommand implements Callable<Integer> {
     // Its own exit codes (RecountCli lists them in --help): a script can tell "stopped" from "half up".
     @ExitCodeMeaning("both Kafka and PostgreSQL run and answer")
     static final int ALL_UP = 0;
+
     @ExitCodeMeaning("status could not be determined (an error)")
     static final int FAILED = CommonExitCodes.FAILED;
+
     @ExitCodeMeaning("invalid arguments")
     static final int USAGE = CommonExitCodes.USAGE;
+
     @ExitCodeMeaning("nothing runs")
     static final int NOTHING_RUNS = 3;
+
     @ExitCodeMeaning("partly running: one service is stopped or does not answer, or some of the local clusters'"
             + " processes run and others do not (one was killed)")
     static final int PARTLY_RUNNING = 4;
@@ -59,7 +65,8 @@ final class StatusCommand implements Callable<Integer> {
         String summary = status.allUp() ? "running" : status.noneRunning() ? "stopped" : "partly running";
         LocalClusters clusters = new LocalClusters(layout);
         if (json.enabled()) {
-            JsonOutput.print(out, StatusJson.of(layout.home(), summary, status, clusters.configured() ? clusters : null));
+            JsonOutput.print(
+                    out, StatusJson.of(layout.home(), summary, status, clusters.configured() ? clusters : null));
         } else {
             out.println("recount local stack in " + layout.home() + ": " + summary);
             StatusPrinter.print(out, status);
@@ -68,8 +75,10 @@ final class StatusCommand implements Callable<Integer> {
         boolean clustersPartly = false;
         if (clusters.configured()) {
             // A cluster stopped cleanly (`down --cluster`) is not "partly running"; one a kill took is.
-            clustersPartly = !clusters.allRunning() && (!clusters.noneRunning()
-                    || clusters.status().stream().anyMatch(p -> p.stalePid().isPresent()));
+            clustersPartly = !clusters.allRunning()
+                    && (!clusters.noneRunning()
+                            || clusters.status().stream()
+                                    .anyMatch(p -> p.stalePid().isPresent()));
         }
         if (status.allUp()) return clustersPartly ? PARTLY_RUNNING : ALL_UP;
         return status.noneRunning() && clusters.noneRunning() ? NOTHING_RUNS : PARTLY_RUNNING;

@@ -41,28 +41,36 @@ class AttributionTablesITCase {
     }
 
     static AttributionRow row(String campaign, long attributed, long unattributed, BigInteger spend) {
-        return new AttributionRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE,
+        return new AttributionRow(
+                new WindowKey(W0, campaign, "web"),
+                W0 + MINUTE,
                 new AttributionMetrics(attributed, 0, unattributed, spend));
     }
 
     @Test
     void theStreamUpsertTakesOnlyALaterFiringWithNoFewerClicks() throws SQLException {
         try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
-            StreamAttributionMetricsTable.upsert(c, List.of(
-                    new StreamAttributionMetricsTable.Row(row("c1", 1, 2, BigInteger.TEN), 2)));
-            List<StreamAttributionMetricsTable.Row> refused = StreamAttributionMetricsTable.upsert(c, List.of(
-                    new StreamAttributionMetricsTable.Row(row("c1", 0, 1, BigInteger.ONE), 1),   // older firing
-                    new StreamAttributionMetricsTable.Row(row("c1", 0, 2, BigInteger.ONE), 3))); // fewer clicks
+            StreamAttributionMetricsTable.upsert(
+                    c, List.of(new StreamAttributionMetricsTable.Row(row("c1", 1, 2, BigInteger.TEN), 2)));
+            List<StreamAttributionMetricsTable.Row> refused = StreamAttributionMetricsTable.upsert(
+                    c,
+                    List.of(
+                            new StreamAttributionMetricsTable.Row(row("c1", 0, 1, BigInteger.ONE), 1), // older firing
+                            new StreamAttributionMetricsTable.Row(row("c1", 0, 2, BigInteger.ONE), 3))); // fewer clicks
             assertThat(refused).hasSize(2);
-            StreamAttributionMetricsTable.upsert(c, List.of(
-                    new StreamAttributionMetricsTable.Row(row("c1", 3, 0, BigInteger.TWO.pow(70)), 4)));
-            assertThat(StreamAttributionMetricsTable.readRange(c, W0, W0 + MINUTE)).singleElement().satisfies(r -> {
-                assertThat(r.revision()).isEqualTo(4);
-                assertThat(r.attribution().metrics()).isEqualTo(new AttributionMetrics(3, 0, 0, BigInteger.TWO.pow(70)));
-            });
-            assertThatThrownBy(() -> StreamAttributionMetricsTable.upsert(c, List.of(
-                    new StreamAttributionMetricsTable.Row(row("neg", -1, 0, BigInteger.ZERO), 1))))
-                    .isInstanceOf(SQLException.class).hasMessageContaining("attributed_clicks");
+            StreamAttributionMetricsTable.upsert(
+                    c, List.of(new StreamAttributionMetricsTable.Row(row("c1", 3, 0, BigInteger.TWO.pow(70)), 4)));
+            assertThat(StreamAttributionMetricsTable.readRange(c, W0, W0 + MINUTE))
+                    .singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.revision()).isEqualTo(4);
+                        assertThat(r.attribution().metrics())
+                                .isEqualTo(new AttributionMetrics(3, 0, 0, BigInteger.TWO.pow(70)));
+                    });
+            assertThatThrownBy(() -> StreamAttributionMetricsTable.upsert(
+                            c, List.of(new StreamAttributionMetricsTable.Row(row("neg", -1, 0, BigInteger.ZERO), 1))))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("attributed_clicks");
         }
     }
 
@@ -76,8 +84,11 @@ class AttributionTablesITCase {
                     .extracting(r -> r.key().campaignId() + "=" + r.metrics().attributedClicks())
                     .containsExactly("c1=2");
             long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, W0, W0 + 2 * MINUTE, false);
-            BatchAttributionMetricsTable.insertStaging(c, run, List.of(new AttributionRow(
-                    new WindowKey(W0 + 5 * MINUTE, "out", "web"), W0 + 6 * MINUTE, AttributionMetrics.ZERO)));
+            BatchAttributionMetricsTable.insertStaging(
+                    c,
+                    run,
+                    List.of(new AttributionRow(
+                            new WindowKey(W0 + 5 * MINUTE, "out", "web"), W0 + 6 * MINUTE, AttributionMetrics.ZERO)));
             assertThatThrownBy(() -> BatchAttributionMetricsTable.replaceFromStaging(c, range, run))
                     .hasMessageContaining("outside its range");
         }
@@ -86,23 +97,32 @@ class AttributionTablesITCase {
     @Test
     void theServingViewPrefersCorrectionsThenStreamThenBatch() throws SQLException {
         try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
-            StreamAttributionMetricsTable.upsert(c, List.of(
-                    new StreamAttributionMetricsTable.Row(row("both", 1, 0, BigInteger.ONE), 1)));
+            StreamAttributionMetricsTable.upsert(
+                    c, List.of(new StreamAttributionMetricsTable.Row(row("both", 1, 0, BigInteger.ONE), 1)));
         }
         try (Connection c = stack.loginConnection(schema, Role.BATCH)) {
-            replace(c, new BatchWindowMetricsTable.Range(W0, W0 + 2 * MINUTE),
+            replace(
+                    c,
+                    new BatchWindowMetricsTable.Range(W0, W0 + 2 * MINUTE),
                     List.of(row("both", 2, 0, BigInteger.TWO), row("batch-only", 5, 0, BigInteger.TEN)));
         }
-        try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT campaign_id, attributed_clicks, source FROM attribution_metrics"
-                     + " ORDER BY campaign_id")) {
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT campaign_id, attributed_clicks, source FROM attribution_metrics"
+                        + " ORDER BY campaign_id")) {
             StringBuilder seen = new StringBuilder();
-            while (rs.next()) seen.append(rs.getString(1)).append('=').append(rs.getLong(2)).append(rs.getString(3)).append(' ');
+            while (rs.next())
+                seen.append(rs.getString(1))
+                        .append('=')
+                        .append(rs.getLong(2))
+                        .append(rs.getString(3))
+                        .append(' ');
             assertThat(seen.toString().trim()).isEqualTo("batch-only=5batch both=1stream");
         }
     }
 
-    static void replace(Connection c, BatchWindowMetricsTable.Range range, List<AttributionRow> rows) throws SQLException {
+    static void replace(Connection c, BatchWindowMetricsTable.Range range, List<AttributionRow> rows)
+            throws SQLException {
         long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, range.fromMillis(), range.toMillis(), false);
         c.setAutoCommit(false);
         BatchAttributionMetricsTable.insertStaging(c, run, rows);

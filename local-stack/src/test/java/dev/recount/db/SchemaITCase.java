@@ -64,7 +64,8 @@ class SchemaITCase {
 
     static StreamWindowMetricsTable.Row streamRow(String campaign, BigInteger spend, int revision) {
         return new StreamWindowMetricsTable.Row(
-                new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1)), revision);
+                new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1)),
+                revision);
     }
 
     @Test
@@ -72,8 +73,9 @@ class SchemaITCase {
         MigrateResult again = Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema);
 
         assertThat(again.migrationsExecuted).isZero();
-        try (Connection c = as(null); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM flyway_schema_history WHERE success")) {
+        try (Connection c = as(null);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM flyway_schema_history WHERE success")) {
             rs.next();
             assertThat(rs.getInt(1)).isGreaterThanOrEqualTo(6);
         }
@@ -81,7 +83,8 @@ class SchemaITCase {
 
     @Test
     void financeCanReadResultsButWriteNothing() throws SQLException {
-        try (Connection c = as(Role.FINANCE); Statement s = c.createStatement()) {
+        try (Connection c = as(Role.FINANCE);
+                Statement s = c.createStatement()) {
             s.executeQuery("SELECT count(*) FROM window_metrics").close();
             s.executeQuery("SELECT count(*) FROM reconciliation_runs").close();
             for (String write : List.of(
@@ -89,8 +92,10 @@ class SchemaITCase {
                     "DELETE FROM batch_window_metrics",
                     "UPDATE window_corrections SET events = 0",
                     "INSERT INTO correction_log (reconciliation_run_id, window_start, campaign_id, channel_id, metric, reason) VALUES (1, now(), 'c', 'w', 'events', 'x')")) {
-                assertThatThrownBy(() -> s.execute(write)).as(write)
-                        .isInstanceOf(SQLException.class).hasMessageContaining("permission denied");
+                assertThatThrownBy(() -> s.execute(write))
+                        .as(write)
+                        .isInstanceOf(SQLException.class)
+                        .hasMessageContaining("permission denied");
             }
         }
     }
@@ -100,7 +105,9 @@ class SchemaITCase {
         try (Connection c = as(Role.STREAM)) {
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 100, 1)));
             try (Statement s = c.createStatement()) {
-                for (String other : List.of("SELECT * FROM batch_window_metrics", "SELECT * FROM reconciliation_runs",
+                for (String other : List.of(
+                        "SELECT * FROM batch_window_metrics",
+                        "SELECT * FROM reconciliation_runs",
                         "INSERT INTO batch_runs (mode, status) VALUES ('range', 'running')",
                         "DELETE FROM stream_window_metrics")) {
                     assertThatThrownBy(() -> s.execute(other)).as(other).hasMessageContaining("permission denied");
@@ -111,10 +118,13 @@ class SchemaITCase {
 
     @Test
     void nobodyCanUpdateOrDeleteTheCorrectionLogNotEvenTheOwner() throws SQLException {
-        try (Connection admin = as(null); Statement s = admin.createStatement()) {
-            s.execute("INSERT INTO reconciliation_runs (range_from, range_to, status) VALUES (now(), now() + interval '1 hour', 'running')");
-            s.execute("INSERT INTO correction_log (reconciliation_run_id, window_start, campaign_id, channel_id, metric,"
-                    + " before_value, after_value, reason) SELECT max(run_id), now(), 'c', 'w', 'events', 1, 2, 'test' FROM reconciliation_runs");
+        try (Connection admin = as(null);
+                Statement s = admin.createStatement()) {
+            s.execute(
+                    "INSERT INTO reconciliation_runs (range_from, range_to, status) VALUES (now(), now() + interval '1 hour', 'running')");
+            s.execute(
+                    "INSERT INTO correction_log (reconciliation_run_id, window_start, campaign_id, channel_id, metric,"
+                            + " before_value, after_value, reason) SELECT max(run_id), now(), 'c', 'w', 'events', 1, 2, 'test' FROM reconciliation_runs");
             assertThatThrownBy(() -> s.execute("UPDATE correction_log SET after_value = 3"))
                     .hasMessageContaining("correction_log is append-only: UPDATE");
             assertThatThrownBy(() -> s.execute("DELETE FROM correction_log"))
@@ -122,7 +132,8 @@ class SchemaITCase {
             assertThatThrownBy(() -> s.execute("TRUNCATE correction_log"))
                     .hasMessageContaining("correction_log is append-only: TRUNCATE");
         }
-        try (Connection c = as(Role.RECONCILER); Statement s = c.createStatement()) {
+        try (Connection c = as(Role.RECONCILER);
+                Statement s = c.createStatement()) {
             assertThatThrownBy(() -> s.execute("DELETE FROM correction_log")).hasMessageContaining("permission denied");
         }
     }
@@ -137,7 +148,11 @@ class SchemaITCase {
                     .containsExactly(org.assertj.core.groups.Tuple.tuple(BigInteger.valueOf(100), 2));
 
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 130, 3)));
-            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE).get(0).window().metrics().spendMicros())
+            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE)
+                            .get(0)
+                            .window()
+                            .metrics()
+                            .spendMicros())
                     .isEqualTo(BigInteger.valueOf(130));
         }
     }
@@ -159,7 +174,8 @@ class SchemaITCase {
             c.rollback(); // a crash before commit
             c.setAutoCommit(true);
             assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + 2 * MINUTE))
-                    .extracting(r -> r.key().campaignId()).containsExactly("c1");
+                    .extracting(r -> r.key().campaignId())
+                    .containsExactly("c1");
         }
     }
 
@@ -169,26 +185,38 @@ class SchemaITCase {
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("both", 100, 1), streamRow("corrected", 5, 1)));
         }
         try (Connection c = as(Role.BATCH)) {
-            replace(c, new BatchWindowMetricsTable.Range(W0, W0 + MINUTE),
+            replace(
+                    c,
+                    new BatchWindowMetricsTable.Range(W0, W0 + MINUTE),
                     List.of(batchRow("both", 101), batchRow("batch-only", 7), batchRow("corrected", 6)));
         }
-        try (Connection admin = as(null); Statement s = admin.createStatement()) {
-            s.execute("INSERT INTO reconciliation_runs (range_from, range_to, status) VALUES (now(), now() + interval '1 hour', 'succeeded')");
-            s.execute("INSERT INTO window_corrections (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
-                    + " conversions, spend_micros, events, reconciliation_run_id) SELECT window_start, window_end, campaign_id,"
-                    + " channel_id, impressions, clicks, conversions, spend_micros, events, (SELECT max(run_id) FROM reconciliation_runs)"
-                    + " FROM batch_window_metrics WHERE campaign_id = 'corrected'");
+        try (Connection admin = as(null);
+                Statement s = admin.createStatement()) {
+            s.execute(
+                    "INSERT INTO reconciliation_runs (range_from, range_to, status) VALUES (now(), now() + interval '1 hour', 'succeeded')");
+            s.execute(
+                    "INSERT INTO window_corrections (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
+                            + " conversions, spend_micros, events, reconciliation_run_id) SELECT window_start, window_end, campaign_id,"
+                            + " channel_id, impressions, clicks, conversions, spend_micros, events, (SELECT max(run_id) FROM reconciliation_runs)"
+                            + " FROM batch_window_metrics WHERE campaign_id = 'corrected'");
         }
         try (Connection c = as(Role.STREAM)) {
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("corrected", 500, 2))); // a later re-firing
         }
-        try (Connection c = as(Role.FINANCE); PreparedStatement ps = c.prepareStatement(
-                "SELECT campaign_id, spend_micros, source, is_final FROM window_metrics ORDER BY campaign_id");
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = as(Role.FINANCE);
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT campaign_id, spend_micros, source, is_final FROM window_metrics ORDER BY campaign_id");
+                ResultSet rs = ps.executeQuery()) {
             StringBuilder rows = new StringBuilder();
             while (rs.next()) {
-                rows.append(rs.getString(1)).append(':').append(rs.getLong(2)).append(':').append(rs.getString(3))
-                        .append(':').append(rs.getBoolean(4)).append(' ');
+                rows.append(rs.getString(1))
+                        .append(':')
+                        .append(rs.getLong(2))
+                        .append(':')
+                        .append(rs.getString(3))
+                        .append(':')
+                        .append(rs.getBoolean(4))
+                        .append(' ');
             }
             assertThat(rows.toString().trim())
                     .isEqualTo("batch-only:7:batch:false both:100:stream:false corrected:6:batch:true");
@@ -201,22 +229,34 @@ class SchemaITCase {
         BigInteger batchSpend = BigInteger.TEN.pow(37).add(BigInteger.valueOf(3));
         try (Connection c = as(Role.STREAM)) {
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("stream-big", streamSpend, 1)));
-            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE).get(0).window().metrics().spendMicros())
+            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE)
+                            .get(0)
+                            .window()
+                            .metrics()
+                            .spendMicros())
                     .isEqualTo(streamSpend);
         }
         try (Connection c = as(Role.BATCH)) {
             replace(c, new BatchWindowMetricsTable.Range(W0, W0 + MINUTE), List.of(batchRow("batch-big", batchSpend)));
-            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + MINUTE).get(0).metrics().spendMicros())
+            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + MINUTE)
+                            .get(0)
+                            .metrics()
+                            .spendMicros())
                     .isEqualTo(batchSpend);
         }
         for (Role reader : List.of(Role.FINANCE, Role.RECONCILER)) {
             try (Connection c = as(reader)) {
                 assertThat(WindowMetricsView.readRange(c, W0, W0 + MINUTE))
-                        .extracting(r -> r.window().key().campaignId(), r -> r.window().metrics().spendMicros(),
+                        .extracting(
+                                r -> r.window().key().campaignId(),
+                                r -> r.window().metrics().spendMicros(),
                                 WindowMetricsView.Row::source)
                         .as("read as %s", reader)
-                        .containsExactly(org.assertj.core.groups.Tuple.tuple("batch-big", batchSpend, WindowMetricsView.Source.BATCH),
-                                org.assertj.core.groups.Tuple.tuple("stream-big", streamSpend, WindowMetricsView.Source.STREAM));
+                        .containsExactly(
+                                org.assertj.core.groups.Tuple.tuple(
+                                        "batch-big", batchSpend, WindowMetricsView.Source.BATCH),
+                                org.assertj.core.groups.Tuple.tuple(
+                                        "stream-big", streamSpend, WindowMetricsView.Source.STREAM));
                 assertThat(WindowMetricsView.totals(c, W0, W0 + MINUTE))
                         .isEqualTo(new WindowMetrics(2, 0, 0, streamSpend.add(batchSpend), 2));
             }
@@ -225,43 +265,51 @@ class SchemaITCase {
 
     @Test
     void everySpendColumnIsNumeric38AndStaysNonNegative() throws SQLException {
-        try (Connection c = as(null); PreparedStatement ps = c.prepareStatement(
-                "SELECT table_name || '.' || column_name, data_type, numeric_precision, numeric_scale"
-                        + " FROM information_schema.columns WHERE table_schema = ? AND (column_name LIKE '%spend_micros'"
-                        + " OR column_name IN ('before_value', 'after_value')) ORDER BY 1")) {
+        try (Connection c = as(null);
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT table_name || '.' || column_name, data_type, numeric_precision, numeric_scale"
+                                + " FROM information_schema.columns WHERE table_schema = ? AND (column_name LIKE '%spend_micros'"
+                                + " OR column_name IN ('before_value', 'after_value')) ORDER BY 1")) {
             ps.setString(1, schema);
             List<String> columns = new java.util.ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    columns.add(rs.getString(1) + " " + rs.getString(2) + "(" + rs.getInt(3) + "," + rs.getInt(4) + ")");
+                    columns.add(
+                            rs.getString(1) + " " + rs.getString(2) + "(" + rs.getInt(3) + "," + rs.getInt(4) + ")");
                 }
             }
-            assertThat(columns).containsExactlyInAnyOrder(
-                    "attribution_corrections.attributed_spend_micros numeric(38,0)",
-                    "attribution_diffs.batch_attributed_spend_micros numeric(38,0)",
-                    "attribution_diffs.stream_attributed_spend_micros numeric(38,0)",
-                    "attribution_metrics.attributed_spend_micros numeric(38,0)",
-                    "batch_attribution_metrics.attributed_spend_micros numeric(38,0)",
-                    "batch_attribution_metrics_staging.attributed_spend_micros numeric(38,0)",
-                    "stream_attribution_metrics.attributed_spend_micros numeric(38,0)",
-                    "batch_window_metrics.spend_micros numeric(38,0)",
-                    "batch_window_metrics_staging.spend_micros numeric(38,0)",
-                    "correction_log.after_value numeric(38,0)",
-                    "correction_log.before_value numeric(38,0)",
-                    // V12: a sum over many windows, unbounded on purpose (an exact integer that may exceed 38 digits).
-                    "recent_sliding_metrics.spend_micros numeric(0,0)",
-                    "reconciliation_diffs.batch_spend_micros numeric(38,0)",
-                    "reconciliation_diffs.stream_spend_micros numeric(38,0)",
-                    "stream_window_metrics.spend_micros numeric(38,0)",
-                    "window_corrections.spend_micros numeric(38,0)",
-                    "window_metrics.spend_micros numeric(38,0)");
+            assertThat(columns)
+                    .containsExactlyInAnyOrder(
+                            "attribution_corrections.attributed_spend_micros numeric(38,0)",
+                            "attribution_diffs.batch_attributed_spend_micros numeric(38,0)",
+                            "attribution_diffs.stream_attributed_spend_micros numeric(38,0)",
+                            "attribution_metrics.attributed_spend_micros numeric(38,0)",
+                            "batch_attribution_metrics.attributed_spend_micros numeric(38,0)",
+                            "batch_attribution_metrics_staging.attributed_spend_micros numeric(38,0)",
+                            "stream_attribution_metrics.attributed_spend_micros numeric(38,0)",
+                            "batch_window_metrics.spend_micros numeric(38,0)",
+                            "batch_window_metrics_staging.spend_micros numeric(38,0)",
+                            "correction_log.after_value numeric(38,0)",
+                            "correction_log.before_value numeric(38,0)",
+                            // V12: a sum over many windows, unbounded on purpose (an exact integer that may exceed 38
+                            // digits).
+                            "recent_sliding_metrics.spend_micros numeric(0,0)",
+                            "reconciliation_diffs.batch_spend_micros numeric(38,0)",
+                            "reconciliation_diffs.stream_spend_micros numeric(38,0)",
+                            "stream_window_metrics.spend_micros numeric(38,0)",
+                            "window_corrections.spend_micros numeric(38,0)",
+                            "window_metrics.spend_micros numeric(38,0)");
         }
         try (Connection c = as(Role.STREAM)) {
-            assertThatThrownBy(() -> StreamWindowMetricsTable.upsert(c, List.of(streamRow("negative", BigInteger.valueOf(-1), 1))))
-                    .isInstanceOf(SQLException.class).hasMessageContaining("spend_micros");
+            assertThatThrownBy(() -> StreamWindowMetricsTable.upsert(
+                            c, List.of(streamRow("negative", BigInteger.valueOf(-1), 1))))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("spend_micros");
             // Beyond 38 digits is an error, never a rounded or wrapped value.
-            assertThatThrownBy(() -> StreamWindowMetricsTable.upsert(c, List.of(streamRow("huge", BigInteger.TEN.pow(38), 1))))
-                    .isInstanceOf(SQLException.class).hasMessageContaining("numeric field overflow");
+            assertThatThrownBy(() ->
+                            StreamWindowMetricsTable.upsert(c, List.of(streamRow("huge", BigInteger.TEN.pow(38), 1))))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("numeric field overflow");
         }
     }
 

@@ -34,32 +34,51 @@ import org.junit.jupiter.api.Test;
 class ScopedRolesITCase {
     /** One write into each table a component writes, keyed by table; valid rows, so only privileges can refuse them. */
     static final Map<String, String> WRITES = new LinkedHashMap<>();
+
     static final Map<Role, List<String>> OWN_TABLES = new EnumMap<>(Role.class);
 
     static {
-        WRITES.put("stream_window_metrics", "INSERT INTO %s.stream_window_metrics VALUES (now(), now() + interval '1 minute',"
-                + " 'c', 'w', 0, 0, 0, 0, 0, 1, now())");
-        WRITES.put("stream_progress", "INSERT INTO %s.stream_progress (job_name, lake_complete_until, checkpoint_id)"
-                + " VALUES ('j', now(), 1)");
+        WRITES.put(
+                "stream_window_metrics",
+                "INSERT INTO %s.stream_window_metrics VALUES (now(), now() + interval '1 minute',"
+                        + " 'c', 'w', 0, 0, 0, 0, 0, 1, now())");
+        WRITES.put(
+                "stream_progress",
+                "INSERT INTO %s.stream_progress (job_name, lake_complete_until, checkpoint_id)"
+                        + " VALUES ('j', now(), 1)");
         WRITES.put("batch_runs", "INSERT INTO %s.batch_runs (mode, status) VALUES ('range', 'running')");
         WRITES.put("batch_window_metrics", "DELETE FROM %s.batch_window_metrics");
-        WRITES.put("reconciliation_runs", "INSERT INTO %s.reconciliation_runs (range_from, range_to, status)"
-                + " VALUES (now(), now() + interval '1 hour', 'running')");
+        WRITES.put(
+                "reconciliation_runs",
+                "INSERT INTO %s.reconciliation_runs (range_from, range_to, status)"
+                        + " VALUES (now(), now() + interval '1 hour', 'running')");
         WRITES.put("window_corrections", "UPDATE %s.window_corrections SET events = events");
-        WRITES.put("correction_log", "INSERT INTO %1$s.correction_log (reconciliation_run_id, window_start, campaign_id,"
-                + " channel_id, metric, reason) VALUES ((SELECT max(run_id) FROM %1$s.reconciliation_runs), now(), 'c', 'w',"
-                + " 'events', 'x')");
+        WRITES.put(
+                "correction_log",
+                "INSERT INTO %1$s.correction_log (reconciliation_run_id, window_start, campaign_id,"
+                        + " channel_id, metric, reason) VALUES ((SELECT max(run_id) FROM %1$s.reconciliation_runs), now(), 'c', 'w',"
+                        + " 'events', 'x')");
         // V13: attribution.
-        WRITES.put("stream_attribution_metrics", "INSERT INTO %s.stream_attribution_metrics VALUES (now(),"
-                + " now() + interval '1 minute', 'c', 'w', 0, 0, 0, 0, 1, now())");
+        WRITES.put(
+                "stream_attribution_metrics",
+                "INSERT INTO %s.stream_attribution_metrics VALUES (now(),"
+                        + " now() + interval '1 minute', 'c', 'w', 0, 0, 0, 0, 1, now())");
         WRITES.put("batch_attribution_metrics", "DELETE FROM %s.batch_attribution_metrics");
         WRITES.put("attribution_diffs", "DELETE FROM %s.attribution_diffs");
-        WRITES.put("attribution_corrections", "UPDATE %s.attribution_corrections SET attributed_clicks = attributed_clicks");
+        WRITES.put(
+                "attribution_corrections",
+                "UPDATE %s.attribution_corrections SET attributed_clicks = attributed_clicks");
         // In order: a correction logs against a reconciliation run.
         OWN_TABLES.put(Role.STREAM, List.of("stream_window_metrics", "stream_progress", "stream_attribution_metrics"));
         OWN_TABLES.put(Role.BATCH, List.of("batch_runs", "batch_window_metrics", "batch_attribution_metrics"));
-        OWN_TABLES.put(Role.RECONCILER, List.of("reconciliation_runs", "window_corrections", "correction_log",
-                "attribution_diffs", "attribution_corrections"));
+        OWN_TABLES.put(
+                Role.RECONCILER,
+                List.of(
+                        "reconciliation_runs",
+                        "window_corrections",
+                        "correction_log",
+                        "attribution_diffs",
+                        "attribution_corrections"));
         OWN_TABLES.put(Role.FINANCE, List.of());
     }
 
@@ -77,7 +96,8 @@ class ScopedRolesITCase {
     @Test
     void noLoginCanWriteAnotherComponentsTablesEvenAfterResetRole() throws SQLException {
         for (Role role : Role.values()) {
-            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+            try (Connection c = stack.loginConnection(schema, role);
+                    Statement s = c.createStatement()) {
                 s.execute("RESET ROLE");
                 assertThat(scalar(s, "SELECT current_user")).isEqualTo(role.loginName(schema));
                 for (Map.Entry<String, String> write : WRITES.entrySet()) {
@@ -92,18 +112,22 @@ class ScopedRolesITCase {
     @Test
     void noLoginCanTouchAnotherSchemasTablesOfItsOwnKind() throws SQLException {
         for (Role role : Role.values()) {
-            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+            try (Connection c = stack.loginConnection(schema, role);
+                    Statement s = c.createStatement()) {
                 s.execute("RESET ROLE");
                 List<String> attempts = new ArrayList<>();
                 OWN_TABLES.get(role).forEach(t -> attempts.add(WRITES.get(t).formatted(other)));
                 if (role == Role.FINANCE) attempts.add("SELECT count(*) FROM " + other + ".window_metrics");
                 assertThat(attempts).isNotEmpty();
                 for (String sql : attempts) {
-                    assertRefused(s, sql, role + " login of " + schema + ": " + sql, "permission denied for schema " + other);
+                    assertRefused(
+                            s, sql, role + " login of " + schema + ": " + sql, "permission denied for schema " + other);
                 }
                 // Nor can it become a role that could: neither the other schema's nor a cluster-wide one.
-                assertRefused(s, "SET ROLE " + role.roleName(other), role + ": SET ROLE", "permission denied to set role");
-                assertRefused(s, "SET ROLE " + role.sharedRoleName(), role + ": SET ROLE", "permission denied to set role");
+                assertRefused(
+                        s, "SET ROLE " + role.roleName(other), role + ": SET ROLE", "permission denied to set role");
+                assertRefused(
+                        s, "SET ROLE " + role.sharedRoleName(), role + ": SET ROLE", "permission denied to set role");
             }
         }
     }
@@ -111,35 +135,59 @@ class ScopedRolesITCase {
     @Test
     void eachLoginDoesItsOwnWork() throws SQLException {
         for (Role role : List.of(Role.STREAM, Role.BATCH, Role.RECONCILER)) {
-            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
-                for (String table : OWN_TABLES.get(role)) s.execute(WRITES.get(table).formatted(schema));
+            try (Connection c = stack.loginConnection(schema, role);
+                    Statement s = c.createStatement()) {
+                for (String table : OWN_TABLES.get(role))
+                    s.execute(WRITES.get(table).formatted(schema));
             }
         }
     }
 
     @Test
     void batchReadsTheStreamsWindowBoundsButNotItsNumbers() throws SQLException {
-        try (Connection c = stack.loginConnection(schema, Role.BATCH); Statement s = c.createStatement()) {
-            s.executeQuery("SELECT DISTINCT window_end - window_start FROM " + schema + ".stream_window_metrics").close();
-            assertRefused(s, "SELECT events FROM " + schema + ".stream_window_metrics", "batch reading stream counts",
+        try (Connection c = stack.loginConnection(schema, Role.BATCH);
+                Statement s = c.createStatement()) {
+            s.executeQuery("SELECT DISTINCT window_end - window_start FROM " + schema + ".stream_window_metrics")
+                    .close();
+            assertRefused(
+                    s,
+                    "SELECT events FROM " + schema + ".stream_window_metrics",
+                    "batch reading stream counts",
                     "permission denied for table stream_window_metrics");
         }
     }
 
     @Test
     void financeCanOnlyRead() throws SQLException {
-        try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement()) {
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE);
+                Statement s = c.createStatement()) {
             s.execute("RESET ROLE");
-            for (String view : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log",
-                    "attribution_metrics", "attribution_diffs")) {
+            for (String view : List.of(
+                    "window_metrics",
+                    "reconciliation_runs",
+                    "reconciliation_diffs",
+                    "correction_log",
+                    "attribution_metrics",
+                    "attribution_diffs")) {
                 s.executeQuery("SELECT count(*) FROM " + view).close();
             }
-            for (String raw : List.of("stream_window_metrics", "batch_window_metrics", "batch_runs", "stream_progress",
-                    "stream_attribution_metrics", "batch_attribution_metrics", "attribution_corrections")) {
-                assertRefused(s, "SELECT count(*) FROM " + raw, "finance reads " + raw, "permission denied for table " + raw);
+            for (String raw : List.of(
+                    "stream_window_metrics",
+                    "batch_window_metrics",
+                    "batch_runs",
+                    "stream_progress",
+                    "stream_attribution_metrics",
+                    "batch_attribution_metrics",
+                    "attribution_corrections")) {
+                assertRefused(
+                        s, "SELECT count(*) FROM " + raw, "finance reads " + raw, "permission denied for table " + raw);
             }
-            assertRefused(s, "DELETE FROM correction_log", "finance deletes", "permission denied for table correction_log");
-            assertRefused(s, "CREATE TABLE " + schema + ".finance_notes (x int)", "finance creates",
+            assertRefused(
+                    s, "DELETE FROM correction_log", "finance deletes", "permission denied for table correction_log");
+            assertRefused(
+                    s,
+                    "CREATE TABLE " + schema + ".finance_notes (x int)",
+                    "finance creates",
                     "permission denied for schema " + schema);
         }
     }
@@ -155,7 +203,8 @@ class ScopedRolesITCase {
         grant(expected, Role.BATCH, "batch_window_metrics_staging", "DELETE,INSERT,SELECT,UPDATE");
         grant(expected, Role.BATCH, "batch_runs_run_id_seq", "SELECT,USAGE");
         grant(expected, Role.BATCH, "stream_progress", "SELECT");
-        for (String t : List.of("stream_window_metrics", "batch_window_metrics", "batch_runs", "stream_progress", "window_metrics")) {
+        for (String t : List.of(
+                "stream_window_metrics", "batch_window_metrics", "batch_runs", "stream_progress", "window_metrics")) {
             grant(expected, Role.RECONCILER, t, "SELECT");
         }
         grant(expected, Role.RECONCILER, "reconciliation_runs", "INSERT,SELECT,UPDATE");
@@ -191,11 +240,12 @@ class ScopedRolesITCase {
         grant(expected, Role.FINANCE, "attribution_diffs", "SELECT");
 
         Map<String, String> actual = new TreeMap<>();
-        try (Connection c = stack.adminConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT coalesce(r.rolname, 'PUBLIC'), cl.relname, string_agg(a.privilege_type, ',' ORDER BY a.privilege_type)"
-                        + " FROM pg_class cl JOIN pg_namespace n ON n.oid = cl.relnamespace"
-                        + " CROSS JOIN LATERAL aclexplode(cl.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee"
-                        + " WHERE n.nspname = ? AND a.grantee <> cl.relowner GROUP BY 1, 2")) {
+        try (Connection c = stack.adminConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT coalesce(r.rolname, 'PUBLIC'), cl.relname, string_agg(a.privilege_type, ',' ORDER BY a.privilege_type)"
+                                + " FROM pg_class cl JOIN pg_namespace n ON n.oid = cl.relnamespace"
+                                + " CROSS JOIN LATERAL aclexplode(cl.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee"
+                                + " WHERE n.nspname = ? AND a.grantee <> cl.relowner GROUP BY 1, 2")) {
             ps.setString(1, schema);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) actual.put(rs.getString(1) + " " + rs.getString(2), rs.getString(3));
@@ -206,7 +256,9 @@ class ScopedRolesITCase {
                     usage.setString(2, schema);
                     try (ResultSet rs = usage.executeQuery()) {
                         rs.next();
-                        assertThat(rs.getBoolean(1)).as(role.sharedRoleName() + " USAGE on " + schema).isFalse();
+                        assertThat(rs.getBoolean(1))
+                                .as(role.sharedRoleName() + " USAGE on " + schema)
+                                .isFalse();
                     }
                 }
             }
@@ -223,12 +275,13 @@ class ScopedRolesITCase {
             expected.put(Role.FINANCE.roleName(schema) + " " + f, "EXECUTE");
         }
         Map<String, String> actual = new TreeMap<>();
-        try (Connection c = stack.adminConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT coalesce(r.rolname, 'PUBLIC'), p.proname, string_agg(a.privilege_type, ',' ORDER BY a.privilege_type)"
-                        + " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
-                        + " CROSS JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a"
-                        + " LEFT JOIN pg_roles r ON r.oid = a.grantee"
-                        + " WHERE n.nspname = ? AND a.grantee <> p.proowner GROUP BY 1, 2")) {
+        try (Connection c = stack.adminConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT coalesce(r.rolname, 'PUBLIC'), p.proname, string_agg(a.privilege_type, ',' ORDER BY a.privilege_type)"
+                                + " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                                + " CROSS JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a"
+                                + " LEFT JOIN pg_roles r ON r.oid = a.grantee"
+                                + " WHERE n.nspname = ? AND a.grantee <> p.proowner GROUP BY 1, 2")) {
             ps.setString(1, schema);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -244,48 +297,79 @@ class ScopedRolesITCase {
     /** What each login can read of V12, for real: finance and reconciler everything, the writers nothing. */
     @Test
     void theReadersReadRatiosRollupsAndSlidingSumsAndTheWritersCannot() throws SQLException {
-        List<String> reads = List.of("SELECT ctr, cvr, cpc_micros, cpm_micros, cost_per_conversion_micros FROM window_metrics",
+        List<String> reads = List.of(
+                "SELECT ctr, cvr, cpc_micros, cpm_micros, cost_per_conversion_micros FROM window_metrics",
                 "SELECT * FROM hourly_metrics(now() - interval '1 day', now())",
                 "SELECT * FROM daily_metrics(current_date - 90, current_date)",
                 "SELECT * FROM sliding_metrics(5, now() - interval '1 hour', now())",
-                "SELECT * FROM recent_sliding_metrics", "SELECT time_zone FROM serving_settings");
+                "SELECT * FROM recent_sliding_metrics",
+                "SELECT time_zone FROM serving_settings");
         for (Role role : List.of(Role.FINANCE, Role.RECONCILER)) {
-            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
+            try (Connection c = stack.loginConnection(schema, role);
+                    Statement s = c.createStatement()) {
                 for (String sql : reads) s.executeQuery(sql).close();
             }
         }
-        try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement()) {
-            assertRefused(s, "UPDATE serving_settings SET time_zone = 'UTC'", "finance updates serving_settings",
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE);
+                Statement s = c.createStatement()) {
+            assertRefused(
+                    s,
+                    "UPDATE serving_settings SET time_zone = 'UTC'",
+                    "finance updates serving_settings",
                     "permission denied for table serving_settings");
         }
         for (Role role : List.of(Role.STREAM, Role.BATCH)) {
-            try (Connection c = stack.loginConnection(schema, role); Statement s = c.createStatement()) {
-                assertRefused(s, "SELECT * FROM hourly_metrics(now() - interval '1 day', now())", role + " rollups",
+            try (Connection c = stack.loginConnection(schema, role);
+                    Statement s = c.createStatement()) {
+                assertRefused(
+                        s,
+                        "SELECT * FROM hourly_metrics(now() - interval '1 day', now())",
+                        role + " rollups",
                         "permission denied for function hourly_metrics");
-                assertRefused(s, "SELECT * FROM recent_sliding_metrics", role + " sliding",
+                assertRefused(
+                        s,
+                        "SELECT * FROM recent_sliding_metrics",
+                        role + " sliding",
                         "permission denied for view recent_sliding_metrics");
                 assertRefused(s, "SELECT ctr(1, 2)", role + " ratio", "permission denied for function ctr");
-                assertRefused(s, "UPDATE serving_settings SET time_zone = 'UTC'", role + " serving_settings",
+                assertRefused(
+                        s,
+                        "UPDATE serving_settings SET time_zone = 'UTC'",
+                        role + " serving_settings",
                         "permission denied for table serving_settings");
             }
         }
     }
 
-    static final List<String> V12_FUNCTIONS = List.of("exact_ratio", "ctr", "cvr", "cpc_micros", "cpm_micros",
-            "cost_per_conversion_micros", "reconciled_ranges", "period_end", "local_midnight", "period_metrics",
-            "hourly_metrics", "daily_metrics", "sliding_metrics");
+    static final List<String> V12_FUNCTIONS = List.of(
+            "exact_ratio",
+            "ctr",
+            "cvr",
+            "cpc_micros",
+            "cpm_micros",
+            "cost_per_conversion_micros",
+            "reconciled_ranges",
+            "period_end",
+            "local_midnight",
+            "period_metrics",
+            "hourly_metrics",
+            "daily_metrics",
+            "sliding_metrics");
 
     @Test
     void aComponentPoolRefusesTheAdministratorAndAnotherSchemasLogin() {
         PostgresSettings asAdmin = new PostgresSettings(stack.jdbcUrl(), stack.adminUser(), schema, 1);
-        assertThatThrownBy(() -> Database.pool(asAdmin, stack.adminPassword(), Role.STREAM).close())
+        assertThatThrownBy(() -> Database.pool(asAdmin, stack.adminPassword(), Role.STREAM)
+                        .close())
                 .hasStackTraceContaining("login " + stack.adminUser() + " is a superuser")
                 .hasStackTraceContaining(Role.STREAM.roleName(schema));
 
         String foreign = Role.BATCH.loginName(other);
         PostgresSettings wrongSchema = new PostgresSettings(stack.jdbcUrl(), foreign, schema, 1);
-        assertThatThrownBy(() -> Database.pool(wrongSchema, stack.password(foreign), Role.BATCH).close())
-                .hasStackTraceContaining("login " + foreign + " does not hold the privileges of " + Role.BATCH.roleName(schema));
+        assertThatThrownBy(() -> Database.pool(wrongSchema, stack.password(foreign), Role.BATCH)
+                        .close())
+                .hasStackTraceContaining(
+                        "login " + foreign + " does not hold the privileges of " + Role.BATCH.roleName(schema));
     }
 
     @Test
@@ -296,7 +380,8 @@ class ScopedRolesITCase {
             for (int i = 0; i < 3; i++) schemas.add(pool.submit(() -> stack.createMigratedSchema("parallel")));
             for (Future<String> f : schemas) {
                 String s = f.get(2, TimeUnit.MINUTES);
-                try (Connection c = stack.loginConnection(s, Role.STREAM); Statement st = c.createStatement()) {
+                try (Connection c = stack.loginConnection(s, Role.STREAM);
+                        Statement st = c.createStatement()) {
                     st.execute(WRITES.get("stream_window_metrics").formatted(s));
                 }
             }
@@ -310,8 +395,11 @@ class ScopedRolesITCase {
     }
 
     private static void assertRefused(Statement s, String sql, String what, String message) {
-        assertThatThrownBy(() -> s.execute(sql)).as(what)
-                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).as(what).isEqualTo("42501"))
+        assertThatThrownBy(() -> s.execute(sql))
+                .as(what)
+                .isInstanceOfSatisfying(
+                        SQLException.class,
+                        e -> assertThat(e.getSQLState()).as(what).isEqualTo("42501"))
                 .hasMessageContaining(message);
     }
 

@@ -74,21 +74,25 @@ class ServingRollupsITCase {
         insertStream(rows);
 
         Map<String, Map<Ratio, BigDecimal>> served = new TreeMap<>();
-        try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT * FROM window_metrics")) {
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM window_metrics")) {
             while (rs.next()) served.put(rs.getString("campaign_id"), ratios(rs));
         }
         assertThat(served).hasSize(rows.size());
         for (Window w : rows) {
             for (Ratio r : Ratio.values()) {
-                assertThat(served.get(w.campaign()).get(r)).as(w.campaign() + " " + r.column()).isEqualTo(r.of(w.m()));
+                assertThat(served.get(w.campaign()).get(r))
+                        .as(w.campaign() + " " + r.column())
+                        .isEqualTo(r.of(w.m()));
             }
         }
         assertThat(served.get("no-impressions").get(Ratio.CTR)).isNull();
         assertThat(served.get("no-impressions").get(Ratio.CPM_MICROS)).isNull();
         assertThat(served.get("no-clicks").get(Ratio.CVR)).isNull();
         assertThat(served.get("no-clicks").get(Ratio.CPC_MICROS)).isNull();
-        assertThat(served.get("no-clicks").get(Ratio.COST_PER_CONVERSION_MICROS)).isNull();
+        assertThat(served.get("no-clicks").get(Ratio.COST_PER_CONVERSION_MICROS))
+                .isNull();
         assertThat(served.get("nothing").values()).containsOnlyNulls();
         // Exact digits, not a double: 2/3 rounds up in the 12th place; spend at its bound keeps all 38 digits.
         assertThat(served.get("thirds").get(Ratio.CTR)).isEqualTo(new BigDecimal("0.666666666667"));
@@ -103,18 +107,23 @@ class ServingRollupsITCase {
     @Test
     void aRollupsRatioIsTheRatioOfItsSumsNotTheAverageOfRatios() throws SQLException {
         // CTRs 100 % and 0 %: their average is 50 %, the hour's CTR is 1 click in 100 impressions.
-        insertStream(List.of(w(0, "c", 1, 1, 1, BigInteger.valueOf(3_000_000), 2),
+        insertStream(List.of(
+                w(0, "c", 1, 1, 1, BigInteger.valueOf(3_000_000), 2),
                 w(1, "c", 99, 0, 0, BigInteger.valueOf(1_000_000), 99)));
         // Spend at its bound in two windows of one hour: the sum exceeds numeric(38,0) and stays exact.
         insertStream(List.of(w(0, "max", 1, 1, 1, SPEND_MAX, 1), w(1, "max", 1, 1, 1, SPEND_MAX, 1)));
 
         List<Period> hours = periods("SELECT * FROM hourly_metrics(?, ?)", T0, T0.plus(Duration.ofHours(1)));
-        Period c = hours.stream().filter(p -> p.campaign().equals("c")).findFirst().orElseThrow();
+        Period c =
+                hours.stream().filter(p -> p.campaign().equals("c")).findFirst().orElseThrow();
         assertThat(c.ratios().get(Ratio.CTR)).isEqualTo(new BigDecimal("0.010000000000"));
         assertThat(c.ratios().get(Ratio.CVR)).isEqualTo(new BigDecimal("1.000000000000"));
         assertThat(c.ratios().get(Ratio.CPM_MICROS)).isEqualTo(new BigDecimal("40000000.000000000000"));
         assertThat(c.windows()).isEqualTo(2);
-        Period max = hours.stream().filter(p -> p.campaign().equals("max")).findFirst().orElseThrow();
+        Period max = hours.stream()
+                .filter(p -> p.campaign().equals("max"))
+                .findFirst()
+                .orElseThrow();
         assertThat(max.sums().spendMicros()).isEqualTo(SPEND_MAX.multiply(BigInteger.TWO));
         assertThat(max.ratios().get(Ratio.CPC_MICROS)).isEqualTo(new BigDecimal(SPEND_MAX).setScale(Ratio.SCALE));
     }
@@ -129,8 +138,14 @@ class ServingRollupsITCase {
         for (int minute = 0; minute < 2 * 1440; minute += 1 + random.nextInt(9)) {
             for (String campaign : List.of("a", "b")) {
                 if (random.nextInt(4) == 0) continue;
-                Window w = w(minute, campaign, random.nextInt(1000), random.nextInt(50), random.nextInt(5),
-                        BigInteger.valueOf(random.nextLong(1, 1_000_000_000L)), 1 + random.nextInt(2000));
+                Window w = w(
+                        minute,
+                        campaign,
+                        random.nextInt(1000),
+                        random.nextInt(50),
+                        random.nextInt(5),
+                        BigInteger.valueOf(random.nextLong(1, 1_000_000_000L)),
+                        1 + random.nextInt(2000));
                 switch (random.nextInt(3)) {
                     case 0 -> stream.add(w);
                     case 1 -> batch.add(w);
@@ -146,16 +161,23 @@ class ServingRollupsITCase {
         assertThat(served).hasSize(stream.size() + batch.size() + finalized.size());
 
         assertThat(periods("SELECT * FROM hourly_metrics(?, ?)", T0, T0.plus(Duration.ofDays(2))))
-                .containsExactlyElementsOf(bruteForce(served, w -> w.start().truncatedTo(ChronoUnit.HOURS),
-                        s -> s.plus(Duration.ofHours(1))));
+                .containsExactlyElementsOf(bruteForce(
+                        served, w -> w.start().truncatedTo(ChronoUnit.HOURS), s -> s.plus(Duration.ofHours(1))));
         assertThat(periods("SELECT * FROM daily_metrics(?, ?)", LocalDate.of(2026, 11, 2), LocalDate.of(2026, 11, 4)))
-                .containsExactlyElementsOf(bruteForce(served, w -> w.start().truncatedTo(ChronoUnit.DAYS),
-                        s -> s.plus(Duration.ofDays(1))));
+                .containsExactlyElementsOf(bruteForce(
+                        served, w -> w.start().truncatedTo(ChronoUnit.DAYS), s -> s.plus(Duration.ofDays(1))));
         // Hours overlapping [10:30, 12:10) come whole: 10:00, 11:00 and 12:00.
-        assertThat(periods("SELECT * FROM hourly_metrics(?, ?)", T0.plus(Duration.ofMinutes(630)),
-                T0.plus(Duration.ofMinutes(730)))).extracting(Period::start).containsOnly(T0.plus(Duration.ofHours(10)),
-                T0.plus(Duration.ofHours(11)), T0.plus(Duration.ofHours(12)));
-        assertThat(periods("SELECT * FROM hourly_metrics(?, ?)", T0.plus(Duration.ofHours(5)), T0.plus(Duration.ofHours(5))))
+        assertThat(periods(
+                        "SELECT * FROM hourly_metrics(?, ?)",
+                        T0.plus(Duration.ofMinutes(630)),
+                        T0.plus(Duration.ofMinutes(730))))
+                .extracting(Period::start)
+                .containsOnly(
+                        T0.plus(Duration.ofHours(10)), T0.plus(Duration.ofHours(11)), T0.plus(Duration.ofHours(12)));
+        assertThat(periods(
+                        "SELECT * FROM hourly_metrics(?, ?)",
+                        T0.plus(Duration.ofHours(5)),
+                        T0.plus(Duration.ofHours(5))))
                 .isEmpty();
     }
 
@@ -173,29 +195,48 @@ class ServingRollupsITCase {
         setTimeZone(BERLIN);
         List<Window> served = served();
 
-        Function<Window, Instant> berlinDay = w -> w.start().atZone(BERLIN).toLocalDate().atStartOfDay(BERLIN).toInstant();
-        Function<Instant, Instant> nextBerlinDay = s -> s.atZone(BERLIN).toLocalDate().plusDays(1).atStartOfDay(BERLIN).toInstant();
+        Function<Window, Instant> berlinDay =
+                w -> w.start().atZone(BERLIN).toLocalDate().atStartOfDay(BERLIN).toInstant();
+        Function<Instant, Instant> nextBerlinDay = s ->
+                s.atZone(BERLIN).toLocalDate().plusDays(1).atStartOfDay(BERLIN).toInstant();
         for (LocalDate first : List.of(LocalDate.of(2026, 3, 28), LocalDate.of(2026, 10, 24))) {
             List<Period> days = periods("SELECT * FROM daily_metrics(?, ?)", first, first.plusDays(3));
-            Instant lo = first.atStartOfDay(BERLIN).toInstant(), hi = first.plusDays(3).atStartOfDay(BERLIN).toInstant();
-            assertThat(days).containsExactlyElementsOf(bruteForce(served.stream()
-                    .filter(w -> !w.start().isBefore(lo) && w.start().isBefore(hi)).toList(), berlinDay, nextBerlinDay));
+            Instant lo = first.atStartOfDay(BERLIN).toInstant(),
+                    hi = first.plusDays(3).atStartOfDay(BERLIN).toInstant();
+            assertThat(days)
+                    .containsExactlyElementsOf(bruteForce(
+                            served.stream()
+                                    .filter(w ->
+                                            !w.start().isBefore(lo) && w.start().isBefore(hi))
+                                    .toList(),
+                            berlinDay,
+                            nextBerlinDay));
         }
-        Period spring = periods("SELECT * FROM daily_metrics(?, ?)", LocalDate.of(2026, 3, 29), LocalDate.of(2026, 3, 30)).get(0);
+        Period spring = periods(
+                        "SELECT * FROM daily_metrics(?, ?)", LocalDate.of(2026, 3, 29), LocalDate.of(2026, 3, 30))
+                .get(0);
         assertThat(spring.start()).isEqualTo(Instant.parse("2026-03-28T23:00:00Z"));
         assertThat(spring.end()).isEqualTo(Instant.parse("2026-03-29T22:00:00Z"));
         assertThat(spring.windows()).isEqualTo(23 * 6);
-        Period autumn = periods("SELECT * FROM daily_metrics(?, ?)", LocalDate.of(2026, 10, 25), LocalDate.of(2026, 10, 26)).get(0);
+        Period autumn = periods(
+                        "SELECT * FROM daily_metrics(?, ?)", LocalDate.of(2026, 10, 25), LocalDate.of(2026, 10, 26))
+                .get(0);
         assertThat(autumn.start()).isEqualTo(Instant.parse("2026-10-24T22:00:00Z"));
         assertThat(autumn.end()).isEqualTo(Instant.parse("2026-10-25T23:00:00Z"));
         assertThat(autumn.windows()).isEqualTo(25 * 6);
 
         // The repeated hour (02:00 CEST, then 02:00 CET) is two hours of 60 minutes each.
-        List<Period> night = periods("SELECT * FROM hourly_metrics(?, ?) WHERE campaign_id = 'c'",
-                Instant.parse("2026-10-24T23:00:00Z"), Instant.parse("2026-10-25T03:00:00Z"));
-        assertThat(night).extracting(Period::start).containsExactly(Instant.parse("2026-10-24T23:00:00Z"),
-                Instant.parse("2026-10-25T00:00:00Z"), Instant.parse("2026-10-25T01:00:00Z"),
-                Instant.parse("2026-10-25T02:00:00Z"));
+        List<Period> night = periods(
+                "SELECT * FROM hourly_metrics(?, ?) WHERE campaign_id = 'c'",
+                Instant.parse("2026-10-24T23:00:00Z"),
+                Instant.parse("2026-10-25T03:00:00Z"));
+        assertThat(night)
+                .extracting(Period::start)
+                .containsExactly(
+                        Instant.parse("2026-10-24T23:00:00Z"),
+                        Instant.parse("2026-10-25T00:00:00Z"),
+                        Instant.parse("2026-10-25T01:00:00Z"),
+                        Instant.parse("2026-10-25T02:00:00Z"));
         assertThat(night).allSatisfy(p -> {
             assertThat(Duration.between(p.start(), p.end())).isEqualTo(Duration.ofHours(1));
             assertThat(p.windows()).isEqualTo(6);
@@ -208,7 +249,9 @@ class ServingRollupsITCase {
         for (ZoneId zone : List.of(ZoneId.of("Asia/Kolkata"), ZoneId.of("+05:30"), ZoneId.of("GMT+05:30"))) {
             setTimeZone(zone);
             List<Period> hours = periods("SELECT * FROM hourly_metrics(?, ?)", T0, T0.plus(Duration.ofHours(1)));
-            assertThat(hours).as(zone.getId()).extracting(Period::start)
+            assertThat(hours)
+                    .as(zone.getId())
+                    .extracting(Period::start)
                     .containsExactly(T0.minus(Duration.ofMinutes(30)), T0.plus(Duration.ofMinutes(30)));
         }
         // PostgreSQL reads a bare "+05:30" as west of Greenwich (POSIX): a fixed offset is recorded as a POSIX zone.
@@ -228,9 +271,13 @@ class ServingRollupsITCase {
         // Hour 2: all rows finalized, not covered by any run.     -> not final (minutes without rows may still come)
         // Hour 3: all finalized, covered only by a dry run.       -> not final
         // Hours 4 and 5: covered by two runs, [4:00, 5:30) and [5:30, 6:00): their union counts. -> final
-        insertFinalized(List.of(w(0, "c", 5, 1, 0, BigInteger.TEN, 6), w(59, "c", 5, 1, 0, BigInteger.TEN, 6),
-                w(60, "c", 5, 1, 0, BigInteger.TEN, 6), w(120, "c", 5, 1, 0, BigInteger.TEN, 6),
-                w(180, "c", 5, 1, 0, BigInteger.TEN, 6), w(240, "c", 5, 1, 0, BigInteger.TEN, 6),
+        insertFinalized(List.of(
+                w(0, "c", 5, 1, 0, BigInteger.TEN, 6),
+                w(59, "c", 5, 1, 0, BigInteger.TEN, 6),
+                w(60, "c", 5, 1, 0, BigInteger.TEN, 6),
+                w(120, "c", 5, 1, 0, BigInteger.TEN, 6),
+                w(180, "c", 5, 1, 0, BigInteger.TEN, 6),
+                w(240, "c", 5, 1, 0, BigInteger.TEN, 6),
                 w(340, "c", 5, 1, 0, BigInteger.TEN, 6)));
         insertStream(List.of(w(61, "c", 5, 1, 0, BigInteger.TEN, 6)));
         recordRun(h, h.plus(Duration.ofHours(2)), "succeeded", false);
@@ -244,26 +291,42 @@ class ServingRollupsITCase {
         for (Period p : periods("SELECT * FROM hourly_metrics(?, ?)", h, h.plus(Duration.ofHours(6)))) {
             finalByHour.put(p.start(), p.isFinal());
         }
-        assertThat(finalByHour).containsExactly(Map.entry(h, true), Map.entry(h.plus(Duration.ofHours(1)), false),
-                Map.entry(h.plus(Duration.ofHours(2)), false), Map.entry(h.plus(Duration.ofHours(3)), false),
-                Map.entry(h.plus(Duration.ofHours(4)), true), Map.entry(h.plus(Duration.ofHours(5)), true));
+        assertThat(finalByHour)
+                .containsExactly(
+                        Map.entry(h, true),
+                        Map.entry(h.plus(Duration.ofHours(1)), false),
+                        Map.entry(h.plus(Duration.ofHours(2)), false),
+                        Map.entry(h.plus(Duration.ofHours(3)), false),
+                        Map.entry(h.plus(Duration.ofHours(4)), true),
+                        Map.entry(h.plus(Duration.ofHours(5)), true));
         // The day: not every minute is final, nor is it covered.
         assertThat(periods("SELECT * FROM daily_metrics(?, ?)", LocalDate.of(2026, 11, 2), LocalDate.of(2026, 11, 3)))
-                .extracting(Period::isFinal).containsExactly(false);
+                .extracting(Period::isFinal)
+                .containsExactly(false);
         // Sliding sums: final where their N minutes are covered and every row in them is final.
         Map<Instant, Boolean> sliding = new TreeMap<>();
         try (Connection c = stack.loginConnection(schema, Role.FINANCE);
-             PreparedStatement ps = c.prepareStatement("SELECT window_end, is_final FROM sliding_metrics(5, ?, ?)")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT window_end, is_final FROM sliding_metrics(5, ?, ?)")) {
             Timestamps.bind(ps, 1, h.toEpochMilli());
             Timestamps.bind(ps, 2, h.plus(Duration.ofMinutes(70)).toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) sliding.put(Instant.ofEpochMilli(Timestamps.read(rs, "window_end")), rs.getBoolean("is_final"));
+                while (rs.next())
+                    sliding.put(Instant.ofEpochMilli(Timestamps.read(rs, "window_end")), rs.getBoolean("is_final"));
             }
         }
-        assertThat(sliding.get(h.plus(Duration.ofMinutes(1)))).as("end 00:01: [23:56, 00:01) is not all covered").isFalse();
-        assertThat(sliding.get(h.plus(Duration.ofMinutes(5)))).as("end 00:05, covered").isTrue();
-        assertThat(sliding.get(h.plus(Duration.ofMinutes(62)))).as("end 01:02, a stream row in it").isFalse();
-        assertThat(sliding.get(h.plus(Duration.ofMinutes(60)))).as("end 01:00, covered, all final").isTrue();
+        assertThat(sliding.get(h.plus(Duration.ofMinutes(1))))
+                .as("end 00:01: [23:56, 00:01) is not all covered")
+                .isFalse();
+        assertThat(sliding.get(h.plus(Duration.ofMinutes(5))))
+                .as("end 00:05, covered")
+                .isTrue();
+        assertThat(sliding.get(h.plus(Duration.ofMinutes(62))))
+                .as("end 01:02, a stream row in it")
+                .isFalse();
+        assertThat(sliding.get(h.plus(Duration.ofMinutes(60))))
+                .as("end 01:00, covered, all final")
+                .isTrue();
     }
 
     // ---- sliding -----------------------------------------------------------------------------------------------
@@ -275,8 +338,14 @@ class ServingRollupsITCase {
         for (int minute = 0; minute < 180; minute++) {
             for (String campaign : List.of("a", "b", "c")) {
                 if (random.nextInt(3) == 0) continue;
-                Window w = w(minute, campaign, random.nextInt(100), random.nextInt(10), random.nextInt(3),
-                        BigInteger.valueOf(random.nextLong(0, 100_000_000L)), 1 + random.nextInt(200));
+                Window w = w(
+                        minute,
+                        campaign,
+                        random.nextInt(100),
+                        random.nextInt(10),
+                        random.nextInt(3),
+                        BigInteger.valueOf(random.nextLong(0, 100_000_000L)),
+                        1 + random.nextInt(200));
                 (random.nextBoolean() ? stream : finalized).add(w);
             }
         }
@@ -287,13 +356,23 @@ class ServingRollupsITCase {
         for (int n : new int[] {5, 17}) {
             Instant from = T0.plus(Duration.ofMinutes(30)), to = T0.plus(Duration.ofMinutes(150));
             List<Period> expected = new ArrayList<>();
-            for (Instant end = from.plus(Duration.ofMinutes(1)); !end.isAfter(to); end = end.plus(Duration.ofMinutes(1))) {
+            for (Instant end = from.plus(Duration.ofMinutes(1));
+                    !end.isAfter(to);
+                    end = end.plus(Duration.ofMinutes(1))) {
                 Instant lo = end.minus(Duration.ofMinutes(n)), e = end;
-                expected.addAll(bruteForce(served.stream().filter(w -> !w.start().isBefore(lo) && w.start().isBefore(e)).toList(),
-                        w -> e, s -> s));
+                expected.addAll(bruteForce(
+                        served.stream()
+                                .filter(w ->
+                                        !w.start().isBefore(lo) && w.start().isBefore(e))
+                                .toList(),
+                        w -> e,
+                        s -> s));
             }
-            List<Period> actual = periods("SELECT window_end AS period_start, window_end AS period_end, * FROM sliding_metrics("
-                    + n + ", ?, ?)", from, to);
+            List<Period> actual = periods(
+                    "SELECT window_end AS period_start, window_end AS period_end, * FROM sliding_metrics(" + n
+                            + ", ?, ?)",
+                    from,
+                    to);
             assertThat(actual).as("N = " + n).containsExactlyInAnyOrderElementsOf(expected);
             assertThat(actual).as("N = " + n).hasSizeGreaterThan(300);
         }
@@ -302,11 +381,28 @@ class ServingRollupsITCase {
     // ---- helpers -----------------------------------------------------------------------------------------------
 
     /** One rollup (or sliding) row as served; for sliding rows start and end are both the sliding window's end. */
-    record Period(Instant start, Instant end, String campaign, String channel, WindowMetrics sums,
-                  Map<Ratio, BigDecimal> ratios, long windows, boolean isFinal) {}
+    record Period(
+            Instant start,
+            Instant end,
+            String campaign,
+            String channel,
+            WindowMetrics sums,
+            Map<Ratio, BigDecimal> ratios,
+            long windows,
+            boolean isFinal) {}
 
-    static Window w(int minute, String campaign, long impressions, long clicks, long conversions, BigInteger spend, long events) {
-        return new Window(T0.plus(Duration.ofMinutes(minute)), campaign, "web",
+    static Window w(
+            int minute,
+            String campaign,
+            long impressions,
+            long clicks,
+            long conversions,
+            BigInteger spend,
+            long events) {
+        return new Window(
+                T0.plus(Duration.ofMinutes(minute)),
+                campaign,
+                "web",
                 new WindowMetrics(impressions, clicks, conversions, spend, events));
     }
 
@@ -314,15 +410,25 @@ class ServingRollupsITCase {
      * The expected rows: the served windows grouped by period ({@code periodOf}) and key, the sums added up in
      * Java, the ratios by core's {@link Ratio}, final when every row is (no reconciliation run in these tests).
      */
-    static List<Period> bruteForce(List<Window> served, Function<Window, Instant> periodOf, Function<Instant, Instant> endOf) {
+    static List<Period> bruteForce(
+            List<Window> served, Function<Window, Instant> periodOf, Function<Instant, Instant> endOf) {
         Map<String, Period> byKey = new TreeMap<>();
         for (Window w : served) {
             Instant start = periodOf.apply(w);
             String key = String.format("%020d|%s|%s", start.toEpochMilli(), w.campaign(), w.channel());
             Period p = byKey.get(key);
             WindowMetrics sums = p == null ? w.m() : p.sums().plus(w.m());
-            byKey.put(key, new Period(start, endOf.apply(start), w.campaign(), w.channel(), sums, ratiosOf(sums),
-                    p == null ? 1 : p.windows() + 1, false));
+            byKey.put(
+                    key,
+                    new Period(
+                            start,
+                            endOf.apply(start),
+                            w.campaign(),
+                            w.channel(),
+                            sums,
+                            ratiosOf(sums),
+                            p == null ? 1 : p.windows() + 1,
+                            false));
         }
         return new ArrayList<>(byKey.values());
     }
@@ -343,7 +449,7 @@ class ServingRollupsITCase {
     List<Period> periods(String sql, Object from, Object to) throws SQLException {
         List<Period> out = new ArrayList<>();
         try (Connection c = stack.loginConnection(schema, Role.FINANCE);
-             PreparedStatement ps = c.prepareStatement(sql + " ORDER BY period_start, campaign_id, channel_id")) {
+                PreparedStatement ps = c.prepareStatement(sql + " ORDER BY period_start, campaign_id, channel_id")) {
             for (int i = 0; i < 2; i++) {
                 Object v = i == 0 ? from : to;
                 if (v instanceof Instant t) Timestamps.bind(ps, i + 1, t.toEpochMilli());
@@ -351,9 +457,14 @@ class ServingRollupsITCase {
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new Period(Instant.ofEpochMilli(Timestamps.read(rs, "period_start")),
-                            Instant.ofEpochMilli(Timestamps.read(rs, "period_end")), rs.getString("campaign_id"),
-                            rs.getString("channel_id"), MetricColumns.read(rs), ratios(rs), rs.getLong("windows"),
+                    out.add(new Period(
+                            Instant.ofEpochMilli(Timestamps.read(rs, "period_start")),
+                            Instant.ofEpochMilli(Timestamps.read(rs, "period_end")),
+                            rs.getString("campaign_id"),
+                            rs.getString("channel_id"),
+                            MetricColumns.read(rs),
+                            ratios(rs),
+                            rs.getLong("windows"),
                             rs.getBoolean("is_final")));
                 }
             }
@@ -364,11 +475,15 @@ class ServingRollupsITCase {
     /** Everything window_metrics serves, as the finance login reads it. */
     List<Window> served() throws SQLException {
         List<Window> out = new ArrayList<>();
-        try (Connection c = stack.loginConnection(schema, Role.FINANCE); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT * FROM window_metrics")) {
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM window_metrics")) {
             while (rs.next()) {
-                out.add(new Window(Instant.ofEpochMilli(Timestamps.read(rs, "window_start")), rs.getString("campaign_id"),
-                        rs.getString("channel_id"), MetricColumns.read(rs)));
+                out.add(new Window(
+                        Instant.ofEpochMilli(Timestamps.read(rs, "window_start")),
+                        rs.getString("campaign_id"),
+                        rs.getString("channel_id"),
+                        MetricColumns.read(rs)));
             }
         }
         return out;
@@ -387,27 +502,35 @@ class ServingRollupsITCase {
     }
 
     void insertStream(List<Window> rows) throws SQLException {
-        insert("INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
-                + " conversions, spend_micros, events, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", rows);
+        insert(
+                "INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
+                        + " conversions, spend_micros, events, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                rows);
     }
 
     void insertBatch(List<Window> rows) throws SQLException {
-        try (Connection c = admin(); Statement s = c.createStatement()) {
+        try (Connection c = admin();
+                Statement s = c.createStatement()) {
             s.execute("INSERT INTO batch_runs (run_id, mode, status) VALUES (1, 'range', 'succeeded')");
         }
-        insert("INSERT INTO batch_window_metrics (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
-                + " conversions, spend_micros, events, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", rows);
+        insert(
+                "INSERT INTO batch_window_metrics (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
+                        + " conversions, spend_micros, events, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                rows);
     }
 
     /** As a reconciliation finalizes them (the run id is not checked: V11). */
     void insertFinalized(List<Window> rows) throws SQLException {
-        insert("INSERT INTO window_corrections (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
-                + " conversions, spend_micros, events, reconciliation_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", rows);
+        insert(
+                "INSERT INTO window_corrections (window_start, window_end, campaign_id, channel_id, impressions, clicks,"
+                        + " conversions, spend_micros, events, reconciliation_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                rows);
     }
 
     void recordRun(Instant from, Instant to, String status, boolean dryRun) throws SQLException {
-        try (Connection c = admin(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO reconciliation_runs (range_from, range_to, status, dry_run) VALUES (?, ?, ?, ?)")) {
+        try (Connection c = admin();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO reconciliation_runs (range_from, range_to, status, dry_run) VALUES (?, ?, ?, ?)")) {
             Timestamps.bind(ps, 1, from.toEpochMilli());
             Timestamps.bind(ps, 2, to.toEpochMilli());
             ps.setString(3, status);
@@ -417,7 +540,8 @@ class ServingRollupsITCase {
     }
 
     private void insert(String sql, List<Window> rows) throws SQLException {
-        try (Connection c = admin(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = admin();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (Window w : rows) {
                 Timestamps.bind(ps, 1, w.start().toEpochMilli());
                 Timestamps.bind(ps, 2, w.start().toEpochMilli() + MINUTE);

@@ -40,12 +40,20 @@ class StreamRowGuardITCase {
     }
 
     private static Row row(long events, int revision) {
-        return new Row(new WindowRow(new WindowKey(W0, "c1", "web"), W0 + 60_000,
-                new WindowMetrics(events, 0, 0, 10 * events, events)), revision);
+        return new Row(
+                new WindowRow(
+                        new WindowKey(W0, "c1", "web"),
+                        W0 + 60_000,
+                        new WindowMetrics(events, 0, 0, 10 * events, events)),
+                revision);
     }
 
     private static long storedEvents(Connection c) throws SQLException {
-        return StreamWindowMetricsTable.readRange(c, W0, W0 + 60_000).get(0).window().metrics().events();
+        return StreamWindowMetricsTable.readRange(c, W0, W0 + 60_000)
+                .get(0)
+                .window()
+                .metrics()
+                .events();
     }
 
     @Test
@@ -62,7 +70,8 @@ class StreamRowGuardITCase {
             // A real later firing: higher revision, more events.
             assertThat(StreamWindowMetricsTable.upsert(c, List.of(row(26, 2)))).isEmpty();
             assertThat(storedEvents(c)).isEqualTo(26);
-            assertThat(StreamWindowMetricsTable.read(c, List.of(row(0, 1).window().key())))
+            assertThat(StreamWindowMetricsTable.read(
+                            c, List.of(row(0, 1).window().key())))
                     .containsValue(row(26, 2));
         }
     }
@@ -73,7 +82,8 @@ class StreamRowGuardITCase {
             assertThat(StreamProgressTable.committed(c, "job")).isEmpty();
             StreamProgressTable.advance(c, "job", W0, 7, "lineage-a");
             StreamProgressTable.advance(c, "job", W0 - 1, 9, "lineage-a");
-            assertThat(StreamProgressTable.committed(c, "job")).contains(new StreamProgressTable.Committed("lineage-a", 9));
+            assertThat(StreamProgressTable.committed(c, "job"))
+                    .contains(new StreamProgressTable.Committed("lineage-a", 9));
         }
     }
 
@@ -82,11 +92,15 @@ class StreamRowGuardITCase {
         try (Connection c = connection()) {
             c.setAutoCommit(false);
             StreamRejectedRowsTable.lock(c);
-            assertThat(StreamRejectedRowsTable.insert(c, "k1", "{\"a\":\"\\u0000\"}", "22021", "bad")).isTrue();
-            assertThat(StreamRejectedRowsTable.insert(c, "k1", "{}", "22021", "again")).isFalse();
-            assertThat(StreamRejectedRowsTable.insert(c, "k2", "{}", "23514", "check")).isTrue();
+            assertThat(StreamRejectedRowsTable.insert(c, "k1", "{\"a\":\"\\u0000\"}", "22021", "bad"))
+                    .isTrue();
+            assertThat(StreamRejectedRowsTable.insert(c, "k1", "{}", "22021", "again"))
+                    .isFalse();
+            assertThat(StreamRejectedRowsTable.insert(c, "k2", "{}", "23514", "check"))
+                    .isTrue();
             c.commit();
-            assertThat(StreamRejectedRowsTable.after(c, 0)).extracting(StreamRejectedRowsTable.Rejected::sqlState)
+            assertThat(StreamRejectedRowsTable.after(c, 0))
+                    .extracting(StreamRejectedRowsTable.Rejected::sqlState)
                     .containsExactly("22021", "23514");
             long first = StreamRejectedRowsTable.after(c, 0).get(0).rejectionId();
             assertThat(StreamRejectedRowsTable.after(c, first)).hasSize(1);

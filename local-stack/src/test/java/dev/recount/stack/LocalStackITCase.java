@@ -1,15 +1,36 @@
 package dev.recount.stack;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.config.LocalEnvFile;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
-import dev.recount.core.config.LocalEnvFile;
 import dev.recount.stack.embedded.Ports;
 import dev.recount.stack.embedded.ProcessProbe;
 import dev.recount.stack.embedded.StackFiles;
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.Poll;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -24,28 +45,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The local stack's whole life on real processes, started the way ./recount and testkit start it (local-stack's jar
@@ -71,25 +70,44 @@ class LocalStackITCase {
             // --- up: local.env, topics, migrations
             step("checks after up");
             Map<String, String> env = stack.environment();
-            assertThat(env).containsKeys("KAFKA_BOOTSTRAP_SERVERS", "PGHOST", "PGPORT", "PGDATABASE", "PGUSER",
-                    "PGPASSWORD", "RECOUNT_JDBC_URL", "RECOUNT_PGPASSWORD_DIR");
+            assertThat(env)
+                    .containsKeys(
+                            "KAFKA_BOOTSTRAP_SERVERS",
+                            "PGHOST",
+                            "PGPORT",
+                            "PGDATABASE",
+                            "PGUSER",
+                            "PGPASSWORD",
+                            "RECOUNT_JDBC_URL",
+                            "RECOUNT_PGPASSWORD_DIR");
             assertThat(stack.bootstrapServers()).matches("127\\.0\\.0\\.1:\\d+");
             assertThat(stack.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + env.get("PGPORT") + "/recount");
             assertThat(env.get("PGDATABASE")).isEqualTo("recount");
             assertThat(stack.adminPassword()).hasSizeGreaterThanOrEqualTo(16);
             assertThat(sourcedByShell(home, "PGPASSWORD")).isEqualTo(stack.adminPassword());
             assertThat(sourcedByShell(home, "RECOUNT_JDBC_URL")).isEqualTo(stack.jdbcUrl());
-            assertThat(partitions(stack)).containsEntry(INPUT, 3).containsEntry("ad-events-dlq", 3).containsEntry("ad-events-late", 3);
+            assertThat(partitions(stack))
+                    .containsEntry(INPUT, 3)
+                    .containsEntry("ad-events-dlq", 3)
+                    .containsEntry("ad-events-late", 3);
             assertComponentLogins(stack, home);
             // Password authentication, not trust: a wrong password is refused.
             String jdbcUrl = stack.jdbcUrl();
             String adminUser = stack.adminUser();
-            assertThatThrownBy(() -> DriverManager.getConnection(jdbcUrl, adminUser, "wrong").close())
-                    .isInstanceOf(SQLException.class).hasMessageContaining("password authentication failed");
-            try (Connection c = stack.adminConnection(); Statement s = c.createStatement()) {
-                assertThat(scalar(s, "SELECT count(*) FROM recount.flyway_schema_history WHERE success")).isGreaterThanOrEqualTo(6);
-                assertThat(scalar(s, "SELECT count(*) FROM pg_tables WHERE schemaname = 'recount' "
-                        + "AND tablename IN ('stream_window_metrics', 'batch_window_metrics', 'batch_runs')")).isEqualTo(3);
+            assertThatThrownBy(() -> DriverManager.getConnection(jdbcUrl, adminUser, "wrong")
+                            .close())
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("password authentication failed");
+            try (Connection c = stack.adminConnection();
+                    Statement s = c.createStatement()) {
+                assertThat(scalar(s, "SELECT count(*) FROM recount.flyway_schema_history WHERE success"))
+                        .isGreaterThanOrEqualTo(6);
+                assertThat(
+                                scalar(
+                                        s,
+                                        "SELECT count(*) FROM pg_tables WHERE schemaname = 'recount' "
+                                                + "AND tablename IN ('stream_window_metrics', 'batch_window_metrics', 'batch_runs')"))
+                        .isEqualTo(3);
                 s.execute("CREATE TABLE public.itcase_marker (note text)");
                 s.execute("INSERT INTO public.itcase_marker VALUES ('written before the restart')");
             }
@@ -102,15 +120,22 @@ class LocalStackITCase {
             // --- status: both services, pids, ports
             step("status");
             long kafkaPid = StackFiles.readPid(home.resolve("kafka/broker.pid")).orElseThrow();
-            long postgresPid = StackFiles.readPid(home.resolve("postgres/data/postmaster.pid")).orElseThrow();
+            long postgresPid = StackFiles.readPid(home.resolve("postgres/data/postmaster.pid"))
+                    .orElseThrow();
             CommandRun status = CommandRun.of("status", "--home", home.toString());
             assertThat(status.exitCode()).as(status.out()).isEqualTo(StatusCommand.ALL_UP);
-            assertThat(status.out()).contains("running, pid " + kafkaPid, "running, pid " + postgresPid,
-                    stack.bootstrapServers(), stack.jdbcUrl());
+            assertThat(status.out())
+                    .contains(
+                            "running, pid " + kafkaPid,
+                            "running, pid " + postgresPid,
+                            stack.bootstrapServers(),
+                            stack.jdbcUrl());
             CommandRun statusJson = CommandRun.of("status", "--home", home.toString(), "--json");
             assertThat(statusJson.exitCode()).as(statusJson.err()).isEqualTo(StatusCommand.ALL_UP);
             JsonNode json = new ObjectMapper().readTree(statusJson.out());
-            assertThat(statusJson.out().strip().lines()).as("one JSON object, nothing else").hasSize(1);
+            assertThat(statusJson.out().strip().lines())
+                    .as("one JSON object, nothing else")
+                    .hasSize(1);
             assertThat(json.get("state").asText()).isEqualTo("running");
             assertThat(json.get("bootstrap_servers").asText()).isEqualTo(stack.bootstrapServers());
             assertThat(json.get("jdbc_url").asText()).isEqualTo(stack.jdbcUrl());
@@ -134,15 +159,23 @@ class LocalStackITCase {
             int kafkaPort = port(stack.bootstrapServers());
             int postgresPort = Integer.parseInt(env.get("PGPORT"));
             stack.stop();
-            assertThat(ProcessProbe.isAlive(kafkaPid)).as("Kafka broker process").isFalse();
-            assertThat(ProcessProbe.isAlive(postgresPid)).as("postmaster process").isFalse();
+            assertThat(ProcessProbe.isAlive(kafkaPid))
+                    .as("Kafka broker process")
+                    .isFalse();
+            assertThat(ProcessProbe.isAlive(postgresPid))
+                    .as("postmaster process")
+                    .isFalse();
             assertThat(Ports.isOpen(kafkaPort)).as("Kafka port").isFalse();
             assertThat(Ports.isOpen(postgresPort)).as("PostgreSQL port").isFalse();
             CommandRun stopped = CommandRun.of("status", "--home", home.toString());
             assertThat(stopped.exitCode()).as(stopped.out()).isEqualTo(StatusCommand.NOTHING_RUNS);
-            JsonNode stoppedJson = new ObjectMapper().readTree(CommandRun.of("status", "--home", home.toString(), "--json").out());
+            JsonNode stoppedJson = new ObjectMapper()
+                    .readTree(CommandRun.of("status", "--home", home.toString(), "--json")
+                            .out());
             assertThat(stoppedJson.get("state").asText()).isEqualTo("stopped");
-            assertThat(stoppedJson.get("services").get(0).has("pid")).as("a stopped service has no pid").isFalse();
+            assertThat(stoppedJson.get("services").get(0).has("pid"))
+                    .as("a stopped service has no pid")
+                    .isFalse();
 
             // --- up on the same data: the row, the schema and the records are still there
             step("up on the same data");
@@ -151,15 +184,22 @@ class LocalStackITCase {
 
             // --- kill -9 both: status says so, and up recovers them with their data
             step("kill -9 both");
-            long killedKafka = StackFiles.readPid(home.resolve("kafka/broker.pid")).orElseThrow();
-            long killedPostgres = StackFiles.readPid(home.resolve("postgres/data/postmaster.pid")).orElseThrow();
+            long killedKafka =
+                    StackFiles.readPid(home.resolve("kafka/broker.pid")).orElseThrow();
+            long killedPostgres = StackFiles.readPid(home.resolve("postgres/data/postmaster.pid"))
+                    .orElseThrow();
             ProcessHandle.of(killedKafka).orElseThrow().destroyForcibly();
             ProcessHandle.of(killedPostgres).orElseThrow().destroyForcibly();
-            Poll.until(WAIT, "both services to die", () -> !ProcessProbe.isAlive(killedKafka) && !ProcessProbe.isAlive(killedPostgres));
+            Poll.until(
+                    WAIT,
+                    "both services to die",
+                    () -> !ProcessProbe.isAlive(killedKafka) && !ProcessProbe.isAlive(killedPostgres));
             CommandRun crashed = CommandRun.of("status", "--home", home.toString());
             assertThat(crashed.exitCode()).as(crashed.out()).isEqualTo(StatusCommand.NOTHING_RUNS);
-            assertThat(crashed.out()).contains("pid " + killedKafka + " of a previous run is gone",
-                    "pid " + killedPostgres + " of a previous run is gone");
+            assertThat(crashed.out())
+                    .contains(
+                            "pid " + killedKafka + " of a previous run is gone",
+                            "pid " + killedPostgres + " of a previous run is gone");
             stack = LocalStack.start(home);
             assertThat(Files.readString(home.resolve("launcher.log"))).contains("gone without a clean shutdown");
             assertDataSurvived(stack);
@@ -168,7 +208,8 @@ class LocalStackITCase {
             stopQuietly(stack);
         }
         step("stopped");
-        assertThat(CommandRun.of("status", "--home", home.toString()).exitCode()).isEqualTo(StatusCommand.NOTHING_RUNS);
+        assertThat(CommandRun.of("status", "--home", home.toString()).exitCode())
+                .isEqualTo(StatusCommand.NOTHING_RUNS);
     }
 
     /**
@@ -186,15 +227,23 @@ class LocalStackITCase {
             Path file = secrets.resolve(login + ".password");
             assertThat(mode(file)).as(file.toString()).isEqualTo("rw-------");
             passwords.add(stack.password(login));
-            try (Connection c = stack.loginConnection("recount", role); Statement s = c.createStatement()) {
-                assertThat(scalar(s, "SELECT count(*) FROM pg_roles WHERE rolname = current_user AND NOT rolsuper"
-                        + " AND NOT rolcreaterole AND NOT rolcreatedb")).as(login).isEqualTo(1);
+            try (Connection c = stack.loginConnection("recount", role);
+                    Statement s = c.createStatement()) {
+                assertThat(scalar(
+                                s,
+                                "SELECT count(*) FROM pg_roles WHERE rolname = current_user AND NOT rolsuper"
+                                        + " AND NOT rolcreaterole AND NOT rolcreatedb"))
+                        .as(login)
+                        .isEqualTo(1);
                 Database.checkLogin(c, "recount", role);
             }
         }
-        assertThat(passwords).as("one password per login, none the administrator's").hasSize(Role.values().length)
+        assertThat(passwords)
+                .as("one password per login, none the administrator's")
+                .hasSize(Role.values().length)
                 .doesNotContain(stack.adminPassword());
-        try (Connection c = stack.loginConnection("recount", Role.STREAM); Statement s = c.createStatement()) {
+        try (Connection c = stack.loginConnection("recount", Role.STREAM);
+                Statement s = c.createStatement()) {
             assertThatThrownBy(() -> s.execute("INSERT INTO batch_runs (mode, status) VALUES ('range', 'running')"))
                     .hasMessageContaining("permission denied for table batch_runs");
         }
@@ -212,8 +261,9 @@ class LocalStackITCase {
     }
 
     private static void assertDataSurvived(LocalStack stack) throws Exception {
-        try (Connection c = stack.adminConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT note FROM public.itcase_marker")) {
+        try (Connection c = stack.adminConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT note FROM public.itcase_marker")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getString(1)).isEqualTo("written before the restart");
             assertThat(scalar(c.createStatement(), "SELECT count(*) FROM recount.flyway_schema_history WHERE success"))
@@ -225,13 +275,19 @@ class LocalStackITCase {
     /** Sends the two records as `produce` would: the valid one keyed by its campaign_id, the invalid one unkeyed. */
     private static void produce(String bootstrap) throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
-            producer.send(new ProducerRecord<>(INPUT, "c-42".getBytes(StandardCharsets.UTF_8),
-                    VALID.getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class.getName()))) {
+            producer.send(new ProducerRecord<>(
+                            INPUT, "c-42".getBytes(StandardCharsets.UTF_8), VALID.getBytes(StandardCharsets.UTF_8)))
+                    .get(30, TimeUnit.SECONDS);
             producer.send(new ProducerRecord<>(INPUT, null, INVALID.getBytes(StandardCharsets.UTF_8)))
                     .get(30, TimeUnit.SECONDS);
         }
@@ -240,12 +296,17 @@ class LocalStackITCase {
     /** Reads the input topic from the beginning until both produced records are seen. */
     private static void assertRecordsAreThere(String bootstrap) {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false))) {
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false))) {
             List<TopicPartition> parts = consumer.partitionsFor(INPUT, Duration.ofSeconds(30)).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).collect(Collectors.toList());
+                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                    .collect(Collectors.toList());
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             List<ConsumerRecord<byte[], byte[]>> seen = new ArrayList<>();
@@ -263,7 +324,8 @@ class LocalStackITCase {
 
     private static ConsumerRecord<byte[], byte[]> find(List<ConsumerRecord<byte[], byte[]>> records, String value) {
         Optional<ConsumerRecord<byte[], byte[]>> r = records.stream()
-                .filter(x -> new String(x.value(), StandardCharsets.UTF_8).equals(value)).findFirst();
+                .filter(x -> new String(x.value(), StandardCharsets.UTF_8).equals(value))
+                .findFirst();
         assertThat(r).as("record with value %s", value).isPresent();
         return r.get();
     }
@@ -271,15 +333,22 @@ class LocalStackITCase {
     private static Map<String, Integer> partitions(LocalStack stack) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
             Map<String, TopicDescription> d = admin.describeTopics(List.of(INPUT, "ad-events-dlq", "ad-events-late"))
-                    .allTopicNames().get(30, TimeUnit.SECONDS);
-            return d.values().stream().collect(Collectors.toMap(TopicDescription::name, t -> t.partitions().size()));
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS);
+            return d.values().stream()
+                    .collect(Collectors.toMap(
+                            TopicDescription::name, t -> t.partitions().size()));
         }
     }
 
     /** What a POSIX shell sees after {@code . local.env}: the file must be valid shell, not only parseable by us. */
     private static String sourcedByShell(Path home, String variable) throws Exception {
-        Process p = new ProcessBuilder("sh", "-c", ". \"$1\" && printf '%s' \"$" + variable + "\"", "sh",
-                home.resolve("local.env").toString())
+        Process p = new ProcessBuilder(
+                        "sh",
+                        "-c",
+                        ". \"$1\" && printf '%s' \"$" + variable + "\"",
+                        "sh",
+                        home.resolve("local.env").toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .start();

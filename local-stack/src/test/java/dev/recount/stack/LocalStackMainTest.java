@@ -1,7 +1,6 @@
 package dev.recount.stack;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -9,8 +8,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The local stack's command line in-process: help, argument errors, and the failures that need no running stack. */
 class LocalStackMainTest {
@@ -26,9 +25,11 @@ class LocalStackMainTest {
 
     @Test
     void everyCommandHasHelp() {
-        assertThat(CommandRun.of("up", "--help").out()).contains("--home", "--config", "--partitions", "--kafka-port", "--postgres-port");
+        assertThat(CommandRun.of("up", "--help").out())
+                .contains("--home", "--config", "--partitions", "--kafka-port", "--postgres-port");
         assertThat(CommandRun.of("down", "--help").out()).contains("--home");
-        assertThat(CommandRun.of("status", "--help").out()).contains("--home", "Exit codes", "3   nothing runs", "4   partly running");
+        assertThat(CommandRun.of("status", "--help").out())
+                .contains("--home", "Exit codes", "3   nothing runs", "4   partly running");
         for (String command : new String[] {"up", "down", "status"}) {
             assertThat(CommandRun.of(command, "--help").exitCode()).as(command).isZero();
         }
@@ -89,7 +90,8 @@ class LocalStackMainTest {
         Path home = tmp.resolve("home");
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            CommandRun run = CommandRun.of("up", "--home", home.toString(), "--kafka-port", Integer.toString(taken.getLocalPort()));
+            CommandRun run = CommandRun.of(
+                    "up", "--home", home.toString(), "--kafka-port", Integer.toString(taken.getLocalPort()));
             assertThat(run.exitCode()).isEqualTo(1);
             assertThat(run.errIsOneLine()).as(run.err()).isTrue();
             assertThat(run.err()).contains("Kafka port (local.kafka-port) " + taken.getLocalPort() + " is in use");
@@ -103,10 +105,12 @@ class LocalStackMainTest {
         Path home = tmp.resolve("home");
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            CommandRun run = CommandRun.of("up", "--home", home.toString(), "--postgres-port", Integer.toString(taken.getLocalPort()));
+            CommandRun run = CommandRun.of(
+                    "up", "--home", home.toString(), "--postgres-port", Integer.toString(taken.getLocalPort()));
             assertThat(run.exitCode()).isEqualTo(1);
             assertThat(run.errIsOneLine()).as(run.err()).isTrue();
-            assertThat(run.err()).contains("PostgreSQL port (local.postgres-port) " + taken.getLocalPort() + " is in use");
+            assertThat(run.err())
+                    .contains("PostgreSQL port (local.postgres-port) " + taken.getLocalPort() + " is in use");
         }
         assertThat(home.resolve("kafka").resolve("broker.pid")).doesNotExist();
     }

@@ -1,12 +1,11 @@
 package dev.recount.ops;
 
-import dev.recount.core.cli.ExitCodeMeaning;
-
-import dev.recount.core.cli.RecountCli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.batch.BackfillException;
 import dev.recount.batch.BackfillRunner;
 import dev.recount.batch.BackfillSettings;
+import dev.recount.core.cli.ExitCodeMeaning;
+import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
@@ -29,33 +28,45 @@ import picocli.CommandLine.Option;
  * ({@code backfill affected}), then reconciles exactly the windows that run wrote ({@code reconcile --batch-run ID}),
  * which makes them final in window_metrics. Meant to run every few minutes; never two at once ({@link CorrectLock}).
  */
-@Command(name = "correct", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "correct",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = {
             "Recomputes from the lake the windows named by the backfill topic (too-late events) since the last run,"
                     + " as `backfill affected` does, then reconciles exactly the windows that run wrote, as"
                     + " `reconcile --batch-run ID` does: they become final (source batch) with the late events counted.",
             "Run it every few minutes from a scheduler. Two runs never overlap: a PostgreSQL advisory lock per schema;"
                     + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic it"
-                    + " reconciles nothing and exits 0."})
+                    + " reconciles nothing and exits 0."
+        })
 public final class CorrectCommand implements Callable<Integer> {
     // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
     @ExitCodeMeaning("corrected within tolerance, or nothing new on the backfill topic")
     static final int OK = ExitCodes.OK;
+
     @ExitCodeMeaning("error of the command itself (e.g. the database unreachable for the lock)")
     static final int ERROR = ExitCodes.ERROR;
+
     @ExitCodeMeaning("bad command line or configuration; nothing was run")
     static final int USAGE = ExitCodes.USAGE;
+
     @ExitCodeMeaning("corrected, but some key was beyond tolerance (alert)")
     static final int BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
+
     @ExitCodeMeaning("the affected backfill failed (offsets not committed: the next run retries)")
     static final int BACKFILL_FAILED = ExitCodes.BACKFILL_FAILED;
+
     @ExitCodeMeaning("lock timeout: an overlapping backfill held the windows longer than batch.lock-timeout")
     static final int LOCK_TIMEOUT = ExitCodes.LOCK_TIMEOUT;
+
     @ExitCodeMeaning("reconcile refused: the run's windows have no batch rows (rewritten since)")
     static final int RECONCILE_REFUSED = ExitCodes.RECONCILE_REFUSED;
-    @ExitCodeMeaning("reconcile failed (the recomputed windows stay unreconciled; run nightly or reconcile"
-            + " --batch-run)")
+
+    @ExitCodeMeaning(
+            "reconcile failed (the recomputed windows stay unreconciled; run nightly or reconcile" + " --batch-run)")
     static final int RECONCILE_FAILED = ExitCodes.RECONCILE_FAILED;
+
     @ExitCodeMeaning("another correct run holds the lock; nothing was run")
     static final int ALREADY_RUNNING = ExitCodes.ALREADY_RUNNING;
 
@@ -65,11 +76,18 @@ public final class CorrectCommand implements Callable<Integer> {
     @CommandLine.Mixin
     StepOptions options = new StepOptions();
 
-    @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "0s", description = "How long to wait for a"
-            + " running correct to finish before exiting 10 (default: ${DEFAULT-VALUE}: exit at once).")
+    @Option(
+            names = "--wait",
+            paramLabel = "DURATION",
+            defaultValue = "0s",
+            description = "How long to wait for a"
+                    + " running correct to finish before exiting 10 (default: ${DEFAULT-VALUE}: exit at once).")
     String waitFor;
 
-    @Option(names = "--max-records", paramLabel = "N", defaultValue = "500000",
+    @Option(
+            names = "--max-records",
+            paramLabel = "N",
+            defaultValue = "500000",
             description = "Read at most about N backfill records per run (default: ${DEFAULT-VALUE}).")
     int maxRecords;
 
@@ -96,12 +114,15 @@ public final class CorrectCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
         }
-        try (HikariDataSource reconcilerDb = Database.pool(config.postgres(Component.RECONCILER),
-                config.password(Component.RECONCILER), Role.RECONCILER);
-             CorrectLock lock = CorrectLock.acquire(reconcilerDb, config.postgres(Component.RECONCILER).schema(), wait)) {
+        try (HikariDataSource reconcilerDb = Database.pool(
+                        config.postgres(Component.RECONCILER), config.password(Component.RECONCILER), Role.RECONCILER);
+                CorrectLock lock = CorrectLock.acquire(
+                        reconcilerDb, config.postgres(Component.RECONCILER).schema(), wait)) {
             if (lock == null) {
-                say(err, "another correct run holds the lock" + (wait.isZero() ? "" : " (waited " + waitFor + ")")
-                        + "; nothing was run");
+                say(
+                        err,
+                        "another correct run holds the lock" + (wait.isZero() ? "" : " (waited " + waitFor + ")")
+                                + "; nothing was run");
                 return ExitCodes.ALREADY_RUNNING;
             }
             BackfillRunner.AffectedReport report;
@@ -124,12 +145,19 @@ public final class CorrectCommand implements Callable<Integer> {
         }
     }
 
-    private BackfillRunner.AffectedReport recomputeAffected(BackfillSettings settings, String password) throws Exception {
+    private BackfillRunner.AffectedReport recomputeAffected(BackfillSettings settings, String password)
+            throws Exception {
         try (HikariDataSource batchDb = Database.pool(settings.postgres(), password, Role.BATCH)) {
             SparkSession spark = env.sparkSessions().open(settings, options.master);
             try {
-                return new BackfillRunner(spark, batchDb, settings, password, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS,
-                        Duration.ofSeconds(10)).recomputeAffected(false, maxRecords);
+                return new BackfillRunner(
+                                spark,
+                                batchDb,
+                                settings,
+                                password,
+                                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS,
+                                Duration.ofSeconds(10))
+                        .recomputeAffected(false, maxRecords);
             } finally {
                 env.sparkSessions().release(spark);
             }
@@ -141,8 +169,8 @@ public final class CorrectCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of("--batch-run", Long.toString(batchRunId)));
         if (options.configFile != null) args.addAll(List.of("--config", options.configFile.toString()));
         if (options.reportDir != null) args.addAll(List.of("--report-dir", options.reportDir.toString()));
-        return ReconcileMain.execute(new CommandEnvironment(env.variables(), env.clock()), out, err,
-                args.toArray(String[]::new));
+        return ReconcileMain.execute(
+                new CommandEnvironment(env.variables(), env.clock()), out, err, args.toArray(String[]::new));
     }
 
     private static void say(PrintWriter w, String line) {

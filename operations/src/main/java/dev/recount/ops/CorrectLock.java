@@ -80,7 +80,8 @@ final class CorrectLock implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        try (conn; PreparedStatement ps = conn.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+        try (conn;
+                PreparedStatement ps = conn.prepareStatement("SELECT pg_advisory_unlock(?)")) {
             ps.setLong(1, key);
             ps.execute();
         }

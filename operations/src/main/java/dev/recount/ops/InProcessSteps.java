@@ -31,8 +31,14 @@ final class InProcessSteps implements NightlySteps {
     private final PrintWriter out;
     private final PrintWriter err;
 
-    InProcessSteps(OperationsEnvironment env, RecountConfig config, Path configFile, Path reportDir, String master,
-                   PrintWriter out, PrintWriter err) {
+    InProcessSteps(
+            OperationsEnvironment env,
+            RecountConfig config,
+            Path configFile,
+            Path reportDir,
+            String master,
+            PrintWriter out,
+            PrintWriter err) {
         this.env = env;
         this.config = config;
         this.configFile = configFile;
@@ -56,8 +62,8 @@ final class InProcessSteps implements NightlySteps {
         List<String> all = new ArrayList<>(List.of(args));
         addConfig(all);
         if (master != null) all.addAll(List.of("--master", master));
-        BackfillMain main = new BackfillMain(env.variables(), env.clock(), env.sparkSessions(),
-                BackfillRunner.DEFAULT_DRIVER_MAX_ROWS);
+        BackfillMain main = new BackfillMain(
+                env.variables(), env.clock(), env.sparkSessions(), BackfillRunner.DEFAULT_DRIVER_MAX_ROWS);
         return BackfillMain.execute(main, out, err, all.toArray(String[]::new));
     }
 
@@ -66,15 +72,15 @@ final class InProcessSteps implements NightlySteps {
         List<String> all = new ArrayList<>(List.of("--date", day.toString()));
         addConfig(all);
         if (reportDir != null) all.addAll(List.of("--report-dir", reportDir.toString()));
-        return ReconcileMain.execute(new CommandEnvironment(env.variables(), env.clock()), out, err,
-                all.toArray(String[]::new));
+        return ReconcileMain.execute(
+                new CommandEnvironment(env.variables(), env.clock()), out, err, all.toArray(String[]::new));
     }
 
     @Override
     public List<LocalDate> pending(LocalDate since, LocalDate until) throws Exception {
-        try (HikariDataSource pool = Database.pool(config.postgres(Component.RECONCILER),
-                config.password(Component.RECONCILER), Role.RECONCILER);
-             Connection conn = pool.getConnection()) {
+        try (HikariDataSource pool = Database.pool(
+                        config.postgres(Component.RECONCILER), config.password(Component.RECONCILER), Role.RECONCILER);
+                Connection conn = pool.getConnection()) {
             return NightlyDates.pending(conn, since, until, config.timeZone());
         }
     }

@@ -1,7 +1,6 @@
 package dev.recount.ops;
 
 import dev.recount.core.cli.ExitCodeMeaning;
-
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
 import java.io.PrintWriter;
@@ -13,7 +12,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code nightly}: backfill a day, compact the lake, reconcile the same day; or catch up every missed day. */
-@Command(name = "nightly", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "nightly",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = {
             "For each day: `backfill nightly --date D` (the day, midnight to midnight in the configured time-zone,"
                     + " then the windows the backfill topic names), `backfill compact --date D --lookback` (the"
@@ -22,39 +24,55 @@ import picocli.CommandLine.Option;
             "Default: yesterday in time-zone. --since D catches up every day from D to yesterday that no succeeded"
                     + " reconciliation covers, oldest first. Safe to rerun: each step replaces its results for the day.",
             "A failed backfill or reconciliation stops the run (later days are not run, so none is skipped silently);"
-                    + " a failed compaction is reported and the run goes on (no result depends on it)."})
+                    + " a failed compaction is reported and the run goes on (no result depends on it)."
+        })
 public final class NightlyCommand implements Callable<Integer> {
     // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
     @ExitCodeMeaning("every day backfilled, compacted and reconciled within tolerance (or nothing to catch up)")
     static final int OK = ExitCodes.OK;
+
     @ExitCodeMeaning("error of the command itself (e.g. the database for --since unreachable)")
     static final int ERROR = ExitCodes.ERROR;
+
     @ExitCodeMeaning("bad command line or configuration; nothing was run")
     static final int USAGE = ExitCodes.USAGE;
+
     @ExitCodeMeaning("reconciled and corrected, but some day is beyond tolerance (alert)")
     static final int BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
+
     @ExitCodeMeaning("backfill refused: the day reaches beyond the lake's completeness boundary (stream behind);"
             + " retry later")
     static final int LAKE_INCOMPLETE = ExitCodes.LAKE_INCOMPLETE;
+
     @ExitCodeMeaning("backfill failed")
     static final int BACKFILL_FAILED = ExitCodes.BACKFILL_FAILED;
+
     @ExitCodeMeaning("lock timeout: an overlapping backfill held the day longer than batch.lock-timeout; retry later")
     static final int LOCK_TIMEOUT = ExitCodes.LOCK_TIMEOUT;
+
     @ExitCodeMeaning("reconcile refused: no succeeded batch run covers the day")
     static final int RECONCILE_REFUSED = ExitCodes.RECONCILE_REFUSED;
+
     @ExitCodeMeaning("reconcile failed")
     static final int RECONCILE_FAILED = ExitCodes.RECONCILE_FAILED;
+
     @ExitCodeMeaning("compaction failed; every day reconciled within tolerance")
     static final int COMPACTION_FAILED = ExitCodes.COMPACTION_FAILED;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--date", paramLabel = "D", description = "One day, e.g. 2026-11-28 (default: yesterday in time-zone).")
+    @Option(
+            names = "--date",
+            paramLabel = "D",
+            description = "One day, e.g. 2026-11-28 (default: yesterday in time-zone).")
     String date;
 
-    @Option(names = "--since", paramLabel = "D", description = "Catch up: every day from D to yesterday without a"
-            + " succeeded reconciliation, oldest first.")
+    @Option(
+            names = "--since",
+            paramLabel = "D",
+            description =
+                    "Catch up: every day from D to yesterday without a" + " succeeded reconciliation, oldest first.")
     String since;
 
     @CommandLine.Mixin
@@ -76,18 +94,24 @@ public final class NightlyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cmd = spec.commandLine();
-        if (date != null && since != null) throw new CommandLine.ParameterException(cmd, "give --date or --since, not both");
+        if (date != null && since != null)
+            throw new CommandLine.ParameterException(cmd, "give --date or --since, not both");
         LocalDate day = parseDate(cmd, "--date", date);
         LocalDate first = parseDate(cmd, "--since", since);
         RecountConfig config = env.config(cmd, options.configFile);
-        LocalDate yesterday = LocalDate.now(env.clock().withZone(config.timeZone())).minusDays(1);
+        LocalDate yesterday =
+                LocalDate.now(env.clock().withZone(config.timeZone())).minusDays(1);
         if (first != null && first.isAfter(yesterday)) {
-            throw new CommandLine.ParameterException(cmd, "--since " + first + " is after yesterday (" + yesterday
-                    + " in time-zone " + config.timeZone() + ")");
+            throw new CommandLine.ParameterException(
+                    cmd,
+                    "--since " + first + " is after yesterday (" + yesterday + " in time-zone " + config.timeZone()
+                            + ")");
         }
         PrintWriter out = cmd.getOut();
-        NightlySteps run = steps != null ? steps
-                : new InProcessSteps(env, config, options.configFile, options.reportDir, options.master, out, cmd.getErr());
+        NightlySteps run = steps != null
+                ? steps
+                : new InProcessSteps(
+                        env, config, options.configFile, options.reportDir, options.master, out, cmd.getErr());
         List<LocalDate> days = first != null ? run.pending(first, yesterday) : List.of(day != null ? day : yesterday);
         if (days.isEmpty()) {
             say(out, "nothing to catch up since " + first);
@@ -110,7 +134,10 @@ public final class NightlyCommand implements Callable<Integer> {
             int compact = run.compact(d);
             outcome.compacted(compact);
             if (compact != 0) {
-                say(err, d + ": compaction failed; the lake keeps its small files, results are not affected; continuing");
+                say(
+                        err,
+                        d
+                                + ": compaction failed; the lake keeps its small files, results are not affected; continuing");
             }
             say(out, d + ": reconcile");
             int reconcile = Outcome.ofReconcile(run.reconcile(d));
@@ -118,7 +145,8 @@ public final class NightlyCommand implements Callable<Integer> {
                 say(err, d + ": reconcile did not succeed (exit " + reconcile + "); later days not run");
                 return reconcile;
             }
-            if (reconcile == ExitCodes.BEYOND_TOLERANCE) say(err, d + ": beyond tolerance (see the report); continuing");
+            if (reconcile == ExitCodes.BEYOND_TOLERANCE)
+                say(err, d + ": beyond tolerance (see the report); continuing");
         }
         return outcome.finished();
     }

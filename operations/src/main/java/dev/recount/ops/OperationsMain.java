@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
  * Entry point of {@code ./recount nightly} and {@code ./recount correct}: the batch backfill and the reconciler run
  * in one JVM, one after the other. Only wires and exits; the commands return their exit codes ({@link ExitCodes}).
  */
-@Command(name = "recount", mixinStandardHelpOptions = true,
+@Command(
+        name = "recount",
+        mixinStandardHelpOptions = true,
         subcommands = {NightlyCommand.class, CorrectCommand.class},
         description = "Scheduled operations: nightly (backfill, compact, reconcile a day) and correct (late data).")
 public final class OperationsMain implements Callable<Integer> {
@@ -41,8 +43,10 @@ public final class OperationsMain implements Callable<Integer> {
             }
         };
         // Usage errors exit 2 with one line; an exception escaping a command exits 1 (ExitCodes.ERROR).
-        return RecountCli.configure(new CommandLine(OperationsMain.class, factory)).exitCodes(ExitCodes.class)
-                .reasons((ex, reason) -> "failed: " + reason).commandLine();
+        return RecountCli.configure(new CommandLine(OperationsMain.class, factory))
+                .exitCodes(ExitCodes.class)
+                .reasons((ex, reason) -> "failed: " + reason)
+                .commandLine();
     }
 
     @Override

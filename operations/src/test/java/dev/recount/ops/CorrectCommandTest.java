@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class CorrectCommandTest {
     private static final OperationsEnvironment ENV = new OperationsEnvironment(
             Map.of("RECOUNT_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"),
-            Clock.fixed(Instant.parse("2026-11-29T06:00:00Z"), ZoneOffset.UTC), SparkSessions.OWNED);
+            Clock.fixed(Instant.parse("2026-11-29T06:00:00Z"), ZoneOffset.UTC),
+            SparkSessions.OWNED);
 
     String out;
     String err;
@@ -32,8 +33,13 @@ class CorrectCommandTest {
     @Test
     void helpListsItsOwnExitCodes() {
         assertThat(run("correct", "--help")).isEqualTo(ExitCodes.OK);
-        assertThat(out).contains("--wait", "--max-records", "--report-dir", "Exit codes:",
-                "10   another correct run holds the lock");
+        assertThat(out)
+                .contains(
+                        "--wait",
+                        "--max-records",
+                        "--report-dir",
+                        "Exit codes:",
+                        "10   another correct run holds the lock");
     }
 
     @Test

@@ -32,8 +32,10 @@ class CorrectITCase {
     static final LakeEvent B1 = LakeEvent.of("b1", "impression", W2 + 1_000, "c1", "ch1", 30, 2);
     static final LakeEvent C1 = LakeEvent.of("c1", "impression", W3 + 1_000, "c2", "ch1", 40, 3);
     // Arrived an hour late, far beyond window.allowed-lateness: the stream sent them to the backfill topic.
-    static final LakeEvent LATE1 = LakeEvent.of("late1", "click", W1 + 2_000, "c1", "ch1", 20, 50).receivedAfter(HOUR);
-    static final LakeEvent LATE2 = LakeEvent.of("late2", "conversion", W3 + 2_000, "c2", "ch1", 50, 52).receivedAfter(HOUR);
+    static final LakeEvent LATE1 =
+            LakeEvent.of("late1", "click", W1 + 2_000, "c1", "ch1", 20, 50).receivedAfter(HOUR);
+    static final LakeEvent LATE2 =
+            LakeEvent.of("late2", "conversion", W3 + 2_000, "c2", "ch1", 50, 52).receivedAfter(HOUR);
 
     @TempDir
     Path dir;
@@ -62,19 +64,30 @@ class CorrectITCase {
         assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
 
         long affected = t.batch.lastRunOfMode(BatchRunsTable.Mode.AFFECTED).runId();
-        assertThat(t.lastOut).contains("2 backfill records, 2 windows recomputed",
-                "reconciling the 2 windows of batch run " + affected);
+        assertThat(t.lastOut)
+                .contains(
+                        "2 backfill records, 2 windows recomputed",
+                        "reconciling the 2 windows of batch run " + affected);
         try (Connection c = t.batch.admin()) {
             assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1")).orElseThrow())
-                    .isEqualTo(new WindowMetricsView.Row(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                            WindowMetricsView.Source.BATCH, true));
+                    .isEqualTo(new WindowMetricsView.Row(
+                            row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                            WindowMetricsView.Source.BATCH,
+                            true));
             assertThat(WindowMetricsView.find(c, new WindowKey(W3, "c2", "ch1")).orElseThrow())
-                    .isEqualTo(new WindowMetricsView.Row(row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
-                            WindowMetricsView.Source.BATCH, true));
+                    .isEqualTo(new WindowMetricsView.Row(
+                            row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
+                            WindowMetricsView.Source.BATCH,
+                            true));
             // W2 was named by no late event: neither recomputed nor reconciled.
-            assertThat(WindowMetricsView.find(c, new WindowKey(W2, "c1", "ch1")).orElseThrow().isFinal()).isFalse();
+            assertThat(WindowMetricsView.find(c, new WindowKey(W2, "c1", "ch1"))
+                            .orElseThrow()
+                            .isFinal())
+                    .isFalse();
         }
-        assertThat(t.reconciliations()).singleElement().satisfies(r -> assertThat(r.batchRunId()).isEqualTo(affected));
+        assertThat(t.reconciliations())
+                .singleElement()
+                .satisfies(r -> assertThat(r.batchRunId()).isEqualTo(affected));
 
         // Nothing new on the topic: nothing recomputed, nothing reconciled.
         assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.OK);
@@ -87,7 +100,7 @@ class CorrectITCase {
         topic.send(0, LATE1);
         String schema = t.batch.schema;
         try (Connection holder = t.batch.admin();
-             PreparedStatement lock = holder.prepareStatement("SELECT pg_advisory_lock(?)")) {
+                PreparedStatement lock = holder.prepareStatement("SELECT pg_advisory_lock(?)")) {
             lock.setLong(1, CorrectLock.key(schema));
             lock.execute(); // a correct run in progress
 

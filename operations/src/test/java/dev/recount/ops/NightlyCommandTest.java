@@ -1,10 +1,9 @@
 package dev.recount.ops;
 
-import dev.recount.core.cli.RecountCli;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.SparkSessions;
+import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Clock;
@@ -64,7 +63,8 @@ class NightlyCommandTest {
 
     int nightly(String... args) {
         CommandLine cmd = RecountCli.configure(new CommandLine(new NightlyCommand(ENV).withSteps(steps)))
-                .exitCodes(ExitCodes.class).commandLine();
+                .exitCodes(ExitCodes.class)
+                .commandLine();
         return RecountCli.execute(cmd, new PrintWriter(out, true), new PrintWriter(err, true), args);
     }
 
@@ -120,8 +120,8 @@ class NightlyCommandTest {
     @Test
     void helpPrintsTheOptionsAndTheExitCodes() {
         assertThat(nightly("--help")).isEqualTo(ExitCodes.OK);
-        assertThat(out.toString()).contains("--date=D", "--since=D", "Exit codes:", "4   backfill refused",
-                "9   compaction failed");
+        assertThat(out.toString())
+                .contains("--date=D", "--since=D", "Exit codes:", "4   backfill refused", "9   compaction failed");
         assertThat(steps.calls).isEmpty();
     }
 

@@ -46,12 +46,15 @@ class NightlyITCase {
 
         assertThat(t.run("nightly")).as(t.lastErr).isEqualTo(ExitCodes.OK);
 
-        assertThat(t.lastOut).contains("2026-11-28: backfill", "2026-11-28: compact", "2026-11-28: reconcile",
-                "WITHIN TOLERANCE");
-        assertThat(t.batch.lastRunOfMode(BatchRunsTable.Mode.NIGHTLY).status()).isEqualTo(BatchRunsTable.Status.SUCCEEDED);
+        assertThat(t.lastOut)
+                .contains("2026-11-28: backfill", "2026-11-28: compact", "2026-11-28: reconcile", "WITHIN TOLERANCE");
+        assertThat(t.batch.lastRunOfMode(BatchRunsTable.Mode.NIGHTLY).status())
+                .isEqualTo(BatchRunsTable.Status.SUCCEEDED);
         ReconciliationRunsTable.Run reconciled = t.reconciliations().get(0);
-        assertThat(reconciled.rangeFrom()).isEqualTo(Instant.parse("2026-11-28T00:00:00Z").toEpochMilli());
-        assertThat(reconciled.rangeTo()).isEqualTo(Instant.parse("2026-11-29T00:00:00Z").toEpochMilli());
+        assertThat(reconciled.rangeFrom())
+                .isEqualTo(Instant.parse("2026-11-28T00:00:00Z").toEpochMilli());
+        assertThat(reconciled.rangeTo())
+                .isEqualTo(Instant.parse("2026-11-29T00:00:00Z").toEpochMilli());
     }
 
     @Test
@@ -63,7 +66,8 @@ class NightlyITCase {
 
         assertThat(t.lastOut).contains("BEYOND TOLERANCE");
         assertThat(t.lastErr).contains("2026-11-28: beyond tolerance (see the report); continuing");
-        assertThat(t.reconciliations()).singleElement()
+        assertThat(t.reconciliations())
+                .singleElement()
                 .satisfies(r -> assertThat(r.status()).isEqualTo(ReconciliationRunsTable.Status.SUCCEEDED));
     }
 
@@ -73,7 +77,8 @@ class NightlyITCase {
 
         assertThat(t.run("nightly")).isEqualTo(ExitCodes.LAKE_INCOMPLETE);
 
-        assertThat(t.lastErr).contains("the lake is complete only until", "2026-11-28: backfill did not succeed (exit 4)");
+        assertThat(t.lastErr)
+                .contains("the lake is complete only until", "2026-11-28: backfill did not succeed (exit 4)");
         assertThat(t.lastOut).doesNotContain("2026-11-28: compact");
         assertThat(t.reconciliations()).isEmpty();
     }
@@ -87,7 +92,8 @@ class NightlyITCase {
 
         assertThat(t.lastOut).contains("2026-11-27: reconcile").doesNotContain("recount nightly: 2026-11-28");
         ReconciliationRunsTable.Run reconciled = t.reconciliations().get(0);
-        assertThat(reconciled.rangeFrom()).isEqualTo(Instant.parse("2026-11-27T00:00:00Z").toEpochMilli());
+        assertThat(reconciled.rangeFrom())
+                .isEqualTo(Instant.parse("2026-11-27T00:00:00Z").toEpochMilli());
         assertThat(reconciled.status()).isEqualTo(ReconciliationRunsTable.Status.SUCCEEDED);
     }
 }

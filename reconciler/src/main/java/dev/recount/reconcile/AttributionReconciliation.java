@@ -36,10 +36,14 @@ final class AttributionReconciliation {
      *
      * @param corrections correction-log entries appended (a dry run: that would be), per reason
      */
-    record Outcome(KeyCounts counts, AttributionMetrics stream, AttributionMetrics batch, long keysFinalized,
-                   Map<Reason, Long> corrections) {
-        static final Outcome NONE = new Outcome(new KeyCounts(0, 0, 0, 0, 0, 0), AttributionMetrics.ZERO,
-                AttributionMetrics.ZERO, 0, Map.of());
+    record Outcome(
+            KeyCounts counts,
+            AttributionMetrics stream,
+            AttributionMetrics batch,
+            long keysFinalized,
+            Map<Reason, Long> corrections) {
+        static final Outcome NONE = new Outcome(
+                new KeyCounts(0, 0, 0, 0, 0, 0), AttributionMetrics.ZERO, AttributionMetrics.ZERO, 0, Map.of());
 
         long valuesCorrected() {
             return corrections.values().stream().mapToLong(Long::longValue).sum();
@@ -50,14 +54,23 @@ final class AttributionReconciliation {
         Outcome[] result = {Outcome.NONE};
         Map<Reason, Long> corrections = new EnumMap<>(Reason.class);
         long[] finalized = {0};
-        try (PreparedStatement ps = statement(scope, runId, apply).prepare(conn); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = statement(scope, runId, apply).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String what = rs.getString("what");
                 if (what == null) {
-                    result[0] = new Outcome(new KeyCounts(rs.getLong("compared"), rs.getLong("matched"),
-                            rs.getLong("mismatched"), rs.getLong("missing_in_stream"), rs.getLong("missing_in_batch"),
-                            rs.getLong("compared") - rs.getLong("matched")),
-                            AttributionRow.readMetrics(rs, "stream_"), AttributionRow.readMetrics(rs, "batch_"), 0, Map.of());
+                    result[0] = new Outcome(
+                            new KeyCounts(
+                                    rs.getLong("compared"),
+                                    rs.getLong("matched"),
+                                    rs.getLong("mismatched"),
+                                    rs.getLong("missing_in_stream"),
+                                    rs.getLong("missing_in_batch"),
+                                    rs.getLong("compared") - rs.getLong("matched")),
+                            AttributionRow.readMetrics(rs, "stream_"),
+                            AttributionRow.readMetrics(rs, "batch_"),
+                            0,
+                            Map.of());
                 } else if (what.equals(ReconcileStatements.FINALIZED)) {
                     finalized[0] = rs.getLong("n");
                 } else {
@@ -70,12 +83,18 @@ final class AttributionReconciliation {
     }
 
     private static Sql statement(Scope scope, long runId, boolean apply) {
-        Sql sql = new Sql().add("WITH s AS (SELECT " + KEY + ", window_end, revision, " + each(c -> c)
-                + " FROM stream_attribution_metrics s WHERE ").inScope("s.window_start", scope).add(")");
+        Sql sql = new Sql()
+                .add("WITH s AS (SELECT " + KEY + ", window_end, revision, " + each(c -> c)
+                        + " FROM stream_attribution_metrics s WHERE ")
+                .inScope("s.window_start", scope)
+                .add(")");
         sql.add(", b AS (SELECT " + KEY + ", window_end, " + each(c -> c) + " FROM batch_attribution_metrics b WHERE ")
-                .inScope("b.window_start", scope).add(")");
+                .inScope("b.window_start", scope)
+                .add(")");
         sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(c -> c)
-                + " FROM attribution_corrections c WHERE ").inScope("c.window_start", scope).add(")");
+                        + " FROM attribution_corrections c WHERE ")
+                .inScope("c.window_start", scope)
+                .add(")");
         String sIn = "s.window_start IS NOT NULL", bIn = "b.window_start IS NOT NULL";
         sql.add(", j AS MATERIALIZED (SELECT coalesce(b.window_start, s.window_start, c.window_start) AS window_start,"
                 + " coalesce(b.campaign_id, s.campaign_id, c.campaign_id) AS campaign_id,"
@@ -98,34 +117,44 @@ final class AttributionReconciliation {
                 + " AND c.campaign_id = coalesce(b.campaign_id, s.campaign_id)"
                 + " AND c.channel_id = coalesce(b.channel_id, s.channel_id))");
         sql.add(", diffs AS (INSERT INTO attribution_diffs (run_id, window_start, window_end, campaign_id, channel_id,"
-                + " status, within_tolerance, stream_revision, " + each(c -> "stream_" + c) + ", " + each(c -> "batch_" + c)
-                + ") SELECT ").bigint(runId).add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
-                + ReconcileStatements.MISMATCH + " THEN 'mismatch' WHEN " + ReconcileStatements.MISSING_IN_STREAM
-                + " THEN 'missing_in_stream' ELSE 'missing_in_batch' END, false, stream_revision, "
-                + each(c -> "stream_" + c) + ", " + each(c -> "batch_" + c) + " FROM j WHERE st <> "
-                + ReconcileStatements.MATCH + " RETURNING 1)");
+                        + " status, within_tolerance, stream_revision, " + each(c -> "stream_" + c) + ", "
+                        + each(c -> "batch_" + c)
+                        + ") SELECT ")
+                .bigint(runId)
+                .add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
+                        + ReconcileStatements.MISMATCH + " THEN 'mismatch' WHEN "
+                        + ReconcileStatements.MISSING_IN_STREAM
+                        + " THEN 'missing_in_stream' ELSE 'missing_in_batch' END, false, stream_revision, "
+                        + each(c -> "stream_" + c) + ", " + each(c -> "batch_" + c) + " FROM j WHERE st <> "
+                        + ReconcileStatements.MATCH + " RETURNING 1)");
         sql.add(", entries AS (SELECT " + KEY + ", m.metric, m.before_value, m.after_value,"
                 + " CASE WHEN finalized THEN '" + Reason.BATCH_CHANGED.wireName() + "'"
                 + " WHEN NOT in_batch THEN '" + Reason.MISSING_IN_BATCH.wireName() + "'"
                 + " WHEN NOT in_stream THEN '" + Reason.MISSING_IN_STREAM.wireName() + "'"
                 + " ELSE '" + Reason.STREAM_MISMATCH.wireName() + "' END AS reason"
                 + " FROM j CROSS JOIN LATERAL (VALUES "
-                + Arrays.stream(COLUMNS).map(c -> "('" + c + "', CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL"
-                        + " ELSE final_" + c + " END ELSE stream_" + c + " END::" + SPEND_TYPE + ", CASE WHEN in_batch"
-                        + " THEN batch_" + c + " END::" + SPEND_TYPE + ")").collect(Collectors.joining(", "))
+                + Arrays.stream(COLUMNS)
+                        .map(c -> "('" + c + "', CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL"
+                                + " ELSE final_" + c + " END ELSE stream_" + c + " END::" + SPEND_TYPE
+                                + ", CASE WHEN in_batch"
+                                + " THEN batch_" + c + " END::" + SPEND_TYPE + ")")
+                        .collect(Collectors.joining(", "))
                 + ") AS m(metric, before_value, after_value)"
                 + " WHERE needs_write AND m.before_value IS DISTINCT FROM m.after_value)");
         if (apply) {
             sql.add(", finalized AS (INSERT INTO attribution_corrections (" + KEY + ", window_end, " + each(c -> c)
-                    + ", removed, reconciliation_run_id, finalized_at) SELECT " + KEY + ", window_end, "
-                    + each(c -> "coalesce(batch_" + c + ", 0)") + ", NOT in_batch, ").bigint(runId)
+                            + ", removed, reconciliation_run_id, finalized_at) SELECT " + KEY + ", window_end, "
+                            + each(c -> "coalesce(batch_" + c + ", 0)") + ", NOT in_batch, ")
+                    .bigint(runId)
                     .add(", now() FROM j WHERE needs_write ON CONFLICT (" + KEY + ") DO UPDATE SET"
                             + " window_end = EXCLUDED.window_end, " + each(c -> c + " = EXCLUDED." + c)
                             + ", removed = EXCLUDED.removed, reconciliation_run_id = EXCLUDED.reconciliation_run_id,"
                             + " finalized_at = EXCLUDED.finalized_at RETURNING 1)");
             sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS
-                    + ") SELECT ").bigint(runId).add(", " + KEY + ", metric, before_value, after_value, reason"
-                    + " FROM entries RETURNING reason)");
+                            + ") SELECT ")
+                    .bigint(runId)
+                    .add(", " + KEY + ", metric, before_value, after_value, reason"
+                            + " FROM entries RETURNING reason)");
         }
         sql.add(" SELECT NULL::text AS what, NULL::text AS reason, NULL::bigint AS n, count(*) AS compared,"
                 + " count(*) FILTER (WHERE st = " + ReconcileStatements.MATCH + ") AS matched,"

@@ -16,8 +16,9 @@ import java.util.List;
  * summary.json.
  */
 final class AttributionSection implements ReportSection {
-    private static final String[] LABELS = {"Attributed clicks", "Attributed conversions", "Unattributed clicks",
-            "Attributed spend"};
+    private static final String[] LABELS = {
+        "Attributed clicks", "Attributed conversions", "Unattributed clicks", "Attributed spend"
+    };
     private final AttributionReconciliation.Outcome outcome;
     private final boolean dryRun;
 
@@ -27,8 +28,15 @@ final class AttributionSection implements ReportSection {
     }
 
     /** What attribution.mustache shows (the engine escapes every value). */
-    public record View(long compared, long matched, long mismatched, long missingInStream, long missingInBatch,
-                       long valuesCorrected, boolean dryRun, List<Row> rows) {}
+    public record View(
+            long compared,
+            long matched,
+            long mismatched,
+            long missingInStream,
+            long missingInBatch,
+            long valuesCorrected,
+            boolean dryRun,
+            List<Row> rows) {}
 
     public record Row(String label, String stream, String batch, String difference) {}
 
@@ -42,8 +50,17 @@ final class AttributionSection implements ReportSection {
             boolean spend = i == 3;
             rows.add(new Row(LABELS[i], format(s, spend), format(b, spend), format(s.subtract(b), spend)));
         }
-        return Templates.render("attribution.mustache", new View(k.compared(), k.matched(), k.mismatched(),
-                k.missingInStream(), k.missingInBatch(), outcome.valuesCorrected(), dryRun, rows));
+        return Templates.render(
+                "attribution.mustache",
+                new View(
+                        k.compared(),
+                        k.matched(),
+                        k.mismatched(),
+                        k.missingInStream(),
+                        k.missingInBatch(),
+                        outcome.valuesCorrected(),
+                        dryRun,
+                        rows));
     }
 
     private static String format(BigInteger v, boolean spend) {
@@ -70,6 +87,7 @@ final class AttributionSection implements ReportSection {
         corrections.put("keys_finalized", outcome.keysFinalized());
         corrections.put("values_corrected", outcome.valuesCorrected());
         ObjectNode byReason = corrections.putObject("by_reason");
-        for (Reason r : Reason.values()) byReason.put(r.wireName(), outcome.corrections().getOrDefault(r, 0L));
+        for (Reason r : Reason.values())
+            byReason.put(r.wireName(), outcome.corrections().getOrDefault(r, 0L));
     }
 }

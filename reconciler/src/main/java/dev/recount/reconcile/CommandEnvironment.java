@@ -38,6 +38,7 @@ public record CommandEnvironment(Map<String, String> variables, Clock clock) {
 
     /** The reconciler's pool, logged in as its own login ({@code postgres.reconciler.user}). */
     static HikariDataSource pool(RecountConfig config) {
-        return Database.pool(config.postgres(Component.RECONCILER), config.password(Component.RECONCILER), Role.RECONCILER);
+        return Database.pool(
+                config.postgres(Component.RECONCILER), config.password(Component.RECONCILER), Role.RECONCILER);
     }
 }

@@ -24,8 +24,10 @@ final class ComparisonAssembler {
         for (ScopeSurvey.Window w : survey.windows().values()) {
             if (!w.compared()) continue;
             GroupTotals t = totals(w.batchRows(), diffs.window(w.windowStartMillis()));
-            if (t.counts().compared() - t.counts().missingInStream() != w.stream().keys()) {
-                throw new IllegalStateException("window " + java.time.Instant.ofEpochMilli(w.windowStartMillis()) + ": the"
+            if (t.counts().compared() - t.counts().missingInStream()
+                    != w.stream().keys()) {
+                throw new IllegalStateException("window " + java.time.Instant.ofEpochMilli(w.windowStartMillis())
+                        + ": the"
                         + " stream has " + w.stream().keys() + " keys, but the batch's keys and the diffs make it "
                         + (t.counts().compared() - t.counts().missingInStream()));
             }
@@ -35,13 +37,16 @@ final class ComparisonAssembler {
         windows.sort(Comparator.comparingLong(Comparison.WindowTotal::windowStartMillis));
 
         Map<DiffCounts.CampaignDay, ScopeSurvey.Rows> batch = new HashMap<>();
-        for (ScopeSurvey.CampaignDay cd : survey.campaignDays()) batch.put(new DiffCounts.CampaignDay(cd.campaignId(), cd.day()), cd.batch());
+        for (ScopeSurvey.CampaignDay cd : survey.campaignDays())
+            batch.put(new DiffCounts.CampaignDay(cd.campaignId(), cd.day()), cd.batch());
         // A campaign-day only the stream has keys in has no batch rows, only diffs (missing in batch).
         Set<DiffCounts.CampaignDay> all = new LinkedHashSet<>(batch.keySet());
         all.addAll(diffs.campaignDays().keySet());
         List<Comparison.CampaignDayTotal> campaignDays = new ArrayList<>();
         for (DiffCounts.CampaignDay cd : all) {
-            campaignDays.add(new Comparison.CampaignDayTotal(cd.campaignId(), cd.day(),
+            campaignDays.add(new Comparison.CampaignDayTotal(
+                    cd.campaignId(),
+                    cd.day(),
                     totals(batch.getOrDefault(cd, ScopeSurvey.Rows.NONE), diffs.campaignDay(cd))));
         }
         campaignDays.sort(Comparator.comparing(Comparison.CampaignDayTotal::day)
@@ -56,15 +61,29 @@ final class ComparisonAssembler {
             throw new IllegalStateException("the diffs (" + d + ") do not fit " + batch.keys() + " batch keys");
         }
         long compared = matched + d.mismatched() + d.missingInStream() + d.missingInBatch();
-        return new GroupTotals(new KeyCounts(compared, matched, d.mismatched(), d.missingInStream(), d.missingInBatch(),
-                d.beyondTolerance()), batch.sums().plus(d.delta()), batch.sums());
+        return new GroupTotals(
+                new KeyCounts(
+                        compared,
+                        matched,
+                        d.mismatched(),
+                        d.missingInStream(),
+                        d.missingInBatch(),
+                        d.beyondTolerance()),
+                batch.sums().plus(d.delta()),
+                batch.sums());
     }
 
     private static GroupTotals plus(GroupTotals a, GroupTotals b) {
         KeyCounts x = a.counts(), y = b.counts();
-        return new GroupTotals(new KeyCounts(x.compared() + y.compared(), x.matched() + y.matched(),
-                x.mismatched() + y.mismatched(), x.missingInStream() + y.missingInStream(),
-                x.missingInBatch() + y.missingInBatch(), x.beyondTolerance() + y.beyondTolerance()),
-                a.stream().plus(b.stream()), a.batch().plus(b.batch()));
+        return new GroupTotals(
+                new KeyCounts(
+                        x.compared() + y.compared(),
+                        x.matched() + y.matched(),
+                        x.mismatched() + y.mismatched(),
+                        x.missingInStream() + y.missingInStream(),
+                        x.missingInBatch() + y.missingInBatch(),
+                        x.beyondTolerance() + y.beyondTolerance()),
+                a.stream().plus(b.stream()),
+                a.batch().plus(b.batch()));
     }
 }

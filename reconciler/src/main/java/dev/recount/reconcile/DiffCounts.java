@@ -30,7 +30,8 @@ record DiffCounts(Map<Long, Counts> windows, Map<CampaignDay, Counts> campaignDa
      * How many keys of a group differ, by status, how many of those are beyond tolerance, and their summed stream −
      * batch difference per metric (negative where the batch has more).
      */
-    record Counts(long mismatched, long missingInStream, long missingInBatch, long beyondTolerance, WindowMetrics delta) {
+    record Counts(
+            long mismatched, long missingInStream, long missingInBatch, long beyondTolerance, WindowMetrics delta) {
         static final Counts NONE = new Counts(0, 0, 0, 0, WindowMetrics.ZERO);
 
         Counts {
@@ -49,10 +50,15 @@ record DiffCounts(Map<Long, Counts> windows, Map<CampaignDay, Counts> campaignDa
     static DiffCounts read(Connection conn, long runId, ScopeDays days) throws SQLException {
         Map<Long, Counts> windows = new HashMap<>();
         Map<CampaignDay, Counts> campaignDays = new HashMap<>();
-        try (PreparedStatement ps = ReconcileStatements.diffCounts(runId, days).prepare(conn); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = ReconcileStatements.diffCounts(runId, days).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                Counts c = new Counts(rs.getLong("mismatched"), rs.getLong("missing_in_stream"),
-                        rs.getLong("missing_in_batch"), rs.getLong("beyond_tolerance"), MetricColumns.read(rs, "delta_"));
+                Counts c = new Counts(
+                        rs.getLong("mismatched"),
+                        rs.getLong("missing_in_stream"),
+                        rs.getLong("missing_in_batch"),
+                        rs.getLong("beyond_tolerance"),
+                        MetricColumns.read(rs, "delta_"));
                 if (rs.getInt("g") == 1) {
                     windows.put(Timestamps.read(rs, "window_start"), c);
                 } else {

@@ -20,7 +20,8 @@ public final class ExitCodes {
     public static final int USAGE = 2;
 
     /** Reconciled and corrected, but at least one key differs beyond tolerance: alert. */
-    @ExitCodeMeaning("reconciled and corrected, but some key is beyond tolerance (alert; with --dry-run: nothing applied)")
+    @ExitCodeMeaning(
+            "reconciled and corrected, but some key is beyond tolerance (alert; with --dry-run: nothing applied)")
     public static final int BEYOND_TOLERANCE = 3;
 
     /** Refused: no succeeded batch run covers (part of) the range yet. Run the backfill first, then retry. */

@@ -19,11 +19,14 @@ import java.util.Set;
 public final class NightlyDates {
     private NightlyDates() {}
 
-    public static List<LocalDate> pending(Connection conn, LocalDate since, LocalDate until, ZoneId zone) throws SQLException {
+    public static List<LocalDate> pending(Connection conn, LocalDate since, LocalDate until, ZoneId zone)
+            throws SQLException {
         if (until.isBefore(since)) return List.of();
         Set<String> done = new HashSet<>();
-        for (long[] r : ReconciliationRunsTable.succeededRangesWithin(conn,
-                ScopeResolver.dayStart(since, zone).toEpochMilli(), ScopeResolver.dayStart(until.plusDays(1), zone).toEpochMilli())) {
+        for (long[] r : ReconciliationRunsTable.succeededRangesWithin(
+                conn,
+                ScopeResolver.dayStart(since, zone).toEpochMilli(),
+                ScopeResolver.dayStart(until.plusDays(1), zone).toEpochMilli())) {
             done.add(r[0] + "/" + r[1]);
         }
         return pending(since, until, zone, done);
@@ -33,7 +36,8 @@ public final class NightlyDates {
     static List<LocalDate> pending(LocalDate since, LocalDate until, ZoneId zone, Set<String> done) {
         List<LocalDate> dates = new ArrayList<>();
         for (LocalDate d = since; !d.isAfter(until); d = d.plusDays(1)) {
-            String range = ScopeResolver.dayStart(d, zone).toEpochMilli() + "/" + ScopeResolver.dayStart(d.plusDays(1), zone).toEpochMilli();
+            String range = ScopeResolver.dayStart(d, zone).toEpochMilli() + "/"
+                    + ScopeResolver.dayStart(d.plusDays(1), zone).toEpochMilli();
             if (!done.contains(range)) dates.add(d);
         }
         return dates;

@@ -15,22 +15,35 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code reconcile nightly-dates}: the days `nightly --since` still has to run, oldest first, one per line. */
-@Command(name = "nightly-dates", mixinStandardHelpOptions = true,
-        description = {"Prints the days from --since to --until (inclusive, oldest first, one per line) that no succeeded"
-                + " reconciliation covers exactly (midnight to midnight in the configured time-zone). Prints nothing when"
-                + " all are done."})
+@Command(
+        name = "nightly-dates",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Prints the days from --since to --until (inclusive, oldest first, one per line) that no succeeded"
+                    + " reconciliation covers exactly (midnight to midnight in the configured time-zone). Prints nothing when"
+                    + " all are done."
+        })
 public final class NightlyDatesCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--since", paramLabel = "D", description = "First day to consider, e.g. 2026-11-20. Without it: yesterday"
-            + " in the configured time-zone, printed whether done or not (what a plain `nightly` reruns).")
+    @Option(
+            names = "--since",
+            paramLabel = "D",
+            description = "First day to consider, e.g. 2026-11-20. Without it: yesterday"
+                    + " in the configured time-zone, printed whether done or not (what a plain `nightly` reruns).")
     String since;
 
-    @Option(names = "--until", paramLabel = "D", description = "Last day to consider (default: yesterday in the configured time-zone).")
+    @Option(
+            names = "--until",
+            paramLabel = "D",
+            description = "Last day to consider (default: yesterday in the configured time-zone).")
     String until;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
     Path configFile;
 
     private final CommandEnvironment env;
@@ -62,7 +75,8 @@ public final class NightlyDatesCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cmd, "--until " + last + " is before --since " + first);
         }
         List<LocalDate> pending;
-        try (HikariDataSource pool = CommandEnvironment.pool(config); Connection conn = pool.getConnection()) {
+        try (HikariDataSource pool = CommandEnvironment.pool(config);
+                Connection conn = pool.getConnection()) {
             pending = NightlyDates.pending(conn, first, last, zone);
         }
         PrintWriter out = cmd.getOut();

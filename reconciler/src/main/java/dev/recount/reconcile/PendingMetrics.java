@@ -32,7 +32,13 @@ record PendingMetrics(int exitCode, int reconciled, int beyond, int notCovered, 
     }
 
     private static void gauge(StringBuilder s, String name, long value) {
-        s.append("# TYPE ").append(name).append(" gauge\n").append(name).append(' ').append(value).append('\n');
+        s.append("# TYPE ")
+                .append(name)
+                .append(" gauge\n")
+                .append(name)
+                .append(' ')
+                .append(value)
+                .append('\n');
     }
 
     /** Pushes to {@code <baseUrl>/metrics/job/recount_reconcile}; a failure is the caller's to report, never fatal. */
@@ -43,10 +49,13 @@ record PendingMetrics(int exitCode, int reconciled, int beyond, int notCovered, 
                 .header("Content-Type", "text/plain; version=0.0.4")
                 .POST(HttpRequest.BodyPublishers.ofString(text()))
                 .build();
-        HttpResponse<String> response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()
+        HttpResponse<String> response = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .build()
                 .send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {
-            throw new IOException("HTTP " + response.statusCode() + " from " + base + ": " + response.body().strip());
+            throw new IOException("HTTP " + response.statusCode() + " from " + base + ": "
+                    + response.body().strip());
         }
     }
 }

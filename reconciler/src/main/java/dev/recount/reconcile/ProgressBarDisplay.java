@@ -21,8 +21,14 @@ final class ProgressBarDisplay implements RunProgress {
 
     /** On any consumer (tests capture what would be drawn). */
     ProgressBarDisplay(ProgressBarConsumer consumer) {
-        this.bar = new ProgressBarBuilder().setTaskName("reconcile").setInitialMax(-1).setConsumer(consumer)
-                .setUpdateIntervalMillis(250).continuousUpdate().clearDisplayOnFinish().build();
+        this.bar = new ProgressBarBuilder()
+                .setTaskName("reconcile")
+                .setInitialMax(-1)
+                .setConsumer(consumer)
+                .setUpdateIntervalMillis(250)
+                .continuousUpdate()
+                .clearDisplayOnFinish()
+                .build();
     }
 
     @Override

@@ -35,7 +35,8 @@ final class ProgressLines implements RunProgress {
     }
 
     private ProgressLines(PrintWriter out, Duration every, LongSupplier nanoTime, ScheduledExecutorService heartbeat) {
-        if (every.isNegative() || every.isZero()) throw new IllegalArgumentException("every must be positive, got " + every);
+        if (every.isNegative() || every.isZero())
+            throw new IllegalArgumentException("every must be positive, got " + every);
         this.out = out;
         this.everyNanos = every.toNanos();
         this.nanoTime = nanoTime;
@@ -77,7 +78,8 @@ final class ProgressLines implements RunProgress {
         if (closed || now - lastPrintNanos < everyNanos) return;
         lastPrintNanos = now;
         String count = done < 0 ? "" : String.format(Locale.ROOT, ", %,d of %,d rows", done, total);
-        out.println("reconcile: " + stage + count + " (" + RunProgress.elapsed(Duration.ofNanos(now - startNanos)) + ")");
+        out.println(
+                "reconcile: " + stage + count + " (" + RunProgress.elapsed(Duration.ofNanos(now - startNanos)) + ")");
         out.flush();
     }
 

@@ -35,7 +35,8 @@ public final class ReconcileMain {
                 return CommandLine.defaultFactory().create(cls);
             }
         };
-        return RecountCli.configure(new CommandLine(ReconcileCommand.class, factory)).exitCodes(ExitCodes.class)
+        return RecountCli.configure(new CommandLine(ReconcileCommand.class, factory))
+                .exitCodes(ExitCodes.class)
                 .failureCodes(ex -> ex instanceof NotCoveredException ? ExitCodes.NOT_COVERED : ExitCodes.ERROR)
                 .reasons((ex, reason) -> (ex instanceof NotCoveredException ? "refused: " : "failed: ") + reason)
                 .commandLine();

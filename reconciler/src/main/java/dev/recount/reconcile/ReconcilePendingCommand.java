@@ -22,24 +22,32 @@ import picocli.CommandLine.Option;
  * {@code reconcile pending}: the nightly reconciliation of a cluster deployment, where the backfill runs on its own
  * schedule (the Spark Operator): every day of the last N that no succeeded reconciliation covers, oldest first.
  */
-@Command(name = "pending", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "pending",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = {
             "Reconciles, oldest first, every day of the last --days (up to yesterday in the configured time-zone) that no"
                     + " succeeded reconciliation covers yet, as `reconcile --date D` does. For a cluster whose"
                     + " backfill runs on its own schedule (`nightly` runs backfill and reconcile together).",
             "If the newest day has no succeeded backfill yet (reconcile exit 4), retries every 5 minutes for up to"
                     + " --wait-for-backfill. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
-                    + " outcome as recount_reconcile_* metrics (job recount_reconcile)."})
+                    + " outcome as recount_reconcile_* metrics (job recount_reconcile)."
+        })
 public final class ReconcilePendingCommand implements Callable<Integer> {
     // Its own exit codes (RecountCli lists them in --help instead of reconcile's): what a whole catch-up run means.
     @ExitCodeMeaning("every pending day reconciled within tolerance (or none pending)")
     static final int ALL_WITHIN_TOLERANCE = ExitCodes.WITHIN_TOLERANCE;
+
     @ExitCodeMeaning("error (a day's reconciliation failed; later days not run)")
     static final int ERROR = ExitCodes.ERROR;
+
     @ExitCodeMeaning("bad command line or configuration")
     static final int USAGE = ExitCodes.USAGE;
+
     @ExitCodeMeaning("some day beyond tolerance (corrections applied; alert)")
     static final int SOME_DAY_BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
+
     @ExitCodeMeaning("some day still without a succeeded backfill (run: recount backfill nightly --date D)")
     static final int SOME_DAY_NOT_COVERED = ExitCodes.NOT_COVERED;
 
@@ -54,19 +62,31 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--days", paramLabel = "N", defaultValue = "7",
+    @Option(
+            names = "--days",
+            paramLabel = "N",
+            defaultValue = "7",
             description = "How many days back to look (default: ${DEFAULT-VALUE}).")
     int days;
 
-    @Option(names = "--wait-for-backfill", paramLabel = "DURATION", defaultValue = "0s",
+    @Option(
+            names = "--wait-for-backfill",
+            paramLabel = "DURATION",
+            defaultValue = "0s",
             description = "How long to keep retrying the newest day while its backfill has not succeeded, e.g. 3h"
                     + " (default: ${DEFAULT-VALUE}: no waiting).")
     String waitForBackfill;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
     Path configFile;
 
-    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where the reports go (default: reconcile.report-dir).")
+    @Option(
+            names = "--report-dir",
+            paramLabel = "DIR",
+            description = "Where the reports go (default: reconcile.report-dir).")
     Path reportDir;
 
     private final CommandEnvironment env;
@@ -96,7 +116,8 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
         LocalDate yesterday = LocalDate.now(env.clock().withZone(zone)).minusDays(1);
         LocalDate since = LocalDate.now(env.clock().withZone(ZoneOffset.UTC)).minusDays(days);
         List<LocalDate> pending;
-        try (HikariDataSource pool = CommandEnvironment.pool(config); Connection conn = pool.getConnection()) {
+        try (HikariDataSource pool = CommandEnvironment.pool(config);
+                Connection conn = pool.getConnection()) {
             pending = NightlyDates.pending(conn, since, yesterday, zone);
         } catch (Exception e) {
             say(cmd.getErr(), "cannot list the pending days: " + Reconciler.oneLine(e));
@@ -114,8 +135,12 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 say(cmd.getOut(), d + ": reconcile");
                 rc = reconcileDay(d);
                 // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
-                if (rc == ExitCodes.NOT_COVERED && d.equals(newest) && env.clock().millis() < deadline) {
-                    say(cmd.getErr(), d + ": no succeeded backfill covers it yet; retrying in " + Durations.format(RETRY_EVERY));
+                if (rc == ExitCodes.NOT_COVERED
+                        && d.equals(newest)
+                        && env.clock().millis() < deadline) {
+                    say(
+                            cmd.getErr(),
+                            d + ": no succeeded backfill covers it yet; retrying in " + Durations.format(RETRY_EVERY));
                     pause.pause(RETRY_EVERY);
                     continue;
                 }
@@ -130,8 +155,10 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 }
                 case ExitCodes.NOT_COVERED -> {
                     notCovered++;
-                    say(cmd.getErr(), d + ": not reconciled: no succeeded backfill covers it (run: recount backfill"
-                            + " nightly --date " + d + ")");
+                    say(
+                            cmd.getErr(),
+                            d + ": not reconciled: no succeeded backfill covers it (run: recount backfill"
+                                    + " nightly --date " + d + ")");
                 }
                 default -> {
                     say(cmd.getErr(), d + ": reconcile failed (exit " + rc + "); later days not run");
@@ -139,7 +166,9 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 }
             }
         }
-        int code = beyond > 0 ? ExitCodes.BEYOND_TOLERANCE : notCovered > 0 ? ExitCodes.NOT_COVERED : ExitCodes.WITHIN_TOLERANCE;
+        int code = beyond > 0
+                ? ExitCodes.BEYOND_TOLERANCE
+                : notCovered > 0 ? ExitCodes.NOT_COVERED : ExitCodes.WITHIN_TOLERANCE;
         return finish(code, reconciled, beyond, notCovered);
     }
 
@@ -155,11 +184,18 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
         String url = env.variables().get("RECOUNT_PUSHGATEWAY_URL");
         if (url != null && !url.isBlank()) {
             try {
-                new PendingMetrics(code, reconciled, beyond, notCovered, env.clock().instant()).push(url);
+                new PendingMetrics(
+                                code,
+                                reconciled,
+                                beyond,
+                                notCovered,
+                                env.clock().instant())
+                        .push(url);
             } catch (Exception e) {
                 if (e instanceof InterruptedException) Thread.currentThread().interrupt();
-                say(spec.commandLine().getErr(), "pushing metrics to " + url + " failed (the run's outcome stands): "
-                        + Reconciler.oneLine(e));
+                say(
+                        spec.commandLine().getErr(),
+                        "pushing metrics to " + url + " failed (the run's outcome stands): " + Reconciler.oneLine(e));
             }
         }
         return code;

@@ -42,12 +42,18 @@ final class ReconcileStatements {
      */
     static Sql uncovered(Scope scope) {
         // One row per gap, as epoch milliseconds (printed as ISO instants, the way users type them).
-        return new Sql().add("SELECT (extract(epoch FROM lower(gap)) * 1000)::bigint, (extract(epoch FROM upper(gap))"
-                        + " * 1000)::bigint FROM unnest(tstzmultirange(tstzrange(").timestamp(scope.fromMillis()).add(", ")
-                .timestamp(scope.toMillis()).add(")) - coalesce((SELECT range_agg(tstzrange(range_from, range_to)) FROM "
+        return new Sql()
+                .add("SELECT (extract(epoch FROM lower(gap)) * 1000)::bigint, (extract(epoch FROM upper(gap))"
+                        + " * 1000)::bigint FROM unnest(tstzmultirange(tstzrange(")
+                .timestamp(scope.fromMillis())
+                .add(", ")
+                .timestamp(scope.toMillis())
+                .add(")) - coalesce((SELECT range_agg(tstzrange(range_from, range_to)) FROM "
                         + BatchRunsTable.TABLE + " WHERE status = 'succeeded' AND mode <> 'affected'"
                         + " AND range_from IS NOT NULL AND range_to IS NOT NULL AND range_from < ")
-                .timestamp(scope.toMillis()).add(" AND range_to > ").timestamp(scope.fromMillis())
+                .timestamp(scope.toMillis())
+                .add(" AND range_to > ")
+                .timestamp(scope.fromMillis())
                 .add("), '{}'::tstzmultirange)) AS gap ORDER BY 1");
     }
 
@@ -70,22 +76,31 @@ final class ReconcileStatements {
      * is hidden).
      */
     static Sql reconcile(Scope scope, long runId, Tolerances tolerances, ZoneId zone, boolean apply) {
-        Sql sql = new Sql().add("WITH s AS (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
-                + StreamWindowMetricsTable.TABLE + " s WHERE ").inScope("s.window_start", scope).add(")");
+        Sql sql = new Sql()
+                .add("WITH s AS (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
+                        + StreamWindowMetricsTable.TABLE + " s WHERE ")
+                .inScope("s.window_start", scope)
+                .add(")");
         sql.add(", b AS (SELECT " + KEY + ", window_end, run_id, " + each(m -> m) + " FROM "
-                + BatchWindowMetricsTable.TABLE + " b WHERE ").inScope("b.window_start", scope).add(")");
+                        + BatchWindowMetricsTable.TABLE + " b WHERE ")
+                .inScope("b.window_start", scope)
+                .add(")");
         sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(m -> m) + " FROM "
-                + WindowCorrectionsTable.TABLE + " c WHERE ").inScope("c.window_start", scope).add(")");
+                        + WindowCorrectionsTable.TABLE + " c WHERE ")
+                .inScope("c.window_start", scope)
+                .add(")");
         joined(sql);
         // The keys that need more than counting, read from j once: those stream and batch disagree on, and those
         // whose served value changes or that were finalized to something else. Few, on every run (a first run
         // finalizes every key, but only inserts most of them: that insert reads j itself).
         sql.add(", a AS MATERIALIZED (SELECT * FROM j WHERE st <> " + MATCH + " OR needs_write AND (finalized OR ("
                 + each(m -> "stream_" + m) + ") IS DISTINCT FROM (" + each(m -> "batch_" + m) + ")))");
-        sql.add(", diffs AS (INSERT INTO " + ReconciliationDiffsTable.TABLE + " (" + ReconciliationDiffsTable.INSERT_COLUMNS
-                + ") SELECT ").bigint(runId).add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
-                + MISMATCH + " THEN 'mismatch' WHEN " + MISSING_IN_STREAM + " THEN 'missing_in_stream' ELSE"
-                + " 'missing_in_batch' END, ");
+        sql.add(", diffs AS (INSERT INTO " + ReconciliationDiffsTable.TABLE + " ("
+                        + ReconciliationDiffsTable.INSERT_COLUMNS + ") SELECT ")
+                .bigint(runId)
+                .add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
+                        + MISMATCH + " THEN 'mismatch' WHEN " + MISSING_IN_STREAM + " THEN 'missing_in_stream' ELSE"
+                        + " 'missing_in_batch' END, ");
         withinTolerance(sql, tolerances);
         sql.add(", stream_revision, " + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m)
                 + " FROM a WHERE st <> " + MATCH + ")");
@@ -93,19 +108,28 @@ final class ReconcileStatements {
         if (apply) {
             String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
                     + each(m -> "coalesce(batch_" + m + ", 0)") + ", NOT in_batch, ";
-            sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
-                    + ") " + values).bigint(runId).add(", batch_run_id FROM j WHERE NOT finalized"
-                    // In key order, so each row lands on the primary key's rightmost page (a new day is the newest
-                    // key range) instead of a random one. The join yields batch rows in their physical order, which
-                    // is random when a backfill wrote them so: inserting 1M rows in random order into the primary
-                    // key alone measured 6.5 s against 3.0 s sorted (sort included).
-                    + " ORDER BY window_start, campaign_id, channel_id RETURNING 1)");
-            sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " (" + WindowCorrectionsTable.INSERT_COLUMNS
-                    + ") " + values).bigint(runId).add(", batch_run_id FROM a WHERE finalized AND needs_write"
-                    + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
+            sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
+                            + WindowCorrectionsTable.INSERT_COLUMNS + ") " + values)
+                    .bigint(runId)
+                    .add(", batch_run_id FROM j WHERE NOT finalized"
+                            // In key order, so each row lands on the primary key's rightmost page (a new day is the
+                            // newest
+                            // key range) instead of a random one. The join yields batch rows in their physical order,
+                            // which
+                            // is random when a backfill wrote them so: inserting 1M rows in random order into the
+                            // primary
+                            // key alone measured 6.5 s against 3.0 s sorted (sort included).
+                            + " ORDER BY window_start, campaign_id, channel_id RETURNING 1)");
+            sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
+                            + WindowCorrectionsTable.INSERT_COLUMNS + ") " + values)
+                    .bigint(runId)
+                    .add(", batch_run_id FROM a WHERE finalized AND needs_write"
+                            + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
             sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS
-                    + ") SELECT ").bigint(runId).add(", " + KEY + ", metric, before_value, after_value, reason FROM entries"
-                    + " RETURNING reason)");
+                            + ") SELECT ")
+                    .bigint(runId)
+                    .add(", " + KEY + ", metric, before_value, after_value, reason FROM entries"
+                            + " RETURNING reason)");
         }
         // Only the counts of what it wrote: the totals come from ScopeSurvey and this run's diffs (DiffCounts).
         if (apply) {
@@ -132,9 +156,11 @@ final class ReconcileStatements {
                 + " coalesce(b.channel_id, s.channel_id, c.channel_id) AS channel_id,"
                 + " coalesce(b.window_end, s.window_end) AS window_end,"
                 + " coalesce(b.window_end, s.window_end, c.window_end) AS target_window_end,"
-                + " s.revision AS stream_revision, b.run_id AS batch_run_id, " + sIn + " AS in_stream, " + bIn + " AS in_batch,"
+                + " s.revision AS stream_revision, b.run_id AS batch_run_id, " + sIn + " AS in_stream, " + bIn
+                + " AS in_batch,"
                 + " CASE WHEN " + bIn + " THEN CASE WHEN " + sIn + " THEN CASE WHEN (" + each(m -> "s." + m) + ") = ("
-                + each(m -> "b." + m) + ") THEN " + MATCH + " ELSE " + MISMATCH + " END ELSE " + MISSING_IN_STREAM + " END"
+                + each(m -> "b." + m) + ") THEN " + MATCH + " ELSE " + MISMATCH + " END ELSE " + MISSING_IN_STREAM
+                + " END"
                 + " WHEN " + sIn + " THEN " + MISSING_IN_BATCH + " END AS st, "
                 + each(m -> "s." + m + " AS stream_" + m) + ", " + each(m -> "b." + m + " AS batch_" + m) + ", "
                 + each(m -> "c." + m + " AS final_" + m) + ", c.removed AS was_removed,"
@@ -161,7 +187,8 @@ final class ReconcileStatements {
                 + " WHEN NOT in_stream THEN '" + Reason.MISSING_IN_STREAM.wireName() + "'"
                 + " ELSE '" + Reason.STREAM_MISMATCH.wireName() + "' END AS reason"
                 + " FROM a CROSS JOIN LATERAL (VALUES "
-                + eachMetric(m -> "('" + m.column() + "', CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL ELSE final_"
+                + eachMetric(m -> "('" + m.column()
+                        + "', CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL ELSE final_"
                         + m.column() + " END ELSE stream_" + m.column() + " END::" + Metric.SPEND_SQL_TYPE + ", batch_"
                         + m.column() + "::" + Metric.SPEND_SQL_TYPE + ")")
                 + ") AS m(metric, before_value, after_value)"
@@ -178,8 +205,11 @@ final class ReconcileStatements {
         for (Metric m : METRICS) {
             String d = "abs(coalesce(stream_" + m.column() + ", 0) - coalesce(batch_" + m.column() + ", 0))";
             Tolerances.Tolerance t = tolerances.of(m);
-            sql.add(m.ordinal() == 0 ? "(" : " AND (").add(d + " <= ").bigint(t.absolute())
-                    .add(" OR " + d + "::numeric <= ").numeric(t.relative())
+            sql.add(m.ordinal() == 0 ? "(" : " AND (")
+                    .add(d + " <= ")
+                    .bigint(t.absolute())
+                    .add(" OR " + d + "::numeric <= ")
+                    .numeric(t.relative())
                     .add(" * abs(coalesce(batch_" + m.column() + ", 0)))");
         }
         sql.add(")");
@@ -206,12 +236,21 @@ final class ReconcileStatements {
      */
     static Sql windowSurvey(Scope scope, String side) {
         boolean stream = side.equals(STREAM);
-        if (!stream && !side.equals(BATCH)) throw new IllegalArgumentException("side must be stream or batch, got " + side);
-        return new Sql().add("SELECT window_start, count(*) AS keys, min(window_end) AS min_window_end,"
-                        + " max(window_end) AS max_window_end, " + fingerprint(stream ? ", revision" : "") + " AS fingerprint"
-                        + (stream ? "" : ", " + eachMetric(m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS " + m.column()))
-                        + " FROM " + (stream ? StreamWindowMetricsTable.TABLE : BatchWindowMetricsTable.TABLE) + " WHERE ")
-                .inScope("window_start", scope).add(" GROUP BY window_start");
+        if (!stream && !side.equals(BATCH))
+            throw new IllegalArgumentException("side must be stream or batch, got " + side);
+        return new Sql()
+                .add("SELECT window_start, count(*) AS keys, min(window_end) AS min_window_end,"
+                        + " max(window_end) AS max_window_end, " + fingerprint(stream ? ", revision" : "")
+                        + " AS fingerprint"
+                        + (stream
+                                ? ""
+                                : ", "
+                                        + eachMetric(
+                                                m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS " + m.column()))
+                        + " FROM " + (stream ? StreamWindowMetricsTable.TABLE : BatchWindowMetricsTable.TABLE)
+                        + " WHERE ")
+                .inScope("window_start", scope)
+                .add(" GROUP BY window_start");
     }
 
     /**
@@ -221,16 +260,25 @@ final class ReconcileStatements {
      */
     static Sql batchCampaignDays(Scope scope, ScopeDays days) {
         Sql sql = new Sql().add("SELECT campaign_id, ");
-        if (days.startsMillis().size() == 1) sql.add("1"); else sql.add("width_bucket(window_start, ").timestamps(days.startsMillis()).add(")");
-        return sql.add(" AS day, count(*) AS keys, " + eachMetric(m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS "
-                        + m.column()) + " FROM " + BatchWindowMetricsTable.TABLE + " WHERE ")
-                .inScope("window_start", scope).add(" GROUP BY 1, 2");
+        if (days.startsMillis().size() == 1) sql.add("1");
+        else
+            sql.add("width_bucket(window_start, ")
+                    .timestamps(days.startsMillis())
+                    .add(")");
+        return sql.add(" AS day, count(*) AS keys, "
+                        + eachMetric(m -> "sum(" + m.column() + ")::" + m.sqlType() + " AS " + m.column()) + " FROM "
+                        + BatchWindowMetricsTable.TABLE + " WHERE ")
+                .inScope("window_start", scope)
+                .add(" GROUP BY 1, 2");
     }
 
     /** Per window of the scope, how many rows {@code window_corrections} holds and their fingerprint. */
     static Sql finalFingerprints(Scope scope) {
-        return new Sql().add("SELECT window_start, count(*) AS keys, " + fingerprint(", removed") + " AS fingerprint FROM "
-                + WindowCorrectionsTable.TABLE + " WHERE ").inScope("window_start", scope).add(" GROUP BY window_start");
+        return new Sql()
+                .add("SELECT window_start, count(*) AS keys, " + fingerprint(", removed") + " AS fingerprint FROM "
+                        + WindowCorrectionsTable.TABLE + " WHERE ")
+                .inScope("window_start", scope)
+                .add(" GROUP BY window_start");
     }
 
     /**
@@ -238,13 +286,20 @@ final class ReconcileStatements {
      * {@code windows[i]} from run {@code fromRuns[i]}. Within tolerance is recomputed with this run's tolerances
      * (the values are the same, the settings may not be).
      */
-    static Sql copyDiffs(long runId, java.util.List<Long> windows, java.util.List<Long> fromRuns, Tolerances tolerances) {
-        Sql sql = new Sql().add("INSERT INTO " + ReconciliationDiffsTable.TABLE + " (" + ReconciliationDiffsTable.INSERT_COLUMNS
-                + ") SELECT ").bigint(runId).add(", d.window_start, d.window_end, d.campaign_id, d.channel_id, d.status, ");
+    static Sql copyDiffs(
+            long runId, java.util.List<Long> windows, java.util.List<Long> fromRuns, Tolerances tolerances) {
+        Sql sql = new Sql()
+                .add("INSERT INTO " + ReconciliationDiffsTable.TABLE + " (" + ReconciliationDiffsTable.INSERT_COLUMNS
+                        + ") SELECT ")
+                .bigint(runId)
+                .add(", d.window_start, d.window_end, d.campaign_id, d.channel_id, d.status, ");
         withinTolerance(sql, tolerances);
         return sql.add(", d.stream_revision, " + ReconciliationDiffsTable.STREAM_COLUMNS + ", "
-                        + ReconciliationDiffsTable.BATCH_COLUMNS + " FROM unnest(").timestamps(windows).add(", ")
-                .bigints(fromRuns).add(") AS u(window_start, run_id) JOIN " + ReconciliationDiffsTable.TABLE
+                        + ReconciliationDiffsTable.BATCH_COLUMNS + " FROM unnest(")
+                .timestamps(windows)
+                .add(", ")
+                .bigints(fromRuns)
+                .add(") AS u(window_start, run_id) JOIN " + ReconciliationDiffsTable.TABLE
                         + " d ON d.run_id = u.run_id AND d.window_start = u.window_start");
     }
 
@@ -255,7 +310,8 @@ final class ReconcileStatements {
      * stream totals: keys that match add the same to both sides.
      */
     static Sql diffCounts(long runId, ScopeDays days) {
-        return new Sql().add("SELECT CASE WHEN GROUPING(window_start) = 0 THEN 1 ELSE 2 END AS g, window_start,"
+        return new Sql()
+                .add("SELECT CASE WHEN GROUPING(window_start) = 0 THEN 1 ELSE 2 END AS g, window_start,"
                         + " campaign_id, day,"
                         + " count(*) FILTER (WHERE status = 'mismatch') AS mismatched,"
                         + " count(*) FILTER (WHERE status = 'missing_in_stream') AS missing_in_stream,"
@@ -263,8 +319,10 @@ final class ReconcileStatements {
                         + " count(*) FILTER (WHERE NOT within_tolerance) AS beyond_tolerance, "
                         + eachMetric(m -> "sum(coalesce(stream_" + m.column() + ", 0) - coalesce(batch_" + m.column()
                                 + ", 0))::" + m.sqlType() + " AS delta_" + m.column())
-                        + " FROM (SELECT d.*, width_bucket(d.window_start, ").timestamps(days.startsMillis())
-                .add(") AS day FROM " + ReconciliationDiffsTable.TABLE + " d WHERE d.run_id = ").bigint(runId)
+                        + " FROM (SELECT d.*, width_bucket(d.window_start, ")
+                .timestamps(days.startsMillis())
+                .add(") AS day FROM " + ReconciliationDiffsTable.TABLE + " d WHERE d.run_id = ")
+                .bigint(runId)
                 .add(") x GROUP BY GROUPING SETS ((window_start), (campaign_id, day))");
     }
 
@@ -274,11 +332,14 @@ final class ReconcileStatements {
      * drop the view's other branches from each, where one query over all of them plans much worse.
      */
     static Sql served(Scope scope) {
-        Sql sql = new Sql().add("SELECT f.*, nf.not_final FROM (SELECT "
-                + eachMetric(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
-                + " FROM " + WindowMetricsView.VIEW + " w WHERE w.is_final AND ").inScope("w.window_start", scope);
+        Sql sql = new Sql()
+                .add("SELECT f.*, nf.not_final FROM (SELECT "
+                        + eachMetric(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
+                        + " FROM " + WindowMetricsView.VIEW + " w WHERE w.is_final AND ")
+                .inScope("w.window_start", scope);
         sql.add(") f, (SELECT count(*) AS not_final FROM " + WindowMetricsView.VIEW + " w WHERE NOT w.is_final AND ")
-                .inScope("w.window_start", scope).add(") nf");
+                .inScope("w.window_start", scope)
+                .add(") nf");
         return sql;
     }
 

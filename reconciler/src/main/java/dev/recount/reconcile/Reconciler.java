@@ -1,6 +1,5 @@
 package dev.recount.reconcile;
 
-import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.CorrectionLogTable;
@@ -11,7 +10,6 @@ import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
 import dev.recount.db.tables.ServingSettingsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
-import dev.recount.db.tables.Timestamps;
 import dev.recount.db.tables.WindowSizes;
 import dev.recount.reconcile.report.ReportData;
 import dev.recount.reconcile.report.ReportWriter;
@@ -34,9 +32,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -64,6 +62,7 @@ public final class Reconciler {
     static final Duration LOCK_TIMEOUT = Duration.ofMinutes(10);
     /** The default of {@code reconcile.work-mem}: a day of a million keys fits (about 250 bytes each). */
     static final String WORK_MEM = "512MB";
+
     private static final Pattern MEMORY = Pattern.compile("[1-9][0-9]{0,8}(kB|MB|GB)");
     /**
      * How often the server checks, while it executes a run's statement, that the run's process is still connected
@@ -73,7 +72,9 @@ public final class Reconciler {
     static final String CLIENT_CHECK_INTERVAL = "2s";
     /** Rows per list of largest differences in the report. */
     static final int REPORT_TOP = 25;
-    private static final DateTimeFormatter DIR_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+    private static final DateTimeFormatter DIR_TIME =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
     /** What a run needs besides the database: the day boundary zone, tolerances and where reports go. */
     /** Whether a run applies what it finds. */
@@ -96,8 +97,8 @@ public final class Reconciler {
             Objects.requireNonNull(reportRoot, "reportRoot");
             Objects.requireNonNull(workMem, "workMem");
             if (!MEMORY.matcher(workMem).matches()) {
-                throw new IllegalArgumentException("reconcile.work-mem must be a size like 512MB (kB, MB or GB), got '"
-                        + workMem + "'");
+                throw new IllegalArgumentException(
+                        "reconcile.work-mem must be a size like 512MB (kB, MB or GB), got '" + workMem + "'");
             }
         }
 
@@ -151,8 +152,8 @@ public final class Reconciler {
             progress.stage("waiting for other runs of this schema to finish");
             acquireLock(conn, lockKey);
             try {
-                long runId = ReconciliationRunsTable.start(conn, scope.fromMillis(), scope.toMillis(), scope.batchRunId(),
-                        mode == Mode.DRY_RUN);
+                long runId = ReconciliationRunsTable.start(
+                        conn, scope.fromMillis(), scope.toMillis(), scope.batchRunId(), mode == Mode.DRY_RUN);
                 try {
                     return run(conn, scope, mode, runId, started);
                 } finally {
@@ -167,7 +168,12 @@ public final class Reconciler {
 
     private RunResult run(Connection conn, Scope scope, Mode mode, long runId, long started)
             throws SQLException, IOException {
-        LOG.info("reconciliation run {} started for {} [{}, {}){}", runId, scope.label(), scope.from(), scope.to(),
+        LOG.info(
+                "reconciliation run {} started for {} [{}, {}){}",
+                runId,
+                scope.label(),
+                scope.from(),
+                scope.to(),
                 mode == Mode.DRY_RUN ? " (dry run: nothing is applied)" : "");
         Path finalDir = reportDir(runId, scope);
         Path tempDir = finalDir.resolveSibling(finalDir.getFileName() + ".partial");
@@ -183,11 +189,19 @@ public final class Reconciler {
         try {
             Files.move(tempDir, finalDir, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new IOException("run " + runId + " succeeded" + (mode == Mode.APPLY ? " and its corrections are committed" : "")
-                    + ", but its report could not be moved from " + tempDir + " to " + finalDir + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "run " + runId + " succeeded" + (mode == Mode.APPLY ? " and its corrections are committed" : "")
+                            + ", but its report could not be moved from " + tempDir + " to " + finalDir + ": "
+                            + e.getMessage(),
+                    e);
         }
-        LOG.info("reconciliation run {} succeeded: {}, {} values {}, report {}", runId, result.verdict().wireName(),
-                result.valuesCorrected(), mode == Mode.APPLY ? "corrected" : "would be corrected (dry run)", finalDir);
+        LOG.info(
+                "reconciliation run {} succeeded: {}, {} values {}, report {}",
+                runId,
+                result.verdict().wireName(),
+                result.valuesCorrected(),
+                mode == Mode.APPLY ? "corrected" : "would be corrected (dry run)",
+                finalDir);
         return result;
     }
 
@@ -199,8 +213,11 @@ public final class Reconciler {
     private static void failAbandoned(Connection conn, long runId) throws SQLException {
         List<Long> abandoned = ReconciliationRunsTable.failAbandoned(conn, runId);
         if (!abandoned.isEmpty()) {
-            LOG.warn("run {}: marked runs {} failed: their process ended without finishing (killed?); their"
-                    + " transaction never committed, so what window_metrics serves is as before them", runId, abandoned);
+            LOG.warn(
+                    "run {}: marked runs {} failed: their process ended without finishing (killed?); their"
+                            + " transaction never committed, so what window_metrics serves is as before them",
+                    runId,
+                    abandoned);
         }
     }
 
@@ -218,8 +235,9 @@ public final class Reconciler {
         return dir;
     }
 
-    private RunResult runInTransaction(Connection conn, Scope scope, Mode mode, long runId, Path finalDir, Path tempDir,
-                                       long started) throws SQLException, IOException {
+    private RunResult runInTransaction(
+            Connection conn, Scope scope, Mode mode, long runId, Path finalDir, Path tempDir, long started)
+            throws SQLException, IOException {
         conn.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         conn.setAutoCommit(false);
         boolean committed = false;
@@ -237,16 +255,23 @@ public final class Reconciler {
             requireOneWindowSize(conn, scope, survey);
             // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
             // nothing that is served, so it leaves the recorded zone alone.
-            if (mode == Mode.APPLY) ServingSettingsTable.recordTimeZone(conn, settings.zone(), scope.from(), scope.to());
-            progress.stage(mode == Mode.APPLY ? "comparing stream and batch, correcting window_metrics"
-                    : "comparing stream and batch (dry run)");
-            WindowChanges changes = WindowChanges.of(survey,
-                    ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis()));
+            if (mode == Mode.APPLY)
+                ServingSettingsTable.recordTimeZone(conn, settings.zone(), scope.from(), scope.to());
+            progress.stage(
+                    mode == Mode.APPLY
+                            ? "comparing stream and batch, correcting window_metrics"
+                            : "comparing stream and batch (dry run)");
+            WindowChanges changes =
+                    WindowChanges.of(survey, ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis()));
             Optional<Scope> changed = changes.changedPart(scope);
-            Reconciled reconciled = changed.isPresent() ? reconcileOnce(conn, changed.get(), mode, runId) : Reconciled.NOTHING;
+            Reconciled reconciled =
+                    changed.isPresent() ? reconcileOnce(conn, changed.get(), mode, runId) : Reconciled.NOTHING;
             copyUnchangedDiffs(conn, runId, changes);
             Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
-            LOG.info("run {}: {} of {} windows changed since they were last reconciled", runId, changes.changed().size(),
+            LOG.info(
+                    "run {}: {} of {} windows changed since they were last reconciled",
+                    runId,
+                    changes.changed().size(),
                     survey.windows().size());
             // Attribution, in the same transaction: its diffs, corrections and log entries commit with the rest.
             progress.stage("reconciling attribution");
@@ -260,40 +285,81 @@ public final class Reconciler {
             // A dry run changed nothing the view serves: what it would serve is the batch totals, by construction.
             WindowMetrics finalTotals = comparison.range().batch();
             if (mode == Mode.APPLY) {
-                if (changed.isPresent()) verifyServed(conn, changed.get(), batchTotals(survey, changes, changed.get() == scope));
+                if (changed.isPresent())
+                    verifyServed(conn, changed.get(), batchTotals(survey, changes, changed.get() == scope));
                 recordWindows(conn, runId, survey, changes, changed);
             }
             long t2 = System.nanoTime();
             // Attribution is exact: any key stream and batch disagree on is beyond tolerance.
-            Verdict verdict = comparison.range().counts().beyondTolerance() == 0 && attribution.counts().differing() == 0
-                    ? Verdict.WITHIN_TOLERANCE : Verdict.BEYOND_TOLERANCE;
+            Verdict verdict = comparison.range().counts().beyondTolerance() == 0
+                            && attribution.counts().differing() == 0
+                    ? Verdict.WITHIN_TOLERANCE
+                    : Verdict.BEYOND_TOLERANCE;
 
-            ReportData data = new ReportData(runId, scope, settings.zone(), clock.instant(), verdict, comparison,
-                    finalTotals, reconciled.keysFinalized(), corrections, settings.tolerances(), mode == Mode.DRY_RUN);
+            ReportData data = new ReportData(
+                    runId,
+                    scope,
+                    settings.zone(),
+                    clock.instant(),
+                    verdict,
+                    comparison,
+                    finalTotals,
+                    reconciled.keysFinalized(),
+                    corrections,
+                    settings.tolerances(),
+                    mode == Mode.DRY_RUN);
             deleteQuietly(tempDir);
             progress.stage("writing the report");
             long diffRows = comparison.range().counts().differing();
             long[] written = {0};
-            ReportWriter.write(tempDir, data, REPORT_TOP, sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, row -> {
+            ReportWriter.write(
+                    tempDir,
+                    data,
+                    REPORT_TOP,
+                    sink -> ReconciliationDiffsTable.forEachOfRun(conn, runId, row -> {
                         sink.accept(row);
                         progress.rows(++written[0], diffRows);
                     }),
-                    attribution.counts().compared() == 0 ? List.of()
+                    attribution.counts().compared() == 0
+                            ? List.of()
                             : List.of(new AttributionSection(attribution, mode == Mode.DRY_RUN)));
             long t3 = System.nanoTime();
 
             KeyCounts k = comparison.range().counts();
-            ReconciliationRunsTable.succeed(conn, runId, new ReconciliationRunsTable.Outcome(verdict, k.compared(),
-                    k.matched(), k.mismatched(), k.missingInStream(), k.missingInBatch(),
-                    corrections.values().stream().mapToLong(Long::longValue).sum(),
-                    ReportWriter.totalsJson(comparison.range(), finalTotals), finalDir.toString()));
+            ReconciliationRunsTable.succeed(
+                    conn,
+                    runId,
+                    new ReconciliationRunsTable.Outcome(
+                            verdict,
+                            k.compared(),
+                            k.matched(),
+                            k.mismatched(),
+                            k.missingInStream(),
+                            k.missingInBatch(),
+                            corrections.values().stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum(),
+                            ReportWriter.totalsJson(comparison.range(), finalTotals),
+                            finalDir.toString()));
             progress.stage("committing");
             conn.commit();
             committed = true;
             long t4 = System.nanoTime();
-            return new RunResult(runId, scope, mode == Mode.DRY_RUN, verdict, comparison, finalTotals, reconciled.keysFinalized(),
-                    corrections, finalDir, new RunResult.Timings(Duration.ofNanos(t1 - t0), Duration.ofNanos(t2 - t1),
-                            Duration.ofNanos(t3 - t2), Duration.ofNanos(t4 - started)));
+            return new RunResult(
+                    runId,
+                    scope,
+                    mode == Mode.DRY_RUN,
+                    verdict,
+                    comparison,
+                    finalTotals,
+                    reconciled.keysFinalized(),
+                    corrections,
+                    finalDir,
+                    new RunResult.Timings(
+                            Duration.ofNanos(t1 - t0),
+                            Duration.ofNanos(t2 - t1),
+                            Duration.ofNanos(t3 - t2),
+                            Duration.ofNanos(t4 - started)));
         } finally {
             // Roll back before leaving transaction mode: setAutoCommit(true) would commit the half-done work.
             if (!committed) rollbackQuietly(conn);
@@ -309,7 +375,8 @@ public final class Reconciler {
      */
     private static void requireOneWindowSize(Connection conn, Scope scope, ScopeSurvey survey) throws SQLException {
         java.util.SortedSet<Long> batch = survey.windowSizes(false);
-        if (scope.windowStarts() == null && batch.size() <= 1
+        if (scope.windowStarts() == null
+                && batch.size() <= 1
                 && (batch.isEmpty() || batch.containsAll(survey.windowSizes(true)))) {
             return;
         }
@@ -331,7 +398,8 @@ public final class Reconciler {
 
     private static void requireCovered(Connection conn, Scope scope) throws SQLException {
         List<String> gaps = new ArrayList<>();
-        try (PreparedStatement ps = ReconcileStatements.uncovered(scope).prepare(conn); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = ReconcileStatements.uncovered(scope).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 gaps.add("[" + Instant.ofEpochMilli(rs.getLong(1)) + ", " + Instant.ofEpochMilli(rs.getLong(2)) + ")");
             }
@@ -361,8 +429,10 @@ public final class Reconciler {
     private Reconciled reconcileOnce(Connection conn, Scope scope, Mode mode, long runId) throws SQLException {
         Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
         long keysFinalized = 0;
-        try (PreparedStatement ps = ReconcileStatements.reconcile(scope, runId, settings.tolerances(), settings.zone(),
-                mode == Mode.APPLY).prepare(conn); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = ReconcileStatements.reconcile(
+                                scope, runId, settings.tolerances(), settings.zone(), mode == Mode.APPLY)
+                        .prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (ReconcileStatements.FINALIZED.equals(rs.getString("what"))) keysFinalized = rs.getLong("n");
                 else corrections.put(CorrectionLogTable.Reason.of(rs.getString("reason")), rs.getLong("n"));
@@ -386,7 +456,8 @@ public final class Reconciler {
     private static WindowMetrics batchTotals(ScopeSurvey survey, WindowChanges changes, boolean all) {
         WindowMetrics sum = WindowMetrics.ZERO;
         for (ScopeSurvey.Window w : survey.windows().values()) {
-            if (all || !changes.unchanged().containsKey(w.windowStartMillis())) sum = sum.plus(w.batchRows().sums());
+            if (all || !changes.unchanged().containsKey(w.windowStartMillis()))
+                sum = sum.plus(w.batchRows().sums());
         }
         return sum;
     }
@@ -396,13 +467,15 @@ public final class Reconciler {
      * stream and batch as surveyed, the finalized rows as they are now (read again for the windows this run wrote;
      * the others it did not touch), and this run as the one whose diffs hold.
      */
-    private static void recordWindows(Connection conn, long runId, ScopeSurvey survey, WindowChanges changes,
-                                      Optional<Scope> changed) throws SQLException {
-        Map<Long, ReconciledWindowsTable.Side> finalNow = changed.isPresent()
-                ? ScopeSurvey.readFinalized(conn, changed.get()) : Map.of();
+    private static void recordWindows(
+            Connection conn, long runId, ScopeSurvey survey, WindowChanges changes, Optional<Scope> changed)
+            throws SQLException {
+        Map<Long, ReconciledWindowsTable.Side> finalNow =
+                changed.isPresent() ? ScopeSurvey.readFinalized(conn, changed.get()) : Map.of();
         List<ReconciledWindowsTable.Row> rows = new ArrayList<>();
         for (ScopeSurvey.Window w : survey.windows().values()) {
-            ReconciledWindowsTable.Side finalized = changes.unchanged().containsKey(w.windowStartMillis()) ? w.finalized()
+            ReconciledWindowsTable.Side finalized = changes.unchanged().containsKey(w.windowStartMillis())
+                    ? w.finalized()
                     : finalNow.getOrDefault(w.windowStartMillis(), ReconciledWindowsTable.Side.EMPTY);
             rows.add(new ReconciledWindowsTable.Row(w.windowStartMillis(), w.stream(), w.batch(), finalized, runId));
         }
@@ -416,7 +489,8 @@ public final class Reconciler {
      * earlier run left and checked them (their fingerprints say so).
      */
     private static void verifyServed(Connection conn, Scope scope, WindowMetrics batch) throws SQLException {
-        try (PreparedStatement ps = ReconcileStatements.served(scope).prepare(conn); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = ReconcileStatements.served(scope).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             WindowMetrics served = MetricColumns.read(rs);
             long notFinal = rs.getLong("not_final");
@@ -430,7 +504,8 @@ public final class Reconciler {
     /** One advisory lock per schema: reconciliations of different schemas (environments, tests) never wait for each other. */
     private static long lockKey(Connection conn) throws SQLException {
         try (Statement st = conn.createStatement();
-             ResultSet rs = st.executeQuery("SELECT hashtextextended('recount.reconcile.' || current_schema(), 0)")) {
+                ResultSet rs =
+                        st.executeQuery("SELECT hashtextextended('recount.reconcile.' || current_schema(), 0)")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -444,8 +519,10 @@ public final class Reconciler {
                 ps.execute();
             } catch (SQLException e) {
                 if ("55P03".equals(e.getSQLState())) {
-                    throw new IllegalStateException("another reconciliation of this schema is still running after "
-                            + LOCK_TIMEOUT.toMinutes() + " minutes; try again later", e);
+                    throw new IllegalStateException(
+                            "another reconciliation of this schema is still running after " + LOCK_TIMEOUT.toMinutes()
+                                    + " minutes; try again later",
+                            e);
                 }
                 throw e;
             } finally {
@@ -481,8 +558,10 @@ public final class Reconciler {
         try {
             if (conn.getMetaData().getDatabaseMajorVersion() < 14) return false;
             try (Statement st = conn.createStatement()) {
-                st.execute(on ? "SET client_connection_check_interval = '" + CLIENT_CHECK_INTERVAL + "'"
-                        : "RESET client_connection_check_interval");
+                st.execute(
+                        on
+                                ? "SET client_connection_check_interval = '" + CLIENT_CHECK_INTERVAL + "'"
+                                : "RESET client_connection_check_interval");
             }
             return true;
         } catch (SQLException e) {

@@ -45,8 +45,11 @@ final class ReportIndex {
                 try {
                     index.reports.add(parse(dir));
                 } catch (IOException | RuntimeException e) {
-                    index.unreadable.add(new Unreadable(dir, e.getMessage() == null ? e.getClass().getSimpleName()
-                            : e.getMessage().replaceAll("\\s*\\R\\s*", " ")));
+                    index.unreadable.add(new Unreadable(
+                            dir,
+                            e.getMessage() == null
+                                    ? e.getClass().getSimpleName()
+                                    : e.getMessage().replaceAll("\\s*\\R\\s*", " ")));
                 }
             }
         }
@@ -64,7 +67,9 @@ final class ReportIndex {
             Report kept = latest.get(r.range());
             if (kept == null || !r.dryRun() || kept.dryRun()) latest.put(r.range(), r);
         }
-        return latest.values().stream().sorted(Comparator.comparing(Report::from).thenComparing(Report::to)).toList();
+        return latest.values().stream()
+                .sorted(Comparator.comparing(Report::from).thenComparing(Report::to))
+                .toList();
     }
 
     private static Report parse(Path dir) throws IOException {
@@ -72,9 +77,14 @@ final class ReportIndex {
         if (!Files.isRegularFile(summary)) throw new IOException("no " + ReportWriter.JSON);
         JsonNode root = JSON.readTree(summary.toFile());
         JsonNode scope = required(root, "scope");
-        return new Report(required(root, "run_id").asLong(), required(root, "dry_run").asBoolean(),
-                Instant.parse(required(scope, "from").asText()), Instant.parse(required(scope, "to").asText()),
-                required(root, "verdict").asText(), Instant.parse(required(root, "generated_at").asText()), dir);
+        return new Report(
+                required(root, "run_id").asLong(),
+                required(root, "dry_run").asBoolean(),
+                Instant.parse(required(scope, "from").asText()),
+                Instant.parse(required(scope, "to").asText()),
+                required(root, "verdict").asText(),
+                Instant.parse(required(root, "generated_at").asText()),
+                dir);
     }
 
     private static JsonNode required(JsonNode node, String field) throws IOException {

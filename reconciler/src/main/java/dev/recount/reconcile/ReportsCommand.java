@@ -13,19 +13,29 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code ./recount reports}: the reconciliation reports on disk, and the one in force per range. No database needed. */
-@Command(name = "reports", sortOptions = false,
-        description = {"List the reconciliation reports under reconcile.report-dir (oldest first), then the latest"
-                + " per range: the newest report that applied its corrections (a range only dry runs covered: its"
-                + " newest dry run).",
-                "A report directory whose summary.json cannot be read is named on stderr and left out."})
+@Command(
+        name = "reports",
+        sortOptions = false,
+        description = {
+            "List the reconciliation reports under reconcile.report-dir (oldest first), then the latest"
+                    + " per range: the newest report that applied its corrections (a range only dry runs covered: its"
+                    + " newest dry run).",
+            "A report directory whose summary.json cannot be read is named on stderr and left out."
+        })
 public final class ReportsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where the reports are (default: reconcile.report-dir).")
+    @Option(
+            names = "--report-dir",
+            paramLabel = "DIR",
+            description = "Where the reports are (default: reconcile.report-dir).")
     Path reportDir;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
     Path configFile;
 
     private final CommandEnvironment env;
@@ -72,7 +82,13 @@ public final class ReportsCommand implements Callable<Integer> {
     }
 
     private static String line(ReportIndex.Report r) {
-        return String.format("%s  run %d  %s%s  generated %s  %s", r.range(), r.runId(), r.verdict(),
-                r.dryRun() ? " (dry run)" : "", r.generatedAt(), r.dir().resolve(ReportWriter.HTML));
+        return String.format(
+                "%s  run %d  %s%s  generated %s  %s",
+                r.range(),
+                r.runId(),
+                r.verdict(),
+                r.dryRun() ? " (dry run)" : "",
+                r.generatedAt(),
+                r.dir().resolve(ReportWriter.HTML));
     }
 }

@@ -17,9 +17,17 @@ import java.util.Map;
  * @param corrections   correction-log entries appended, per reason
  * @param reportDir     the run's report directory
  */
-public record RunResult(long runId, Scope scope, boolean dryRun, Verdict verdict, Comparison comparison, WindowMetrics finalTotals,
-                        long keysFinalized, Map<CorrectionLogTable.Reason, Long> corrections, Path reportDir,
-                        Timings timings) {
+public record RunResult(
+        long runId,
+        Scope scope,
+        boolean dryRun,
+        Verdict verdict,
+        Comparison comparison,
+        WindowMetrics finalTotals,
+        long keysFinalized,
+        Map<CorrectionLogTable.Reason, Long> corrections,
+        Path reportDir,
+        Timings timings) {
     public RunResult {
         corrections = Map.copyOf(corrections);
     }

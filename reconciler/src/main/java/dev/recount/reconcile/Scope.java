@@ -17,7 +17,8 @@ public record Scope(long fromMillis, long toMillis, List<Long> windowStarts, Lon
                     + Instant.ofEpochMilli(fromMillis) + ")");
         }
         if (windowStarts != null) {
-            if (windowStarts.isEmpty()) throw new IllegalArgumentException("windowStarts must not be empty (use null for the whole range)");
+            if (windowStarts.isEmpty())
+                throw new IllegalArgumentException("windowStarts must not be empty (use null for the whole range)");
             windowStarts = List.copyOf(windowStarts);
         }
     }

@@ -26,7 +26,8 @@ record ScopeDays(LocalDate first, List<Long> startsMillis) {
         LocalDate first = LocalDate.ofInstant(scope.from(), zone);
         LocalDate last = LocalDate.ofInstant(Instant.ofEpochMilli(scope.toMillis() - 1), zone);
         List<Long> starts = new ArrayList<>();
-        for (LocalDate d = first; !d.isAfter(last); d = d.plusDays(1)) starts.add(d.atStartOfDay(zone).toInstant().toEpochMilli());
+        for (LocalDate d = first; !d.isAfter(last); d = d.plusDays(1))
+            starts.add(d.atStartOfDay(zone).toInstant().toEpochMilli());
         return new ScopeDays(first, starts);
     }
 

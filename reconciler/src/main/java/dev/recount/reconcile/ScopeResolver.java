@@ -40,8 +40,8 @@ public final class ScopeResolver {
         BatchRunsTable.Run run = BatchRunsTable.find(conn, batchRunId)
                 .orElseThrow(() -> new NotCoveredException("batch run " + batchRunId + " does not exist"));
         if (run.status() != BatchRunsTable.Status.SUCCEEDED) {
-            throw new NotCoveredException("batch run " + batchRunId + " has status " + run.status().wireName()
-                    + "; only a succeeded run can be reconciled against");
+            throw new NotCoveredException("batch run " + batchRunId + " has status "
+                    + run.status().wireName() + "; only a succeeded run can be reconciled against");
         }
         if (run.mode() != BatchRunsTable.Mode.AFFECTED) {
             if (run.rangeFrom() == null || run.rangeTo() == null) {
@@ -63,10 +63,15 @@ public final class ScopeResolver {
             }
         }
         if (starts.isEmpty()) {
-            throw new NotCoveredException("batch run " + batchRunId + " (affected) has no windows in batch_window_metrics"
-                    + " (none written, or all rewritten by later runs): reconcile their range instead");
+            throw new NotCoveredException(
+                    "batch run " + batchRunId + " (affected) has no windows in batch_window_metrics"
+                            + " (none written, or all rewritten by later runs): reconcile their range instead");
         }
-        return new Scope(starts.get(0), maxEnd, starts, batchRunId,
+        return new Scope(
+                starts.get(0),
+                maxEnd,
+                starts,
+                batchRunId,
                 "batch run " + batchRunId + " (" + starts.size() + " windows)");
     }
 }

@@ -45,8 +45,14 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
         static final Ends NONE = new Ends(0, 0);
     }
 
-    record Window(long windowStartMillis, Side stream, Ends streamEnds, Side batch, Ends batchEnds, Rows batchRows,
-                  Side finalized) {
+    record Window(
+            long windowStartMillis,
+            Side stream,
+            Ends streamEnds,
+            Side batch,
+            Ends batchEnds,
+            Rows batchRows,
+            Side finalized) {
         /** Whether the stream or the batch has rows in it (a window with only finalized rows is not compared). */
         boolean compared() {
             return stream.keys() + batch.keys() > 0;
@@ -66,22 +72,30 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
         Map<Long, Rows> batchRows = new TreeMap<>();
         for (String side : new String[] {ReconcileStatements.STREAM, ReconcileStatements.BATCH}) {
             boolean isStream = side.equals(ReconcileStatements.STREAM);
-            try (PreparedStatement ps = ReconcileStatements.windowSurvey(scope, side).prepare(conn);
-                 ResultSet rs = ps.executeQuery()) {
+            try (PreparedStatement ps =
+                            ReconcileStatements.windowSurvey(scope, side).prepare(conn);
+                    ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     long w = Timestamps.read(rs, "window_start");
                     (isStream ? stream : batch).put(w, new Side(rs.getLong("keys"), rs.getLong("fingerprint")));
-                    (isStream ? streamEnds : batchEnds).put(w, new Ends(Timestamps.read(rs, "min_window_end"),
-                            Timestamps.read(rs, "max_window_end")));
+                    (isStream ? streamEnds : batchEnds)
+                            .put(
+                                    w,
+                                    new Ends(
+                                            Timestamps.read(rs, "min_window_end"),
+                                            Timestamps.read(rs, "max_window_end")));
                     if (!isStream) batchRows.put(w, new Rows(rs.getLong("keys"), MetricColumns.read(rs)));
                 }
             }
         }
         List<CampaignDay> campaignDays = new ArrayList<>();
-        try (PreparedStatement ps = ReconcileStatements.batchCampaignDays(scope, days).prepare(conn);
-             ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps =
+                        ReconcileStatements.batchCampaignDays(scope, days).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                campaignDays.add(new CampaignDay(rs.getString("campaign_id"), days.day(rs.getInt("day")),
+                campaignDays.add(new CampaignDay(
+                        rs.getString("campaign_id"),
+                        days.day(rs.getInt("day")),
                         new Rows(rs.getLong("keys"), MetricColumns.read(rs))));
             }
         }
@@ -91,9 +105,16 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
         all.addAll(finalized.keySet());
         Map<Long, Window> windows = new TreeMap<>();
         for (long w : all) {
-            windows.put(w, new Window(w, stream.getOrDefault(w, Side.EMPTY), streamEnds.getOrDefault(w, Ends.NONE),
-                    batch.getOrDefault(w, Side.EMPTY), batchEnds.getOrDefault(w, Ends.NONE),
-                    batchRows.getOrDefault(w, Rows.NONE), finalized.getOrDefault(w, Side.EMPTY)));
+            windows.put(
+                    w,
+                    new Window(
+                            w,
+                            stream.getOrDefault(w, Side.EMPTY),
+                            streamEnds.getOrDefault(w, Ends.NONE),
+                            batch.getOrDefault(w, Side.EMPTY),
+                            batchEnds.getOrDefault(w, Ends.NONE),
+                            batchRows.getOrDefault(w, Rows.NONE),
+                            finalized.getOrDefault(w, Side.EMPTY)));
         }
         return new ScopeSurvey(windows, campaignDays);
     }
@@ -101,9 +122,11 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
     /** Per window of {@code scope}: the key count and fingerprint of its rows in window_corrections. */
     static Map<Long, Side> readFinalized(Connection conn, Scope scope) throws SQLException {
         Map<Long, Side> finalized = new TreeMap<>();
-        try (PreparedStatement ps = ReconcileStatements.finalFingerprints(scope).prepare(conn); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = ReconcileStatements.finalFingerprints(scope).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                finalized.put(Timestamps.read(rs, "window_start"), new Side(rs.getLong("keys"), rs.getLong("fingerprint")));
+                finalized.put(
+                        Timestamps.read(rs, "window_start"), new Side(rs.getLong("keys"), rs.getLong("fingerprint")));
             }
         }
         return finalized;

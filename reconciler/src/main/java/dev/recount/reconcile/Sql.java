@@ -38,7 +38,8 @@ final class Sql {
         text.append("?::timestamptz[]");
         params.add((ps, i, c) -> {
             Object[] values = epochMillis.stream()
-                    .map(ms -> OffsetDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC)).toArray();
+                    .map(ms -> OffsetDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC))
+                    .toArray();
             ps.setArray(i, c.createArrayOf("timestamptz", values));
         });
         return this;
@@ -59,7 +60,8 @@ final class Sql {
     Sql nullableBigint(Long value) {
         text.append("?::bigint");
         params.add((ps, i, c) -> {
-            if (value == null) ps.setNull(i, java.sql.Types.BIGINT); else ps.setLong(i, value);
+            if (value == null) ps.setNull(i, java.sql.Types.BIGINT);
+            else ps.setLong(i, value);
         });
         return this;
     }
@@ -78,8 +80,12 @@ final class Sql {
 
     /** {@code column} lies in the scope: its range and, for a window-set scope, one of its windows. */
     Sql inScope(String column, Scope scope) {
-        add(column + " >= ").timestamp(scope.fromMillis()).add(" AND " + column + " < ").timestamp(scope.toMillis());
-        if (scope.windowStarts() != null) add(" AND " + column + " = ANY (").timestamps(scope.windowStarts()).add(")");
+        add(column + " >= ")
+                .timestamp(scope.fromMillis())
+                .add(" AND " + column + " < ")
+                .timestamp(scope.toMillis());
+        if (scope.windowStarts() != null)
+            add(" AND " + column + " = ANY (").timestamps(scope.windowStarts()).add(")");
         return this;
     }
 

@@ -22,7 +22,8 @@ public final class Tolerances {
     public record Tolerance(BigDecimal relative, long absolute) {
         public Tolerance {
             Objects.requireNonNull(relative, "relative");
-            if (relative.signum() < 0) throw new IllegalArgumentException("relative tolerance must be >= 0, got " + relative);
+            if (relative.signum() < 0)
+                throw new IllegalArgumentException("relative tolerance must be >= 0, got " + relative);
             if (absolute < 0) throw new IllegalArgumentException("absolute tolerance must be >= 0, got " + absolute);
         }
     }
@@ -55,17 +56,20 @@ public final class Tolerances {
             try {
                 rel = new BigDecimal(config.get(relKey));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("setting " + relKey + " must be a decimal number, got '" + config.get(relKey) + "'", e);
+                throw new IllegalArgumentException(
+                        "setting " + relKey + " must be a decimal number, got '" + config.get(relKey) + "'", e);
             }
             try {
                 abs = Long.parseLong(config.get(absKey));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("setting " + absKey + " must be a whole number, got '" + config.get(absKey) + "'", e);
+                throw new IllegalArgumentException(
+                        "setting " + absKey + " must be a whole number, got '" + config.get(absKey) + "'", e);
             }
             try {
                 m.put(metric, new Tolerance(rel, abs));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("setting reconcile.tolerance." + metric.column() + ": " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "setting reconcile.tolerance." + metric.column() + ": " + e.getMessage(), e);
             }
         }
         return new Tolerances(m);

@@ -25,7 +25,9 @@ record WindowChanges(List<Long> changed, Map<Long, Long> unchanged) {
         Map<Long, Long> unchanged = new TreeMap<>();
         for (ScopeSurvey.Window w : survey.windows().values()) {
             ReconciledWindowsTable.Row r = recorded.get(w.windowStartMillis());
-            if (r != null && r.stream().equals(w.stream()) && r.batch().equals(w.batch())
+            if (r != null
+                    && r.stream().equals(w.stream())
+                    && r.batch().equals(w.batch())
                     && r.finalized().equals(w.finalized())) {
                 unchanged.put(w.windowStartMillis(), r.reconciliationRunId());
             } else {
@@ -43,6 +45,7 @@ record WindowChanges(List<Long> changed, Map<Long, Long> unchanged) {
     java.util.Optional<Scope> changedPart(Scope scope) {
         if (changed.isEmpty()) return java.util.Optional.empty();
         if (unchanged.isEmpty()) return java.util.Optional.of(scope);
-        return java.util.Optional.of(new Scope(scope.fromMillis(), scope.toMillis(), changed, scope.batchRunId(), scope.label()));
+        return java.util.Optional.of(
+                new Scope(scope.fromMillis(), scope.toMillis(), changed, scope.batchRunId(), scope.label()));
     }
 }

@@ -58,8 +58,8 @@ class AbandonedRunITCase {
     }
 
     Reconciler reconciler() {
-        return new Reconciler(db.reconcilerPool(), new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
-                CLOCK);
+        return new Reconciler(
+                db.reconcilerPool(), new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports), CLOCK);
     }
 
     @Test
@@ -70,8 +70,9 @@ class AbandonedRunITCase {
             dead = ReconciliationRunsTable.start(killed, WHOLE_DAY.fromMillis(), WHOLE_DAY.toMillis(), null);
             killed.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             killed.setAutoCommit(false);
-            try (PreparedStatement ps = ReconcileStatements.reconcile(WHOLE_DAY, dead, Tolerances.exact(),
-                    ZoneId.of("UTC"), true).prepare(killed)) {
+            try (PreparedStatement ps = ReconcileStatements.reconcile(
+                            WHOLE_DAY, dead, Tolerances.exact(), ZoneId.of("UTC"), true)
+                    .prepare(killed)) {
                 ps.executeQuery().close();
             }
             // Its writes are there, for its own transaction only.
@@ -82,20 +83,24 @@ class AbandonedRunITCase {
         assertThat(run(dead).status()).as("until the next run looks").isEqualTo(Status.RUNNING);
 
         try (Connection alive = db.admin()) {
-            long live = ReconciliationRunsTable.start(alive, DAY.toEpochMilli(), DAY.plusSeconds(60).toEpochMilli(), null);
+            long live = ReconciliationRunsTable.start(
+                    alive, DAY.toEpochMilli(), DAY.plusSeconds(60).toEpochMilli(), null);
 
             RunResult next = reconciler().reconcile(WHOLE_DAY);
 
             ReconciliationRunsTable.Run deadRun = run(dead);
             assertThat(deadRun.status()).isEqualTo(Status.FAILED);
             assertThat(deadRun.error()).startsWith("abandoned: ").contains("found by run " + next.runId());
-            assertThat(run(live).status()).as("a run whose session lives is still running").isEqualTo(Status.RUNNING);
+            assertThat(run(live).status())
+                    .as("a run whose session lives is still running")
+                    .isEqualTo(Status.RUNNING);
             assertThat(run(next.runId()).status()).isEqualTo(Status.SUCCEEDED);
             try (Connection c = db.admin()) {
                 assertThat(CorrectionLogTable.readRun(c, dead)).isEmpty();
                 assertThat(ReconciliationDiffsTable.readRun(c, dead)).isEmpty();
                 // The next run did the work the dead one never committed: the whole day is final now.
-                assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE NOT is_final")).isZero();
+                assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE NOT is_final"))
+                        .isZero();
                 assertThat(next.valuesCorrected()).isPositive();
             }
             // The second session ends too; the next run cleans it up as well.
@@ -105,10 +110,12 @@ class AbandonedRunITCase {
             assertThat(run(live).error()).contains("found by run " + third.runId());
         }
         try (Connection c = db.admin()) {
-            assertThat(count(c, "SELECT count(*) FROM reconciliation_runs WHERE status = 'running'")).isZero();
+            assertThat(count(c, "SELECT count(*) FROM reconciliation_runs WHERE status = 'running'"))
+                    .isZero();
             // Finished runs released their liveness locks (two-key advisory locks): the pooled connections they ran
             // on, still open, hold none.
-            assertThat(count(c, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2")).isZero();
+            assertThat(count(c, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2"))
+                    .isZero();
         }
     }
 
@@ -125,7 +132,8 @@ class AbandonedRunITCase {
     }
 
     private static long count(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

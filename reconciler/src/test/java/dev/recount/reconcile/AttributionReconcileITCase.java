@@ -55,17 +55,22 @@ class AttributionReconcileITCase {
         db.stream(MATCH, m(1, 1, 0, 10, 2), 1);
         long batchRun = db.batchRange(W0, TO, Map.of(MATCH, m(1, 1, 0, 10, 2)));
         try (Connection c = db.admin()) {
-            StreamAttributionMetricsTable.upsert(c, List.of(
-                    stream(MATCH, new AttributionMetrics(3, 1, 1, 900)),
-                    stream(MISMATCH, new AttributionMetrics(1, 0, 2, 100)),
-                    stream(ONLY_STREAM, new AttributionMetrics(0, 0, 1, 0))));
+            StreamAttributionMetricsTable.upsert(
+                    c,
+                    List.of(
+                            stream(MATCH, new AttributionMetrics(3, 1, 1, 900)),
+                            stream(MISMATCH, new AttributionMetrics(1, 0, 2, 100)),
+                            stream(ONLY_STREAM, new AttributionMetrics(0, 0, 1, 0))));
             c.setAutoCommit(false);
-            BatchAttributionMetricsTable.insertStaging(c, batchRun, List.of(
-                    row(MATCH, new AttributionMetrics(3, 1, 1, 900)),
-                    row(MISMATCH, new AttributionMetrics(2, 0, 1, 350)),
-                    row(ONLY_BATCH, new AttributionMetrics(1, 0, 0, 5))));
-            BatchAttributionMetricsTable.replaceFromStaging(c,
-                    new BatchWindowMetricsTable.Range(W0.toEpochMilli(), TO.toEpochMilli()), batchRun);
+            BatchAttributionMetricsTable.insertStaging(
+                    c,
+                    batchRun,
+                    List.of(
+                            row(MATCH, new AttributionMetrics(3, 1, 1, 900)),
+                            row(MISMATCH, new AttributionMetrics(2, 0, 1, 350)),
+                            row(ONLY_BATCH, new AttributionMetrics(1, 0, 0, 5))));
+            BatchAttributionMetricsTable.replaceFromStaging(
+                    c, new BatchWindowMetricsTable.Range(W0.toEpochMilli(), TO.toEpochMilli()), batchRun);
             c.commit();
         }
     }
@@ -84,7 +89,8 @@ class AttributionReconcileITCase {
     }
 
     Reconciler reconciler() {
-        return new Reconciler(db.reconcilerPool(), new Reconciler.Settings(ZoneOffset.UTC, Tolerances.exact(), reports), CLOCK);
+        return new Reconciler(
+                db.reconcilerPool(), new Reconciler.Settings(ZoneOffset.UTC, Tolerances.exact(), reports), CLOCK);
     }
 
     @Test
@@ -96,17 +102,22 @@ class AttributionReconcileITCase {
         assertThat(r.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
 
         assertThat(query("SELECT campaign_id || '/' || channel_id || ':' || status FROM attribution_diffs"
-                + " WHERE run_id = " + r.runId() + " ORDER BY window_start, campaign_id, channel_id"))
+                        + " WHERE run_id = " + r.runId() + " ORDER BY window_start, campaign_id, channel_id"))
                 .containsExactly("camp-a/app:mismatch", "camp-b/web:missing_in_stream", "camp-b/app:missing_in_batch");
         // Served: batch wins; the key only the stream had is hidden.
-        assertThat(query("SELECT campaign_id || '/' || channel_id || '=' || attributed_clicks || ',' || unattributed_clicks"
-                + " || ',' || attributed_spend_micros || ',' || source || ',' || is_final FROM attribution_metrics"
-                + " ORDER BY window_start, campaign_id, channel_id"))
-                .containsExactly("camp-a/app=2,1,350,batch,true", "camp-a/web=3,1,900,batch,true", "camp-b/web=1,0,5,batch,true");
+        assertThat(query(
+                        "SELECT campaign_id || '/' || channel_id || '=' || attributed_clicks || ',' || unattributed_clicks"
+                                + " || ',' || attributed_spend_micros || ',' || source || ',' || is_final FROM attribution_metrics"
+                                + " ORDER BY window_start, campaign_id, channel_id"))
+                .containsExactly(
+                        "camp-a/app=2,1,350,batch,true",
+                        "camp-a/web=3,1,900,batch,true",
+                        "camp-b/web=1,0,5,batch,true");
         // Logged under the attribution metric's name, with the window metrics' reasons.
-        assertThat(query("SELECT campaign_id || '/' || channel_id || ' ' || metric || ' ' || coalesce(before_value::text, '-')"
-                + " || '->' || coalesce(after_value::text, '-') || ' ' || reason FROM correction_log WHERE reconciliation_run_id = "
-                + r.runId() + " ORDER BY window_start, campaign_id, channel_id, metric"))
+        assertThat(query(
+                        "SELECT campaign_id || '/' || channel_id || ' ' || metric || ' ' || coalesce(before_value::text, '-')"
+                                + " || '->' || coalesce(after_value::text, '-') || ' ' || reason FROM correction_log WHERE reconciliation_run_id = "
+                                + r.runId() + " ORDER BY window_start, campaign_id, channel_id, metric"))
                 .containsExactly(
                         "camp-a/app attributed_clicks 1->2 stream_mismatch",
                         "camp-a/app attributed_spend_micros 100->350 stream_mismatch",
@@ -121,15 +132,22 @@ class AttributionReconcileITCase {
                         "camp-b/app unattributed_clicks 1->- missing_in_batch");
         assertThat(r.valuesCorrected()).isEqualTo(11);
         try (Connection c = db.admin()) {
-            assertThat(CorrectionLogTable.readRun(c, r.runId())).as("window metrics' entries only").isEmpty();
+            assertThat(CorrectionLogTable.readRun(c, r.runId()))
+                    .as("window metrics' entries only")
+                    .isEmpty();
         }
 
         String html = Files.readString(r.reportDir().resolve(ReportWriter.HTML));
-        assertThat(html).contains("<section id=\"attribution\"><h2>Attribution</h2>").contains("1 match, 1 differ, 1 only in batch, 1 only in stream");
-        JsonNode summary = new ObjectMapper().readTree(r.reportDir().resolve(ReportWriter.JSON).toFile());
+        assertThat(html)
+                .contains("<section id=\"attribution\"><h2>Attribution</h2>")
+                .contains("1 match, 1 differ, 1 only in batch, 1 only in stream");
+        JsonNode summary = new ObjectMapper()
+                .readTree(r.reportDir().resolve(ReportWriter.JSON).toFile());
         assertThat(summary.at("/attribution/keys/mismatched").asLong()).isEqualTo(1);
-        assertThat(summary.at("/attribution/stream/attributed_spend_micros").asLong()).isEqualTo(1_000);
-        assertThat(summary.at("/attribution/batch/attributed_spend_micros").asLong()).isEqualTo(1_255);
+        assertThat(summary.at("/attribution/stream/attributed_spend_micros").asLong())
+                .isEqualTo(1_000);
+        assertThat(summary.at("/attribution/batch/attributed_spend_micros").asLong())
+                .isEqualTo(1_255);
 
         // A second run finds the same differences, but nothing left to correct.
         RunResult again = reconciler().reconcile(ScopeResolver.range(W0, TO));
@@ -146,7 +164,8 @@ class AttributionReconcileITCase {
 
     @Test
     void withoutAttributionRowsTheReportHasNoSection() throws Exception {
-        try (Connection c = db.admin(); Statement st = c.createStatement()) {
+        try (Connection c = db.admin();
+                Statement st = c.createStatement()) {
             st.execute("DELETE FROM stream_attribution_metrics");
             st.execute("DELETE FROM batch_attribution_metrics");
         }
@@ -157,7 +176,9 @@ class AttributionReconcileITCase {
 
     List<String> query(String sql) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = db.admin(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection c = db.admin();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) out.add(rs.getString(1));
         }
         return out;

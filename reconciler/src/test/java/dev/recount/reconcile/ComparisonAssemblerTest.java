@@ -17,8 +17,14 @@ class ComparisonAssemblerTest {
 
     static ScopeSurvey.Window window(long start, long streamKeys, ScopeSurvey.Rows batch) {
         ScopeSurvey.Ends ends = new ScopeSurvey.Ends(start + 60_000, start + 60_000);
-        return new ScopeSurvey.Window(start, new Side(streamKeys, 1), streamKeys == 0 ? ScopeSurvey.Ends.NONE : ends,
-                new Side(batch.keys(), 2), batch.keys() == 0 ? ScopeSurvey.Ends.NONE : ends, batch, Side.EMPTY);
+        return new ScopeSurvey.Window(
+                start,
+                new Side(streamKeys, 1),
+                streamKeys == 0 ? ScopeSurvey.Ends.NONE : ends,
+                new Side(batch.keys(), 2),
+                batch.keys() == 0 ? ScopeSurvey.Ends.NONE : ends,
+                batch,
+                Side.EMPTY);
     }
 
     @Test
@@ -26,24 +32,29 @@ class ComparisonAssemblerTest {
         // W0: 3 batch keys, of which 1 mismatches (stream +2 clicks) and 1 is missing in the stream (batch 5 imps);
         // the stream also has 1 key the batch lacks (4 imps). W1: only the stream has keys (2, missing in batch).
         ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, new WindowMetrics(30, 3, 0, 300, 33));
-        Map<Long, ScopeSurvey.Window> windows = new TreeMap<>(Map.of(W0, window(W0, 3, b0), W1, window(W1, 2, ScopeSurvey.Rows.NONE)));
+        Map<Long, ScopeSurvey.Window> windows =
+                new TreeMap<>(Map.of(W0, window(W0, 3, b0), W1, window(W1, 2, ScopeSurvey.Rows.NONE)));
         ScopeSurvey survey = new ScopeSurvey(windows, List.of(new ScopeSurvey.CampaignDay("c", DAY, b0)));
         DiffCounts.Counts d0 = new DiffCounts.Counts(1, 1, 1, 3, new WindowMetrics(-1, 2, 0, 0, 1));
         DiffCounts.Counts d1 = new DiffCounts.Counts(0, 0, 2, 2, new WindowMetrics(6, 0, 0, 60, 6));
-        DiffCounts diffs = new DiffCounts(Map.of(W0, d0, W1, d1), Map.of(new DiffCounts.CampaignDay("c", DAY), d0,
-                new DiffCounts.CampaignDay("only-stream", DAY), d1));
+        DiffCounts diffs = new DiffCounts(
+                Map.of(W0, d0, W1, d1),
+                Map.of(new DiffCounts.CampaignDay("c", DAY), d0, new DiffCounts.CampaignDay("only-stream", DAY), d1));
 
         Comparison c = ComparisonAssembler.assemble(survey, diffs);
 
-        assertThat(c.windows()).extracting(w -> w.totals().counts()).containsExactly(
-                new KeyCounts(4, 1, 1, 1, 1, 3), new KeyCounts(2, 0, 0, 0, 2, 2));
+        assertThat(c.windows())
+                .extracting(w -> w.totals().counts())
+                .containsExactly(new KeyCounts(4, 1, 1, 1, 1, 3), new KeyCounts(2, 0, 0, 0, 2, 2));
         assertThat(c.windows().get(0).totals().stream()).isEqualTo(new WindowMetrics(29, 5, 0, 300, 34));
         assertThat(c.windows().get(1).totals().stream()).isEqualTo(new WindowMetrics(6, 0, 0, 60, 6));
         assertThat(c.windows().get(1).totals().batch()).isEqualTo(WindowMetrics.ZERO);
         assertThat(c.range().counts()).isEqualTo(new KeyCounts(6, 1, 1, 1, 3, 5));
         assertThat(c.range().stream()).isEqualTo(new WindowMetrics(35, 5, 0, 360, 40));
         // A campaign-day the batch has no rows in still shows, from its diffs.
-        assertThat(c.campaignDays()).extracting(Comparison.CampaignDayTotal::campaignId).containsExactly("c", "only-stream");
+        assertThat(c.campaignDays())
+                .extracting(Comparison.CampaignDayTotal::campaignId)
+                .containsExactly("c", "only-stream");
         assertThat(c.campaignDays().get(1).totals().counts()).isEqualTo(new KeyCounts(2, 0, 0, 0, 2, 2));
     }
 
@@ -52,6 +63,7 @@ class ComparisonAssemblerTest {
         ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, WindowMetrics.ZERO);
         ScopeSurvey survey = new ScopeSurvey(Map.of(W0, window(W0, 5, b0)), List.of());
         assertThatThrownBy(() -> ComparisonAssembler.assemble(survey, new DiffCounts(Map.of(), Map.of())))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("the stream has 5 keys");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the stream has 5 keys");
     }
 }

@@ -68,8 +68,10 @@ class KilledReconcileITCase {
     }
 
     Reconciler reconciler() {
-        return new Reconciler(db.reconcilerPool(), new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(),
-                tmp.resolve("reports")), Clock.fixed(Instant.parse("2026-11-29T02:00:00Z"), ZoneOffset.UTC));
+        return new Reconciler(
+                db.reconcilerPool(),
+                new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), tmp.resolve("reports")),
+                Clock.fixed(Instant.parse("2026-11-29T02:00:00Z"), ZoneOffset.UTC));
     }
 
     @Test
@@ -77,28 +79,41 @@ class KilledReconcileITCase {
         ServedState before = served();
         long runId;
         int backend;
-        try (Connection gate = db.admin(); Connection rowGate = db.admin()) {
+        try (Connection gate = db.admin();
+                Connection rowGate = db.admin()) {
             gate.setAutoCommit(false);
             try (Statement st = gate.createStatement()) {
                 st.execute("LOCK TABLE window_corrections IN SHARE MODE");
             }
-            child = startReconcile("--from", WHOLE_DAY.from().toString(), "--to", WHOLE_DAY.to().toString());
-            backend = Poll.untilPresent(WAIT, "the reconcile process waiting to write window_corrections",
+            child = startReconcile(
+                    "--from",
+                    WHOLE_DAY.from().toString(),
+                    "--to",
+                    WHOLE_DAY.to().toString());
+            backend = Poll.untilPresent(
+                    WAIT,
+                    "the reconcile process waiting to write window_corrections",
                     () -> waitingBackend(gate, "relation"));
             runId = runningRun(gate);
 
             rowGate.setAutoCommit(false);
-            try (PreparedStatement ps = rowGate.prepareStatement(
-                    "SELECT 1 FROM reconciliation_runs WHERE run_id = ? FOR UPDATE")) {
+            try (PreparedStatement ps =
+                    rowGate.prepareStatement("SELECT 1 FROM reconciliation_runs WHERE run_id = ? FOR UPDATE")) {
                 ps.setLong(1, runId);
                 ps.executeQuery().close();
             }
             gate.commit(); // the statement runs: diffs, corrections, log ... then waits for the run row
-            Poll.until(WAIT, "the reconcile statement to have written and to wait for its run's row",
+            Poll.until(
+                    WAIT,
+                    "the reconcile statement to have written and to wait for its run's row",
                     () -> waitingBackend(rowGate, "transactionid").isPresent());
             try (Connection c = db.admin()) {
-                assertThat(count(c, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + backend
-                        + " AND backend_xid IS NOT NULL AND state = 'active'")).as("mid-transaction, having written").isOne();
+                assertThat(count(
+                                c,
+                                "SELECT count(*) FROM pg_stat_activity WHERE pid = " + backend
+                                        + " AND backend_xid IS NOT NULL AND state = 'active'"))
+                        .as("mid-transaction, having written")
+                        .isOne();
             }
 
             kill9(child);
@@ -114,20 +129,27 @@ class KilledReconcileITCase {
             rowGate.rollback();
         }
 
-        assertThat(served()).as("what finance sees is exactly as before the killed run").isEqualTo(before);
+        assertThat(served())
+                .as("what finance sees is exactly as before the killed run")
+                .isEqualTo(before);
         try (Connection c = db.admin()) {
-            assertThat(count(c, "SELECT count(*) FROM reconciliation_diffs WHERE run_id = " + runId)).isZero();
-            assertThat(ReconciliationRunsTable.find(c, runId).orElseThrow().status()).isEqualTo(Status.RUNNING);
+            assertThat(count(c, "SELECT count(*) FROM reconciliation_diffs WHERE run_id = " + runId))
+                    .isZero();
+            assertThat(ReconciliationRunsTable.find(c, runId).orElseThrow().status())
+                    .isEqualTo(Status.RUNNING);
         }
         assertThat(Files.readString(tmp.resolve("child.log"))).doesNotContain("succeeded");
 
         RunResult next = reconciler().reconcile(WHOLE_DAY);
         try (Connection c = db.admin()) {
-            ReconciliationRunsTable.Run killed = ReconciliationRunsTable.find(c, runId).orElseThrow();
+            ReconciliationRunsTable.Run killed =
+                    ReconciliationRunsTable.find(c, runId).orElseThrow();
             assertThat(killed.status()).isEqualTo(Status.FAILED);
             assertThat(killed.error()).startsWith("abandoned: ").endsWith("found by run " + next.runId());
-            assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE NOT is_final")).isZero();
-            assertThat(count(c, "SELECT count(*) FROM correction_log WHERE reconciliation_run_id = " + runId)).isZero();
+            assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE NOT is_final"))
+                    .isZero();
+            assertThat(count(c, "SELECT count(*) FROM correction_log WHERE reconciliation_run_id = " + runId))
+                    .isZero();
         }
         assertThat(next.valuesCorrected()).isPositive();
     }
@@ -135,11 +157,15 @@ class KilledReconcileITCase {
     /** `reconcile ...` in a child JVM on this test's classpath, configured for this test's schema. */
     private Process startReconcile(String... args) throws Exception {
         Path config = db.configFile(tmp, "reconcile.report-dir=" + tmp.resolve("reports"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), ReconcileMain.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                ReconcileMain.class.getName()));
         command.addAll(List.of(args));
         command.addAll(List.of("--config", config.toString()));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(tmp.resolve("child.log").toFile());
         pb.environment().putAll(db.environment());
         assertThat(System.getProperty("java.class.path")).contains("reconciler" + File.separator + "target");
@@ -147,22 +173,24 @@ class KilledReconcileITCase {
     }
 
     private static void kill9(Process p) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-9", String.valueOf(p.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-9", String.valueOf(p.pid()))
+                .inheritIO()
+                .start();
         assertThat(kill.waitFor()).isZero();
     }
 
     /** The pid of the server process that waits for a lock of {@code locktype} held by {@code holder}'s session. */
     private static Optional<Integer> waitingBackend(Connection holder, String locktype) throws SQLException {
-        try (Statement st = holder.createStatement(); ResultSet rs = st.executeQuery(
-                "SELECT pid FROM pg_locks WHERE NOT granted AND locktype = '" + locktype + "'"
-                        + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
+        try (Statement st = holder.createStatement();
+                ResultSet rs = st.executeQuery("SELECT pid FROM pg_locks WHERE NOT granted AND locktype = '" + locktype
+                        + "'" + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
             return rs.next() ? Optional.of(rs.getInt(1)) : Optional.empty();
         }
     }
 
     private static long runningRun(Connection c) throws SQLException {
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT run_id FROM reconciliation_runs WHERE status = 'running'")) {
+                ResultSet rs = st.executeQuery("SELECT run_id FROM reconciliation_runs WHERE status = 'running'")) {
             assertThat(rs.next()).as("the run's row").isTrue();
             long id = rs.getLong(1);
             assertThat(rs.next()).as("one running run").isFalse();
@@ -177,7 +205,8 @@ class KilledReconcileITCase {
     }
 
     private static long count(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

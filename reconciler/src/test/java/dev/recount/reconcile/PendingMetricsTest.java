@@ -29,7 +29,8 @@ class PendingMetricsTest {
 
     @Test
     void aFailedRunLeavesTheLastSuccessAlone() {
-        assertThat(new PendingMetrics(1, 0, 0, 0, AT).text()).contains("recount_reconcile_last_exit_code 1")
+        assertThat(new PendingMetrics(1, 0, 0, 0, AT).text())
+                .contains("recount_reconcile_last_exit_code 1")
                 .doesNotContain("last_success");
         assertThat(new PendingMetrics(4, 1, 0, 1, AT).text()).doesNotContain("last_success");
     }

@@ -31,6 +31,7 @@ import picocli.CommandLine;
 class ReconcileCommandITCase {
     /** Days run midnight to midnight in New York (UTC-5 in November). */
     static final String ZONE = "America/New_York";
+
     static final Instant DAY_27 = Instant.parse("2026-11-27T05:00:00Z");
     static final Instant DAY_28 = Instant.parse("2026-11-28T05:00:00Z");
     static final Instant DAY_29 = Instant.parse("2026-11-29T05:00:00Z");
@@ -48,9 +49,13 @@ class ReconcileCommandITCase {
     @BeforeEach
     void setUp() throws Exception {
         db = ReconcileDb.fresh("cli");
-        config = db.configFile(tmp, "time-zone=" + ZONE, "reconcile.report-dir=" + tmp.resolve("reports"),
+        config = db.configFile(
+                tmp,
+                "time-zone=" + ZONE,
+                "reconcile.report-dir=" + tmp.resolve("reports"),
                 // 1 % of spend, or 10 micro-units, either way
-                "reconcile.tolerance.spend_micros.relative=0.01", "reconcile.tolerance.spend_micros.absolute=10");
+                "reconcile.tolerance.spend_micros.relative=0.01",
+                "reconcile.tolerance.spend_micros.absolute=10");
     }
 
     @AfterEach
@@ -66,7 +71,10 @@ class ReconcileCommandITCase {
         all[1] = config.toString();
         System.arraycopy(args, 0, all, 2, args.length);
         boolean sub = args.length > 0 && (args[0].equals("nightly-dates") || args[0].equals("pending"));
-        int code = ReconcileMain.execute(new CommandEnvironment(db.environment(), NOW), new PrintWriter(o), new PrintWriter(e),
+        int code = ReconcileMain.execute(
+                new CommandEnvironment(db.environment(), NOW),
+                new PrintWriter(o),
+                new PrintWriter(e),
                 sub ? withConfigAfter(args) : all);
         out = o.toString();
         err = e.toString();
@@ -88,7 +96,9 @@ class ReconcileCommandITCase {
         // 9000 micros off on 1009000 = 0.89 %: within 1 %.
         assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.WITHIN_TOLERANCE);
         assertThat(err).isEmpty();
-        assertThat(out).contains("WITHIN TOLERANCE").contains("[2026-11-28T05:00:00Z, 2026-11-29T05:00:00Z)")
+        assertThat(out)
+                .contains("WITHIN TOLERANCE")
+                .contains("[2026-11-28T05:00:00Z, 2026-11-29T05:00:00Z)")
                 .contains("1 mismatch");
 
         db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_020_000, 11)));
@@ -127,14 +137,19 @@ class ReconcileCommandITCase {
         assertThat(keys.get("mismatched").asLong()).isEqualTo(1);
         assertThat(keys.get("beyond_tolerance").asLong()).isEqualTo(1);
         JsonNode spend = json.get("totals").get("spend_micros");
-        assertThat(spend.get("stream").isIntegralNumber()).as("an integer, not a double or a string").isTrue();
+        assertThat(spend.get("stream").isIntegralNumber())
+                .as("an integer, not a double or a string")
+                .isTrue();
         assertThat(spend.get("stream").bigIntegerValue()).isEqualTo(maxSpend.add(BigInteger.valueOf(100)));
         assertThat(spend.get("batch").bigIntegerValue()).isEqualTo(maxSpend.multiply(BigInteger.TWO));
         assertThat(spend.get("final").bigIntegerValue()).isEqualTo(maxSpend.multiply(BigInteger.TWO));
         assertThat(json.get("totals").get("events").get("stream").asLong()).isEqualTo(6);
         assertThat(json.get("totals").get("events").get("batch").asLong()).isEqualTo(2);
-        assertThat(json.get("report").asText()).isEqualTo(
-                tmp.resolve("reports").resolve("run-1-20261128T050000Z").resolve("report.html").toString());
+        assertThat(json.get("report").asText())
+                .isEqualTo(tmp.resolve("reports")
+                        .resolve("run-1-20261128T050000Z")
+                        .resolve("report.html")
+                        .toString());
 
         // A refusal stays one line on stderr, with nothing on stdout.
         assertThat(run("--date", "2026-11-27", "--json")).isEqualTo(ExitCodes.NOT_COVERED);
@@ -146,7 +161,9 @@ class ReconcileCommandITCase {
     void refusesADayTheBatchHasNotCovered() throws Exception {
         db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
         assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.NOT_COVERED);
-        assertThat(err.strip()).startsWith("recount reconcile: refused: no succeeded batch run covers").doesNotContain("\n");
+        assertThat(err.strip())
+                .startsWith("recount reconcile: refused: no succeeded batch run covers")
+                .doesNotContain("\n");
         assertThat(out).isEmpty();
     }
 
@@ -168,14 +185,17 @@ class ReconcileCommandITCase {
         assertThat(run("nightly-dates", "--since", "2026-11-25")).isZero();
         // Until yesterday (the 29th in New York): the 28th is done.
         assertThat(out.lines().toList()).containsExactly("2026-11-25", "2026-11-26", "2026-11-27", "2026-11-29");
-        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28")).isZero();
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28"))
+                .isZero();
         assertThat(out).isEmpty();
 
         // A range run that spans two days does not make either of them done.
         assertThat(run("--from", DAY_27.toString(), "--to", DAY_29.toString())).isZero();
-        assertThat(run("nightly-dates", "--since", "2026-11-27", "--until", "2026-11-28")).isZero();
+        assertThat(run("nightly-dates", "--since", "2026-11-27", "--until", "2026-11-28"))
+                .isZero();
         assertThat(out.lines().toList()).containsExactly("2026-11-27");
-        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-27")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-27"))
+                .isEqualTo(ExitCodes.USAGE);
     }
 
     @Test
@@ -192,17 +212,19 @@ class ReconcileCommandITCase {
         Instant day30 = Instant.parse("2026-11-30T05:00:00Z");
         StringWriter o = new StringWriter();
         StringWriter e = new StringWriter();
-        CommandLine cmd = new CommandLine(new ReconcilePendingCommand(new CommandEnvironment(db.environment(), NOW), d -> {
-            try {
-                db.batchRange(DAY_29, day30, Map.<WindowKey, WindowMetrics>of());
-            } catch (java.sql.SQLException ex) {
-                throw new IllegalStateException(ex);
-            }
-        }));
+        CommandLine cmd =
+                new CommandLine(new ReconcilePendingCommand(new CommandEnvironment(db.environment(), NOW), d -> {
+                    try {
+                        db.batchRange(DAY_29, day30, Map.<WindowKey, WindowMetrics>of());
+                    } catch (java.sql.SQLException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                }));
         cmd.setOut(new PrintWriter(o, true));
         cmd.setErr(new PrintWriter(e, true));
         assertThat(cmd.execute("--days", "3", "--wait-for-backfill", "3h", "--config", config.toString()))
-                .as(e.toString()).isEqualTo(ExitCodes.WITHIN_TOLERANCE);
+                .as(e.toString())
+                .isEqualTo(ExitCodes.WITHIN_TOLERANCE);
         assertThat(o.toString()).contains("2026-11-29: reconcile").doesNotContain("2026-11-28: reconcile");
         assertThat(e.toString()).contains("2026-11-29: no succeeded backfill covers it yet; retrying in 5m");
         assertThat(run("pending", "--days", "3")).isZero();
@@ -215,20 +237,25 @@ class ReconcileCommandITCase {
         db.batchRange(DAY_27, DAY_29, Map.of(K, m(10, 1, 0, 1_020_000, 11)));
         assertThat(run("--date", "2026-11-28", "--dry-run")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
         assertThat(err).isEmpty();
-        assertThat(out).contains("BEYOND TOLERANCE (DRY RUN: nothing applied)")
-                .contains("would correct: 1 keys to finalize or change, 1 values to change").contains("final if applied");
-        try (Connection c = db.admin(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM window_corrections) + (SELECT count(*)"
-                     + " FROM correction_log), (SELECT bool_and(dry_run) FROM reconciliation_runs)")) {
+        assertThat(out)
+                .contains("BEYOND TOLERANCE (DRY RUN: nothing applied)")
+                .contains("would correct: 1 keys to finalize or change, 1 values to change")
+                .contains("final if applied");
+        try (Connection c = db.admin();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM window_corrections) + (SELECT count(*)"
+                        + " FROM correction_log), (SELECT bool_and(dry_run) FROM reconciliation_runs)")) {
             rs.next();
             assertThat(rs.getLong(1)).as("nothing applied").isZero();
             assertThat(rs.getBoolean(2)).isTrue();
         }
         // The day is still to be reconciled.
-        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28")).isZero();
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28"))
+                .isZero();
         assertThat(out.lines().toList()).containsExactly("2026-11-28");
         assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
-        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28")).isZero();
+        assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28"))
+                .isZero();
         assertThat(out).isEmpty();
     }
 
@@ -239,9 +266,11 @@ class ReconcileCommandITCase {
         // The report directory cannot be created: a file stands where it should go.
         Path blocker = tmp.resolve("blocked");
         Files.writeString(blocker, "not a directory");
-        assertThat(run("--date", "2026-11-28", "--report-dir", blocker.toString())).isEqualTo(ExitCodes.ERROR);
+        assertThat(run("--date", "2026-11-28", "--report-dir", blocker.toString()))
+                .isEqualTo(ExitCodes.ERROR);
         assertThat(err.strip()).startsWith("recount reconcile: failed:").doesNotContain("\n");
-        try (Connection c = db.admin(); Statement st = c.createStatement()) {
+        try (Connection c = db.admin();
+                Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SELECT status, error FROM reconciliation_runs")) {
                 rs.next();
                 assertThat(rs.getString("status")).isEqualTo("failed");

@@ -19,8 +19,13 @@ class ReconcileCommandTest {
         StringWriter o = new StringWriter();
         StringWriter e = new StringWriter();
         // No database behind this URL: a usage error must be reported before any connection is tried.
-        int code = ReconcileMain.execute(new CommandEnvironment(Map.of("RECOUNT_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"),
-                Clock.fixed(Instant.parse("2026-11-29T00:00:00Z"), ZoneOffset.UTC)), new PrintWriter(o), new PrintWriter(e), args);
+        int code = ReconcileMain.execute(
+                new CommandEnvironment(
+                        Map.of("RECOUNT_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none"),
+                        Clock.fixed(Instant.parse("2026-11-29T00:00:00Z"), ZoneOffset.UTC)),
+                new PrintWriter(o),
+                new PrintWriter(e),
+                args);
         out = o.toString();
         err = e.toString();
         return code;
@@ -29,9 +34,11 @@ class ReconcileCommandTest {
     @Test
     void helpListsTheExitCodes() {
         assertThat(run("--help")).isZero();
-        assertThat(out).contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--dry-run", "--config")
+        assertThat(out)
+                .contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--dry-run", "--config")
                 .contains("abandoned")
-                .contains("Exit codes:").contains("3   reconciled and corrected, but some key is beyond tolerance");
+                .contains("Exit codes:")
+                .contains("3   reconciled and corrected, but some key is beyond tolerance");
         assertThat(run("nightly-dates", "--help")).isZero();
         assertThat(out).contains("--since", "--until");
     }
@@ -39,8 +46,9 @@ class ReconcileCommandTest {
     @Test
     void rejectsAMissingOrAmbiguousScope() {
         assertThat(run()).isEqualTo(ExitCodes.USAGE);
-        assertThat(err.strip()).isEqualTo("recount reconcile: give the range to reconcile: --from T --to T, --date D or --batch-run ID"
-                + " (see recount reconcile --help)");
+        assertThat(err.strip())
+                .isEqualTo("recount reconcile: give the range to reconcile: --from T --to T, --date D or --batch-run ID"
+                        + " (see recount reconcile --help)");
         assertThat(run("--date", "2026-11-28", "--batch-run", "3")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("only one of");
         assertThat(run("--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
@@ -51,7 +59,8 @@ class ReconcileCommandTest {
     void rejectsBadValuesInOneLine() {
         assertThat(run("--from", "yesterday", "--to", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
         assertThat(err.strip()).contains("cannot read instant 'yesterday'").doesNotContain("\n");
-        assertThat(run("--from", "2026-11-28T00:00:00Z", "--to", "2026-11-27T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--from", "2026-11-28T00:00:00Z", "--to", "2026-11-27T00:00:00Z"))
+                .isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("must be after --from");
         assertThat(run("--date", "28.11.2026")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("cannot read date");

@@ -43,27 +43,39 @@ public final class ReconcileExplain {
             System.err.println("usage: ReconcileExplain load|first|rerun SCHEMA [campaigns] [channels]");
             System.exit(2);
         }
-        String url = System.getenv("RECOUNT_JDBC_URL"), user = System.getenv("PGUSER"), password = System.getenv("PGPASSWORD");
+        String url = System.getenv("RECOUNT_JDBC_URL"),
+                user = System.getenv("PGUSER"),
+                password = System.getenv("PGPASSWORD");
         String schema = args[1];
         Scope day = ScopeResolver.range(ReconcileBench.DAY, ReconcileBench.DAY.plus(Duration.ofDays(1)));
         switch (args[0]) {
             case "load" -> {
-                try (Connection c = DriverManager.getConnection(url, user, password); Statement st = c.createStatement()) {
+                try (Connection c = DriverManager.getConnection(url, user, password);
+                        Statement st = c.createStatement()) {
                     st.execute("CREATE SCHEMA " + schema);
                 }
                 Migrations.apply(url, user, password, schema);
                 try (Connection c = DriverManager.getConnection(url, user, password)) {
                     c.setSchema(schema);
-                    ReconcileBench.load(c, args.length > 2 ? Integer.parseInt(args[2]) : 100,
+                    ReconcileBench.load(
+                            c,
+                            args.length > 2 ? Integer.parseInt(args[2]) : 100,
                             args.length > 3 ? Integer.parseInt(args[3]) : 7);
                 }
             }
             case "rerun" -> {
-                try (HikariDataSource pool = Database.pool(new PostgresSettings(url, user, schema, 2), password, Role.RECONCILER)) {
+                try (HikariDataSource pool =
+                        Database.pool(new PostgresSettings(url, user, schema, 2), password, Role.RECONCILER)) {
                     Path reports = Files.createTempDirectory("reconcile-explain-");
-                    RunResult r = new Reconciler(pool, new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
-                            Clock.systemUTC()).reconcile(day);
-                    System.out.printf(Locale.ROOT, "applied run %d in %.2f s; explaining the rerun%n", r.runId(),
+                    RunResult r = new Reconciler(
+                                    pool,
+                                    new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
+                                    Clock.systemUTC())
+                            .reconcile(day);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "applied run %d in %.2f s; explaining the rerun%n",
+                            r.runId(),
                             r.timings().total().toNanos() / 1e9);
                 }
                 explain(url, user, password, schema, day);
@@ -73,7 +85,8 @@ public final class ReconcileExplain {
         }
     }
 
-    private static void explain(String url, String user, String password, String schema, Scope scope) throws SQLException {
+    private static void explain(String url, String user, String password, String schema, Scope scope)
+            throws SQLException {
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             c.setSchema(schema);
             long runId = ReconciliationRunsTable.start(c, scope.fromMillis(), scope.toMillis(), null);
@@ -86,15 +99,20 @@ public final class ReconcileExplain {
             statements.put("uncovered", ReconcileStatements.uncovered(scope));
             statements.put("survey stream", ReconcileStatements.windowSurvey(scope, ReconcileStatements.STREAM));
             statements.put("survey batch", ReconcileStatements.windowSurvey(scope, ReconcileStatements.BATCH));
-            statements.put("survey batch per campaign-day", ReconcileStatements.batchCampaignDays(scope, ScopeDays.of(scope, ZoneId.of("UTC"))));
-            statements.put("reconcile", ReconcileStatements.reconcile(scope, runId, Tolerances.exact(), ZoneId.of("UTC"), true));
+            statements.put(
+                    "survey batch per campaign-day",
+                    ReconcileStatements.batchCampaignDays(scope, ScopeDays.of(scope, ZoneId.of("UTC"))));
+            statements.put(
+                    "reconcile",
+                    ReconcileStatements.reconcile(scope, runId, Tolerances.exact(), ZoneId.of("UTC"), true));
             statements.put("diffCounts", ReconcileStatements.diffCounts(runId, ScopeDays.of(scope, ZoneId.of("UTC"))));
             statements.put("served", ReconcileStatements.served(scope));
             statements.put("finalFingerprints", ReconcileStatements.finalFingerprints(scope));
             for (Map.Entry<String, Sql> e : statements.entrySet()) {
                 System.out.println("==== " + e.getKey());
                 long t = System.nanoTime();
-                try (PreparedStatement ps = e.getValue().prepareWithPrefix(c, EXPLAIN); ResultSet rs = ps.executeQuery()) {
+                try (PreparedStatement ps = e.getValue().prepareWithPrefix(c, EXPLAIN);
+                        ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) System.out.println(rs.getString(1));
                 }
                 System.out.printf(Locale.ROOT, "---- %s: %.3f s%n", e.getKey(), (System.nanoTime() - t) / 1e9);

@@ -1,9 +1,5 @@
 package dev.recount.reconcile;
 
-import dev.recount.db.tables.WindowRow;
-
-import dev.recount.db.tables.StreamWindowMetricsTable;
-
 import static dev.recount.reconcile.testutils.ReconcileDb.key;
 import static dev.recount.reconcile.testutils.ReconcileDb.m;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,8 +14,10 @@ import dev.recount.db.tables.CorrectionLogTable.Reason;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationDiffsTable.Status;
 import dev.recount.db.tables.ReconciliationRunsTable;
+import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowMetricsView;
+import dev.recount.db.tables.WindowRow;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import java.math.BigDecimal;
@@ -46,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReconcilerITCase {
     /** 23:58 on 2026-11-28 in Auckland (UTC+13): W2 is the first window of the 29th there. */
     static final ZoneId ZONE = ZoneId.of("Pacific/Auckland");
+
     static final Instant W0 = Instant.parse("2026-11-28T10:58:00Z");
     static final Instant W1 = W0.plusSeconds(60);
     static final Instant W2 = W0.plusSeconds(120);
@@ -101,14 +100,19 @@ class ReconcilerITCase {
 
     @Test
     void runsAsTheSchemasReconcilerLoginWithItsRolesPrivileges() throws Exception {
-        try (Connection c = db.reconcilerPool().getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT current_user, session_user, r.rolsuper,"
-                     + " pg_has_role(current_user, '" + Role.RECONCILER.roleName(db.schema()) + "', 'USAGE')"
-                     + " FROM pg_roles r WHERE r.rolname = current_user")) {
+        try (Connection c = db.reconcilerPool().getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT current_user, session_user, r.rolsuper,"
+                        + " pg_has_role(current_user, '" + Role.RECONCILER.roleName(db.schema()) + "', 'USAGE')"
+                        + " FROM pg_roles r WHERE r.rolname = current_user")) {
             rs.next();
-            assertThat(rs.getString(1)).isEqualTo(Role.RECONCILER.loginName(db.schema())).isEqualTo(rs.getString(2));
+            assertThat(rs.getString(1))
+                    .isEqualTo(Role.RECONCILER.loginName(db.schema()))
+                    .isEqualTo(rs.getString(2));
             assertThat(rs.getBoolean(3)).as("superuser").isFalse();
-            assertThat(rs.getBoolean(4)).as("holds the schema's reconciler role").isTrue();
+            assertThat(rs.getBoolean(4))
+                    .as("holds the schema's reconciler role")
+                    .isTrue();
         }
     }
 
@@ -116,8 +120,10 @@ class ReconcilerITCase {
     void refusesARangeWhereTheStreamRanWithAnotherWindowSize() throws Exception {
         WindowKey twoMinutes = key(W0.plusSeconds(240), "camp-c", "web");
         try (Connection c = db.admin()) {
-            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(new WindowRow(twoMinutes,
-                    twoMinutes.windowStartMillis() + 120_000, m(1, 0, 0, 1, 1)), 1)));
+            StreamWindowMetricsTable.upsert(
+                    c,
+                    List.of(new StreamWindowMetricsTable.Row(
+                            new WindowRow(twoMinutes, twoMinutes.windowStartMillis() + 120_000, m(1, 0, 0, 1, 1)), 1)));
         }
         ServedState before = servedState();
 
@@ -134,14 +140,17 @@ class ReconcilerITCase {
         KeyCounts k = r.comparison().range().counts();
         assertThat(k).isEqualTo(new KeyCounts(4, 1, 1, 1, 1, 3));
         assertThat(r.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
-        assertThat(r.comparison().range().stream()).isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V));
-        assertThat(r.comparison().range().batch()).isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V));
+        assertThat(r.comparison().range().stream())
+                .isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V));
+        assertThat(r.comparison().range().batch())
+                .isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V));
         assertThat(r.finalTotals()).isEqualTo(r.comparison().range().batch());
-        assertThat(r.comparison().range().difference(Metric.SPEND_MICROS)).isEqualTo(
-                BigInteger.valueOf(2_000_000 + 1_500_000 + 333_333 - (2_000_000 + 1_750_000 + 70_000)));
+        assertThat(r.comparison().range().difference(Metric.SPEND_MICROS))
+                .isEqualTo(BigInteger.valueOf(2_000_000 + 1_500_000 + 333_333 - (2_000_000 + 1_750_000 + 70_000)));
 
         // Per window.
-        assertThat(r.comparison().windows()).extracting(Comparison.WindowTotal::windowStartMillis)
+        assertThat(r.comparison().windows())
+                .extracting(Comparison.WindowTotal::windowStartMillis)
                 .containsExactly(W0.toEpochMilli(), W1.toEpochMilli(), W2.toEpochMilli());
         Comparison.WindowTotal w0 = r.comparison().windows().get(0);
         assertThat(w0.windowEndMillis()).isEqualTo(W0.plusSeconds(60).toEpochMilli());
@@ -151,7 +160,8 @@ class ReconcilerITCase {
         assertThat(r.comparison().windows().get(2).totals().batch()).isEqualTo(WindowMetrics.ZERO);
 
         // Per campaign per day, days in Auckland time: W2 (11:00Z) is already the 29th there.
-        assertThat(r.comparison().campaignDays()).extracting(c -> c.campaignId() + "@" + c.day())
+        assertThat(r.comparison().campaignDays())
+                .extracting(c -> c.campaignId() + "@" + c.day())
                 .containsExactly("camp-a@2026-11-28", "camp-b@2026-11-28", "camp-b@2026-11-29");
         Comparison.CampaignDayTotal b28 = r.comparison().campaignDays().get(1);
         assertThat(b28.totals().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
@@ -160,16 +170,39 @@ class ReconcilerITCase {
 
         try (Connection c = db.admin()) {
             List<ReconciliationDiffsTable.Row> diffs = ReconciliationDiffsTable.readRun(c, r.runId());
-            assertThat(diffs).containsExactly(
-                    new ReconciliationDiffsTable.Row(MISMATCH, W1.toEpochMilli(), Status.MISMATCH, false, 2, MISMATCH_S, MISMATCH_B),
-                    new ReconciliationDiffsTable.Row(ONLY_BATCH, W2.toEpochMilli(), Status.MISSING_IN_STREAM, false, null, null, ONLY_BATCH_V),
-                    new ReconciliationDiffsTable.Row(ONLY_STREAM, W2.plusSeconds(60).toEpochMilli(), Status.MISSING_IN_BATCH, false, 1, ONLY_STREAM_V, null));
+            assertThat(diffs)
+                    .containsExactly(
+                            new ReconciliationDiffsTable.Row(
+                                    MISMATCH, W1.toEpochMilli(), Status.MISMATCH, false, 2, MISMATCH_S, MISMATCH_B),
+                            new ReconciliationDiffsTable.Row(
+                                    ONLY_BATCH,
+                                    W2.toEpochMilli(),
+                                    Status.MISSING_IN_STREAM,
+                                    false,
+                                    null,
+                                    null,
+                                    ONLY_BATCH_V),
+                            new ReconciliationDiffsTable.Row(
+                                    ONLY_STREAM,
+                                    W2.plusSeconds(60).toEpochMilli(),
+                                    Status.MISSING_IN_BATCH,
+                                    false,
+                                    1,
+                                    ONLY_STREAM_V,
+                                    null));
 
-            ReconciliationRunsTable.Run run = ReconciliationRunsTable.find(c, r.runId()).orElseThrow();
+            ReconciliationRunsTable.Run run =
+                    ReconciliationRunsTable.find(c, r.runId()).orElseThrow();
             assertThat(run.status()).isEqualTo(ReconciliationRunsTable.Status.SUCCEEDED);
             assertThat(run.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
-            assertThat(List.of(run.keysCompared(), run.keysMatched(), run.keysMismatched(), run.keysMissingInStream(),
-                    run.keysMissingInBatch(), run.valuesCorrected())).containsExactly(4L, 1L, 1L, 1L, 1L, 13L);
+            assertThat(List.of(
+                            run.keysCompared(),
+                            run.keysMatched(),
+                            run.keysMismatched(),
+                            run.keysMissingInStream(),
+                            run.keysMissingInBatch(),
+                            run.valuesCorrected()))
+                    .containsExactly(4L, 1L, 1L, 1L, 1L, 13L);
             assertThat(run.totalsJson()).contains("\"spend_micros\": 3820000");
             assertThat(run.reportDir()).isEqualTo(r.reportDir().toString());
         }
@@ -184,33 +217,46 @@ class ReconcilerITCase {
     void batchBecomesFinalAndEveryChangedValueIsLoggedOnce() throws Exception {
         RunResult first = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(first.keysFinalized()).isEqualTo(4);
-        assertThat(first.corrections()).isEqualTo(Map.of(Reason.STREAM_MISMATCH, 3L, Reason.MISSING_IN_STREAM, 5L,
-                Reason.MISSING_IN_BATCH, 5L));
+        assertThat(first.corrections())
+                .isEqualTo(
+                        Map.of(Reason.STREAM_MISMATCH, 3L, Reason.MISSING_IN_STREAM, 5L, Reason.MISSING_IN_BATCH, 5L));
 
         try (Connection c = db.admin()) {
-            assertThat(WindowMetricsView.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli())).containsExactly(
-                    served(MISMATCH, MISMATCH_B), served(MATCH, MATCH_V), served(ONLY_BATCH, ONLY_BATCH_V));
+            assertThat(WindowMetricsView.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli()))
+                    .containsExactly(
+                            served(MISMATCH, MISMATCH_B), served(MATCH, MATCH_V), served(ONLY_BATCH, ONLY_BATCH_V));
             // Outside the range nothing was finalized.
-            assertThat(WindowMetricsView.find(c, NOT_IN_RANGE).orElseThrow().source()).isEqualTo(WindowMetricsView.Source.STREAM);
-            assertThat(WindowCorrectionsTable.find(c, ONLY_STREAM).orElseThrow().removed()).isTrue();
+            assertThat(WindowMetricsView.find(c, NOT_IN_RANGE).orElseThrow().source())
+                    .isEqualTo(WindowMetricsView.Source.STREAM);
+            assertThat(WindowCorrectionsTable.find(c, ONLY_STREAM).orElseThrow().removed())
+                    .isTrue();
 
             List<CorrectionLogTable.Entry> log = CorrectionLogTable.readRun(c, first.runId());
             assertThat(log).hasSize(13);
-            assertThat(log).filteredOn(e -> e.key().equals(MISMATCH)).extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after() + ":" + e.reason().wireName())
-                    .containsExactlyInAnyOrder("clicks:2->3:stream_mismatch", "spend_micros:1500000->1750000:stream_mismatch",
+            assertThat(log)
+                    .filteredOn(e -> e.key().equals(MISMATCH))
+                    .extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after() + ":"
+                            + e.reason().wireName())
+                    .containsExactlyInAnyOrder(
+                            "clicks:2->3:stream_mismatch",
+                            "spend_micros:1500000->1750000:stream_mismatch",
                             "events:12->13:stream_mismatch");
-            assertThat(log).filteredOn(e -> e.key().equals(ONLY_BATCH))
+            assertThat(log)
+                    .filteredOn(e -> e.key().equals(ONLY_BATCH))
                     .allSatisfy(e -> {
                         assertThat(e.before()).isNull();
                         assertThat(e.after()).isEqualTo(ONLY_BATCH_V.get(e.metric()));
                         assertThat(e.reason()).isEqualTo(Reason.MISSING_IN_STREAM);
-                    }).hasSize(5);
-            assertThat(log).filteredOn(e -> e.key().equals(ONLY_STREAM))
+                    })
+                    .hasSize(5);
+            assertThat(log)
+                    .filteredOn(e -> e.key().equals(ONLY_STREAM))
                     .allSatisfy(e -> {
                         assertThat(e.before()).isEqualTo(ONLY_STREAM_V.get(e.metric()));
                         assertThat(e.after()).isNull();
                         assertThat(e.reason()).isEqualTo(Reason.MISSING_IN_BATCH);
-                    }).hasSize(5);
+                    })
+                    .hasSize(5);
             assertThat(log).noneMatch(e -> e.key().equals(MATCH));
         }
 
@@ -233,10 +279,14 @@ class ReconcilerITCase {
         assertThat(again.keysFinalized()).isZero();
         assertThat(again.valuesCorrected()).isZero();
         try (Connection c = db.admin()) {
-            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli())).isEqualTo(before);
+            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli()))
+                    .isEqualTo(before);
             assertThat(finalizedAt(c)).isEqualTo(finalizedAtBefore);
             assertThat(CorrectionLogTable.readRun(c, again.runId())).isEmpty();
-            assertThat(ReconciliationRunsTable.find(c, again.runId()).orElseThrow().valuesCorrected()).isZero();
+            assertThat(ReconciliationRunsTable.find(c, again.runId())
+                            .orElseThrow()
+                            .valuesCorrected())
+                    .isZero();
         }
 
         // A newer batch result for a finalized key: the change is applied and logged as batch_changed.
@@ -245,9 +295,14 @@ class ReconcilerITCase {
         assertThat(third.keysFinalized()).isEqualTo(1);
         assertThat(third.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 2L));
         try (Connection c = db.admin()) {
-            assertThat(CorrectionLogTable.readRun(c, third.runId())).extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after())
+            assertThat(CorrectionLogTable.readRun(c, third.runId()))
+                    .extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after())
                     .containsExactlyInAnyOrder("clicks:3->4", "events:13->14");
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().window().metrics()).isEqualTo(m(10, 4, 0, 1_750_000, 14));
+            assertThat(WindowMetricsView.find(c, MISMATCH)
+                            .orElseThrow()
+                            .window()
+                            .metrics())
+                    .isEqualTo(m(10, 4, 0, 1_750_000, 14));
             assertThat(CorrectionLogTable.readKey(c, MISMATCH)).hasSize(5);
         }
     }
@@ -263,10 +318,14 @@ class ReconcilerITCase {
         assertThat(again.keysFinalized()).isZero();
         assertThat(again.corrections()).isEmpty();
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, again.runId())).hasSize(3)
+            assertThat(ReconciliationDiffsTable.readRun(c, again.runId()))
+                    .hasSize(3)
                     .isEqualTo(ReconciliationDiffsTable.readRun(c, first.runId()));
-            assertThat(count(c, "SELECT count(*) FROM reconciled_windows WHERE reconciliation_run_id = " + again.runId()))
-                    .as("windows W0, W1, W2").isEqualTo(3);
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM reconciled_windows WHERE reconciliation_run_id = " + again.runId()))
+                    .as("windows W0, W1, W2")
+                    .isEqualTo(3);
             // One batch value changes behind the batch layer's back (no new batch run): its window's fingerprint moves.
             try (Statement st = c.createStatement()) {
                 st.executeUpdate("UPDATE batch_window_metrics SET clicks = clicks + 1, events = events + 1"
@@ -284,8 +343,12 @@ class ReconcilerITCase {
                     .extracting(e -> e.key() + " " + e.metric().column() + ":" + e.before() + "->" + e.after())
                     .containsExactlyInAnyOrder(MATCH + " clicks:5->6", MATCH + " events:106->107");
             assertThat(WindowMetricsView.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, matchNow));
-            assertThat(ReconciliationDiffsTable.readRun(c, third.runId())).extracting(d -> d.key() + ":" + d.status())
-                    .containsExactlyInAnyOrder(MATCH + ":MISMATCH", MISMATCH + ":MISMATCH", ONLY_BATCH + ":MISSING_IN_STREAM",
+            assertThat(ReconciliationDiffsTable.readRun(c, third.runId()))
+                    .extracting(d -> d.key() + ":" + d.status())
+                    .containsExactlyInAnyOrder(
+                            MATCH + ":MISMATCH",
+                            MISMATCH + ":MISMATCH",
+                            ONLY_BATCH + ":MISSING_IN_STREAM",
                             ONLY_STREAM + ":MISSING_IN_BATCH");
             // A run that recorded nothing to compare with (every window key by key) finds exactly the same.
             try (Statement st = c.createStatement()) {
@@ -305,7 +368,8 @@ class ReconcilerITCase {
     void aFinalizedValueEditedByHandIsPutBackByTheNextRun() throws Exception {
         Scope range = ScopeResolver.range(FROM, TO);
         reconciler(Tolerances.exact()).reconcile(range);
-        try (Connection c = db.admin(); Statement st = c.createStatement()) {
+        try (Connection c = db.admin();
+                Statement st = c.createStatement()) {
             st.executeUpdate("UPDATE window_corrections SET impressions = 999"
                     + " WHERE campaign_id = 'camp-a' AND channel_id = 'web' AND window_start = '" + W0 + "'");
         }
@@ -314,14 +378,16 @@ class ReconcilerITCase {
         assertThat(r.keysFinalized()).isEqualTo(1);
         try (Connection c = db.admin()) {
             assertThat(CorrectionLogTable.readRun(c, r.runId()))
-                    .extracting(e -> e.key() + " " + e.metric().column() + ":" + e.before() + "->" + e.after() + ":" + e.reason().wireName())
+                    .extracting(e -> e.key() + " " + e.metric().column() + ":" + e.before() + "->" + e.after() + ":"
+                            + e.reason().wireName())
                     .containsExactly(MATCH + " impressions:999->100:batch_changed");
             assertThat(WindowMetricsView.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, MATCH_V));
         }
     }
 
     static long count(Connection c, String sql) throws Exception {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -330,14 +396,20 @@ class ReconcilerITCase {
     @Test
     void aDryRunReportsWhatItWouldCorrectAndChangesNothingServed() throws Exception {
         ServedState before = servedState();
-        RunResult dry = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+        RunResult dry =
+                reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
 
         assertThat(dry.dryRun()).isTrue();
-        assertThat(servedState()).as("window_metrics, window_corrections and correction_log unchanged").isEqualTo(before);
+        assertThat(servedState())
+                .as("window_metrics, window_corrections and correction_log unchanged")
+                .isEqualTo(before);
         assertThat(dry.comparison().range().counts()).isEqualTo(new KeyCounts(4, 1, 1, 1, 1, 3));
-        assertThat(dry.finalTotals()).as("what would be served").isEqualTo(dry.comparison().range().batch());
+        assertThat(dry.finalTotals())
+                .as("what would be served")
+                .isEqualTo(dry.comparison().range().batch());
         try (Connection c = db.admin()) {
-            ReconciliationRunsTable.Run run = ReconciliationRunsTable.find(c, dry.runId()).orElseThrow();
+            ReconciliationRunsTable.Run run =
+                    ReconciliationRunsTable.find(c, dry.runId()).orElseThrow();
             assertThat(run.dryRun()).isTrue();
             assertThat(run.status()).isEqualTo(ReconciliationRunsTable.Status.SUCCEEDED);
             assertThat(run.valuesCorrected()).isEqualTo(13);
@@ -345,7 +417,8 @@ class ReconcilerITCase {
         }
         assertThat(Files.readString(dry.reportDir().resolve("summary.json"))).contains("\"dry_run\" : true");
         assertThat(Files.readString(dry.reportDir().resolve("report.html")))
-                .contains("Dry run: nothing was applied").contains("Corrections this run would apply");
+                .contains("Dry run: nothing was applied")
+                .contains("Corrections this run would apply");
 
         // Applied, the same run does exactly what the dry run said it would.
         RunResult applied = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
@@ -356,7 +429,8 @@ class ReconcilerITCase {
 
         // After it, a dry run would change nothing.
         ServedState after = servedState();
-        RunResult again = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+        RunResult again =
+                reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
         assertThat(again.keysFinalized()).isZero();
         assertThat(again.valuesCorrected()).isZero();
         assertThat(servedState()).isEqualTo(after);
@@ -372,14 +446,18 @@ class ReconcilerITCase {
         // The read side now cuts days where the run did: every served key of the range (the one at W2, the 29th in
         // Auckland, is hidden now) is on the 28th there, which began at 11:00Z the day before. And the run's range
         // counts as reconciled: the 5 minutes before W0 + 5 min are covered and every row in them is final.
-        try (Connection c = db.reconcilerPool().getConnection(); Statement st = c.createStatement()) {
-            try (ResultSet rs = st.executeQuery("SELECT DISTINCT period_start FROM daily_metrics('2026-11-27', '2026-11-29')")) {
+        try (Connection c = db.reconcilerPool().getConnection();
+                Statement st = c.createStatement()) {
+            try (ResultSet rs =
+                    st.executeQuery("SELECT DISTINCT period_start FROM daily_metrics('2026-11-27', '2026-11-29')")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getObject(1, java.time.OffsetDateTime.class).toInstant()).isEqualTo(Instant.parse("2026-11-27T11:00:00Z"));
+                assertThat(rs.getObject(1, java.time.OffsetDateTime.class).toInstant())
+                        .isEqualTo(Instant.parse("2026-11-27T11:00:00Z"));
                 assertThat(rs.next()).isFalse();
             }
             try (ResultSet rs = st.executeQuery("SELECT is_final FROM sliding_metrics(5, '" + W0 + "', '" + TO + "')"
-                    + " WHERE campaign_id = 'camp-a' AND channel_id = 'web' AND window_end = '" + W0.plusSeconds(300) + "'")) {
+                    + " WHERE campaign_id = 'camp-a' AND channel_id = 'web' AND window_end = '" + W0.plusSeconds(300)
+                    + "'")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getBoolean(1)).isTrue();
             }
@@ -392,26 +470,36 @@ class ReconcilerITCase {
 
         // Stream: (5 + 2 + 1) clicks / (100 + 10 + 3) impressions; final (batch): (5 + 3 + 0) / (100 + 10 + 7).
         com.fasterxml.jackson.databind.JsonNode ctr = new com.fasterxml.jackson.databind.ObjectMapper()
-                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).readTree(r.reportDir().resolve("summary.json").toFile()).get("ctr");
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .readTree(r.reportDir().resolve("summary.json").toFile())
+                .get("ctr");
         assertThat(ctr.get("stream").decimalValue()).isEqualTo(new BigDecimal("0.070796460177"));
         assertThat(ctr.get("final").decimalValue()).isEqualTo(new BigDecimal("0.068376068376"));
         assertThat(ctr.get("final_minus_stream").decimalValue()).isEqualTo(new BigDecimal("-0.002420391801"));
         // Only the mismatched key has a CTR on both sides that differs: 2/10 in the stream, 3/10 final.
         assertThat(ctr.get("largest_differences")).hasSize(1);
-        com.fasterxml.jackson.databind.JsonNode k = ctr.get("largest_differences").get(0);
-        assertThat(k.get("campaign_id").asText() + "/" + k.get("channel_id").asText()).isEqualTo("camp-a/app");
+        com.fasterxml.jackson.databind.JsonNode k =
+                ctr.get("largest_differences").get(0);
+        assertThat(k.get("campaign_id").asText() + "/" + k.get("channel_id").asText())
+                .isEqualTo("camp-a/app");
         assertThat(k.get("stream_ctr").decimalValue()).isEqualByComparingTo("0.2");
         assertThat(k.get("final_ctr").decimalValue()).isEqualByComparingTo("0.3");
         // Written with all 12 decimals (the tree above drops trailing zeros when it reads them).
         assertThat(Files.readString(r.reportDir().resolve("summary.json")))
                 .contains("\"stream_ctr\" : 0.200000000000", "\"final_ctr\" : 0.300000000000");
-        assertThat(Files.readString(r.reportDir().resolve("report.html"))).contains("Click-through rate (CTR)")
-                .contains("7.0796460177 %").contains("6.8376068376 %").contains("-0.2420391801 pp")
-                .contains("20.0000000000 %").contains("30.0000000000 %").contains("+10.0000000000 pp");
+        assertThat(Files.readString(r.reportDir().resolve("report.html")))
+                .contains("Click-through rate (CTR)")
+                .contains("7.0796460177 %")
+                .contains("6.8376068376 %")
+                .contains("-0.2420391801 pp")
+                .contains("20.0000000000 %")
+                .contains("30.0000000000 %")
+                .contains("+10.0000000000 pp");
         // The served CTR of the range (the ratio of the served sums) is the report's final CTR.
-        try (Connection c = db.reconcilerPool().getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT ctr(sum(clicks), sum(impressions)) FROM window_metrics"
-                     + " WHERE window_start >= '" + FROM + "' AND window_start < '" + TO + "'")) {
+        try (Connection c = db.reconcilerPool().getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT ctr(sum(clicks), sum(impressions)) FROM window_metrics"
+                        + " WHERE window_start >= '" + FROM + "' AND window_start < '" + TO + "'")) {
             rs.next();
             assertThat(rs.getBigDecimal(1)).isEqualTo(ctr.get("final").decimalValue());
         }
@@ -435,20 +523,27 @@ class ReconcilerITCase {
         batch.put(big, bigBatch);
         db.batchRange(FROM, TO, batch);
         // |stream - batch| / batch = 11553255926290448386 / 30000000000000000007 = 0.3851...
-        EnumMap<Metric, Tolerances.Tolerance> spendWithin40Percent = new EnumMap<>(Tolerances.exact().asMap());
+        EnumMap<Metric, Tolerances.Tolerance> spendWithin40Percent =
+                new EnumMap<>(Tolerances.exact().asMap());
         spendWithin40Percent.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.4"), 0));
 
         RunResult r = reconciler(new Tolerances(spendWithin40Percent)).reconcile(ScopeResolver.range(FROM, TO));
 
-        assertThat(r.comparison().range().stream()).isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V).plus(bigStream));
-        assertThat(r.comparison().range().batch()).isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V).plus(bigBatch));
-        assertThat(r.finalTotals().spendMicros()).isEqualTo(batchSpend.add(BigInteger.valueOf(2_000_000 + 1_750_000 + 70_000)));
+        assertThat(r.comparison().range().stream())
+                .isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V).plus(bigStream));
+        assertThat(r.comparison().range().batch())
+                .isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V).plus(bigBatch));
+        assertThat(r.finalTotals().spendMicros())
+                .isEqualTo(batchSpend.add(BigInteger.valueOf(2_000_000 + 1_750_000 + 70_000)));
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, r.runId())).filteredOn(d -> d.key().equals(big)).containsExactly(
-                    new ReconciliationDiffsTable.Row(big, W2.toEpochMilli(), Status.MISMATCH, true, 1, bigStream, bigBatch));
+            assertThat(ReconciliationDiffsTable.readRun(c, r.runId()))
+                    .filteredOn(d -> d.key().equals(big))
+                    .containsExactly(new ReconciliationDiffsTable.Row(
+                            big, W2.toEpochMilli(), Status.MISMATCH, true, 1, bigStream, bigBatch));
             assertThat(WindowMetricsView.find(c, big).orElseThrow()).isEqualTo(served(big, bigBatch));
-            assertThat(CorrectionLogTable.readKey(c, big)).extracting(e -> e.metric().column() + ":" + e.before() + "->"
-                    + e.after() + ":" + e.reason().wireName())
+            assertThat(CorrectionLogTable.readKey(c, big))
+                    .extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after() + ":"
+                            + e.reason().wireName())
                     .containsExactly("spend_micros:18446744073709551621->30000000000000000007:stream_mismatch");
             assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().totalsJson())
                     .contains("\"spend_micros\": 30000000000003820007");
@@ -464,8 +559,10 @@ class ReconcilerITCase {
         spendWithin40Percent.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.385"), 0));
         RunResult stricter = reconciler(new Tolerances(spendWithin40Percent)).reconcile(ScopeResolver.range(FROM, TO));
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, stricter.runId())).filteredOn(d -> d.key().equals(big))
-                    .extracting(ReconciliationDiffsTable.Row::withinTolerance).containsExactly(false);
+            assertThat(ReconciliationDiffsTable.readRun(c, stricter.runId()))
+                    .filteredOn(d -> d.key().equals(big))
+                    .extracting(ReconciliationDiffsTable.Row::withinTolerance)
+                    .containsExactly(false);
             assertThat(CorrectionLogTable.readRun(c, stricter.runId())).isEmpty();
         }
     }
@@ -481,7 +578,8 @@ class ReconcilerITCase {
         assertThat(r.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 5L));
         try (Connection c = db.admin()) {
             assertThat(WindowMetricsView.find(c, ONLY_BATCH)).isEmpty();
-            assertThat(CorrectionLogTable.readRun(c, r.runId())).allSatisfy(e -> assertThat(e.after()).isNull());
+            assertThat(CorrectionLogTable.readRun(c, r.runId()))
+                    .allSatisfy(e -> assertThat(e.after()).isNull());
         }
     }
 
@@ -523,9 +621,11 @@ class ReconcilerITCase {
                 .hasMessageContaining("no succeeded batch run covers")
                 .hasMessageContaining("[2026-11-28T11:08:00Z, ");
         try (Connection c = db.admin()) {
-            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), later.toEpochMilli())).isEmpty();
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-                    "SELECT status, error FROM reconciliation_runs ORDER BY run_id DESC LIMIT 1")) {
+            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), later.toEpochMilli()))
+                    .isEmpty();
+            try (Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery(
+                            "SELECT status, error FROM reconciliation_runs ORDER BY run_id DESC LIMIT 1")) {
                 rs.next();
                 assertThat(rs.getString("status")).isEqualTo("failed");
                 assertThat(rs.getString("error")).contains("no succeeded batch run covers");
@@ -550,9 +650,12 @@ class ReconcilerITCase {
         RunResult r = reconciler(Tolerances.exact()).reconcile(scope);
         assertThat(r.comparison().range().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
         try (Connection c = db.admin()) {
-            assertThat(WindowMetricsView.find(c, ONLY_BATCH).orElseThrow().isFinal()).isTrue();
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().isFinal()).isFalse();
-            assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().batchRunId()).isEqualTo(affected);
+            assertThat(WindowMetricsView.find(c, ONLY_BATCH).orElseThrow().isFinal())
+                    .isTrue();
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().isFinal())
+                    .isFalse();
+            assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().batchRunId())
+                    .isEqualTo(affected);
         }
     }
 
@@ -563,16 +666,18 @@ class ReconcilerITCase {
     }
 
     static WindowMetricsView.Row served(WindowKey key, WindowMetrics v) {
-        return new WindowMetricsView.Row(new dev.recount.db.tables.WindowRow(key, key.windowStartMillis() + 60_000, v),
-                WindowMetricsView.Source.BATCH, true);
+        return new WindowMetricsView.Row(
+                new dev.recount.db.tables.WindowRow(key, key.windowStartMillis() + 60_000, v),
+                WindowMetricsView.Source.BATCH,
+                true);
     }
 
     static String finalizedAt(Connection c) throws Exception {
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT string_agg(finalized_at::text || reconciliation_run_id, ',' ORDER BY campaign_id, channel_id) FROM window_corrections")) {
+                ResultSet rs = st.executeQuery(
+                        "SELECT string_agg(finalized_at::text || reconciliation_run_id, ',' ORDER BY campaign_id, channel_id) FROM window_corrections")) {
             rs.next();
             return rs.getString(1);
         }
     }
-
 }

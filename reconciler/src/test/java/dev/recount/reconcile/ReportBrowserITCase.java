@@ -77,11 +77,19 @@ class ReportBrowserITCase {
         Path config = db.configFile(tmp);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        exitCode = ReconcileMain.execute(new CommandEnvironment(db.environment(),
-                        Clock.fixed(Instant.parse("2026-11-29T03:00:00Z"), ZoneOffset.UTC)),
-                new PrintWriter(out), new PrintWriter(err), "--from", START.toString(), "--to",
-                START.plusSeconds(60L * WINDOWS).toString(), "--report-dir", tmp.resolve("reports").toString(),
-                "--config", config.toString());
+        exitCode = ReconcileMain.execute(
+                new CommandEnvironment(
+                        db.environment(), Clock.fixed(Instant.parse("2026-11-29T03:00:00Z"), ZoneOffset.UTC)),
+                new PrintWriter(out),
+                new PrintWriter(err),
+                "--from",
+                START.toString(),
+                "--to",
+                START.plusSeconds(60L * WINDOWS).toString(),
+                "--report-dir",
+                tmp.resolve("reports").toString(),
+                "--config",
+                config.toString());
         cliOut = out.toString();
         assertThat(err.toString()).isEmpty();
         Matcher report = Pattern.compile("report: (.*report\\.html)").matcher(cliOut);
@@ -97,7 +105,9 @@ class ReportBrowserITCase {
     @Test
     void commandReportsBeyondTolerance() {
         assertThat(exitCode).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
-        assertThat(cliOut).contains("BEYOND TOLERANCE").contains("keys 82: 78 match, 2 mismatch, 1 missing in stream, 1 missing in batch");
+        assertThat(cliOut)
+                .contains("BEYOND TOLERANCE")
+                .contains("keys 82: 78 match, 2 mismatch, 1 missing in stream, 1 missing in batch");
     }
 
     @Test
@@ -122,11 +132,19 @@ class ReportBrowserITCase {
             }
         }
         long sampled = (long) ((img.getWidth() + 1) / 2) * ((img.getHeight() + 1) / 2);
-        assertThat(colours).as("distinct colours: a rendered page, not a blank one").hasSizeGreaterThan(100);
-        assertThat(nonBackground).as("pixels differing from the page background").isGreaterThan(sampled / 5);
+        assertThat(colours)
+                .as("distinct colours: a rendered page, not a blank one")
+                .hasSizeGreaterThan(100);
+        assertThat(nonBackground)
+                .as("pixels differing from the page background")
+                .isGreaterThan(sampled / 5);
         // The verdict badge's red and the chart's blue (stream line) are on screen.
-        assertThat(colours.stream().anyMatch(c -> near(c, 0xb42318))).as("verdict red").isTrue();
-        assertThat(colours.stream().anyMatch(c -> near(c, 0x2563eb))).as("stream blue").isTrue();
+        assertThat(colours.stream().anyMatch(c -> near(c, 0xb42318)))
+                .as("verdict red")
+                .isTrue();
+        assertThat(colours.stream().anyMatch(c -> near(c, 0x2563eb)))
+                .as("stream blue")
+                .isTrue();
     }
 
     @Test
@@ -143,13 +161,17 @@ class ReportBrowserITCase {
         assertThat(text).contains("Beyond tolerance");
         // Totals: spend stream vs batch vs final, in currency units.
         String totalsRow = text(row(dom, "total-spend_micros"));
-        assertThat(totalsRow).contains("Spend").contains(dev.recount.reconcile.report.Money.grouped(spendStream()))
+        assertThat(totalsRow)
+                .contains("Spend")
+                .contains(dev.recount.reconcile.report.Money.grouped(spendStream()))
                 .contains(dev.recount.reconcile.report.Money.grouped(spendBatch()));
         // The largest mismatch, with its key, and the hostile ids shown as text.
         assertThat(text).contains("2026-11-28 09:17").contains("camp-north").contains("2,125.000007");
         assertThat(text).contains(SCRIPT_CAMPAIGN).contains(IMG_CHANNEL);
         assertThat(Files.readString(reportDir.resolve("report.html"), StandardCharsets.UTF_8))
-                .doesNotContain("http://").doesNotContain("https://").doesNotContainIgnoringCase("<link")
+                .doesNotContain("http://")
+                .doesNotContain("https://")
+                .doesNotContainIgnoringCase("<link")
                 .doesNotContain("url(");
     }
 
@@ -162,22 +184,30 @@ class ReportBrowserITCase {
     }
 
     static long total(String table) throws Exception {
-        try (var c = db.admin(); var st = c.createStatement(); var rs = st.executeQuery("SELECT sum(spend_micros) FROM " + table)) {
+        try (var c = db.admin();
+                var st = c.createStatement();
+                var rs = st.executeQuery("SELECT sum(spend_micros) FROM " + table)) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
     static String row(String dom, String id) {
-        Matcher m = Pattern.compile("<tr id=\"" + id + "\">(.*?)</tr>", Pattern.DOTALL).matcher(dom);
+        Matcher m = Pattern.compile("<tr id=\"" + id + "\">(.*?)</tr>", Pattern.DOTALL)
+                .matcher(dom);
         assertThat(m.find()).as("row %s", id).isTrue();
         return m.group(1);
     }
 
     /** The page's text as a reader sees it: tags dropped, entities decoded. */
     static String text(String html) {
-        return html.replaceAll("(?s)<style.*?</style>", " ").replaceAll("<[^>]*>", " ").replace("&lt;", "<")
-                .replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+        return html.replaceAll("(?s)<style.*?</style>", " ")
+                .replaceAll("<[^>]*>", " ")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&")
                 .replaceAll("\\s+", " ");
     }
 

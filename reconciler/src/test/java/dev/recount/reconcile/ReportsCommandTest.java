@@ -30,7 +30,8 @@ class ReportsCommandTest {
     int run(String... args) {
         StringWriter o = new StringWriter();
         StringWriter e = new StringWriter();
-        CommandEnvironment env = new CommandEnvironment(Map.of(), Clock.fixed(Instant.parse("2026-11-29T06:00:00Z"), ZoneOffset.UTC));
+        CommandEnvironment env =
+                new CommandEnvironment(Map.of(), Clock.fixed(Instant.parse("2026-11-29T06:00:00Z"), ZoneOffset.UTC));
         int code = RecountCli.execute(ReportsCommand.commandLine(env), new PrintWriter(o), new PrintWriter(e), args);
         out = o.toString();
         err = e.toString();
@@ -41,9 +42,12 @@ class ReportsCommandTest {
     Path report(String dir, long runId, boolean dryRun, String from, String to, String verdict, String generatedAt)
             throws Exception {
         Path d = Files.createDirectories(reports.resolve(dir));
-        Files.writeString(d.resolve("summary.json"), String.format(
-                "{\"run_id\":%d,\"dry_run\":%b,\"scope\":{\"label\":\"x\",\"from\":\"%s\",\"to\":\"%s\"},"
-                        + "\"verdict\":\"%s\",\"generated_at\":\"%s\"}", runId, dryRun, from, to, verdict, generatedAt));
+        Files.writeString(
+                d.resolve("summary.json"),
+                String.format(
+                        "{\"run_id\":%d,\"dry_run\":%b,\"scope\":{\"label\":\"x\",\"from\":\"%s\",\"to\":\"%s\"},"
+                                + "\"verdict\":\"%s\",\"generated_at\":\"%s\"}",
+                        runId, dryRun, from, to, verdict, generatedAt));
         return d;
     }
 
@@ -66,7 +70,9 @@ class ReportsCommandTest {
         assertThat(lines[3]).contains("run 4 ", "(dry run)");
         assertThat(lines[4]).contains("run 2 ");
         assertThat(lines[5]).isEqualTo("latest per range:");
-        assertThat(lines[6]).startsWith("  [" + DAY1_FROM + ", " + DAY1_TO + ")  run 2  within_tolerance  generated 2026-11-29T03:00:00Z")
+        assertThat(lines[6])
+                .startsWith("  [" + DAY1_FROM + ", " + DAY1_TO
+                        + ")  run 2  within_tolerance  generated 2026-11-29T03:00:00Z")
                 .endsWith("run-2-20261127T000000Z-2/report.html");
         // Day 2's newest is a dry run: the report in force is the applied run 3.
         assertThat(lines[7]).startsWith("  [" + DAY2_FROM + ", " + DAY2_TO + ")  run 3  beyond_tolerance  generated");
@@ -87,8 +93,10 @@ class ReportsCommandTest {
         Files.createDirectories(reports.resolve("run-3-20261128T000000Z"));
 
         assertThat(run("--report-dir", reports.toString())).isZero();
-        assertThat(err.strip().lines()).hasSize(2)
-                .anySatisfy(l -> assertThat(l).startsWith("recount reports: skipped ").contains("run-2-"))
+        assertThat(err.strip().lines())
+                .hasSize(2)
+                .anySatisfy(l ->
+                        assertThat(l).startsWith("recount reports: skipped ").contains("run-2-"))
                 .anySatisfy(l -> assertThat(l).contains("run-3-", "no summary.json"));
         assertThat(out).contains("run 1 ").doesNotContain("run 2 ");
     }
@@ -111,7 +119,9 @@ class ReportsCommandTest {
     @Test
     void usageErrorsAndVersion() {
         assertThat(run("--report-dri", "x")).isEqualTo(2);
-        assertThat(err.strip()).startsWith("recount reports: Unknown options: '--report-dri'").endsWith("(see recount reports --help)");
+        assertThat(err.strip())
+                .startsWith("recount reports: Unknown options: '--report-dri'")
+                .endsWith("(see recount reports --help)");
         assertThat(run("--version")).isZero();
         assertThat(out.strip()).matches("recount \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
     }

@@ -51,13 +51,14 @@ class RunProgressTest {
         lines.close();
         advance(Duration.ofSeconds(30));
         lines.tick();
-        assertThat(out.toString().lines().toList()).containsExactly(
-                "reconcile: comparing stream and batch, correcting window_metrics (5 s)",
-                "reconcile: comparing stream and batch, correcting window_metrics (10 s)",
-                "reconcile: writing the report, 3,001 of 20,158 rows (15 s)",
-                "reconcile: writing the report, 8,001 of 20,158 rows (20 s)",
-                "reconcile: writing the report, 13,001 of 20,158 rows (25 s)",
-                "reconcile: writing the report, 18,001 of 20,158 rows (30 s)");
+        assertThat(out.toString().lines().toList())
+                .containsExactly(
+                        "reconcile: comparing stream and batch, correcting window_metrics (5 s)",
+                        "reconcile: comparing stream and batch, correcting window_metrics (10 s)",
+                        "reconcile: writing the report, 3,001 of 20,158 rows (15 s)",
+                        "reconcile: writing the report, 8,001 of 20,158 rows (20 s)",
+                        "reconcile: writing the report, 13,001 of 20,158 rows (25 s)",
+                        "reconcile: writing the report, 18,001 of 20,158 rows (30 s)");
     }
 
     @Test
@@ -77,7 +78,9 @@ class RunProgressTest {
         bar.refresh();
         bar.close();
         assertThat(drawn).anySatisfy(l -> assertThat(l).startsWith("reconcile").contains("comparing stream and batch"));
-        assertThat(drawn).anySatisfy(l -> assertThat(l).contains(" 50%").contains("500/1000").contains("writing the report"));
+        assertThat(drawn)
+                .anySatisfy(
+                        l -> assertThat(l).contains(" 50%").contains("500/1000").contains("writing the report"));
     }
 
     @Test

@@ -17,8 +17,8 @@ class WindowChangesTest {
 
     static ScopeSurvey.Window window(long start, Side stream, Side batch, Side finalized) {
         ScopeSurvey.Ends ends = new ScopeSurvey.Ends(start + 60_000, start + 60_000);
-        return new ScopeSurvey.Window(start, stream, ends, batch, ends, new ScopeSurvey.Rows(batch.keys(), WindowMetrics.ZERO),
-                finalized);
+        return new ScopeSurvey.Window(
+                start, stream, ends, batch, ends, new ScopeSurvey.Rows(batch.keys(), WindowMetrics.ZERO), finalized);
     }
 
     static ScopeSurvey survey(ScopeSurvey.Window... windows) {
@@ -30,8 +30,10 @@ class WindowChangesTest {
     @Test
     void aWindowIsUnchangedOnlyWhenAllThreeSidesAreAsRecorded() {
         Side s = new Side(700, 11), b = new Side(700, 22), f = new Side(700, 33);
-        ScopeSurvey now = survey(window(W0, s, b, f), window(W1, new Side(700, 12), b, f), window(W2, s, b, new Side(699, 33)));
-        Map<Long, Row> recorded = Map.of(W0, new Row(W0, s, b, f, 7), W1, new Row(W1, s, b, f, 7), W2, new Row(W2, s, b, f, 8));
+        ScopeSurvey now =
+                survey(window(W0, s, b, f), window(W1, new Side(700, 12), b, f), window(W2, s, b, new Side(699, 33)));
+        Map<Long, Row> recorded =
+                Map.of(W0, new Row(W0, s, b, f, 7), W1, new Row(W1, s, b, f, 7), W2, new Row(W2, s, b, f, 8));
 
         WindowChanges changes = WindowChanges.of(now, recorded);
 
@@ -50,7 +52,8 @@ class WindowChangesTest {
         WindowChanges first = WindowChanges.of(now, Map.of());
         assertThat(first.changedPart(DAY)).containsSame(DAY);
 
-        WindowChanges rerun = WindowChanges.of(now, Map.of(W0, new Row(W0, s, b, Side.EMPTY, 3), W1, new Row(W1, s, b, Side.EMPTY, 3)));
+        WindowChanges rerun = WindowChanges.of(
+                now, Map.of(W0, new Row(W0, s, b, Side.EMPTY, 3), W1, new Row(W1, s, b, Side.EMPTY, 3)));
         assertThat(rerun.changed()).isEmpty();
         assertThat(rerun.changedPart(DAY)).isEmpty();
     }

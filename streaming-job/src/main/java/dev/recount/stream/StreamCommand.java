@@ -5,9 +5,9 @@ import dev.recount.core.config.RecountConfig;
 import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.run.LocalFlinkEnvironment;
 import dev.recount.stream.run.RunningJob;
-import dev.recount.stream.run.WindowCloseCheckpoints;
 import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
+import dev.recount.stream.run.WindowCloseCheckpoints;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 
 /** {@code stream}: runs the streaming job (docs/contract.md). */
-@Command(name = "stream", mixinStandardHelpOptions = true,
+@Command(
+        name = "stream",
+        mixinStandardHelpOptions = true,
         description = {
             "Run the streaming job: validate, de-duplicate and window the input topic into stream_window_metrics, "
                     + "archive every valid event in the lake, send invalid records to the dead-letter topic and "
@@ -30,38 +32,65 @@ import sun.misc.Signal;
             "It resumes from its last checkpoint in stream.checkpoint-dir when there is one (the first start reads "
                     + "the input from the earliest offset). SIGTERM or Ctrl-C stops it with a savepoint, so the next "
                     + "start resumes exactly there; a second Ctrl-C cancels.",
-            ""})
+            ""
+        })
 public final class StreamCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--bounded", description = "Stop at the input offsets that were latest at start, flushing every window.")
+    @Option(
+            names = "--bounded",
+            description = "Stop at the input offsets that were latest at start, flushing every window.")
     boolean bounded;
 
-    @Option(names = "--from-earliest", description = "Discard the checkpoints and start over from the earliest input offset.")
+    @Option(
+            names = "--from-earliest",
+            description = "Discard the checkpoints and start over from the earliest input offset.")
     boolean fromEarliest;
 
-    @Option(names = "--allow-non-restored-state", description = "Resume even if the checkpoint holds state of an "
-            + "operator this version no longer has (as Flink's --allowNonRestoredState); that state is dropped.")
+    @Option(
+            names = "--allow-non-restored-state",
+            description =
+                    "Resume even if the checkpoint holds state of an "
+                            + "operator this version no longer has (as Flink's --allowNonRestoredState); that state is dropped.")
     boolean allowNonRestoredState;
 
-    @Option(names = "--window", paramLabel = "D", converter = DurationConverter.class, description = "Window size (window.size), e.g. 1m or PT1M.")
+    @Option(
+            names = "--window",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            description = "Window size (window.size), e.g. 1m or PT1M.")
     Duration window;
 
-    @Option(names = "--out-of-orderness", paramLabel = "D", converter = DurationConverter.class, description = "Watermark out-of-orderness (watermark.out-of-orderness).")
+    @Option(
+            names = "--out-of-orderness",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            description = "Watermark out-of-orderness (watermark.out-of-orderness).")
     Duration outOfOrderness;
 
-    @Option(names = "--allowed-lateness", paramLabel = "D", converter = DurationConverter.class, description = "Allowed lateness (window.allowed-lateness).")
+    @Option(
+            names = "--allowed-lateness",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            description = "Allowed lateness (window.allowed-lateness).")
     Duration allowedLateness;
 
-    @Option(names = "--idleness", paramLabel = "D", converter = DurationConverter.class, description = "Partition idleness timeout (watermark.idleness).")
+    @Option(
+            names = "--idleness",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            description = "Partition idleness timeout (watermark.idleness).")
     Duration idleness;
 
     @Option(names = "--parallelism", paramLabel = "N", description = "Job parallelism (stream.parallelism).")
     Integer parallelism;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Config file (else $RECOUNT_CONFIG); see config/recount.properties.")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Config file (else $RECOUNT_CONFIG); see config/recount.properties.")
     Path config;
 
     @Override
@@ -76,16 +105,23 @@ public final class StreamCommand implements Callable<Integer> {
 
         // `flink run`: the cluster's environment; otherwise a MiniCluster on loopback with a read-only Web UI.
         LocalFlinkEnvironment environment = new LocalFlinkEnvironment(settings.webUiPort());
-        RunningJob job = StreamRun.start(settings, bounded, fromEarliest, runConf -> {
-            Configuration conf = new Configuration(runConf);
-            conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, allowNonRestoredState);
-            return environment.create(conf);
-        }, out::println);
+        RunningJob job = StreamRun.start(
+                settings,
+                bounded,
+                fromEarliest,
+                runConf -> {
+                    Configuration conf = new Configuration(runConf);
+                    conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, allowNonRestoredState);
+                    return environment.create(conf);
+                },
+                out::println);
         environment.webUi().ifPresent(url -> out.println("Flink Web UI: " + url));
-        out.println("job " + job.jobId() + " running" + (bounded ? " until the offsets above" : "; Ctrl-C stops it with a savepoint"));
+        out.println("job " + job.jobId() + " running"
+                + (bounded ? " until the offsets above" : "; Ctrl-C stops it with a savepoint"));
         WindowCloseCheckpoints windowClose = settings.checkpointOnWindowClose() && environment.webUiPort() > 0
-                ? StreamRun.checkpointOnWindowClose(job, "127.0.0.1", environment.webUiPort(),
-                        environment.checkpointToken(), settings) : null;
+                ? StreamRun.checkpointOnWindowClose(
+                        job, "127.0.0.1", environment.webUiPort(), environment.checkpointToken(), settings)
+                : null;
 
         // Handled as signals rather than a shutdown hook: the JVM must keep running (with Flink's own shutdown
         // hooks not yet fired) until the savepoint is written. A second signal cancels instead; the checkpoints
@@ -110,11 +146,12 @@ public final class StreamCommand implements Callable<Integer> {
             if (windowClose != null) windowClose.close();
         }
         out.println(JobTotals.summary(job.totals()));
-        out.println(switch (outcome) {
-            case FINISHED -> "finished: every window up to the stopping offsets is flushed";
-            case STOPPED -> "stopped; `stream` resumes from the savepoint";
-            case CANCELLED -> "cancelled; `stream` resumes from the last checkpoint";
-        });
+        out.println(
+                switch (outcome) {
+                    case FINISHED -> "finished: every window up to the stopping offsets is flushed";
+                    case STOPPED -> "stopped; `stream` resumes from the savepoint";
+                    case CANCELLED -> "cancelled; `stream` resumes from the last checkpoint";
+                });
         return 0;
     }
 
@@ -129,6 +166,4 @@ public final class StreamCommand implements Callable<Integer> {
     private static String setting(Duration flag) {
         return flag == null ? null : flag.toString();
     }
-
-
 }

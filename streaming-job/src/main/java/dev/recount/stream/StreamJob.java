@@ -51,6 +51,7 @@ public final class StreamJob {
      * CheckpointedTopicSink, whose state is not the KafkaSink's (see streaming-job/README.md, upgrades).
      */
     public static final String DEAD_LETTER_SINK_UID = "dead-letter-publisher";
+
     public static final String BACKFILL_SINK_UID = "backfill-publisher";
     public static final String LAKE_SINK = "lake-sink";
     public static final String DEDUP = "dedup-and-route-too-late";
@@ -60,17 +61,20 @@ public final class StreamJob {
      * docs/operations.md, "Upgrading").
      */
     public static final String DEDUP_UID = "dedup-by-id-digest";
+
     public static final String WINDOW = "window-metrics";
     /**
      * Not {@link #WINDOW}: the window state moved from Flink's window operator (an entry per key and window, two
      * timers each) to one entry per key (WindowMetricsOperator).
      */
     public static final String WINDOW_UID = "window-metrics-by-key";
+
     public static final String LATE_AT_WINDOW = "late-at-window";
     public static final String BACKFILL_SINK = "backfill-sink";
     public static final String WINDOW_METRICS_SINK = "window-metrics-sink";
     /** Only with attribution on: new operators with their own uids, so turning it on restores any checkpoint. */
     public static final String ATTRIBUTION_JOIN = "attribution-join";
+
     public static final String ATTRIBUTION_WINDOWS = "attribution-windows";
     public static final String ATTRIBUTION_SINK = "attribution-metrics-sink";
 
@@ -86,8 +90,12 @@ public final class StreamJob {
      * @param closedUntil windows ending at or before this (epoch ms) are final and receive no more events
      *                    (after a finished --bounded run); {@code Long.MIN_VALUE} for none
      */
-    public static void build(StreamExecutionEnvironment env, Source<ParsedRecord, ?, ?> input, StreamSinks sinks,
-                             EventTimeSettings settings, long closedUntil) {
+    public static void build(
+            StreamExecutionEnvironment env,
+            Source<ParsedRecord, ?, ?> input,
+            StreamSinks sinks,
+            EventTimeSettings settings,
+            long closedUntil) {
         build(env, input, sinks, settings, null, closedUntil);
     }
 
@@ -95,20 +103,30 @@ public final class StreamJob {
      * As above, with impression–click attribution when {@code attribution} is given (its rule) and
      * {@code sinks.attribution()} is set; otherwise the job is exactly the one without.
      */
-    public static void build(StreamExecutionEnvironment env, Source<ParsedRecord, ?, ?> input, StreamSinks sinks,
-                             EventTimeSettings settings, AttributionRule attribution, long closedUntil) {
+    public static void build(
+            StreamExecutionEnvironment env,
+            Source<ParsedRecord, ?, ?> input,
+            StreamSinks sinks,
+            EventTimeSettings settings,
+            AttributionRule attribution,
+            long closedUntil) {
         Objects.requireNonNull(settings, "settings");
         boolean attributing = attribution != null && sinks.attribution() != null;
-        DataStream<ParsedRecord> records = env
-                .fromSource(input, new InputWatermarks(settings.outOfOrderness(), settings.idleness(), settings.maxFuture()), SOURCE,
+        DataStream<ParsedRecord> records = env.fromSource(
+                        input,
+                        new InputWatermarks(settings.outOfOrderness(), settings.idleness(), settings.maxFuture()),
+                        SOURCE,
                         TypeInformation.of(ParsedRecord.class))
                 .uid(SOURCE);
 
-        SingleOutputStreamOperator<AdEvent> valid = records
-                .process(new RouteInvalidRecords(), TypeInformation.of(AdEvent.class))
-                .name(VALIDATE).uid(VALIDATE);
+        SingleOutputStreamOperator<AdEvent> valid = records.process(
+                        new RouteInvalidRecords(), TypeInformation.of(AdEvent.class))
+                .name(VALIDATE)
+                .uid(VALIDATE);
         valid.getSideOutput(RouteInvalidRecords.DEAD_LETTERS)
-                .sinkTo(sinks.deadLetters()).name(DEAD_LETTER_SINK).uid(DEAD_LETTER_SINK_UID)
+                .sinkTo(sinks.deadLetters())
+                .name(DEAD_LETTER_SINK)
+                .uid(DEAD_LETTER_SINK_UID)
                 // One ordered publication per topic (CheckpointedTopicSink); side outputs are a small share.
                 .setParallelism(1);
         // Not chained to the source: writing Parquet was a third of the source thread, and with skewed partitions
@@ -117,24 +135,37 @@ public final class StreamJob {
         // before it into the lake writer, whose files are committed with that checkpoint.
         valid.rebalance().sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
 
-        SingleOutputStreamOperator<WindowPartial> unique = valid
-                .keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
-                .transform(DEDUP, TypeInformation.of(WindowPartial.class), new DedupAndRouteTooLate(settings.windows(),
-                        settings.allowedLateness(), settings.dedupHorizon(), closedUntil, attributing))
+        SingleOutputStreamOperator<WindowPartial> unique = valid.keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
+                .transform(
+                        DEDUP,
+                        TypeInformation.of(WindowPartial.class),
+                        new DedupAndRouteTooLate(
+                                settings.windows(),
+                                settings.allowedLateness(),
+                                settings.dedupHorizon(),
+                                closedUntil,
+                                attributing))
                 .uid(DEDUP_UID);
 
         SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
         DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(LATE_AT_WINDOW_TAG)
                 .process(new LateAtWindowToBackfill(settings.windows()), TypeInformation.of(BackfillRecord.class))
-                .name(LATE_AT_WINDOW).uid(LATE_AT_WINDOW);
-        unique.getSideOutput(DedupAndRouteTooLate.TOO_LATE).union(lateAtWindow)
-                .sinkTo(sinks.backfill()).name(BACKFILL_SINK).uid(BACKFILL_SINK_UID).setParallelism(1);
+                .name(LATE_AT_WINDOW)
+                .uid(LATE_AT_WINDOW);
+        unique.getSideOutput(DedupAndRouteTooLate.TOO_LATE)
+                .union(lateAtWindow)
+                .sinkTo(sinks.backfill())
+                .name(BACKFILL_SINK)
+                .uid(BACKFILL_SINK_UID)
+                .setParallelism(1);
 
         windows.sinkTo(sinks.windowMetrics()).name(WINDOW_METRICS_SINK).uid(WINDOW_METRICS_SINK);
 
         if (attributing) {
             attribution(unique.getSideOutput(DedupAndRouteTooLate.ATTRIBUTION_EVENTS), settings, attribution)
-                    .sinkTo(sinks.attribution()).name(ATTRIBUTION_SINK).uid(ATTRIBUTION_SINK);
+                    .sinkTo(sinks.attribution())
+                    .name(ATTRIBUTION_SINK)
+                    .uid(ATTRIBUTION_SINK);
         }
     }
 
@@ -144,15 +175,18 @@ public final class StreamJob {
      */
     public static SingleOutputStreamOperator<StreamAttributionMetricsTable.Row> attribution(
             DataStream<AdEvent> events, EventTimeSettings settings, AttributionRule rule) {
-        return events
-                .keyBy(AttributionJoin::key, Types.STRING)
-                .process(new AttributionJoin(rule, settings.windows(), settings.allowedLateness()),
+        return events.keyBy(AttributionJoin::key, Types.STRING)
+                .process(
+                        new AttributionJoin(rule, settings.windows(), settings.allowedLateness()),
                         TypeInformation.of(AttributionDelta.class))
-                .name(ATTRIBUTION_JOIN).uid(ATTRIBUTION_JOIN)
+                .name(ATTRIBUTION_JOIN)
+                .uid(ATTRIBUTION_JOIN)
                 .keyBy(new AttributionWindows.Key(), AttributionWindows.KEY_TYPE)
-                .process(new AttributionWindows(settings.windows(), settings.allowedLateness()),
+                .process(
+                        new AttributionWindows(settings.windows(), settings.allowedLateness()),
                         TypeInformation.of(StreamAttributionMetricsTable.Row.class))
-                .name(ATTRIBUTION_WINDOWS).uid(ATTRIBUTION_WINDOWS);
+                .name(ATTRIBUTION_WINDOWS)
+                .uid(ATTRIBUTION_WINDOWS);
     }
 
     /**
@@ -161,9 +195,10 @@ public final class StreamJob {
      */
     public static SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windowMetrics(
             DataStream<WindowPartial> partials, EventTimeSettings settings) {
-        return partials
-                .keyBy(new CampaignChannelKey(), CampaignChannelKey.TYPE)
-                .transform(WINDOW, TypeInformation.of(StreamWindowMetricsTable.Row.class),
+        return partials.keyBy(new CampaignChannelKey(), CampaignChannelKey.TYPE)
+                .transform(
+                        WINDOW,
+                        TypeInformation.of(StreamWindowMetricsTable.Row.class),
                         new WindowMetricsOperator(settings.windows(), settings.allowedLateness()))
                 .uid(WINDOW_UID);
     }

@@ -12,7 +12,10 @@ import picocli.CommandLine.Spec;
  * with the same arguments, {@code flink run streaming-job-*-flink.jar stream [...]} on a cluster. Errors, exit codes
  * and {@code --version} are the shared {@link RecountCli}'s.
  */
-@Command(name = "recount", mixinStandardHelpOptions = true, subcommands = {StreamCommand.class},
+@Command(
+        name = "recount",
+        mixinStandardHelpOptions = true,
+        subcommands = {StreamCommand.class},
         description = "recount's streaming job (the speed layer).")
 public final class StreamJobMain implements Runnable {
     @Spec
@@ -29,7 +32,8 @@ public final class StreamJobMain implements Runnable {
 
     /** The configured command line (nothing is started until it executes). */
     public static CommandLine commandLine() {
-        return RecountCli.configure(new CommandLine(new StreamJobMain())).reasons((failure, reason) -> namingOurFlag(reason))
+        return RecountCli.configure(new CommandLine(new StreamJobMain()))
+                .reasons((failure, reason) -> namingOurFlag(reason))
                 .commandLine();
     }
 
@@ -40,7 +44,8 @@ public final class StreamJobMain implements Runnable {
 
     /** Flink names its own CLI's flag; say which one `recount stream` has (see docs/operations.md, upgrades). */
     private static String namingOurFlag(String reason) {
-        return reason.replace("set the --allowNonRestoredState option on the CLI",
+        return reason.replace(
+                "set the --allowNonRestoredState option on the CLI",
                 "start `recount stream` with --allow-non-restored-state");
     }
 

@@ -21,14 +21,18 @@ public record StreamSinks(
         Sink<StreamAttributionMetricsTable.Row> attribution) {
 
     /** Without attribution. */
-    public StreamSinks(Sink<StreamWindowMetricsTable.Row> windowMetrics, Sink<AdEvent> lake, Sink<DeadLetter> deadLetters,
-                       Sink<BackfillRecord> backfill) {
+    public StreamSinks(
+            Sink<StreamWindowMetricsTable.Row> windowMetrics,
+            Sink<AdEvent> lake,
+            Sink<DeadLetter> deadLetters,
+            Sink<BackfillRecord> backfill) {
         this(windowMetrics, lake, deadLetters, backfill, null);
     }
 
     /** The same outputs, with {@code attribution} for attribution rows. */
     public StreamSinks withAttribution(Sink<StreamAttributionMetricsTable.Row> attribution) {
-        return new StreamSinks(windowMetrics, lake, deadLetters, backfill, Objects.requireNonNull(attribution, "attribution"));
+        return new StreamSinks(
+                windowMetrics, lake, deadLetters, backfill, Objects.requireNonNull(attribution, "attribution"));
     }
 
     public StreamSinks {

@@ -10,6 +10,7 @@ import java.time.Instant;
 public final class Fixtures {
     /** The start of window W0 = [10:00, 10:01). */
     public static final Instant W0 = Instant.parse("2026-11-29T10:00:00Z");
+
     public static final Instant W1 = W0.plusSeconds(60);
     public static final Instant W2 = W0.plusSeconds(120);
     public static final Instant W3 = W0.plusSeconds(180);
@@ -30,9 +31,24 @@ public final class Fixtures {
     }
 
     /** An event read at offset {@code offset} of partition 0, with a record timestamp 1 s after its event time. */
-    public static AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel,
-                                long costMicros, long offset) {
-        return new AdEvent(id, type, eventTime.toEpochMilli(), campaign, channel, costMicros, TOPIC, 0, offset,
+    public static AdEvent event(
+            String id,
+            EventType type,
+            Instant eventTime,
+            String campaign,
+            String channel,
+            long costMicros,
+            long offset) {
+        return new AdEvent(
+                id,
+                type,
+                eventTime.toEpochMilli(),
+                campaign,
+                channel,
+                costMicros,
+                TOPIC,
+                0,
+                offset,
                 eventTime.toEpochMilli() + 1000);
     }
 

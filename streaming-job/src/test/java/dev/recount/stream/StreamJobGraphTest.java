@@ -29,10 +29,14 @@ class StreamJobGraphTest {
 
     @Test
     void everyRecordTypeIsAFlinkPojo() {
-        for (Class<?> type : List.of(dev.recount.core.event.AdEvent.class, dev.recount.core.event.BackfillRecord.class,
+        for (Class<?> type : List.of(
+                dev.recount.core.event.AdEvent.class,
+                dev.recount.core.event.BackfillRecord.class,
                 dev.recount.stream.window.WindowPartial.class,
-                dev.recount.core.metrics.MetricsAccumulator.class, dev.recount.db.tables.StreamWindowMetricsTable.Row.class,
-                dev.recount.stream.source.ParsedRecord.class, dev.recount.stream.source.DeadLetter.class,
+                dev.recount.core.metrics.MetricsAccumulator.class,
+                dev.recount.db.tables.StreamWindowMetricsTable.Row.class,
+                dev.recount.stream.source.ParsedRecord.class,
+                dev.recount.stream.source.DeadLetter.class,
                 dev.recount.stream.attribution.AttributionDelta.class,
                 dev.recount.core.attribution.AttributionAccumulator.class,
                 dev.recount.db.tables.StreamAttributionMetricsTable.Row.class)) {
@@ -55,22 +59,43 @@ class StreamJobGraphTest {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        KafkaInput input = new KafkaInput("localhost:9", "ad-events", "g", new EventValidator(
-                settings.eventTime().validation()), Map.of(), null);
+        KafkaInput input = new KafkaInput(
+                "localhost:9",
+                "ad-events",
+                "g",
+                new EventValidator(settings.eventTime().validation()),
+                Map.of(),
+                null);
 
-        StreamJob.build(env, input.source(), StreamRun.sinks(settings, "graph-test"), settings.eventTime(), Long.MIN_VALUE);
+        StreamJob.build(
+                env, input.source(), StreamRun.sinks(settings, "graph-test"), settings.eventTime(), Long.MIN_VALUE);
         StreamGraph graph = env.getStreamGraph();
 
-        List<String> uids = graph.getStreamNodes().stream().map(StreamNode::getTransformationUID)
-                .filter(uid -> uid != null).collect(Collectors.toList());
-        assertThat(uids).contains(StreamJob.SOURCE, StreamJob.VALIDATE, StreamJob.DEDUP_UID, StreamJob.WINDOW_UID,
-                StreamJob.LATE_AT_WINDOW);
-        assertThat(String.join(",", uids)).contains(StreamJob.DEAD_LETTER_SINK_UID, StreamJob.LAKE_SINK,
-                StreamJob.BACKFILL_SINK_UID, StreamJob.WINDOW_METRICS_SINK);
-        assertThat(graph.getStreamNodes()).allSatisfy(n -> assertThat(n.getTransformationUID())
-                .as("uid of %s", n.getOperatorName()).isNotNull());
-        assertThat(String.join(",", uids)).as("attribution is off by default: the job is the one without it")
-                .doesNotContain(StreamJob.ATTRIBUTION_JOIN).doesNotContain(StreamJob.ATTRIBUTION_WINDOWS)
+        List<String> uids = graph.getStreamNodes().stream()
+                .map(StreamNode::getTransformationUID)
+                .filter(uid -> uid != null)
+                .collect(Collectors.toList());
+        assertThat(uids)
+                .contains(
+                        StreamJob.SOURCE,
+                        StreamJob.VALIDATE,
+                        StreamJob.DEDUP_UID,
+                        StreamJob.WINDOW_UID,
+                        StreamJob.LATE_AT_WINDOW);
+        assertThat(String.join(",", uids))
+                .contains(
+                        StreamJob.DEAD_LETTER_SINK_UID,
+                        StreamJob.LAKE_SINK,
+                        StreamJob.BACKFILL_SINK_UID,
+                        StreamJob.WINDOW_METRICS_SINK);
+        assertThat(graph.getStreamNodes())
+                .allSatisfy(n -> assertThat(n.getTransformationUID())
+                        .as("uid of %s", n.getOperatorName())
+                        .isNotNull());
+        assertThat(String.join(",", uids))
+                .as("attribution is off by default: the job is the one without it")
+                .doesNotContain(StreamJob.ATTRIBUTION_JOIN)
+                .doesNotContain(StreamJob.ATTRIBUTION_WINDOWS)
                 .doesNotContain(StreamJob.ATTRIBUTION_SINK);
     }
 
@@ -82,21 +107,34 @@ class StreamJobGraphTest {
         assertThat(on).containsAll(off);
         List<String> added = new java.util.ArrayList<>(on);
         added.removeAll(off);
-        assertThat(String.join(",", added)).contains(StreamJob.ATTRIBUTION_JOIN, StreamJob.ATTRIBUTION_WINDOWS,
-                StreamJob.ATTRIBUTION_SINK);
+        assertThat(String.join(",", added))
+                .contains(StreamJob.ATTRIBUTION_JOIN, StreamJob.ATTRIBUTION_WINDOWS, StreamJob.ATTRIBUTION_SINK);
     }
 
     private static List<String> uids(boolean attribution) {
-        StreamSettings settings = StreamSettings.from(RecountConfig.load(null, Map.of())
-                .with("attribution.enabled", Boolean.toString(attribution)));
+        StreamSettings settings = StreamSettings.from(
+                RecountConfig.load(null, Map.of()).with("attribution.enabled", Boolean.toString(attribution)));
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        KafkaInput input = new KafkaInput("localhost:9", "ad-events", "g", new EventValidator(
-                settings.eventTime().validation()), Map.of(), null);
-        StreamJob.build(env, input.source(), StreamRun.sinks(settings, "graph-test"), settings.eventTime(),
-                attribution ? settings.attribution().rule() : null, Long.MIN_VALUE);
-        return env.getStreamGraph().getStreamNodes().stream().map(StreamNode::getTransformationUID)
-                .filter(uid -> uid != null).sorted().collect(Collectors.toList());
+        KafkaInput input = new KafkaInput(
+                "localhost:9",
+                "ad-events",
+                "g",
+                new EventValidator(settings.eventTime().validation()),
+                Map.of(),
+                null);
+        StreamJob.build(
+                env,
+                input.source(),
+                StreamRun.sinks(settings, "graph-test"),
+                settings.eventTime(),
+                attribution ? settings.attribution().rule() : null,
+                Long.MIN_VALUE);
+        return env.getStreamGraph().getStreamNodes().stream()
+                .map(StreamNode::getTransformationUID)
+                .filter(uid -> uid != null)
+                .sorted()
+                .collect(Collectors.toList());
     }
 }

@@ -69,13 +69,24 @@ class StreamJobITCase {
     void scriptedStream(@TempDir Path home) throws Exception {
         input = stack.createTopic("input", 2);
         // The largest cost a user may allow per event, so one window's spend can exceed a 64-bit integer.
-        job = stack.newJob(input, home, Map.of(
-                "window.size", "1m", "watermark.out-of-orderness", "5s", "window.allowed-lateness", "1m",
-                "watermark.idleness", "1s", "stream.parallelism", "2",
-                "validation.max-cost-micros", Long.toString(Long.MAX_VALUE)));
+        job = stack.newJob(
+                input,
+                home,
+                Map.of(
+                        "window.size",
+                        "1m",
+                        "watermark.out-of-orderness",
+                        "5s",
+                        "window.allowed-lateness",
+                        "1m",
+                        "watermark.idleness",
+                        "1s",
+                        "stream.parallelism",
+                        "2",
+                        "validation.max-cost-micros",
+                        Long.toString(Long.MAX_VALUE)));
         producer = stack.producer();
-        RunningJob running = StreamRun.start(job.settings(), false, false,
-                FLINK.environments(), line -> {});
+        RunningJob running = StreamRun.start(job.settings(), false, false, FLINK.environments(), line -> {});
         try {
             // Phase 1: on-time events, duplicates and every kind of invalid record; p1 speaks once, then is quiet.
             event(1, "idle-1", EventType.IMPRESSION, W0.plusSeconds(5), "camp-a", "search", 1_000);
@@ -95,8 +106,13 @@ class StreamJobITCase {
             assertThat(w0.window().metrics()).isEqualTo(new WindowMetrics(2, 1, 1, 5_252_000, 4));
             assertThat(awaitRow(key(W0, "camp-b", "display"), 1).window().metrics())
                     .isEqualTo(new WindowMetrics(1, 0, 0, 1_000, 1));
-            assertThat(awaitRow(key(W0, "camp-big", "search"), 1)).isEqualTo(row(W0, "camp-big", "search", 1,
-                    new WindowMetrics(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
+            assertThat(awaitRow(key(W0, "camp-big", "search"), 1))
+                    .isEqualTo(row(
+                            W0,
+                            "camp-big",
+                            "search",
+                            1,
+                            new WindowMetrics(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
 
             // Phase 2: within allowed lateness W0 fires again with full totals; the duplicate counts nothing.
             event(0, "late-1", EventType.CLICK, W0.plusSeconds(30), "camp-a", "search", 100);
@@ -111,8 +127,11 @@ class StreamJobITCase {
             AdEvent tooLate = event(0, "too-late-1", EventType.CLICK, W0.plusSeconds(40), "camp-a", "search", 777);
 
             List<BackfillRecord> backfill = Poll.untilPresent(WAIT, "the too-late event on the backfill topic", () -> {
-                List<BackfillRecord> r = stack.readCommitted(job.settings().topics().backfill()).stream()
-                        .map(c -> BackfillRecord.fromJson(new String(c.value(), StandardCharsets.UTF_8))).toList();
+                List<BackfillRecord> r = stack
+                        .readCommitted(job.settings().topics().backfill())
+                        .stream()
+                        .map(c -> BackfillRecord.fromJson(new String(c.value(), StandardCharsets.UTF_8)))
+                        .toList();
                 return r.isEmpty() ? Optional.empty() : Optional.of(r);
             });
             assertThat(backfill).hasSize(1);
@@ -126,64 +145,81 @@ class StreamJobITCase {
             assertThat(b.offset()).isEqualTo(tooLate.offset);
 
             // The job's own totals (accumulators, read while it runs).
-            String expectedTotals = "valid events 15; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
-                    + "too late 1; window firings 6 (late re-firings 1)";
-            java.util.concurrent.atomic.AtomicReference<String> lastTotals = new java.util.concurrent.atomic.AtomicReference<>();
+            String expectedTotals =
+                    "valid events 15; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
+                            + "too late 1; window firings 6 (late re-firings 1)";
+            java.util.concurrent.atomic.AtomicReference<String> lastTotals =
+                    new java.util.concurrent.atomic.AtomicReference<>();
             try {
                 Poll.until(WAIT, "the job's totals", () -> {
                     lastTotals.set(JobTotals.summary(running.totals()));
                     return expectedTotals.equals(lastTotals.get());
                 });
             } catch (AssertionError e) {
-                throw new AssertionError(e.getMessage() + "; last seen: " + lastTotals.get() + "; backfill: "
-                        + stack.readCommitted(job.settings().topics().backfill()).stream().map(c -> new String(c.value(),
-                        StandardCharsets.UTF_8)).toList() + "; rows: " + stack.windowRows(job), e);
+                throw new AssertionError(
+                        e.getMessage() + "; last seen: " + lastTotals.get() + "; backfill: "
+                                + stack.readCommitted(job.settings().topics().backfill()).stream()
+                                        .map(c -> new String(c.value(), StandardCharsets.UTF_8))
+                                        .toList()
+                                + "; rows: " + stack.windowRows(job),
+                        e);
             }
 
             // The stream's rows: W0 stayed at revision 2, W1 and W2 fired once.
             Poll.until(WAIT, "W1 and W2 rows", () -> stack.windowRows(job).size() == 5);
-            Map<WindowKey, Row> rows = stack.windowRows(job).stream().collect(Collectors.toMap(r -> r.window().key(), r -> r));
+            Map<WindowKey, Row> rows = stack.windowRows(job).stream()
+                    .collect(Collectors.toMap(r -> r.window().key(), r -> r));
             assertThat(rows.get(key(W0, "camp-a", "search")).revision()).isEqualTo(2);
-            assertThat(rows.get(key(W1, "camp-a", "search"))).isEqualTo(row(W1, "camp-a", "search", 1,
-                    new WindowMetrics(1, 0, 0, 1_000, 1)));
-            assertThat(rows.get(key(W2, "camp-a", "search"))).isEqualTo(row(W2, "camp-a", "search", 1,
-                    new WindowMetrics(1, 0, 0, 1_000, 1)));
+            assertThat(rows.get(key(W1, "camp-a", "search")))
+                    .isEqualTo(row(W1, "camp-a", "search", 1, new WindowMetrics(1, 0, 0, 1_000, 1)));
+            assertThat(rows.get(key(W2, "camp-a", "search")))
+                    .isEqualTo(row(W2, "camp-a", "search", 1, new WindowMetrics(1, 0, 0, 1_000, 1)));
 
             // Dead letters: one per invalid record, with its reason and coordinates, exactly once.
-            List<ConsumerRecord<byte[], byte[]>> dead = stack.readCommitted(job.settings().topics().deadLetter());
+            List<ConsumerRecord<byte[], byte[]>> dead =
+                    stack.readCommitted(job.settings().topics().deadLetter());
             Map<Long, String> deadReasons = new HashMap<>();
             for (ConsumerRecord<byte[], byte[]> d : dead) {
                 JsonNode n = JSON.readTree(d.value());
                 assertThat(n.get("topic").asText()).isEqualTo(input);
                 assertThat(n.get("partition").asInt()).isZero();
-                assertThat(n.has("detail") && n.has("raw") && n.has("record_ts")).isTrue();
+                assertThat(n.has("detail") && n.has("raw") && n.has("record_ts"))
+                        .isTrue();
                 deadReasons.put(n.get("offset").asLong(), n.get("reason").asText());
             }
             assertThat(dead).hasSize(invalidReasons.size());
             assertThat(deadReasons).isEqualTo(invalidReasons);
 
             // The lake: every valid record (duplicates, late and too-late ones too) exactly once, in its hour.
-            Poll.until(WAIT, "every valid record in the lake", () -> LakeFiles.read(job.lake()).size() >= validOffsets.size());
+            Poll.until(
+                    WAIT,
+                    "every valid record in the lake",
+                    () -> LakeFiles.read(job.lake()).size() >= validOffsets.size());
             List<LakeFiles.LakeRow> lake = LakeFiles.read(job.lake());
             Map<String, Long> lakeOffsets = new HashMap<>();
             for (LakeFiles.LakeRow r : lake) {
                 String coordinates = r.get(LakeLayout.KAFKA_PARTITION) + ":" + r.get(LakeLayout.KAFKA_OFFSET);
                 assertThat(lakeOffsets.put(coordinates, Long.parseLong(r.get(LakeLayout.EVENT_TS))))
-                        .as("lake row %s once", coordinates).isNull();
+                        .as("lake row %s once", coordinates)
+                        .isNull();
                 assertThat(r.get(LakeLayout.KAFKA_TOPIC)).isEqualTo(input);
-                assertThat(r.partitionPath()).isEqualTo(LakeLayout.partitionPath(Long.parseLong(r.get(LakeLayout.EVENT_TS))));
+                assertThat(r.partitionPath())
+                        .isEqualTo(LakeLayout.partitionPath(Long.parseLong(r.get(LakeLayout.EVENT_TS))));
             }
             assertThat(lakeOffsets).isEqualTo(validOffsets);
 
             // How far the lake is complete: recorded, one checkpoint behind the watermark.
-            long progress = Poll.untilPresent(WAIT, "stream_progress", () -> stack.lakeCompleteUntil(job)
-                    .filter(t -> t >= ms(W2)));
+            long progress = Poll.untilPresent(
+                    WAIT, "stream_progress", () -> stack.lakeCompleteUntil(job).filter(t -> t >= ms(W2)));
             assertThat(progress).isLessThan(ms(W3.plusSeconds(10)));
 
             // Nothing above made the job fail over: every task still runs its first attempt.
-            AccessExecutionGraph graph = FLINK.miniCluster().getExecutionGraph(running.jobId()).get();
+            AccessExecutionGraph graph =
+                    FLINK.miniCluster().getExecutionGraph(running.jobId()).get();
             for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
-                assertThat(v.getCurrentExecutionAttempt().getAttemptNumber()).as(v.getTaskNameWithSubtaskIndex()).isZero();
+                assertThat(v.getCurrentExecutionAttempt().getAttemptNumber())
+                        .as(v.getTaskNameWithSubtaskIndex())
+                        .isZero();
             }
         } finally {
             producer.close();
@@ -194,8 +230,8 @@ class StreamJobITCase {
     /** Sends every class of invalid record to partition 0; returns offset -> expected dead-letter reason. */
     private Map<Long, String> sendInvalidRecords(Instant recordTime) {
         long recordTs = ms(recordTime);
-        String valid = EventJson.toJson(new AdEvent("x1", EventType.CLICK, recordTs - 1_000, "camp-a", "search", 1,
-                null, 0, 0, 0));
+        String valid = EventJson.toJson(
+                new AdEvent("x1", EventType.CLICK, recordTs - 1_000, "camp-a", "search", 1, null, 0, 0, 0));
         byte[] huge = new byte[1_000_000];
         Arrays.fill(huge, (byte) '{');
         Map<Long, String> reasons = new HashMap<>();
@@ -206,32 +242,53 @@ class StreamJobITCase {
         cases.add(new Object[] {new byte[] {(byte) 0xff, (byte) 0xfe, '{', '}'}, "malformed"});
         cases.add(new Object[] {huge, "malformed"});
         cases.add(new Object[] {valid.replace("\"event_id\":\"x1\",", "").getBytes(StandardCharsets.UTF_8), "schema"});
-        cases.add(new Object[] {valid.replace("\"event_id\":\"x1\"", "\"event_id\":\"\"").getBytes(StandardCharsets.UTF_8), "schema"});
-        cases.add(new Object[] {valid.replace("\"cost_micros\":1", "\"cost_micros\":\"1\"").getBytes(StandardCharsets.UTF_8), "schema"});
+        cases.add(new Object[] {
+            valid.replace("\"event_id\":\"x1\"", "\"event_id\":\"\"").getBytes(StandardCharsets.UTF_8), "schema"
+        });
+        cases.add(new Object[] {
+            valid.replace("\"cost_micros\":1", "\"cost_micros\":\"1\"").getBytes(StandardCharsets.UTF_8), "schema"
+        });
         cases.add(new Object[] {valid.replace("\"click\"", "\"tap\"").getBytes(StandardCharsets.UTF_8), "schema"});
-        cases.add(new Object[] {valid.replace("\"cost_micros\":1", "\"cost_micros\":-1").getBytes(StandardCharsets.UTF_8), "schema"});
-        cases.add(new Object[] {valid.replace("\"cost_micros\":1", "\"cost_micros\":123456789012345678901234567890")
-                .getBytes(StandardCharsets.UTF_8), "schema"});
-        cases.add(new Object[] {valid.replace("\"event_ts\":" + (recordTs - 1_000), "\"event_ts\":" + (recordTs + 600_000))
-                .getBytes(StandardCharsets.UTF_8), "timestamp"});
+        cases.add(new Object[] {
+            valid.replace("\"cost_micros\":1", "\"cost_micros\":-1").getBytes(StandardCharsets.UTF_8), "schema"
+        });
+        cases.add(new Object[] {
+            valid.replace("\"cost_micros\":1", "\"cost_micros\":123456789012345678901234567890")
+                    .getBytes(StandardCharsets.UTF_8),
+            "schema"
+        });
+        cases.add(new Object[] {
+            valid.replace("\"event_ts\":" + (recordTs - 1_000), "\"event_ts\":" + (recordTs + 600_000))
+                    .getBytes(StandardCharsets.UTF_8),
+            "timestamp"
+        });
         for (Object[] c : cases) {
             reasons.put(StreamTestStack.send(producer, input, 0, recordTs, "camp-a", (byte[]) c[0]), (String) c[1]);
         }
         return reasons;
     }
 
-    private AdEvent event(int partition, String id, EventType type, Instant time, String campaign, String channel,
-                          long cost) {
+    private AdEvent event(
+            int partition, String id, EventType type, Instant time, String campaign, String channel, long cost) {
         AdEvent e = new AdEvent(id, type, ms(time), campaign, channel, cost, input, partition, 0, ms(time) + 1_000);
-        e.offset = StreamTestStack.send(producer, input, partition, e.recordTs, campaign,
+        e.offset = StreamTestStack.send(
+                producer,
+                input,
+                partition,
+                e.recordTs,
+                campaign,
                 EventJson.toJson(e).getBytes(StandardCharsets.UTF_8));
         validOffsets.put(partition + ":" + e.offset, e.eventTs);
         return e;
     }
 
     private Row awaitRow(WindowKey key, int revision) {
-        return Poll.untilPresent(WAIT, key + " at revision " + revision, () -> stack.windowRows(job).stream()
-                .filter(r -> r.window().key().equals(key) && r.revision() >= revision).findFirst());
+        return Poll.untilPresent(
+                WAIT,
+                key + " at revision " + revision,
+                () -> stack.windowRows(job).stream()
+                        .filter(r -> r.window().key().equals(key) && r.revision() >= revision)
+                        .findFirst());
     }
 
     private static WindowKey key(Instant windowStart, String campaign, String channel) {
@@ -239,7 +296,8 @@ class StreamJobITCase {
     }
 
     private static Row row(Instant windowStart, String campaign, String channel, int revision, WindowMetrics m) {
-        return new Row(new dev.recount.db.tables.WindowRow(key(windowStart, campaign, channel), ms(windowStart) + 60_000, m),
+        return new Row(
+                new dev.recount.db.tables.WindowRow(key(windowStart, campaign, channel), ms(windowStart) + 60_000, m),
                 revision);
     }
 }

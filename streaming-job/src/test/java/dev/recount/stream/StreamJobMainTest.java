@@ -18,8 +18,17 @@ class StreamJobMainTest {
     @Test
     void helpListsTheContractFlags() {
         assertThat(run("stream", "--help")).isZero();
-        assertThat(out.toString()).contains("--bounded", "--from-earliest", "--allow-non-restored-state", "--window", "--out-of-orderness",
-                "--allowed-lateness", "--idleness", "--config", "--parallelism");
+        assertThat(out.toString())
+                .contains(
+                        "--bounded",
+                        "--from-earliest",
+                        "--allow-non-restored-state",
+                        "--window",
+                        "--out-of-orderness",
+                        "--allowed-lateness",
+                        "--idleness",
+                        "--config",
+                        "--parallelism");
     }
 
     @Test
@@ -38,14 +47,20 @@ class StreamJobMainTest {
     @Test
     void aMalformedNumberIsAUsageErrorOnOneLine() {
         assertThat(run("stream", "--parallelism", "many")).isEqualTo(2);
-        assertThat(err.toString().strip()).startsWith("recount stream: ").contains("many").doesNotContain("\n");
+        assertThat(err.toString().strip())
+                .startsWith("recount stream: ")
+                .contains("many")
+                .doesNotContain("\n");
     }
 
     @Test
     void aShorthandDurationThatIsNoDurationIsAUsageError() {
         assertThat(run("stream", "--window", "7x")).isEqualTo(2);
-        assertThat(err.toString().strip()).startsWith("recount stream: ").contains("7x")
-                .endsWith("(see recount stream --help)").doesNotContain("\n");
+        assertThat(err.toString().strip())
+                .startsWith("recount stream: ")
+                .contains("7x")
+                .endsWith("(see recount stream --help)")
+                .doesNotContain("\n");
     }
 
     @Test
@@ -69,7 +84,8 @@ class StreamJobMainTest {
     @Test
     void flinksRefusalOfUnclaimedStateNamesOurFlagOnOneLine() {
         // The message Flink 2.2 gives when a checkpoint holds state of an operator the job no longer has.
-        Exception refused = new RuntimeException("Failed to rollback to checkpoint/savepoint file:/x/savepoint-1.",
+        Exception refused = new RuntimeException(
+                "Failed to rollback to checkpoint/savepoint file:/x/savepoint-1.",
                 new IllegalStateException("Failed to rollback to checkpoint/savepoint file:/x/savepoint-1. Cannot map"
                         + " checkpoint/savepoint state for operator 877e to the new program, because the operator is"
                         + " not available in the new program. If you want to allow to skip this, you can set the"

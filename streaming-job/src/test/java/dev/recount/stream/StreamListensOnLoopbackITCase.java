@@ -51,34 +51,53 @@ class StreamListensOnLoopbackITCase {
             try {
                 int webUi = Poll.untilPresent(START, "the job to print its Web UI and run", () -> {
                     String text = read(log);
-                    if (!stream.isAlive()) throw new AssertionError("`recount stream` exited " + stream.exitValue() + ":\n" + text);
+                    if (!stream.isAlive())
+                        throw new AssertionError("`recount stream` exited " + stream.exitValue() + ":\n" + text);
                     Matcher port = WEB_UI.matcher(text);
-                    return port.find() && JOB.matcher(text).find() ? Optional.of(Integer.parseInt(port.group(1))) : Optional.empty();
+                    return port.find() && JOB.matcher(text).find()
+                            ? Optional.of(Integer.parseInt(port.group(1)))
+                            : Optional.empty();
                 });
                 assertThat(webUi).as("the Web UI moved off the taken port").isNotEqualTo(8081);
 
                 List<String> listening = ListeningSockets.of(stream.pid());
-                assertThat(listening).as("sockets of pid " + stream.pid()).contains("127.0.0.1:" + webUi)
+                assertThat(listening)
+                        .as("sockets of pid " + stream.pid())
+                        .contains("127.0.0.1:" + webUi)
                         .allSatisfy(a -> assertThat(a).as("listening address").startsWith("127.0.0.1:"));
 
                 String jobId = matched(JOB, read(log));
-                HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+                HttpClient http = HttpClient.newBuilder()
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .build();
                 String base = "http://127.0.0.1:" + webUi;
-                Poll.until(Duration.ofSeconds(30), "the job to be RUNNING in the Web UI", () ->
-                        send(http, "GET", base + "/jobs/overview").body().contains("\"RUNNING\""));
+                Poll.until(
+                        Duration.ofSeconds(30),
+                        "the job to be RUNNING in the Web UI",
+                        () -> send(http, "GET", base + "/jobs/overview").body().contains("\"RUNNING\""));
                 HttpResponse<String> submit = send(http, "POST", base + "/jobs");
-                assertThat(submit.statusCode()).as("job submission: " + submit.body()).isEqualTo(403);
+                assertThat(submit.statusCode())
+                        .as("job submission: " + submit.body())
+                        .isEqualTo(403);
                 HttpResponse<String> cancel = send(http, "PATCH", base + "/jobs/" + jobId + "?mode=cancel");
                 assertThat(cancel.statusCode()).as("cancel: " + cancel.body()).isEqualTo(403);
                 HttpResponse<String> checkpoint = send(http, "POST", base + "/jobs/" + jobId + "/checkpoints");
-                assertThat(checkpoint.statusCode()).as("a checkpoint without the JVM's secret: " + checkpoint.body()).isEqualTo(403);
-                assertThat(send(http, "GET", base + "/config").body()).contains("\"web-submit\":false", "\"web-cancel\":false");
-                assertThat(send(http, "GET", base + "/jobs/overview").body()).as("still running").contains("\"RUNNING\"");
+                assertThat(checkpoint.statusCode())
+                        .as("a checkpoint without the JVM's secret: " + checkpoint.body())
+                        .isEqualTo(403);
+                assertThat(send(http, "GET", base + "/config").body())
+                        .contains("\"web-submit\":false", "\"web-cancel\":false");
+                assertThat(send(http, "GET", base + "/jobs/overview").body())
+                        .as("still running")
+                        .contains("\"RUNNING\"");
             } finally {
                 stream.destroy(); // SIGTERM: stop with a savepoint
-                if (!stream.waitFor(90, TimeUnit.SECONDS)) stream.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                if (!stream.waitFor(90, TimeUnit.SECONDS))
+                    stream.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-            assertThat(stream.exitValue()).as("exit after SIGTERM; log:\n" + read(log)).isZero();
+            assertThat(stream.exitValue())
+                    .as("exit after SIGTERM; log:\n" + read(log))
+                    .isZero();
         }
     }
 
@@ -93,11 +112,13 @@ class StreamListensOnLoopbackITCase {
 
     private Process launch(Path config, Path log) throws IOException {
         Path root = Path.of(System.getProperty("recount.root")).toAbsolutePath();
-        ProcessBuilder pb = new ProcessBuilder(root.resolve("recount").toString(), "stream", "--config", config.toString())
+        ProcessBuilder pb = new ProcessBuilder(
+                        root.resolve("recount").toString(), "stream", "--config", config.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         Map<String, String> env = pb.environment();
-        env.keySet().removeIf(k -> k.startsWith("PG") || k.startsWith("RECOUNT_") || k.equals("KAFKA_BOOTSTRAP_SERVERS"));
+        env.keySet()
+                .removeIf(k -> k.startsWith("PG") || k.startsWith("RECOUNT_") || k.equals("KAFKA_BOOTSTRAP_SERVERS"));
         env.put("RECOUNT_NO_BUILD", "1");
         env.put("RECOUNT_NO_LOCAL_ENV", "1");
         env.put("KAFKA_BOOTSTRAP_SERVERS", stack.stack().bootstrapServers());
@@ -106,10 +127,15 @@ class StreamListensOnLoopbackITCase {
     }
 
     private static HttpResponse<String> send(HttpClient http, String method, String url) throws Exception {
-        HttpRequest.BodyPublisher body = method.equals("GET") ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofString("{}");
-        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").method(method, body).build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.BodyPublisher body =
+                method.equals("GET") ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString("{}");
+        return http.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(10))
+                        .header("Content-Type", "application/json")
+                        .method(method, body)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static String matched(Pattern p, String text) {

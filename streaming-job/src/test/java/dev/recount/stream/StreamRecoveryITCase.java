@@ -61,13 +61,23 @@ class StreamRecoveryITCase {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int PARTITIONS = 3;
     private static final long STEP_MS = 1_500;
-    private static final Map<String, String> SETTINGS = Map.of("window.size", "1m", "watermark.out-of-orderness", "5s",
-            "window.allowed-lateness", "1m", "watermark.idleness", "1h", "stream.parallelism", "2");
+    private static final Map<String, String> SETTINGS = Map.of(
+            "window.size",
+            "1m",
+            "watermark.out-of-orderness",
+            "5s",
+            "window.allowed-lateness",
+            "1m",
+            "watermark.idleness",
+            "1h",
+            "stream.parallelism",
+            "2");
     private static final WindowAlignment WINDOWS = new WindowAlignment(60_000);
 
     private final StreamTestStack stack = new StreamTestStack();
     /** Unique valid events by id: what the rows must add up to. */
     private final Map<String, AdEvent> unique = new LinkedHashMap<>();
+
     private final Set<String> validCoordinates = new HashSet<>();
     private int invalidSent;
     private String input;
@@ -80,9 +90,15 @@ class StreamRecoveryITCase {
             // The input arrives while the job runs (paced over a few seconds), so both failures hit it mid-stream.
             RunningJob first = start(failing, false);
             CompletableFuture<Void> producing = CompletableFuture.runAsync(() -> produce(producer, 0, 800, 10));
-            Poll.until(WAIT, "first windows committed", () -> stack.windowRows(failing).size() >= 12);
+            Poll.until(
+                    WAIT,
+                    "first windows committed",
+                    () -> stack.windowRows(failing).size() >= 12);
             FLINK.killTaskManager();
-            Poll.until(WAIT, "progress after the TaskManager restart", () -> stack.windowRows(failing).size() >= 40);
+            Poll.until(
+                    WAIT,
+                    "progress after the TaskManager restart",
+                    () -> stack.windowRows(failing).size() >= 40);
             first.client().cancel().get(30, TimeUnit.SECONDS);
             producing.get(60, TimeUnit.SECONDS);
 
@@ -99,23 +115,29 @@ class StreamRecoveryITCase {
             assertThat(rows(reference)).isEqualTo(expected);
             assertThat(rows(failing)).isEqualTo(expected);
             for (StreamTestStack.Job job : List.of(failing, reference)) {
-                assertThat(stack.readCommitted(job.settings().topics().deadLetter())).hasSize(invalidSent);
-                assertThat(stack.readCommitted(job.settings().topics().backfill())).isEmpty();
+                assertThat(stack.readCommitted(job.settings().topics().deadLetter()))
+                        .hasSize(invalidSent);
+                assertThat(stack.readCommitted(job.settings().topics().backfill()))
+                        .isEmpty();
                 assertLakeHoldsEveryValidRecordOnce(job);
             }
 
             // After a finished --bounded run, the next one goes on at its stopping offsets; the windows it flushed are
             // final, so an event for one of them goes to the backfill topic.
             produce(producer, 800, 840, Integer.MAX_VALUE);
-            AdEvent closedWindowEvent = send(producer, 0, "closed-window", W0.plusSeconds(30).toEpochMilli());
+            AdEvent closedWindowEvent =
+                    send(producer, 0, "closed-window", W0.plusSeconds(30).toEpochMilli());
             unique.remove(closedWindowEvent.eventId);
             RunningJob continued = start(failing, true);
             assertThat(continued.plan().kind()).isEqualTo(ResumePlan.Kind.CONTINUE_AFTER_BOUNDED);
             assertThat(continued.awaitEnd(WAIT)).isEqualTo(RunningJob.Outcome.FINISHED);
 
             assertThat(rows(failing)).isEqualTo(expectedRows());
-            List<BackfillRecord> backfill = stack.readCommitted(failing.settings().topics().backfill()).stream()
-                    .map(r -> BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8))).toList();
+            List<BackfillRecord> backfill = stack
+                    .readCommitted(failing.settings().topics().backfill())
+                    .stream()
+                    .map(r -> BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8)))
+                    .toList();
             assertThat(backfill).extracting(b -> b.event().eventId).containsExactly("closed-window");
             assertLakeHoldsEveryValidRecordOnce(failing);
         }
@@ -133,7 +155,8 @@ class StreamRecoveryITCase {
         settings.put("stream.restore", "cluster");
         StreamTestStack.Job job = stack.newJob(input, home, settings);
         assertThatThrownBy(() -> StreamRun.start(job.settings(), true, false, FLINK.environments(), line -> {}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stream.restore=recount");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stream.restore=recount");
 
         try (KafkaProducer<byte[], byte[]> producer = stack.producer()) {
             produce(producer, 0, 100, Integer.MAX_VALUE);
@@ -148,21 +171,27 @@ class StreamRecoveryITCase {
             long after = validSent() - before;
             long w2 = ms(W0) + 120_000; // positions 80-119: opened by the first run, fired only by the restored one
             RunningJob restored = StreamRun.start(job.settings(), false, false, restoringFrom(savepoint), line -> {});
-            Poll.until(WAIT, "the restored run to fire window " + w2,
+            Poll.until(
+                    WAIT,
+                    "the restored run to fire window " + w2,
                     () -> rows(job).keySet().stream().anyMatch(k -> k.windowStartMillis() == w2));
             // Firing w2 took every partition past position 123. Read from the earliest offsets, that would have
             // meant reading (and counting) all the old records first.
             assertThat(valid(restored)).as("records read by the restored run").isLessThanOrEqualTo(after);
             Map<WindowKey, Row> expected = expectedRows();
-            assertThat(rows(job)).as("w2 holds the old events from the restored window state and the new ones")
-                    .isEqualTo(expected.entrySet().stream().filter(e -> e.getKey().windowStartMillis() <= w2)
+            assertThat(rows(job))
+                    .as("w2 holds the old events from the restored window state and the new ones")
+                    .isEqualTo(expected.entrySet().stream()
+                            .filter(e -> e.getKey().windowStartMillis() <= w2)
                             .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
             Poll.until(WAIT, "the restored run to read the " + after + " new records", () -> valid(restored) == after);
             restored.client().cancel().get(30, TimeUnit.SECONDS);
 
             // No snapshot passed: a fresh start, although the previous runs' checkpoints are in the directory.
             RunningJob fresh = StreamRun.start(job.settings(), false, false, FLINK.environments(), line -> {});
-            Poll.until(WAIT, "a fresh start to read all " + (before + after) + " valid records from the earliest offsets",
+            Poll.until(
+                    WAIT,
+                    "a fresh start to read all " + (before + after) + " valid records from the earliest offsets",
                     () -> valid(fresh) == before + after);
             fresh.client().cancel().get(30, TimeUnit.SECONDS);
         }
@@ -188,8 +217,7 @@ class StreamRecoveryITCase {
     }
 
     private RunningJob start(StreamTestStack.Job job, boolean bounded) throws Exception {
-        return StreamRun.start(job.settings(), bounded, false, FLINK.environments(),
-                line -> {});
+        return StreamRun.start(job.settings(), bounded, false, FLINK.environments(), line -> {});
     }
 
     /**
@@ -207,7 +235,13 @@ class StreamRecoveryITCase {
             for (int p = 0; p < PARTITIONS; p++) {
                 long ts = ms(W0) + i * STEP_MS + (i % 3) * 700L;
                 AdEvent e = send(producer, p, "e-" + p + "-" + i, ts);
-                if (i % 19 == 0) sendRaw(producer, (p + 1) % PARTITIONS, e, EventJson.toJson(e).getBytes(StandardCharsets.UTF_8), true);
+                if (i % 19 == 0)
+                    sendRaw(
+                            producer,
+                            (p + 1) % PARTITIONS,
+                            e,
+                            EventJson.toJson(e).getBytes(StandardCharsets.UTF_8),
+                            true);
                 if (i % 23 == 0) {
                     sendRaw(producer, p, e, ("{\"event_id\": \"broken-" + i).getBytes(StandardCharsets.UTF_8), false);
                     invalidSent++;
@@ -225,15 +259,18 @@ class StreamRecoveryITCase {
             case CLICK -> 200_000 + n % 1000;
             case CONVERSION -> 3_000_000;
         };
-        AdEvent e = new AdEvent(id, type, ts, "camp-" + n % 3, n % 2 == 0 ? "search" : "social", cost, input, partition,
-                0, ts + 1_000);
+        AdEvent e = new AdEvent(
+                id, type, ts, "camp-" + n % 3, n % 2 == 0 ? "search" : "social", cost, input, partition, 0, ts + 1_000);
         unique.put(id, e);
         sendRaw(producer, partition, e, EventJson.toJson(e).getBytes(StandardCharsets.UTF_8), true);
         return e;
     }
 
-    private void sendRaw(KafkaProducer<byte[], byte[]> producer, int partition, AdEvent e, byte[] value, boolean valid) {
-        producer.send(new ProducerRecord<>(input, partition, e.recordTs, e.campaignId.getBytes(StandardCharsets.UTF_8), value),
+    private void sendRaw(
+            KafkaProducer<byte[], byte[]> producer, int partition, AdEvent e, byte[] value, boolean valid) {
+        producer.send(
+                new ProducerRecord<>(
+                        input, partition, e.recordTs, e.campaignId.getBytes(StandardCharsets.UTF_8), value),
                 (metadata, error) -> {
                     if (error == null && valid) {
                         synchronized (validCoordinates) {
@@ -247,12 +284,15 @@ class StreamRecoveryITCase {
     private Map<WindowKey, Row> expectedRows() {
         Map<WindowKey, MetricsAccumulator> sums = new HashMap<>();
         for (AdEvent e : unique.values()) {
-            sums.computeIfAbsent(new WindowKey(WINDOWS.windowStart(e.eventTs), e.campaignId, e.channelId),
-                    k -> new MetricsAccumulator()).add(e);
+            sums.computeIfAbsent(
+                            new WindowKey(WINDOWS.windowStart(e.eventTs), e.campaignId, e.channelId),
+                            k -> new MetricsAccumulator())
+                    .add(e);
         }
         Map<WindowKey, Row> rows = new TreeMap<>(java.util.Comparator.comparing(WindowKey::toString));
-        sums.forEach((k, acc) -> rows.put(k, new Row(new dev.recount.db.tables.WindowRow(k, k.windowStartMillis() + 60_000,
-                acc.toMetrics()), 1)));
+        sums.forEach((k, acc) -> rows.put(
+                k,
+                new Row(new dev.recount.db.tables.WindowRow(k, k.windowStartMillis() + 60_000, acc.toMetrics()), 1)));
         return rows;
     }
 
@@ -272,5 +312,4 @@ class StreamRecoveryITCase {
             assertThat(new HashSet<>(coordinates)).isEqualTo(validCoordinates);
         }
     }
-
 }

@@ -68,6 +68,7 @@ import org.junit.jupiter.api.Timeout;
 class StreamTopologyTest {
     /** The fixture's settings (1 min windows, 5 s out-of-orderness, 1 min lateness), never idle within a run. */
     private static final EventTimeSettings SETTINGS = Fixtures.SETTINGS.withIdleness(Duration.ofHours(1));
+
     private static final WindowAlignment WINDOWS = SETTINGS.windows();
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -97,27 +98,35 @@ class StreamTopologyTest {
         AdEvent i2 = in.event("i2", EventType.IMPRESSION, W0.plusSeconds(4), "camp-b", "display", 1_000);
         in.copyOf(c1, W0.plusSeconds(5));
         in.invalid(InvalidReason.MALFORMED, "{\"event_id\": \"m1\", \"event_type\": ", W0.plusSeconds(6));
-        in.invalid(InvalidReason.SCHEMA, EventJson.toNode(new AdEvent("s1", EventType.CLICK, ms(W0.plusSeconds(6)),
-                "camp-a", "search", 1, null, 0, 0, 0)).put("event_type", "view").toString(), W0.plusSeconds(7));
+        in.invalid(
+                InvalidReason.SCHEMA,
+                EventJson.toNode(new AdEvent(
+                                "s1", EventType.CLICK, ms(W0.plusSeconds(6)), "camp-a", "search", 1, null, 0, 0, 0))
+                        .put("event_type", "view")
+                        .toString(),
+                W0.plusSeconds(7));
         // Valid JSON, but its event_ts lies beyond record timestamp + max-future: it must not move event time either.
         Instant aheadOfItsRecord = W0.plusSeconds(8).plus(SETTINGS.maxFuture()).plusSeconds(60);
-        in.invalid(InvalidReason.TIMESTAMP, EventJson.toJson(new AdEvent("t1", EventType.CLICK, ms(aheadOfItsRecord),
-                "camp-a", "search", 1, null, 0, 0, 0)), W0.plusSeconds(8));
+        in.invalid(
+                InvalidReason.TIMESTAMP,
+                EventJson.toJson(
+                        new AdEvent("t1", EventType.CLICK, ms(aheadOfItsRecord), "camp-a", "search", 1, null, 0, 0, 0)),
+                W0.plusSeconds(8));
         AdEvent x1 = in.event("x1", EventType.CONVERSION, W0.plusSeconds(20), "camp-a", "video", 2_000_000);
         AdEvent c2 = in.event("c2", EventType.CLICK, W0.plusSeconds(50), "camp-b", "display", 300_000);
 
         // W1: the watermark passes W0's last millisecond, so W0 fires (revision 1).
         AdEvent a1 = in.event("a1", EventType.IMPRESSION, W1.plusSeconds(10), "camp-a", "search", 1_000);
         // Late within the allowed lateness: W0 of camp-a/search fires again, revision 2, with all its events.
-        AdEvent late = in.event("late-1", EventType.CLICK, W0.plusSeconds(30), "camp-a", "search", 100,
-                W1.plusSeconds(11));
+        AdEvent late =
+                in.event("late-1", EventType.CLICK, W0.plusSeconds(30), "camp-a", "search", 100, W1.plusSeconds(11));
         in.copyOf(i2, W1.plusSeconds(12)); // a copy within lateness: dropped, it re-fires nothing
         AdEvent b1 = in.event("b1", EventType.IMPRESSION, W1.plusSeconds(20), "camp-b", "display", 1_000);
 
         // W2: the watermark passes W0's last millisecond + allowed lateness; an event for W0 is now too late.
         AdEvent b2 = in.event("b2", EventType.IMPRESSION, W2.plusSeconds(30), "camp-a", "search", 1_000);
-        AdEvent tooLate = in.event("too-late-1", EventType.CLICK, W0.plusSeconds(40), "camp-a", "search", 777,
-                W2.plusSeconds(31));
+        AdEvent tooLate = in.event(
+                "too-late-1", EventType.CLICK, W0.plusSeconds(40), "camp-a", "search", 777, W2.plusSeconds(31));
         long watermarkAfterB2 = b2.eventTs - SETTINGS.outOfOrderness().toMillis() - 1;
 
         JobExecutionResult result = run(in);
@@ -134,26 +143,34 @@ class StreamTopologyTest {
                 firing(1, b2));
         List<Row> fired = rows.collected();
         assertThat(fired).containsExactlyInAnyOrderElementsOf(expectedRows);
-        assertThat(fired.indexOf(firing(1, i1, c1, v1))).as("revision 1 of W0 camp-a/search before revision 2")
+        assertThat(fired.indexOf(firing(1, i1, c1, v1)))
+                .as("revision 1 of W0 camp-a/search before revision 2")
                 .isLessThan(fired.indexOf(firing(2, i1, c1, v1, late)));
 
         // Too late: to the backfill sink with the watermark it met, and into no row.
-        assertThat(backfill.collected()).containsExactly(new BackfillRecord(tooLate, ms(W0), ms(W1), watermarkAfterB2,
-                TOPIC, 0, tooLate.offset));
+        assertThat(backfill.collected())
+                .containsExactly(
+                        new BackfillRecord(tooLate, ms(W0), ms(W1), watermarkAfterB2, TOPIC, 0, tooLate.offset));
 
         // Every invalid record: a dead letter with its reason, coordinates and key; nothing else is one.
         Map<Long, InvalidReason> deadByOffset = new HashMap<>();
         for (DeadLetter d : deadLetters.collected()) {
             JsonNode n = JSON.readTree(d.json);
             long offset = n.get("offset").asLong();
-            assertThat(n.get("reason").asText()).as("reason at offset %d", offset).isEqualTo(d.reason.wireName());
+            assertThat(n.get("reason").asText())
+                    .as("reason at offset %d", offset)
+                    .isEqualTo(d.reason.wireName());
             assertThat(n.get("topic").asText()).isEqualTo(TOPIC);
             assertThat(n.get("partition").asInt()).isZero();
             assertThat(d.key).as("key at offset %d", offset).isEqualTo(in.keyAt(offset));
-            assertThat(deadByOffset.put(offset, d.reason)).as("one dead letter for offset %d", offset).isNull();
+            assertThat(deadByOffset.put(offset, d.reason))
+                    .as("one dead letter for offset %d", offset)
+                    .isNull();
         }
         assertThat(deadByOffset).isEqualTo(in.invalid);
-        assertThat(deadByOffset).as("one of each reason").hasSize(InvalidReason.values().length)
+        assertThat(deadByOffset)
+                .as("one of each reason")
+                .hasSize(InvalidReason.values().length)
                 .containsValues(InvalidReason.values());
 
         // The lake is raw: every valid record, copies, the late and the too-late one included, as read.
@@ -165,12 +182,14 @@ class StreamTopologyTest {
         for (InvalidReason r : InvalidReason.values()) {
             invalidCounts.put(r, JobTotals.get(totals, JobTotals.invalid(r)));
         }
-        assertThat(invalidCounts).isEqualTo(Map.of(InvalidReason.MALFORMED, 1L, InvalidReason.SCHEMA, 1L,
-                InvalidReason.TIMESTAMP, 1L));
+        assertThat(invalidCounts)
+                .isEqualTo(Map.of(InvalidReason.MALFORMED, 1L, InvalidReason.SCHEMA, 1L, InvalidReason.TIMESTAMP, 1L));
         assertThat(JobTotals.get(totals, JobTotals.VALID_EVENTS)).isEqualTo(in.valid.size());
         assertThat(JobTotals.get(totals, JobTotals.DUPLICATES_DROPPED)).isEqualTo(2);
         assertThat(JobTotals.get(totals, JobTotals.TOO_LATE_EVENTS)).isEqualTo(1);
-        assertThat(JobTotals.get(totals, JobTotals.TOO_LATE_AT_WINDOW)).as("the safety net caught nothing").isZero();
+        assertThat(JobTotals.get(totals, JobTotals.TOO_LATE_AT_WINDOW))
+                .as("the safety net caught nothing")
+                .isZero();
         assertThat(JobTotals.get(totals, JobTotals.WINDOW_FIRINGS)).isEqualTo(expectedRows.size());
         assertThat(JobTotals.get(totals, JobTotals.LATE_REFIRINGS)).isEqualTo(1);
     }
@@ -189,8 +208,8 @@ class StreamTopologyTest {
         // a click without a request id, a copy of an attributed click, and an impression nothing clicks.
         AdEvent impR1 = in.event("imp-r1", EventType.IMPRESSION, W0.plusSeconds(1), "camp-a", "search", 1_000, "r1");
         AdEvent clickR1 = in.event("clk-r1", EventType.CLICK, W0.plusSeconds(10), "camp-a", "search", 250_000, "r1");
-        AdEvent convR1 = in.event("conv-r1", EventType.CONVERSION, W0.plusSeconds(20), "camp-a", "search", 5_000_000,
-                "r1");
+        AdEvent convR1 =
+                in.event("conv-r1", EventType.CONVERSION, W0.plusSeconds(20), "camp-a", "search", 5_000_000, "r1");
         AdEvent clickR2 = in.event("clk-r2", EventType.CLICK, W0.plusSeconds(12), "camp-a", "search", 200_000, "r2");
         in.event("clk-none", EventType.CLICK, W0.plusSeconds(13), "camp-b", "display", 150_000);
         in.copyOf(clickR1, W0.plusSeconds(14));
@@ -198,8 +217,8 @@ class StreamTopologyTest {
         // W1: the watermark passes W0, which fires with clk-r2 unattributed.
         in.event("clk-r3", EventType.CLICK, W1.plusSeconds(10), "camp-b", "display", 120_000, "r3");
         // r2's impression, late within lateness and before its click: clk-r2 is attributed after all (revision 2).
-        AdEvent impR2 = in.event("imp-r2", EventType.IMPRESSION, W0.plusSeconds(5), "camp-a", "search", 1_000, "r2",
-                W1.plusSeconds(11));
+        AdEvent impR2 = in.event(
+                "imp-r2", EventType.IMPRESSION, W0.plusSeconds(5), "camp-a", "search", 1_000, "r2", W1.plusSeconds(11));
 
         run(in, rule);
 
@@ -209,7 +228,8 @@ class StreamTopologyTest {
         Map<WindowKey, Integer> revisions = new HashMap<>();
         for (StreamAttributionMetricsTable.Row r : attribution.collected()) {
             WindowKey key = r.attribution().key();
-            assertThat(r.revision()).as("revisions of %s count up from 1", key)
+            assertThat(r.revision())
+                    .as("revisions of %s count up from 1", key)
                     .isEqualTo(revisions.merge(key, 1, Integer::sum));
             assertThat(r.attribution().windowEndMillis()).isEqualTo(key.windowStartMillis() + WINDOWS.sizeMillis());
             last.put(key, r);
@@ -218,7 +238,8 @@ class StreamTopologyTest {
         last.forEach((k, r) -> lastMetrics.put(k, r.attribution().metrics()));
         assertThat(lastMetrics).isEqualTo(expected.perWindow());
         assertThat(last.get(new WindowKey(ms(W0), "camp-a", "search")).revision())
-                .as("the late impression re-fired W0 of camp-a/search").isEqualTo(2);
+                .as("the late impression re-fired W0 of camp-a/search")
+                .isEqualTo(2);
         // The window metrics beside it are as without attribution: the late impression re-fires W0 there as well.
         assertThat(rows.collected()).contains(firing(2, impR1, clickR1, convR1, clickR2, impR2));
     }
@@ -235,8 +256,13 @@ class StreamTopologyTest {
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(16)); // hashmap state needs none
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
         StreamSinks sinks = new StreamSinks(rows, lake, deadLetters, backfill);
-        StreamJob.build(env, InMemoryKafkaInput.source(in.records, new EventValidator(SETTINGS.validation())),
-                rule == null ? sinks : sinks.withAttribution(attribution), SETTINGS, rule, Long.MIN_VALUE);
+        StreamJob.build(
+                env,
+                InMemoryKafkaInput.source(in.records, new EventValidator(SETTINGS.validation())),
+                rule == null ? sinks : sinks.withAttribution(attribution),
+                SETTINGS,
+                rule,
+                Long.MIN_VALUE);
         return env.execute("stream-topology-test");
     }
 
@@ -268,21 +294,50 @@ class StreamTopologyTest {
         }
 
         /** An event without a request id, sent at {@code sentAt} (its Kafka record timestamp). */
-        AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel, long costMicros,
-                      Instant sentAt) {
+        AdEvent event(
+                String id,
+                EventType type,
+                Instant eventTime,
+                String campaign,
+                String channel,
+                long costMicros,
+                Instant sentAt) {
             return event(id, type, eventTime, campaign, channel, costMicros, null, sentAt);
         }
 
         /** An event of request {@code requestId} (null: none), sent 1 s after its event time. */
-        AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel, long costMicros,
-                      String requestId) {
+        AdEvent event(
+                String id,
+                EventType type,
+                Instant eventTime,
+                String campaign,
+                String channel,
+                long costMicros,
+                String requestId) {
             return event(id, type, eventTime, campaign, channel, costMicros, requestId, eventTime.plusSeconds(1));
         }
 
-        AdEvent event(String id, EventType type, Instant eventTime, String campaign, String channel, long costMicros,
-                      String requestId, Instant sentAt) {
-            AdEvent e = new AdEvent(id, type, ms(eventTime), campaign, channel, costMicros, requestId, TOPIC, 0,
-                    records.size(), ms(sentAt));
+        AdEvent event(
+                String id,
+                EventType type,
+                Instant eventTime,
+                String campaign,
+                String channel,
+                long costMicros,
+                String requestId,
+                Instant sentAt) {
+            AdEvent e = new AdEvent(
+                    id,
+                    type,
+                    ms(eventTime),
+                    campaign,
+                    channel,
+                    costMicros,
+                    requestId,
+                    TOPIC,
+                    0,
+                    records.size(),
+                    ms(sentAt));
             add(sentAt, id, EventJson.toJson(e));
             valid.add(e);
             return e;
@@ -290,8 +345,18 @@ class StreamTopologyTest {
 
         /** The same event_id and payload sent again at {@code sentAt}: a new record the job must not count. */
         AdEvent copyOf(AdEvent original, Instant sentAt) {
-            AdEvent copy = new AdEvent(original.eventId, original.eventType, original.eventTs, original.campaignId,
-                    original.channelId, original.costMicros, original.requestId, TOPIC, 0, records.size(), ms(sentAt));
+            AdEvent copy = new AdEvent(
+                    original.eventId,
+                    original.eventType,
+                    original.eventTs,
+                    original.campaignId,
+                    original.channelId,
+                    original.costMicros,
+                    original.requestId,
+                    TOPIC,
+                    0,
+                    records.size(),
+                    ms(sentAt));
             add(sentAt, original.eventId, EventJson.toJson(original));
             valid.add(copy);
             return copy;
@@ -307,8 +372,13 @@ class StreamTopologyTest {
         }
 
         private void add(Instant sentAt, String key, String value) {
-            records.add(new InMemoryKafkaInput.Record(TOPIC, 0, records.size(), ms(sentAt),
-                    key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8)));
+            records.add(new InMemoryKafkaInput.Record(
+                    TOPIC,
+                    0,
+                    records.size(),
+                    ms(sentAt),
+                    key.getBytes(StandardCharsets.UTF_8),
+                    value.getBytes(StandardCharsets.UTF_8)));
         }
     }
 }

@@ -64,7 +64,8 @@ public final class LocalStack {
 
     public void stop() {
         int exit = runLauncher(home, Duration.ofMinutes(1), "down", "--home", home.toString());
-        if (exit != 0) throw new IllegalStateException("`recount down` exited " + exit + "; see " + home.resolve("launcher.log"));
+        if (exit != 0)
+            throw new IllegalStateException("`recount down` exited " + exit + "; see " + home.resolve("launcher.log"));
     }
 
     public Path home() {
@@ -125,7 +126,9 @@ public final class LocalStack {
     /** The password of a login {@link #createMigratedSchema} created. */
     public String password(String login) {
         try {
-            return Files.readAllLines(Logins.passwordFile(passwordDir(), login), StandardCharsets.UTF_8).get(0).strip();
+            return Files.readAllLines(Logins.passwordFile(passwordDir(), login), StandardCharsets.UTF_8)
+                    .get(0)
+                    .strip();
         } catch (IOException e) {
             throw new IllegalStateException("no password file for login " + login + " in " + passwordDir(), e);
         }
@@ -142,7 +145,8 @@ public final class LocalStack {
     /** Creates an empty schema with a unique name (migrations are the caller's: db's Migrations.apply). */
     public String createSchema(String prefix) {
         String schema = TestNames.unique(prefix).replace('-', '_').toLowerCase();
-        try (Connection c = adminConnection(); Statement s = c.createStatement()) {
+        try (Connection c = adminConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA " + schema);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create schema " + schema, e);
@@ -184,11 +188,13 @@ public final class LocalStack {
             Files.createDirectories(home);
             Process p = new ProcessBuilder(command)
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("launcher.log").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                            home.resolve("launcher.log").toFile()))
                     .start();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException("`recount " + String.join(" ", args) + "` did not finish within " + timeout);
+                throw new IllegalStateException(
+                        "`recount " + String.join(" ", args) + "` did not finish within " + timeout);
             }
             return p.exitValue();
         } catch (IOException e) {
@@ -201,17 +207,23 @@ public final class LocalStack {
 
     /** local-stack's jar plus its runtime classpath, as written by the build (see the root pom). */
     static String stackClasspath() {
-        Path root = Path.of(System.getProperty("recount.root", "..")).toAbsolutePath().normalize();
+        Path root = Path.of(System.getProperty("recount.root", ".."))
+                .toAbsolutePath()
+                .normalize();
         Path target = root.resolve("local-stack").resolve("target");
         Path classpathFile = target.resolve("runtime.classpath");
         try (var jars = Files.list(target)) {
             Path jar = jars.filter(p -> p.getFileName().toString().matches("local-stack-.*\\.jar"))
                     .filter(p -> !p.getFileName().toString().contains("-sources"))
                     .findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no local-stack jar in " + target + ": build local-stack first (mvn package)"));
-            return jar + java.io.File.pathSeparator + Files.readString(classpathFile, StandardCharsets.UTF_8).trim();
+                    .orElseThrow(() -> new IllegalStateException(
+                            "no local-stack jar in " + target + ": build local-stack first (mvn package)"));
+            return jar
+                    + java.io.File.pathSeparator
+                    + Files.readString(classpathFile, StandardCharsets.UTF_8).trim();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + classpathFile + ": build local-stack first (mvn package)", e);
+            throw new IllegalStateException(
+                    "cannot read " + classpathFile + ": build local-stack first (mvn package)", e);
         }
     }
 }

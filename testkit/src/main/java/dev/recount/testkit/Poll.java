@@ -22,7 +22,10 @@ public final class Poll {
     private Poll() {}
 
     public static void until(Duration timeout, String what, Callable<Boolean> condition) {
-        untilPresent(timeout, what, () -> Boolean.TRUE.equals(condition.call()) ? Optional.of(Boolean.TRUE) : Optional.empty());
+        untilPresent(
+                timeout,
+                what,
+                () -> Boolean.TRUE.equals(condition.call()) ? Optional.of(Boolean.TRUE) : Optional.empty());
     }
 
     /** Polls until {@code probe} returns a value, and returns it. */

@@ -21,8 +21,8 @@ public final class Topics {
      *
      * @throws AssertionError if the end is not reached within {@code timeout}
      */
-    public static List<ConsumerRecord<byte[], byte[]>> readCommitted(String bootstrapServers, String topic,
-                                                                     Duration timeout) {
+    public static List<ConsumerRecord<byte[], byte[]>> readCommitted(
+            String bootstrapServers, String topic, Duration timeout) {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -33,13 +33,15 @@ public final class Topics {
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(i -> new TopicPartition(topic, i.partition())).toList();
+                    .map(i -> new TopicPartition(topic, i.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) throw new AssertionError("timed out after " + timeout + " reading " + topic);
+                if (System.nanoTime() > deadline)
+                    throw new AssertionError("timed out after " + timeout + " reading " + topic);
                 consumer.poll(Duration.ofMillis(200)).forEach(records::add);
             }
         }

@@ -2,7 +2,6 @@ package dev.recount.tools;
 
 import dev.recount.core.config.LocalEnvFile;
 import dev.recount.core.config.RecountConfig;
-
 import java.nio.file.Path;
 import java.util.Map;
 

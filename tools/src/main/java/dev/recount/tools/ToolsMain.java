@@ -17,11 +17,18 @@ import picocli.CommandLine.Spec;
  * {@code migrate}. A thin dispatcher: each subcommand is its own class; errors, exit codes and {@code --version} are
  * the shared {@link RecountCli}'s, and {@code System.exit} happens only in {@link #main}.
  */
-@Command(name = "recount", mixinStandardHelpOptions = true,
+@Command(
+        name = "recount",
+        mixinStandardHelpOptions = true,
         description = "recount's tools: feed the pipeline, run the demo, advise on settings, migrate a database. "
                 + "Every command has --help.",
-        subcommands = {ProduceCommand.class, GenerateCommand.class, DemoCommand.class, AdviseCommand.class,
-                MigrateCommand.class})
+        subcommands = {
+            ProduceCommand.class,
+            GenerateCommand.class,
+            DemoCommand.class,
+            AdviseCommand.class,
+            MigrateCommand.class
+        })
 public final class ToolsMain implements Runnable {
     @Spec
     CommandSpec spec;

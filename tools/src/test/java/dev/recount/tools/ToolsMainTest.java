@@ -1,13 +1,12 @@
 package dev.recount.tools;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The tools' command line in-process: help, argument errors, and the failures that need no Kafka or database. */
 class ToolsMainTest {
@@ -56,9 +55,11 @@ class ToolsMainTest {
 
     @Test
     void aNegativeEventCountIsAUsageErrorBeforeKafkaIsAsked() {
-        CommandRun run = CommandRun.of("generate", "--events", "-5", "--file", tmp.resolve("g.jsonl").toString());
+        CommandRun run = CommandRun.of(
+                "generate", "--events", "-5", "--file", tmp.resolve("g.jsonl").toString());
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err().strip()).isEqualTo("recount generate: --events must be >= 1, got -5 (see recount generate --help)");
+        assertThat(run.err().strip())
+                .isEqualTo("recount generate: --events must be >= 1, got -5 (see recount generate --help)");
         CommandRun viaKafka = CommandRun.of("generate", "--events", "-5");
         assertThat(viaKafka.exitCode()).isEqualTo(2);
         assertThat(tmp.resolve("g.jsonl")).doesNotExist();
@@ -66,7 +67,8 @@ class ToolsMainTest {
 
     @Test
     void aBadProfileValueIsAUsageError() {
-        CommandRun run = CommandRun.of("generate", "--file", tmp.resolve("g.jsonl").toString(), "--too-late-share", "2");
+        CommandRun run =
+                CommandRun.of("generate", "--file", tmp.resolve("g.jsonl").toString(), "--too-late-share", "2");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).startsWith("recount generate: ").contains("tooLateShare");
         assertThat(run.errIsOneLine()).as(run.err()).isTrue();
@@ -94,7 +96,9 @@ class ToolsMainTest {
     @Test
     void migrateWithNoDatabaseFailsWithOneLine() throws IOException {
         Path config = tmp.resolve("nodb.properties");
-        Files.writeString(config, "postgres.jdbc-url=jdbc:postgresql://127.0.0.1:1/none\npostgres.password-env=RECOUNT_UNSET_IN_TESTS\n");
+        Files.writeString(
+                config,
+                "postgres.jdbc-url=jdbc:postgresql://127.0.0.1:1/none\npostgres.password-env=RECOUNT_UNSET_IN_TESTS\n");
         CommandRun run = CommandRun.of("migrate", "--config", config.toString());
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.err()).startsWith("recount migrate: ");
@@ -112,8 +116,8 @@ class ToolsMainTest {
         assertThat(badRate.exitCode()).isEqualTo(2);
         assertThat(badRate.err()).contains("--rate");
 
-        CommandRun missing = CommandRun.of("produce", "--file", tmp.resolve("absent.jsonl").toString(),
-                "--bootstrap-servers", "127.0.0.1:1");
+        CommandRun missing = CommandRun.of(
+                "produce", "--file", tmp.resolve("absent.jsonl").toString(), "--bootstrap-servers", "127.0.0.1:1");
         assertThat(missing.exitCode()).isEqualTo(1);
         assertThat(missing.errIsOneLine()).as(missing.err()).isTrue();
         assertThat(missing.err()).contains("no such file", "absent.jsonl");

@@ -32,7 +32,9 @@ public final class BackfillTopic {
         this.topic = t.backfillTopic;
         this.group = t.group;
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get();
         }
     }
 
@@ -44,7 +46,8 @@ public final class BackfillTopic {
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             for (LakeEvent e : tooLate) {
-                producer.send(new ProducerRecord<>(topic, partition, e.campaignId(), recordFor(e))).get();
+                producer.send(new ProducerRecord<>(topic, partition, e.campaignId(), recordFor(e)))
+                        .get();
             }
         }
     }
@@ -63,8 +66,9 @@ public final class BackfillTopic {
     /** The consumer group's committed offset per partition of this topic (partitions without one are absent). */
     public Map<Integer, Long> committed() throws ExecutionException, InterruptedException {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            Map<TopicPartition, OffsetAndMetadata> offsets =
-                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get();
             Map<Integer, Long> out = new TreeMap<>();
             offsets.forEach((tp, o) -> {
                 if (tp.topic().equals(topic) && o != null) out.put(tp.partition(), o.offset());
@@ -74,11 +78,27 @@ public final class BackfillTopic {
     }
 
     static String recordFor(LakeEvent e) {
-        AdEvent event = new AdEvent(e.eventId(), EventType.fromWire(e.eventType()).orElseThrow(), e.eventTs(),
-                e.campaignId(), e.channelId(), e.costMicros(), e.requestId(), e.topic(), e.partition(), e.offset(),
+        AdEvent event = new AdEvent(
+                e.eventId(),
+                EventType.fromWire(e.eventType()).orElseThrow(),
+                e.eventTs(),
+                e.campaignId(),
+                e.channelId(),
+                e.costMicros(),
+                e.requestId(),
+                e.topic(),
+                e.partition(),
+                e.offset(),
                 e.recordTs());
         long start = MINUTE.windowStart(e.eventTs());
-        return new BackfillRecord(event, start, start + MINUTE.sizeMillis(), e.recordTs() - 30_000, e.topic(),
-                e.partition(), e.offset()).toJson();
+        return new BackfillRecord(
+                        event,
+                        start,
+                        start + MINUTE.sizeMillis(),
+                        e.recordTs() - 30_000,
+                        e.topic(),
+                        e.partition(),
+                        e.offset())
+                .toJson();
     }
 }

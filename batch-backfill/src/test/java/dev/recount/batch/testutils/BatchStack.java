@@ -95,7 +95,8 @@ public final class BatchStack {
 
     private synchronized Path writeConfig() {
         StringBuilder text = new StringBuilder();
-        settings.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        settings.forEach((k, v) ->
+                text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         try {
             return Files.writeString(Files.createTempFile(dir, "recount-", ".properties"), text);
         } catch (IOException e) {
@@ -118,7 +119,9 @@ public final class BatchStack {
 
     public List<WindowRow> batchRows() throws SQLException {
         try (Connection c = admin()) {
-            return BatchWindowMetricsTable.readRange(c, Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
+            return BatchWindowMetricsTable.readRange(
+                    c,
+                    Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
                     Instant.parse("2100-01-01T00:00:00Z").toEpochMilli());
         }
     }
@@ -138,8 +141,8 @@ public final class BatchStack {
     public List<BatchRunsTable.Run> runs() throws SQLException {
         List<BatchRunsTable.Run> runs = new ArrayList<>();
         try (Connection c = admin();
-             PreparedStatement ps = c.prepareStatement("SELECT run_id FROM batch_runs ORDER BY run_id");
-             ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement("SELECT run_id FROM batch_runs ORDER BY run_id");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) runs.add(BatchRunsTable.find(c, rs.getLong(1)).orElseThrow());
         }
         return runs;
@@ -149,12 +152,14 @@ public final class BatchStack {
     public Map<String, Long> rowRunIds() throws SQLException {
         Map<String, Long> ids = new LinkedHashMap<>();
         try (Connection c = admin();
-             PreparedStatement ps = c.prepareStatement("SELECT window_start, campaign_id, channel_id, run_id"
-                     + " FROM batch_window_metrics ORDER BY 1, 2, 3");
-             ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement("SELECT window_start, campaign_id, channel_id, run_id"
+                        + " FROM batch_window_metrics ORDER BY 1, 2, 3");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                ids.put(rs.getObject(1, java.time.OffsetDateTime.class).toInstant() + "/" + rs.getString(2) + "/"
-                        + rs.getString(3), rs.getLong(4));
+                ids.put(
+                        rs.getObject(1, java.time.OffsetDateTime.class).toInstant() + "/" + rs.getString(2) + "/"
+                                + rs.getString(3),
+                        rs.getLong(4));
             }
         }
         return ids;

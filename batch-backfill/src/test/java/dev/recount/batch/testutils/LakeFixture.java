@@ -45,8 +45,10 @@ public final class LakeFixture {
     }
 
     /** The lake's columns before request_id was added: what files written by earlier versions hold. */
-    public static final StructType SCHEMA_WITHOUT_REQUEST_ID = new StructType(java.util.Arrays.stream(
-            LakeReader.FILE_SCHEMA.fields()).filter(f -> !f.name().equals(LakeLayout.REQUEST_ID)).toArray(StructField[]::new));
+    public static final StructType SCHEMA_WITHOUT_REQUEST_ID =
+            new StructType(java.util.Arrays.stream(LakeReader.FILE_SCHEMA.fields())
+                    .filter(f -> !f.name().equals(LakeLayout.REQUEST_ID))
+                    .toArray(StructField[]::new));
 
     /** Writes committed files (one per hour partition the events fall in); returns them. */
     public List<Path> write(List<LakeEvent> events) {
@@ -72,16 +74,22 @@ public final class LakeFixture {
     }
 
     /** As {@link #writeLikeStream(List)}, with an optional {@code request_id} column (null: the plain schema). */
-    public List<Path> writeLikeStream(List<LakeEvent> events, java.util.function.Function<LakeEvent, String> requestId) {
+    public List<Path> writeLikeStream(
+            List<LakeEvent> events, java.util.function.Function<LakeEvent, String> requestId) {
         Map<String, List<LakeEvent>> byPartition = new TreeMap<>();
         for (LakeEvent e : events) {
-            byPartition.computeIfAbsent(LakeLayout.partitionPath(e.eventTs()), k -> new ArrayList<>()).add(e);
+            byPartition
+                    .computeIfAbsent(LakeLayout.partitionPath(e.eventTs()), k -> new ArrayList<>())
+                    .add(e);
         }
         List<Path> written = new ArrayList<>();
         byPartition.forEach((partition, rows) -> {
-            Path file = root.resolve(partition).resolve("part-" + java.util.UUID.nameUUIDFromBytes(
-                    (partition + files.incrementAndGet()).getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "-0-"
-                    + files.get() + ".parquet");
+            Path file = root.resolve(partition)
+                    .resolve("part-"
+                            + java.util.UUID.nameUUIDFromBytes((partition + files.incrementAndGet())
+                                    .getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                            + "-0-"
+                            + files.get() + ".parquet");
             StreamLakeFiles.write(file, rows, requestId);
             written.add(file);
         });
@@ -109,30 +117,40 @@ public final class LakeFixture {
     public Path writeGarbage(long eventTs) {
         try {
             Path dir = Files.createDirectories(root.resolve(LakeLayout.partitionPath(eventTs)));
-            return Files.writeString(dir.resolve("part-garbage-" + files.incrementAndGet() + ".parquet"), "not parquet");
+            return Files.writeString(
+                    dir.resolve("part-garbage-" + files.incrementAndGet() + ".parquet"), "not parquet");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private List<Path> write(List<LakeEvent> events, boolean inProgress, StructType schema,
-                             java.util.function.Function<LakeEvent, Row> toRow) {
+    private List<Path> write(
+            List<LakeEvent> events,
+            boolean inProgress,
+            StructType schema,
+            java.util.function.Function<LakeEvent, Row> toRow) {
         Map<String, List<Row>> byPartition = new TreeMap<>();
         for (LakeEvent e : events) {
-            byPartition.computeIfAbsent(LakeLayout.partitionPath(e.eventTs()), k -> new ArrayList<>()).add(toRow.apply(e));
+            byPartition
+                    .computeIfAbsent(LakeLayout.partitionPath(e.eventTs()), k -> new ArrayList<>())
+                    .add(toRow.apply(e));
         }
         List<Path> written = new ArrayList<>();
         byPartition.forEach((partition, rows) -> {
             try {
                 Path tmp = Files.createTempDirectory("lake-file-");
                 Path out = tmp.resolve("out");
-                spark.createDataFrame(rows, schema).coalesce(1).write().mode(SaveMode.ErrorIfExists)
+                spark.createDataFrame(rows, schema)
+                        .coalesce(1)
+                        .write()
+                        .mode(SaveMode.ErrorIfExists)
                         .parquet(out.toString());
                 Path part;
                 try (Stream<Path> s = Files.list(out)) {
                     part = s.filter(p -> p.getFileName().toString().startsWith("part-")
                                     && p.getFileName().toString().endsWith(".parquet"))
-                            .findFirst().orElseThrow();
+                            .findFirst()
+                            .orElseThrow();
                 }
                 Path dir = Files.createDirectories(root.resolve(partition));
                 int n = files.incrementAndGet();

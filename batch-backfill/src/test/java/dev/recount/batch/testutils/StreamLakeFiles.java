@@ -33,7 +33,8 @@ public final class StreamLakeFiles {
     public static final MessageType WITH_REQUEST_ID = parquet(LakeColumns.ALL);
 
     /** The columns before the first nullable one: all a file written before request_id existed has. */
-    public static final MessageType SCHEMA = parquet(LakeColumns.ALL.stream().takeWhile(c -> !c.nullable()).toList());
+    public static final MessageType SCHEMA =
+            parquet(LakeColumns.ALL.stream().takeWhile(c -> !c.nullable()).toList());
 
     public static final String REQUEST_ID = LakeLayout.REQUEST_ID;
 
@@ -42,7 +43,8 @@ public final class StreamLakeFiles {
         for (LakeColumns.Column c : columns) {
             Repetition repetition = c.nullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
             switch (c.type()) {
-                case STRING -> message.primitive(BINARY, repetition).as(stringType()).named(c.name());
+                case STRING ->
+                    message.primitive(BINARY, repetition).as(stringType()).named(c.name());
                 case INT32 -> message.primitive(INT32, repetition).named(c.name());
                 case INT64 -> message.primitive(INT64, repetition).named(c.name());
             }

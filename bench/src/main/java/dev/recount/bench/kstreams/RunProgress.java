@@ -33,7 +33,8 @@ public final class RunProgress {
     private volatile boolean drainRequested;
 
     public RunProgress(long recordsInTopic) {
-        if (recordsInTopic < 0) throw new IllegalArgumentException("recordsInTopic must be >= 0, got " + recordsInTopic);
+        if (recordsInTopic < 0)
+            throw new IllegalArgumentException("recordsInTopic must be >= 0, got " + recordsInTopic);
         this.recordsInTopic = recordsInTopic;
     }
 
@@ -61,9 +62,14 @@ public final class RunProgress {
     }
 
     public String summary() {
-        return String.format(java.util.Locale.ROOT,
+        return String.format(
+                java.util.Locale.ROOT,
                 "read %,d, valid %,d, duplicates dropped %,d, unique %,d, aggregated %,d, rows upserted %,d",
-                read.sum(), valid.sum(), idsLookedUp.sum() - unique.sum(), unique.sum(), aggregated.sum(),
+                read.sum(),
+                valid.sum(),
+                idsLookedUp.sum() - unique.sum(),
+                unique.sum(),
+                aggregated.sum(),
                 rowsUpserted.sum());
     }
 

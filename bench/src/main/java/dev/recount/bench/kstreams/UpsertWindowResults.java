@@ -46,8 +46,14 @@ public final class UpsertWindowResults implements Processor<Windowed<String>, Me
     private boolean commitRequested;
     private boolean drained;
 
-    public UpsertWindowResults(String jdbcUrl, String user, String password, String schema, int batchRows, Duration flushEvery,
-                        RunProgress progress) {
+    public UpsertWindowResults(
+            String jdbcUrl,
+            String user,
+            String password,
+            String schema,
+            int batchRows,
+            Duration flushEvery,
+            RunProgress progress) {
         if (batchRows < 1) throw new IllegalArgumentException("batchRows must be >= 1, got " + batchRows);
         this.jdbcUrl = jdbcUrl;
         this.user = user;
@@ -75,8 +81,12 @@ public final class UpsertWindowResults implements Processor<Windowed<String>, Me
     @Override
     public void process(Record<Windowed<String>, MetricsAccumulator> result) {
         Windowed<String> key = result.key();
-        WindowRow row = new WindowRow(key.window().start(), key.window().end(), CampaignChannel.campaign(key.key()),
-                CampaignChannel.channel(key.key()), result.value().toMetrics());
+        WindowRow row = new WindowRow(
+                key.window().start(),
+                key.window().end(),
+                CampaignChannel.campaign(key.key()),
+                CampaignChannel.channel(key.key()),
+                result.value().toMetrics());
         pending.put(new WindowedKey(row.windowStart(), key.key()), row);
         if (pending.size() >= batchRows) flush();
     }

@@ -33,8 +33,8 @@ final class ValidateEvents implements Processor<byte[], byte[], String, AdEvent>
     public void process(Record<byte[], byte[]> record) {
         progress.read.increment();
         RecordMetadata source = context.recordMetadata().orElseThrow();
-        ValidationResult result = validator.validate(record.value(), record.timestamp(), source.topic(),
-                source.partition(), source.offset());
+        ValidationResult result = validator.validate(
+                record.value(), record.timestamp(), source.topic(), source.partition(), source.offset());
         if (!result.isValid()) return;
         progress.valid.increment();
         AdEvent event = result.event();

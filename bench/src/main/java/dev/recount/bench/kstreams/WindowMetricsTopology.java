@@ -1,7 +1,6 @@
 package dev.recount.bench.kstreams;
 
 import dev.recount.core.config.EventTimeSettings;
-import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.metrics.MetricsAccumulator;
 import java.time.Duration;
@@ -36,26 +35,40 @@ public final class WindowMetricsTopology {
      *              recount's equivalent is out-of-orderness + allowed lateness, as its watermark trails the largest
      *              event time by the out-of-orderness
      */
-    public static Topology build(String inputTopic, EventTimeSettings time, Duration grace, RunProgress progress,
-                                 ProcessorSupplier<Windowed<String>, MetricsAccumulator, Void, Void> sink) {
+    public static Topology build(
+            String inputTopic,
+            EventTimeSettings time,
+            Duration grace,
+            RunProgress progress,
+            ProcessorSupplier<Windowed<String>, MetricsAccumulator, Void, Void> sink) {
         EventValidator validator = new EventValidator(time.validation());
         Duration window = time.windowSize();
         Duration horizon = dedupHorizon(time, grace);
         StreamsBuilder builder = new StreamsBuilder();
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(DropDuplicateIds.STORE),
-                        Serdes.String(), Serdes.Long())
+        builder.addStateStore(Stores.keyValueStoreBuilder(
+                        Stores.inMemoryKeyValueStore(DropDuplicateIds.STORE), Serdes.String(), Serdes.Long())
                 .withCachingDisabled()); // every id is new but for the few duplicates: a cache would only add a copy
 
-        builder.stream(inputTopic, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("kafka-source"))
+        builder.stream(
+                        inputTopic,
+                        Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("kafka-source"))
                 .process(() -> new ValidateEvents(validator, progress), Named.as("validate"))
-                .repartition(Repartitioned.with(Serdes.String(), BinarySerdes.events()).withName("by-event-id"))
-                .process(() -> new DropDuplicateIds(horizon, progress), Named.as("drop-duplicate-ids"), DropDuplicateIds.STORE)
+                .repartition(Repartitioned.with(Serdes.String(), BinarySerdes.events())
+                        .withName("by-event-id"))
+                .process(
+                        () -> new DropDuplicateIds(horizon, progress),
+                        Named.as("drop-duplicate-ids"),
+                        DropDuplicateIds.STORE)
                 .selectKey((eventId, event) -> CampaignChannel.of(event), Named.as("key-by-campaign-channel"))
-                .repartition(Repartitioned.with(Serdes.String(), BinarySerdes.events()).withName("by-campaign-channel"))
+                .repartition(Repartitioned.with(Serdes.String(), BinarySerdes.events())
+                        .withName("by-campaign-channel"))
                 .peek((key, event) -> progress.aggregated.increment(), Named.as("count-aggregated"))
                 .groupByKey(Grouped.with(Serdes.String(), BinarySerdes.events()))
                 .windowedBy(TimeWindows.ofSizeAndGrace(window, grace))
-                .aggregate(MetricsAccumulator::new, (key, event, acc) -> acc.add(event), Named.as("window-metrics"),
+                .aggregate(
+                        MetricsAccumulator::new,
+                        (key, event, acc) -> acc.add(event),
+                        Named.as("window-metrics"),
                         Materialized.<String, MetricsAccumulator>as(
                                         Stores.inMemoryWindowStore("window-metrics", window.plus(grace), window, false))
                                 .withKeySerde(Serdes.String())

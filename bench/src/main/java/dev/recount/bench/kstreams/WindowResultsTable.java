@@ -24,14 +24,17 @@ public final class WindowResultsTable {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
             s.execute("DROP TABLE IF EXISTS " + schema + "." + NAME);
-            s.execute("CREATE TABLE " + schema + "." + NAME + " (window_start timestamp NOT NULL, window_end timestamp NOT NULL,"
-                    + " campaign_id text NOT NULL, channel_id text NOT NULL, impressions bigint, clicks bigint, conversions bigint,"
-                    + " spend_micros numeric(38,0), events bigint, PRIMARY KEY (window_start, campaign_id, channel_id))");
+            s.execute(
+                    "CREATE TABLE " + schema + "." + NAME
+                            + " (window_start timestamp NOT NULL, window_end timestamp NOT NULL,"
+                            + " campaign_id text NOT NULL, channel_id text NOT NULL, impressions bigint, clicks bigint, conversions bigint,"
+                            + " spend_micros numeric(38,0), events bigint, PRIMARY KEY (window_start, campaign_id, channel_id))");
         }
     }
 
     static String upsert(String schema) {
-        return "INSERT INTO " + schema + "." + NAME + " (window_start, window_end, campaign_id, channel_id, impressions,"
+        return "INSERT INTO " + schema + "." + NAME
+                + " (window_start, window_end, campaign_id, channel_id, impressions,"
                 + " clicks, conversions, spend_micros, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end,"
                 + " impressions = EXCLUDED.impressions, clicks = EXCLUDED.clicks, conversions = EXCLUDED.conversions,"
@@ -54,15 +57,16 @@ public final class WindowResultsTable {
     /** "rows, events" of the table. */
     public static long[] rowsAndEvents(Connection c, String schema) throws SQLException {
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + schema + "." + NAME)) {
+                ResultSet rs =
+                        s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + schema + "." + NAME)) {
             rs.next();
             return new long[] {rs.getLong(1), rs.getLong(2)};
         }
     }
 
     private static LocalDateTime utc(long epochMillis) {
-        return LocalDateTime.ofEpochSecond(Math.floorDiv(epochMillis, 1000), (int) Math.floorMod(epochMillis, 1000) * 1_000_000,
-                ZoneOffset.UTC);
+        return LocalDateTime.ofEpochSecond(
+                Math.floorDiv(epochMillis, 1000), (int) Math.floorMod(epochMillis, 1000) * 1_000_000, ZoneOffset.UTC);
     }
 
     /** One window result. */

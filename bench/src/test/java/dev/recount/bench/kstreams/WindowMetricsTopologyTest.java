@@ -35,6 +35,7 @@ class WindowMetricsTopologyTest {
     Path stateDir;
     /** Latest result per "window_start campaign channel", as the upsert table would hold it. */
     private final Map<String, WindowMetrics> table = new HashMap<>();
+
     private RunProgress progress;
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> input;
@@ -46,8 +47,8 @@ class WindowMetricsTopologyTest {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "window-metrics-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        driver = new TopologyTestDriver(WindowMetricsTopology.build(TOPIC, TIME, GRACE, progress, () -> new Capture(table)),
-                props, T0);
+        driver = new TopologyTestDriver(
+                WindowMetricsTopology.build(TOPIC, TIME, GRACE, progress, () -> new Capture(table)), props, T0);
         input = driver.createInputTopic(TOPIC, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
@@ -59,14 +60,14 @@ class WindowMetricsTopologyTest {
     @Test
     void countsEachIdOnceAndTakesLateEventsWithinTheGraceOnly() {
         send("e1", "impression", 10, 100);
-        send("e1", "impression", 10, 100);       // a duplicate send: dropped
+        send("e1", "impression", 10, 100); // a duplicate send: dropped
         send("e2", "click", 20, 50);
         input.pipeInput(null, "{not json".getBytes(StandardCharsets.UTF_8), T0.plusSeconds(21));
         send("e3", "impression", 70, 7);
-        send("e4", "impression", 180, 1);        // stream time 3:00: the first window takes events until 3:30
-        send("e5", "conversion", 30, 1000);      // late, within the grace: counted
-        send("e6", "impression", 240, 1);        // stream time 4:00: the first window is closed
-        send("e7", "impression", 40, 9);         // too late: dropped
+        send("e4", "impression", 180, 1); // stream time 3:00: the first window takes events until 3:30
+        send("e5", "conversion", 30, 1000); // late, within the grace: counted
+        send("e6", "impression", 240, 1); // stream time 4:00: the first window is closed
+        send("e7", "impression", 40, 9); // too late: dropped
 
         assertThat(table.get(key(0))).isEqualTo(new WindowMetrics(1, 1, 1, 1150, 3));
         assertThat(table.get(key(60))).isEqualTo(new WindowMetrics(1, 0, 0, 7, 1));
@@ -79,7 +80,7 @@ class WindowMetricsTopologyTest {
     void aCopyAfterTheHorizonIsTooLateForItsWindowAnyway() {
         send("e1", "impression", 10, 100);
         send("e2", "impression", 10 + TIME.dedupHorizon().toSeconds() + 60, 1);
-        send("e1", "impression", 10, 100);       // id forgotten, but its window closed long ago: not counted again
+        send("e1", "impression", 10, 100); // id forgotten, but its window closed long ago: not counted again
 
         assertThat(table.get(key(0))).isEqualTo(new WindowMetrics(1, 0, 0, 100, 1));
     }
@@ -101,7 +102,9 @@ class WindowMetricsTopologyTest {
         @Override
         public void process(Record<Windowed<String>, MetricsAccumulator> result) {
             Windowed<String> k = result.key();
-            table.put(k.window().start() + " " + CampaignChannel.campaign(k.key()) + " " + CampaignChannel.channel(k.key()),
+            table.put(
+                    k.window().start() + " " + CampaignChannel.campaign(k.key()) + " "
+                            + CampaignChannel.channel(k.key()),
                     result.value().toMetrics());
         }
     }

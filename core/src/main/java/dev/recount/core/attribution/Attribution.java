@@ -20,6 +20,7 @@ public final class Attribution {
     private final WindowAlignment windows;
     /** Request id → its impressions, at most one per event_id. */
     private final Map<String, List<AdEvent>> impressions = new HashMap<>();
+
     private final List<AdEvent> attributable = new ArrayList<>();
     private final Set<String> seenIds = new HashSet<>();
 
@@ -45,7 +46,8 @@ public final class Attribution {
         AdEvent first = null;
         for (AdEvent i : impressions.getOrDefault(click.requestId, List.of())) {
             if (rule.attributes(i.eventTs, click.eventTs)
-                    && (first == null || AttributionRule.precedes(i.eventTs, i.eventId, first.eventTs, first.eventId))) {
+                    && (first == null
+                            || AttributionRule.precedes(i.eventTs, i.eventId, first.eventTs, first.eventId))) {
                 first = i;
             }
         }
@@ -57,7 +59,8 @@ public final class Attribution {
         Map<WindowKey, AttributionAccumulator> sums = new HashMap<>();
         for (AdEvent e : attributable) {
             WindowKey key = new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId);
-            sums.computeIfAbsent(key, k -> new AttributionAccumulator()).decided(e, impressionOf(e).isPresent());
+            sums.computeIfAbsent(key, k -> new AttributionAccumulator())
+                    .decided(e, impressionOf(e).isPresent());
         }
         Map<WindowKey, AttributionMetrics> out = new HashMap<>();
         sums.forEach((k, acc) -> {

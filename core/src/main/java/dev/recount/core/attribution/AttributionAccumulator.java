@@ -56,19 +56,27 @@ public final class AttributionAccumulator implements Serializable {
     }
 
     public boolean isZero() {
-        return attributedClicks == 0 && attributedConversions == 0 && unattributedClicks == 0 && spendLow == 0
+        return attributedClicks == 0
+                && attributedConversions == 0
+                && unattributedClicks == 0
+                && spendLow == 0
                 && spendCarry == 0;
     }
 
     public AttributionMetrics toMetrics() {
-        BigInteger low = spendLow >= 0 ? BigInteger.valueOf(spendLow) : BigInteger.valueOf(spendLow).add(TWO_TO_THE_64);
-        BigInteger spend = spendCarry == 0 ? low : BigInteger.valueOf(spendCarry).shiftLeft(64).add(low);
+        BigInteger low = spendLow >= 0
+                ? BigInteger.valueOf(spendLow)
+                : BigInteger.valueOf(spendLow).add(TWO_TO_THE_64);
+        BigInteger spend = spendCarry == 0
+                ? low
+                : BigInteger.valueOf(spendCarry).shiftLeft(64).add(low);
         return new AttributionMetrics(attributedClicks, attributedConversions, unattributedClicks, spend);
     }
 
     private void addAttributed(AdEvent e) {
         if (e.costMicros < 0) {
-            throw new IllegalArgumentException("cost_micros must be >= 0, got " + e.costMicros + " for event " + e.eventId);
+            throw new IllegalArgumentException(
+                    "cost_micros must be >= 0, got " + e.costMicros + " for event " + e.eventId);
         }
         if (e.eventType == EventType.CLICK) {
             attributedClicks = Math.addExact(attributedClicks, 1L);
@@ -82,8 +90,8 @@ public final class AttributionAccumulator implements Serializable {
 
     private static void requireAttributable(AdEvent e) {
         if (!AttributionRule.isAttributable(e)) {
-            throw new IllegalArgumentException("only clicks and conversions are attributed, got " + e.eventType
-                    + " event " + e.eventId);
+            throw new IllegalArgumentException(
+                    "only clicks and conversions are attributed, got " + e.eventType + " event " + e.eventId);
         }
     }
 }

@@ -17,25 +17,28 @@ import java.util.Objects;
  *       would then be counted twice. Exact, like window spend.</li>
  * </ul>
  */
-public record AttributionMetrics(long attributedClicks, long attributedConversions, long unattributedClicks,
-                                 BigInteger attributedSpendMicros) implements Serializable {
+public record AttributionMetrics(
+        long attributedClicks, long attributedConversions, long unattributedClicks, BigInteger attributedSpendMicros)
+        implements Serializable {
     public static final AttributionMetrics ZERO = new AttributionMetrics(0, 0, 0, BigInteger.ZERO);
 
     /** Column names, in this order, in every table and report. */
-    public static final String[] COLUMNS = {"attributed_clicks", "attributed_conversions", "unattributed_clicks",
-            "attributed_spend_micros"};
+    public static final String[] COLUMNS = {
+        "attributed_clicks", "attributed_conversions", "unattributed_clicks", "attributed_spend_micros"
+    };
 
     public AttributionMetrics {
         Objects.requireNonNull(attributedSpendMicros, "attributedSpendMicros");
     }
 
-    public AttributionMetrics(long attributedClicks, long attributedConversions, long unattributedClicks,
-                              long attributedSpendMicros) {
+    public AttributionMetrics(
+            long attributedClicks, long attributedConversions, long unattributedClicks, long attributedSpendMicros) {
         this(attributedClicks, attributedConversions, unattributedClicks, BigInteger.valueOf(attributedSpendMicros));
     }
 
     public AttributionMetrics plus(AttributionMetrics o) {
-        return new AttributionMetrics(Math.addExact(attributedClicks, o.attributedClicks),
+        return new AttributionMetrics(
+                Math.addExact(attributedClicks, o.attributedClicks),
                 Math.addExact(attributedConversions, o.attributedConversions),
                 Math.addExact(unattributedClicks, o.unattributedClicks),
                 attributedSpendMicros.add(o.attributedSpendMicros));

@@ -60,8 +60,11 @@ public record AttributionRule(long windowMillis) implements Serializable {
 
     /** Whether {@code impression} attributes {@code click}: same request id, in the window. */
     public boolean attributes(AdEvent impression, AdEvent click) {
-        return isCandidateImpression(impression) && isAttributable(click) && click.requestId != null
-                && click.requestId.equals(impression.requestId) && attributes(impression.eventTs, click.eventTs);
+        return isCandidateImpression(impression)
+                && isAttributable(click)
+                && click.requestId != null
+                && click.requestId.equals(impression.requestId)
+                && attributes(impression.eventTs, click.eventTs);
     }
 
     /** The earliest impression time that can attribute a click at {@code clickTs}: what a batch must read back to. */

@@ -8,7 +8,8 @@ public final class CommonExitCodes {
     @ExitCodeMeaning("failed: the reason is the last line on stderr")
     public static final int FAILED = 1;
 
-    @ExitCodeMeaning("bad command line or settings (unknown option, unreadable value, unknown setting): nothing was run")
+    @ExitCodeMeaning(
+            "bad command line or settings (unknown option, unreadable value, unknown setting): nothing was run")
     public static final int USAGE = 2;
 
     private CommonExitCodes() {}

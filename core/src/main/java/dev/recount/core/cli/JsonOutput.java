@@ -16,8 +16,10 @@ import picocli.CommandLine.Option;
 public final class JsonOutput {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    @Option(names = "--json", description = "Print one JSON object on stdout instead of text (same facts;"
-            + " exit codes and errors on stderr unchanged).")
+    @Option(
+            names = "--json",
+            description = "Print one JSON object on stdout instead of text (same facts;"
+                    + " exit codes and errors on stderr unchanged).")
     boolean enabled;
 
     /** True when the user asked for {@code --json}. */

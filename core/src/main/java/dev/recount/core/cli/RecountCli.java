@@ -121,7 +121,8 @@ public final class RecountCli {
     /** True for a failure that is the user's input, not the run: it exits 2 like a parse error. */
     static boolean isUsageError(Throwable ex) {
         for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof UsageException || t instanceof ConfigException || t instanceof ParameterException) return true;
+            if (t instanceof UsageException || t instanceof ConfigException || t instanceof ParameterException)
+                return true;
         }
         return false;
     }
@@ -133,14 +134,16 @@ public final class RecountCli {
     public static String reason(Throwable ex) {
         for (Throwable t = ex; t != null; t = t.getCause()) {
             boolean ours = t.getClass().getName().startsWith("dev.recount.")
-                    || t instanceof IllegalArgumentException || t instanceof IllegalStateException;
+                    || t instanceof IllegalArgumentException
+                    || t instanceof IllegalStateException;
             if (ours && hasMessage(t)) return oneLine(t.getMessage());
         }
         Throwable innermost = ex;
         for (Throwable t = ex; t != null; t = t.getCause()) {
             if (hasMessage(t)) innermost = t;
         }
-        return oneLine(innermost.getClass().getSimpleName() + (hasMessage(innermost) ? ": " + innermost.getMessage() : ""));
+        return oneLine(
+                innermost.getClass().getSimpleName() + (hasMessage(innermost) ? ": " + innermost.getMessage() : ""));
     }
 
     /** A message on one line (stack traces and multi-line messages would break "one line per error"). */
@@ -168,7 +171,8 @@ public final class RecountCli {
             }
             String earlier = byCode.put(code, meaning.value());
             if (earlier != null) {
-                throw new IllegalArgumentException(exitCodesClass.getName() + " gives exit code " + code + " two meanings");
+                throw new IllegalArgumentException(
+                        exitCodesClass.getName() + " gives exit code " + code + " two meanings");
             }
         }
         for (int shared : new int[] {CommonExitCodes.OK, CommonExitCodes.FAILED, CommonExitCodes.USAGE}) {

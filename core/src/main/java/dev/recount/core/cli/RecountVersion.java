@@ -20,7 +20,8 @@ public final class RecountVersion implements IVersionProvider {
             throw new UncheckedIOException("cannot read " + RESOURCE, e);
         }
         String v = p.getProperty("version", "");
-        if (v.isBlank() || v.contains("${")) throw new IllegalStateException(RESOURCE + " was not filtered by the build");
+        if (v.isBlank() || v.contains("${"))
+            throw new IllegalStateException(RESOURCE + " was not filtered by the build");
         return v;
     }
 

@@ -1,8 +1,8 @@
 package dev.recount.core.config;
 
+import dev.recount.core.window.WindowAlignment;
 import java.io.Serializable;
 import java.time.Duration;
-import dev.recount.core.window.WindowAlignment;
 import java.util.Objects;
 
 /**
@@ -18,7 +18,8 @@ public record EventTimeSettings(
         Duration allowedLateness,
         Duration idleness,
         Duration dedupHorizon,
-        ValidationSettings validation) implements Serializable {
+        ValidationSettings validation)
+        implements Serializable {
 
     public EventTimeSettings {
         requirePositive(windowSize, "windowSize");
@@ -41,18 +42,33 @@ public record EventTimeSettings(
     }
 
     public EventTimeSettings withWindowSize(Duration d) {
-        return new EventTimeSettings(d, outOfOrderness, allowedLateness, idleness,
-                maxDuration(dedupHorizon, d.plus(outOfOrderness).plus(allowedLateness)), validation);
+        return new EventTimeSettings(
+                d,
+                outOfOrderness,
+                allowedLateness,
+                idleness,
+                maxDuration(dedupHorizon, d.plus(outOfOrderness).plus(allowedLateness)),
+                validation);
     }
 
     public EventTimeSettings withOutOfOrderness(Duration d) {
-        return new EventTimeSettings(windowSize, d, allowedLateness, idleness,
-                maxDuration(dedupHorizon, windowSize.plus(d).plus(allowedLateness)), validation);
+        return new EventTimeSettings(
+                windowSize,
+                d,
+                allowedLateness,
+                idleness,
+                maxDuration(dedupHorizon, windowSize.plus(d).plus(allowedLateness)),
+                validation);
     }
 
     public EventTimeSettings withAllowedLateness(Duration d) {
-        return new EventTimeSettings(windowSize, outOfOrderness, d, idleness,
-                maxDuration(dedupHorizon, windowSize.plus(outOfOrderness).plus(d)), validation);
+        return new EventTimeSettings(
+                windowSize,
+                outOfOrderness,
+                d,
+                idleness,
+                maxDuration(dedupHorizon, windowSize.plus(outOfOrderness).plus(d)),
+                validation);
     }
 
     public EventTimeSettings withIdleness(Duration d) {

@@ -32,7 +32,8 @@ public final class LocalEnvFile {
         out.append("# Connection settings of the local recount stack, written by `recount up`.\n");
         out.append("# Use: . <this file> && psql\n");
         values.forEach((key, value) -> {
-            if (!key.matches("[A-Z_][A-Z0-9_]*")) throw new IllegalArgumentException("not a shell variable name: " + key);
+            if (!key.matches("[A-Z_][A-Z0-9_]*"))
+                throw new IllegalArgumentException("not a shell variable name: " + key);
             out.append("export ").append(key).append('=').append(quote(value)).append('\n');
         });
         return out.toString();
@@ -82,7 +83,8 @@ public final class LocalEnvFile {
                 if (l.startsWith("export ")) l = l.substring("export ".length()).strip();
                 int eq = l.indexOf('=');
                 if (eq <= 0) continue;
-                values.put(l.substring(0, eq).strip(), unquote(l.substring(eq + 1).strip()));
+                values.put(
+                        l.substring(0, eq).strip(), unquote(l.substring(eq + 1).strip()));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);

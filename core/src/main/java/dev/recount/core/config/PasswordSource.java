@@ -44,8 +44,10 @@ public record PasswordSource(String variable, String file) implements Serializab
             List<String> lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
             return lines.isEmpty() ? "" : lines.get(0).strip();
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the password file " + file
-                    + (variable.isEmpty() ? "" : " ($" + variable + " is not set either)") + ": " + e, e);
+            throw new IllegalArgumentException(
+                    "cannot read the password file " + file
+                            + (variable.isEmpty() ? "" : " ($" + variable + " is not set either)") + ": " + e,
+                    e);
         }
     }
 

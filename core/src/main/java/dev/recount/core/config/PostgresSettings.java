@@ -15,7 +15,8 @@ public record PostgresSettings(String jdbcUrl, String user, String schema, int p
 
     public PostgresSettings {
         if (!schema.matches("[a-z_][a-z0-9_]*")) {
-            throw new IllegalArgumentException("postgres.schema must be a plain lower-case identifier, got '" + schema + "'");
+            throw new IllegalArgumentException(
+                    "postgres.schema must be a plain lower-case identifier, got '" + schema + "'");
         }
         if (schema.length() > MAX_SCHEMA_LENGTH) {
             throw new IllegalArgumentException("postgres.schema must be at most " + MAX_SCHEMA_LENGTH

@@ -26,13 +26,20 @@ public final class RecountConfig {
 
     /** Environment variables that override a setting (.recount/local.env exports some; Secrets set the others). */
     static final Map<String, String> ENV_OVERRIDES = Map.of(
-            "KAFKA_BOOTSTRAP_SERVERS", "kafka.bootstrap-servers",
-            "RECOUNT_JDBC_URL", "postgres.jdbc-url",
-            "PGUSER", "postgres.user",
-            Component.STREAM.userVariable(), "postgres.stream.user",
-            Component.BATCH.userVariable(), "postgres.batch.user",
-            Component.RECONCILER.userVariable(), "postgres.reconciler.user",
-            "RECOUNT_PGPASSWORD_DIR", "postgres.password-dir");
+            "KAFKA_BOOTSTRAP_SERVERS",
+            "kafka.bootstrap-servers",
+            "RECOUNT_JDBC_URL",
+            "postgres.jdbc-url",
+            "PGUSER",
+            "postgres.user",
+            Component.STREAM.userVariable(),
+            "postgres.stream.user",
+            Component.BATCH.userVariable(),
+            "postgres.batch.user",
+            Component.RECONCILER.userVariable(),
+            "postgres.reconciler.user",
+            "RECOUNT_PGPASSWORD_DIR",
+            "postgres.password-dir");
 
     private final Map<String, String> values;
     private final Map<String, String> environment;
@@ -77,7 +84,9 @@ public final class RecountConfig {
     public static RecountConfig fromEnvironment(Path explicitFile) {
         Map<String, String> env = System.getenv();
         Path file = explicitFile;
-        if (file == null && env.get("RECOUNT_CONFIG") != null && !env.get("RECOUNT_CONFIG").isBlank()) {
+        if (file == null
+                && env.get("RECOUNT_CONFIG") != null
+                && !env.get("RECOUNT_CONFIG").isBlank()) {
             file = Path.of(env.get("RECOUNT_CONFIG"));
         }
         return load(file, env);
@@ -166,7 +175,8 @@ public final class RecountConfig {
     public AttributionSettings attribution() {
         String enabled = get("attribution.enabled");
         if (!enabled.equals("true") && !enabled.equals("false")) {
-            throw new IllegalArgumentException("setting attribution.enabled must be true or false, got '" + enabled + "'");
+            throw new IllegalArgumentException(
+                    "setting attribution.enabled must be true or false, got '" + enabled + "'");
         }
         try {
             return new AttributionSettings(Boolean.parseBoolean(enabled), duration("attribution.window"));
@@ -177,7 +187,10 @@ public final class RecountConfig {
     }
 
     public Topics topics() {
-        return new Topics(get("topics.input"), get("topics.dead-letter"), get("topics.backfill"),
+        return new Topics(
+                get("topics.input"),
+                get("topics.dead-letter"),
+                get("topics.backfill"),
                 integer("topics.input-partitions"));
     }
 
@@ -186,8 +199,8 @@ public final class RecountConfig {
      * schemas and roles. No component does: each has its own login, {@link #postgres(Component)}.
      */
     public PostgresSettings adminPostgres() {
-        return new PostgresSettings(get("postgres.jdbc-url"), get("postgres.user"), get("postgres.schema"),
-                integer("postgres.pool-size"));
+        return new PostgresSettings(
+                get("postgres.jdbc-url"), get("postgres.user"), get("postgres.schema"), integer("postgres.pool-size"));
     }
 
     /**
@@ -216,7 +229,8 @@ public final class RecountConfig {
         String prefix = "postgres." + component.key() + ".";
         String file = get(prefix + "password-file");
         String dir = get("postgres.password-dir");
-        if (file.isBlank() && !dir.isBlank()) file = Path.of(dir, user(component) + ".password").toString();
+        if (file.isBlank() && !dir.isBlank())
+            file = Path.of(dir, user(component) + ".password").toString();
         return new PasswordSource(get(prefix + "password-env"), file);
     }
 
@@ -225,8 +239,8 @@ public final class RecountConfig {
         try {
             return passwordSource(component).resolve(environment);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("password of the " + component.key() + " login "
-                    + user(component) + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "password of the " + component.key() + " login " + user(component) + ": " + e.getMessage(), e);
         }
     }
 
@@ -247,8 +261,8 @@ public final class RecountConfig {
 
     private static void requireKnown(Map<String, String> known, String key, String where) {
         if (!known.containsKey(key)) {
-            throw new ConfigException("unknown setting '" + key + "' in " + where
-                    + " (see config/recount.properties for every setting)");
+            throw new ConfigException(
+                    "unknown setting '" + key + "' in " + where + " (see config/recount.properties for every setting)");
         }
     }
 

@@ -19,7 +19,8 @@ public record ValidationSettings(Duration maxPast, Duration maxFuture, long maxC
         Objects.requireNonNull(maxPast, "maxPast");
         Objects.requireNonNull(maxFuture, "maxFuture");
         if (maxPast.isNegative()) throw new IllegalArgumentException("maxPast must not be negative, got " + maxPast);
-        if (maxFuture.isNegative()) throw new IllegalArgumentException("maxFuture must not be negative, got " + maxFuture);
+        if (maxFuture.isNegative())
+            throw new IllegalArgumentException("maxFuture must not be negative, got " + maxFuture);
         if (maxCostMicros < 0) {
             throw new IllegalArgumentException("maxCostMicros must not be negative, got " + maxCostMicros);
         }

@@ -26,6 +26,7 @@ public final class AdEvent implements Serializable {
     public String requestId;
     /** Kafka coordinates: kept so the lake can pick one copy of a duplicated event_id deterministically. */
     public String topic;
+
     public int partition;
     public long offset;
     public long recordTs;
@@ -33,14 +34,33 @@ public final class AdEvent implements Serializable {
     public AdEvent() {}
 
     /** An event without a request id. */
-    public AdEvent(String eventId, EventType eventType, long eventTs, String campaignId, String channelId,
-                   long costMicros, String topic, int partition, long offset, long recordTs) {
+    public AdEvent(
+            String eventId,
+            EventType eventType,
+            long eventTs,
+            String campaignId,
+            String channelId,
+            long costMicros,
+            String topic,
+            int partition,
+            long offset,
+            long recordTs) {
         this(eventId, eventType, eventTs, campaignId, channelId, costMicros, null, topic, partition, offset, recordTs);
     }
 
     /** @param requestId may be null: no request id */
-    public AdEvent(String eventId, EventType eventType, long eventTs, String campaignId, String channelId,
-                   long costMicros, String requestId, String topic, int partition, long offset, long recordTs) {
+    public AdEvent(
+            String eventId,
+            EventType eventType,
+            long eventTs,
+            String campaignId,
+            String channelId,
+            long costMicros,
+            String requestId,
+            String topic,
+            int partition,
+            long offset,
+            long recordTs) {
         this.eventId = eventId;
         this.eventType = eventType;
         this.eventTs = eventTs;
@@ -58,16 +78,23 @@ public final class AdEvent implements Serializable {
     public boolean equals(Object o) {
         if (this == o) return true;
         if (!(o instanceof AdEvent e)) return false;
-        return eventTs == e.eventTs && costMicros == e.costMicros && partition == e.partition && offset == e.offset
-                && recordTs == e.recordTs && Objects.equals(eventId, e.eventId) && eventType == e.eventType
-                && Objects.equals(campaignId, e.campaignId) && Objects.equals(channelId, e.channelId)
-                && Objects.equals(requestId, e.requestId) && Objects.equals(topic, e.topic);
+        return eventTs == e.eventTs
+                && costMicros == e.costMicros
+                && partition == e.partition
+                && offset == e.offset
+                && recordTs == e.recordTs
+                && Objects.equals(eventId, e.eventId)
+                && eventType == e.eventType
+                && Objects.equals(campaignId, e.campaignId)
+                && Objects.equals(channelId, e.channelId)
+                && Objects.equals(requestId, e.requestId)
+                && Objects.equals(topic, e.topic);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(eventId, eventType, eventTs, campaignId, channelId, costMicros, requestId, topic, partition,
-                offset);
+        return Objects.hash(
+                eventId, eventType, eventTs, campaignId, channelId, costMicros, requestId, topic, partition, offset);
     }
 
     @Override

@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * A too-late event on the backfill topic (CONTRACT §3): the event, the window it belongs to, the watermark when
  * it arrived, and where it was read. The batch layer's {@code affected} mode reads these back.
  */
-public record BackfillRecord(AdEvent event, long windowStart, long windowEnd, long watermark,
-                             String topic, int partition, long offset) {
+public record BackfillRecord(
+        AdEvent event, long windowStart, long windowEnd, long watermark, String topic, int partition, long offset) {
 
     public String toJson() {
         ObjectNode n = EventJson.MAPPER.createObjectNode();
@@ -33,8 +33,14 @@ public record BackfillRecord(AdEvent event, long windowStart, long windowEnd, lo
             e.topic = topic;
             e.partition = partition;
             e.offset = offset;
-            return new BackfillRecord(e, n.required("window_start").asLong(), n.required("window_end").asLong(),
-                    n.required("watermark").asLong(), topic, partition, offset);
+            return new BackfillRecord(
+                    e,
+                    n.required("window_start").asLong(),
+                    n.required("window_end").asLong(),
+                    n.required("watermark").asLong(),
+                    topic,
+                    partition,
+                    offset);
         } catch (JsonProcessingException | IllegalArgumentException e) {
             throw new IllegalArgumentException("not a backfill record: " + e.getMessage(), e);
         }

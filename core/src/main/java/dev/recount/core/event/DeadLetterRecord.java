@@ -17,8 +17,14 @@ public final class DeadLetterRecord {
 
     private DeadLetterRecord() {}
 
-    public static String toJson(InvalidReason reason, String detail, String topic, int partition, long offset,
-                                long recordTs, byte[] rawValue) {
+    public static String toJson(
+            InvalidReason reason,
+            String detail,
+            String topic,
+            int partition,
+            long offset,
+            long recordTs,
+            byte[] rawValue) {
         ObjectNode n = EventJson.MAPPER.createObjectNode();
         n.put("reason", reason.wireName());
         n.put("detail", detail);

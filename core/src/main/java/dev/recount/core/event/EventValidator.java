@@ -62,6 +62,7 @@ public final class EventValidator implements Serializable {
     public static final int MAX_ID_BYTES = 256;
     /** Whether an id may be absent or JSON null (request_id) or not (the other ids), for {@link #idProblem}. */
     private static final boolean OPTIONAL = true;
+
     private static final boolean REQUIRED = false;
     /** Longest piece of an offending value quoted in a detail, in characters. */
     private static final int QUOTE_CHARS = 80;
@@ -80,7 +81,8 @@ public final class EventValidator implements Serializable {
     public EventValidator(Duration maxPast, Duration maxFuture, long maxCostMicros) {
         if (maxPast.isNegative()) throw new IllegalArgumentException("maxPast must not be negative: " + maxPast);
         if (maxFuture.isNegative()) throw new IllegalArgumentException("maxFuture must not be negative: " + maxFuture);
-        if (maxCostMicros < 0) throw new IllegalArgumentException("maxCostMicros must not be negative: " + maxCostMicros);
+        if (maxCostMicros < 0)
+            throw new IllegalArgumentException("maxCostMicros must not be negative: " + maxCostMicros);
         this.maxPastMillis = maxPast.toMillis();
         this.maxFutureMillis = maxFuture.toMillis();
         this.maxCostMicros = maxCostMicros;
@@ -101,7 +103,8 @@ public final class EventValidator implements Serializable {
         String text = null;
         if (!ascii) {
             Optional<String> decoded = decodeUtf8(value);
-            if (decoded.isEmpty()) return ValidationResult.invalid(InvalidReason.MALFORMED, "record value is not valid UTF-8");
+            if (decoded.isEmpty())
+                return ValidationResult.invalid(InvalidReason.MALFORMED, "record value is not valid UTF-8");
             text = decoded.get();
         }
         AdEvent accepted = acceptFast(value, text, recordTs, topic, partition, offset);
@@ -111,14 +114,19 @@ public final class EventValidator implements Serializable {
             root = ascii ? TREE_READER.readTree(value) : TREE_READER.readTree(text);
         } catch (JsonProcessingException e) {
             // Jackson quotes the offending input (a duplicate key, an unexpected character, possibly half a pair).
-            return ValidationResult.invalid(InvalidReason.MALFORMED,
+            return ValidationResult.invalid(
+                    InvalidReason.MALFORMED,
                     "not valid JSON: " + printable(String.valueOf(e.getOriginalMessage()), QUOTE_JSON_ERROR_CHARS));
         } catch (IOException e) {
             throw new UncheckedIOException("reading an in-memory value cannot fail: " + e.getMessage(), e);
         }
         if (root == null || !root.isObject()) {
-            return ValidationResult.invalid(InvalidReason.MALFORMED,
-                    "expected a JSON object, got " + (root == null || root.isMissingNode() ? "nothing" : root.getNodeType().name().toLowerCase()));
+            return ValidationResult.invalid(
+                    InvalidReason.MALFORMED,
+                    "expected a JSON object, got "
+                            + (root == null || root.isMissingNode()
+                                    ? "nothing"
+                                    : root.getNodeType().name().toLowerCase()));
         }
 
         String problem = idProblem(root, "event_id", REQUIRED);
@@ -133,7 +141,8 @@ public final class EventValidator implements Serializable {
         String eventTypeName = root.get("event_type").textValue();
         Optional<EventType> type = EventType.fromWire(eventTypeName);
         if (type.isEmpty()) {
-            return ValidationResult.invalid(InvalidReason.SCHEMA,
+            return ValidationResult.invalid(
+                    InvalidReason.SCHEMA,
                     "event_type '" + abbreviate(eventTypeName) + "' is not one of impression, click, conversion");
         }
         long costMicros = root.get("cost_micros").longValue();
@@ -141,20 +150,33 @@ public final class EventValidator implements Serializable {
             return ValidationResult.invalid(InvalidReason.SCHEMA, "cost_micros " + costMicros + " is negative");
         }
         if (costMicros > maxCostMicros) {
-            return ValidationResult.invalid(InvalidReason.SCHEMA, "cost_micros " + costMicros
-                    + " is above the maximum " + maxCostMicros + " (validation.max-cost-micros)");
+            return ValidationResult.invalid(
+                    InvalidReason.SCHEMA,
+                    "cost_micros " + costMicros + " is above the maximum " + maxCostMicros
+                            + " (validation.max-cost-micros)");
         }
         long eventTs = root.get("event_ts").longValue();
         long earliest = saturatedSubtract(recordTs, maxPastMillis);
         long latest = saturatedAdd(recordTs, maxFutureMillis);
         if (eventTs < earliest || eventTs > latest) {
-            return ValidationResult.invalid(InvalidReason.TIMESTAMP, "event_ts " + eventTs + " is outside ["
-                    + earliest + ", " + latest + "], the allowed range around record timestamp " + recordTs);
+            return ValidationResult.invalid(
+                    InvalidReason.TIMESTAMP,
+                    "event_ts " + eventTs + " is outside [" + earliest + ", " + latest
+                            + "], the allowed range around record timestamp " + recordTs);
         }
         JsonNode requestId = root.get("request_id");
-        return ValidationResult.valid(new AdEvent(root.get("event_id").textValue(), type.get(), eventTs,
-                root.get("campaign_id").textValue(), root.get("channel_id").textValue(), costMicros,
-                requestId == null || requestId.isNull() ? null : requestId.textValue(), topic, partition, offset, recordTs));
+        return ValidationResult.valid(new AdEvent(
+                root.get("event_id").textValue(),
+                type.get(),
+                eventTs,
+                root.get("campaign_id").textValue(),
+                root.get("channel_id").textValue(),
+                costMicros,
+                requestId == null || requestId.isNull() ? null : requestId.textValue(),
+                topic,
+                partition,
+                offset,
+                recordTs));
     }
 
     /**
@@ -223,15 +245,28 @@ public final class EventValidator implements Serializable {
         }
         if (!hasTs || !hasCost || costMicros < 0 || costMicros > maxCostMicros) return null;
         Optional<EventType> type = eventType == null ? Optional.empty() : EventType.fromWire(eventType);
-        if (type.isEmpty() || !isValidId(eventId) || !isValidId(campaignId) || !isValidId(channelId)
+        if (type.isEmpty()
+                || !isValidId(eventId)
+                || !isValidId(campaignId)
+                || !isValidId(channelId)
                 || (requestId != null && !isValidId(requestId))) {
             return null;
         }
         if (eventTs < saturatedSubtract(recordTs, maxPastMillis) || eventTs > saturatedAdd(recordTs, maxFutureMillis)) {
             return null;
         }
-        return new AdEvent(eventId, type.get(), eventTs, campaignId, channelId, costMicros, requestId, topic, partition,
-                offset, recordTs);
+        return new AdEvent(
+                eventId,
+                type.get(),
+                eventTs,
+                campaignId,
+                channelId,
+                costMicros,
+                requestId,
+                topic,
+                partition,
+                offset,
+                recordTs);
     }
 
     /** A JSON integer that fits a long: what {@link #integerProblem} accepts. */
@@ -249,12 +284,14 @@ public final class EventValidator implements Serializable {
     private static String textProblem(JsonNode root, String field) {
         JsonNode n = root.get(field);
         if (n == null || n.isNull()) return field + " is missing";
-        if (!n.isTextual()) return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
+        if (!n.isTextual())
+            return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
         if (n.textValue().isBlank()) return field + " is empty";
         // A UTF-16 unit is at most 3 UTF-8 bytes: short strings need no encoding to be measured.
         if (n.textValue().length() * 3 <= MAX_ID_BYTES) return null;
         int bytes = n.textValue().getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > MAX_ID_BYTES) return field + " is " + bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
+        if (bytes > MAX_ID_BYTES)
+            return field + " is " + bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
         return null;
     }
 
@@ -268,7 +305,8 @@ public final class EventValidator implements Serializable {
     private static String idProblem(JsonNode root, String field, boolean optional) {
         JsonNode n = root.get(field);
         if (n == null || n.isNull()) return optional ? null : field + " is missing";
-        if (!n.isTextual()) return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
+        if (!n.isTextual())
+            return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
         return idProblem(field, n.textValue());
     }
 
@@ -281,7 +319,9 @@ public final class EventValidator implements Serializable {
                 utf8Bytes++;
             } else if (Character.isISOControl(c)) {
                 return field + " has control character " + codePoint(c) + " at index " + i + " in " + quote(id);
-            } else if (Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < id.length()
+                    && Character.isLowSurrogate(id.charAt(i + 1))) {
                 utf8Bytes += 4;
                 i++;
             } else if (Character.isSurrogate(c)) {
@@ -291,7 +331,8 @@ public final class EventValidator implements Serializable {
             }
         }
         if (id.isBlank()) return field + " is empty";
-        if (utf8Bytes > MAX_ID_BYTES) return field + " is " + utf8Bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
+        if (utf8Bytes > MAX_ID_BYTES)
+            return field + " is " + utf8Bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
         return null;
     }
 
@@ -299,7 +340,8 @@ public final class EventValidator implements Serializable {
         JsonNode n = root.get(field);
         if (n == null || n.isNull()) return field + " is missing";
         if (n.isTextual()) return field + " must be a JSON integer, not a string";
-        if (!n.isNumber()) return field + " must be an integer, got " + n.getNodeType().name().toLowerCase();
+        if (!n.isNumber())
+            return field + " must be an integer, got " + n.getNodeType().name().toLowerCase();
         if (!n.isIntegralNumber()) return field + " must be an integer, got " + abbreviate(n.asText());
         if (!n.canConvertToLong()) return field + " " + abbreviate(n.asText()) + " does not fit a 64-bit integer";
         return null;
@@ -318,7 +360,8 @@ public final class EventValidator implements Serializable {
     }
 
     private static Optional<String> decodeUtf8(byte[] value) {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         try {

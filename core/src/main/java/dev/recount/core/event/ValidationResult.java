@@ -19,7 +19,8 @@ public final class ValidationResult {
     }
 
     public static ValidationResult invalid(InvalidReason reason, String detail) {
-        return new ValidationResult(null, Objects.requireNonNull(reason, "reason"), Objects.requireNonNull(detail, "detail"));
+        return new ValidationResult(
+                null, Objects.requireNonNull(reason, "reason"), Objects.requireNonNull(detail, "detail"));
     }
 
     public boolean isValid() {

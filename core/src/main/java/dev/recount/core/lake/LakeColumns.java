@@ -64,7 +64,9 @@ public final class LakeColumns {
 
     /** The column named {@code name}. */
     public static Column named(String name) {
-        return ALL.stream().filter(c -> c.name().equals(name)).findFirst()
+        return ALL.stream()
+                .filter(c -> c.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no lake column named " + name));
     }
 

@@ -16,6 +16,7 @@ public final class LakeLayout {
 
     /** Parquet column names; Kafka coordinates let the batch layer keep one copy of a duplicated event_id deterministically. */
     public static final String EVENT_ID = "event_id";
+
     public static final String EVENT_TYPE = "event_type";
     public static final String EVENT_TS = "event_ts";
     public static final String CAMPAIGN_ID = "campaign_id";
@@ -44,7 +45,8 @@ public final class LakeLayout {
         java.util.List<LocalDate> dates = new java.util.ArrayList<>();
         if (toMillis <= fromMillis) return dates;
         LocalDate d = Instant.ofEpochMilli(fromMillis).atZone(ZoneOffset.UTC).toLocalDate();
-        LocalDate last = Instant.ofEpochMilli(toMillis - 1).atZone(ZoneOffset.UTC).toLocalDate();
+        LocalDate last =
+                Instant.ofEpochMilli(toMillis - 1).atZone(ZoneOffset.UTC).toLocalDate();
         for (; !d.isAfter(last); d = d.plusDays(1)) dates.add(d);
         return dates;
     }

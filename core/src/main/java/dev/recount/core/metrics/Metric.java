@@ -69,7 +69,7 @@ public enum Metric {
         String value = sumsCost ? costColumn : "1";
         String type = sqlType();
         if (onlyType == null) return "CAST(" + value + " AS " + type + ")";
-        return "CASE WHEN " + eventTypeColumn + " = '" + onlyType.wireName() + "' THEN CAST(" + value
-                + " AS " + type + ") ELSE CAST(0 AS " + type + ") END";
+        return "CASE WHEN " + eventTypeColumn + " = '" + onlyType.wireName() + "' THEN CAST(" + value + " AS " + type
+                + ") ELSE CAST(0 AS " + type + ") END";
     }
 }

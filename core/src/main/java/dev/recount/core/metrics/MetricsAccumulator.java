@@ -74,8 +74,12 @@ public final class MetricsAccumulator implements Serializable {
     }
 
     public WindowMetrics toMetrics() {
-        return new WindowMetrics(sums[Metric.IMPRESSIONS.ordinal()], sums[Metric.CLICKS.ordinal()],
-                sums[Metric.CONVERSIONS.ordinal()], spend(), sums[Metric.EVENTS.ordinal()]);
+        return new WindowMetrics(
+                sums[Metric.IMPRESSIONS.ordinal()],
+                sums[Metric.CLICKS.ordinal()],
+                sums[Metric.CONVERSIONS.ordinal()],
+                spend(),
+                sums[Metric.EVENTS.ordinal()]);
     }
 
     private void addSpend(AdEvent e) {
@@ -93,7 +97,8 @@ public final class MetricsAccumulator implements Serializable {
     private BigInteger spend() {
         long low = sums[SPEND];
         if (spendCarry == 0 && low >= 0) return BigInteger.valueOf(low);
-        BigInteger unsignedLow = low >= 0 ? BigInteger.valueOf(low) : BigInteger.valueOf(low).add(TWO_TO_THE_64);
+        BigInteger unsignedLow =
+                low >= 0 ? BigInteger.valueOf(low) : BigInteger.valueOf(low).add(TWO_TO_THE_64);
         return BigInteger.valueOf(spendCarry).shiftLeft(64).add(unsignedLow);
     }
 }

@@ -38,12 +38,17 @@ public record WindowMetrics(long impressions, long clicks, long conversions, Big
             case CLICKS -> clicks;
             case CONVERSIONS -> conversions;
             case EVENTS -> events;
-            case SPEND_MICROS -> throw new IllegalArgumentException("spend_micros is not a count: read it with get or spendMicros");
+            case SPEND_MICROS ->
+                throw new IllegalArgumentException("spend_micros is not a count: read it with get or spendMicros");
         };
     }
 
     public WindowMetrics plus(WindowMetrics o) {
-        return new WindowMetrics(Math.addExact(impressions, o.impressions), Math.addExact(clicks, o.clicks),
-                Math.addExact(conversions, o.conversions), spendMicros.add(o.spendMicros), Math.addExact(events, o.events));
+        return new WindowMetrics(
+                Math.addExact(impressions, o.impressions),
+                Math.addExact(clicks, o.clicks),
+                Math.addExact(conversions, o.conversions),
+                spendMicros.add(o.spendMicros),
+                Math.addExact(events, o.events));
     }
 }

@@ -36,9 +36,15 @@ class AttributionRuleTest {
     @Test
     void bothBoundsOfTheWindowAreInclusive() {
         assertThat(RULE.attributes(T0, T0)).as("same millisecond").isTrue();
-        assertThat(RULE.attributes(T0, T0 + WINDOW)).as("exactly one window later").isTrue();
-        assertThat(RULE.attributes(T0, T0 + WINDOW + 1)).as("one millisecond beyond").isFalse();
-        assertThat(RULE.attributes(T0, T0 - 1)).as("click before its impression").isFalse();
+        assertThat(RULE.attributes(T0, T0 + WINDOW))
+                .as("exactly one window later")
+                .isTrue();
+        assertThat(RULE.attributes(T0, T0 + WINDOW + 1))
+                .as("one millisecond beyond")
+                .isFalse();
+        assertThat(RULE.attributes(T0, T0 - 1))
+                .as("click before its impression")
+                .isFalse();
     }
 
     @Test
@@ -47,9 +53,11 @@ class AttributionRuleTest {
         assertThat(RULE.attributes(imp, click("c1", T0 + MINUTE, "r1"))).isTrue();
         assertThat(RULE.attributes(imp, click("c1", T0 + MINUTE, "r2"))).isFalse();
         assertThat(RULE.attributes(imp, click("c1", T0 + MINUTE, null))).isFalse();
-        assertThat(RULE.attributes(imp, event("v1", EventType.CONVERSION, T0 + MINUTE, "r1", 9))).isTrue();
+        assertThat(RULE.attributes(imp, event("v1", EventType.CONVERSION, T0 + MINUTE, "r1", 9)))
+                .isTrue();
         assertThat(RULE.attributes(imp, impression("i2", T0 + MINUTE, "r1"))).isFalse();
-        assertThat(RULE.attributes(impression("i0", T0, null), click("c1", T0, null))).isFalse();
+        assertThat(RULE.attributes(impression("i0", T0, null), click("c1", T0, null)))
+                .isFalse();
     }
 
     @Test
@@ -76,23 +84,27 @@ class AttributionRuleTest {
     void metricsPerWindowOfTheClick() {
         Attribution a = new Attribution(RULE, WINDOWS)
                 .add(impression("i1", T0, "r1"))
-                .add(impression("i1", T0, "r1"))               // duplicate send: once
-                .add(impression("i2", T0 + 5 * MINUTE, "r1"))  // second impression of the request: a click counts once
+                .add(impression("i1", T0, "r1")) // duplicate send: once
+                .add(impression("i2", T0 + 5 * MINUTE, "r1")) // second impression of the request: a click counts once
                 .add(click("c1", T0 + 10 * MINUTE, "r1"))
-                .add(click("c1", T0 + 10 * MINUTE, "r1"))      // duplicate send: once
-                .add(click("c2", T0 + WINDOW, "r1"))           // exactly at the bound (i1), and i2 is in its window too
-                .add(click("c3", T0 - 1, "r1"))                // before its impression
-                .add(click("c4", T0 + 10 * MINUTE, null))      // no request id
-                .add(click("c5", T0 + 10 * MINUTE, "nobody"))  // no such impression
+                .add(click("c1", T0 + 10 * MINUTE, "r1")) // duplicate send: once
+                .add(click("c2", T0 + WINDOW, "r1")) // exactly at the bound (i1), and i2 is in its window too
+                .add(click("c3", T0 - 1, "r1")) // before its impression
+                .add(click("c4", T0 + 10 * MINUTE, null)) // no request id
+                .add(click("c5", T0 + 10 * MINUTE, "nobody")) // no such impression
                 .add(event("v1", EventType.CONVERSION, T0 + 10 * MINUTE, "r1", 7_000_000))
                 .add(event("v2", EventType.CONVERSION, T0 + 10 * MINUTE, null, 7_000_000)); // not counted
 
         Map<WindowKey, AttributionMetrics> m = a.perWindow();
         long w10 = T0 + 10 * MINUTE;
-        assertThat(m).containsOnlyKeys(new WindowKey(w10, "cmp-1", "web"), new WindowKey(T0 + WINDOW, "cmp-1", "web"),
-                new WindowKey(T0 - MINUTE, "cmp-1", "web"));
+        assertThat(m)
+                .containsOnlyKeys(
+                        new WindowKey(w10, "cmp-1", "web"),
+                        new WindowKey(T0 + WINDOW, "cmp-1", "web"),
+                        new WindowKey(T0 - MINUTE, "cmp-1", "web"));
         assertThat(m.get(new WindowKey(w10, "cmp-1", "web"))).isEqualTo(new AttributionMetrics(1, 1, 2, 7_500_000));
-        assertThat(m.get(new WindowKey(T0 + WINDOW, "cmp-1", "web"))).isEqualTo(new AttributionMetrics(1, 0, 0, 500_000));
+        assertThat(m.get(new WindowKey(T0 + WINDOW, "cmp-1", "web")))
+                .isEqualTo(new AttributionMetrics(1, 0, 0, 500_000));
         assertThat(m.get(new WindowKey(T0 - MINUTE, "cmp-1", "web"))).isEqualTo(new AttributionMetrics(0, 0, 1, 0));
     }
 
@@ -104,8 +116,9 @@ class AttributionRuleTest {
         AttributionAccumulator delta = new AttributionAccumulator().attributedLater(c);
         assertThat(delta.toMetrics()).isEqualTo(new AttributionMetrics(1, 0, -1, Long.MAX_VALUE));
         sum.merge(delta).merge(new AttributionAccumulator().decided(c, true));
-        assertThat(sum.toMetrics()).isEqualTo(new AttributionMetrics(2, 0, 0,
-                java.math.BigInteger.valueOf(Long.MAX_VALUE).multiply(java.math.BigInteger.TWO)));
+        assertThat(sum.toMetrics())
+                .isEqualTo(new AttributionMetrics(
+                        2, 0, 0, java.math.BigInteger.valueOf(Long.MAX_VALUE).multiply(java.math.BigInteger.TWO)));
         assertThatThrownBy(() -> new AttributionAccumulator().decided(impression("i", T0, "r"), true))
                 .hasMessageContaining("only clicks and conversions");
     }
@@ -116,11 +129,19 @@ class AttributionRuleTest {
         assertThat(s.window()).isEqualTo(Duration.ofMinutes(30));
         assertThat(s.enabled()).isFalse();
         assertThat(s.rule()).isEqualTo(new AttributionRule(WINDOW));
-        assertThat(RecountConfig.defaults().with("attribution.enabled", "true").with("attribution.window", "5m")
-                .attribution()).isEqualTo(new AttributionSettings(true, Duration.ofMinutes(5)));
-        assertThatThrownBy(() -> RecountConfig.defaults().with("attribution.window", "0s").attribution())
-                .hasMessageContaining("attribution.window").hasMessageContaining("positive");
-        assertThatThrownBy(() -> RecountConfig.defaults().with("attribution.enabled", "yes").attribution())
+        assertThat(RecountConfig.defaults()
+                        .with("attribution.enabled", "true")
+                        .with("attribution.window", "5m")
+                        .attribution())
+                .isEqualTo(new AttributionSettings(true, Duration.ofMinutes(5)));
+        assertThatThrownBy(() -> RecountConfig.defaults()
+                        .with("attribution.window", "0s")
+                        .attribution())
+                .hasMessageContaining("attribution.window")
+                .hasMessageContaining("positive");
+        assertThatThrownBy(() -> RecountConfig.defaults()
+                        .with("attribution.enabled", "yes")
+                        .attribution())
                 .hasMessageContaining("attribution.enabled");
     }
 }

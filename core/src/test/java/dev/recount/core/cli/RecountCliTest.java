@@ -55,16 +55,20 @@ class RecountCliTest {
     static final class ToolExitCodes {
         @ExitCodeMeaning("done")
         static final int OK = 0;
+
         @ExitCodeMeaning("failed")
         static final int FAILED = 1;
+
         @ExitCodeMeaning("bad arguments")
         static final int USAGE = 2;
+
         @ExitCodeMeaning("refused")
         static final int REFUSED = 3;
     }
 
     private int run(String... args) {
-        CommandLine cli = RecountCli.configure(new CommandLine(new Tool())).exitCodes(ToolExitCodes.class)
+        CommandLine cli = RecountCli.configure(new CommandLine(new Tool()))
+                .exitCodes(ToolExitCodes.class)
                 .failureCodes(ex -> ex instanceof IllegalStateException ? ToolExitCodes.REFUSED : ToolExitCodes.FAILED)
                 .commandLine();
         return RecountCli.execute(cli, new PrintWriter(out), new PrintWriter(err), args);
@@ -73,21 +77,25 @@ class RecountCliTest {
     @Test
     void anUnknownCommandIsAUsageError() {
         assertThat(run("walk")).isEqualTo(2);
-        assertThat(err.toString()).isEqualTo("recount tool: Unmatched argument at index 0: 'walk' (see recount tool --help)"
-                + System.lineSeparator());
+        assertThat(err.toString())
+                .isEqualTo("recount tool: Unmatched argument at index 0: 'walk' (see recount tool --help)"
+                        + System.lineSeparator());
     }
 
     @Test
     void anUnknownOptionIsAUsageErrorNamingTheSubcommand() {
         assertThat(run("run", "--evry", "5s")).isEqualTo(2);
-        assertThat(err.toString().strip()).startsWith("recount tool run: Unknown options: '--evry'")
+        assertThat(err.toString().strip())
+                .startsWith("recount tool run: Unknown options: '--evry'")
                 .endsWith("(see recount tool run --help)");
     }
 
     @Test
     void anUnreadableDurationOrInstantIsAUsageError() {
         assertThat(run("run", "--every", "7x")).isEqualTo(2);
-        assertThat(err.toString().strip()).startsWith("recount tool run: ").contains("cannot read duration '7x'")
+        assertThat(err.toString().strip())
+                .startsWith("recount tool run: ")
+                .contains("cannot read duration '7x'")
                 .doesNotContain("\n");
         err.getBuffer().setLength(0);
         assertThat(run("run", "--at", "yesterday")).isEqualTo(2);
@@ -102,7 +110,8 @@ class RecountCliTest {
     @Test
     void aBadSettingOrAUsageExceptionAtRunTimeIsAUsageError() {
         assertThat(run("run", "--fail", "config")).isEqualTo(2);
-        assertThat(err.toString().strip()).isEqualTo("recount tool run: setting window.size: cannot read duration '7x'");
+        assertThat(err.toString().strip())
+                .isEqualTo("recount tool run: setting window.size: cannot read duration '7x'");
         err.getBuffer().setLength(0);
         assertThat(run("run", "--fail", "usage")).isEqualTo(2);
         assertThat(err.toString().strip()).isEqualTo("recount tool run: --events must be >= 1, got -5");
@@ -153,9 +162,16 @@ class RecountCliTest {
 
     @Test
     void theTreeIsDescribedWithEveryOptionNameAndExitCode() {
-        CommandLine cli = RecountCli.configure(new CommandLine(new Tool())).exitCodes(ToolExitCodes.class).commandLine();
-        assertThat(CommandTree.describe(cli)).contains("command recount tool", "command recount tool run",
-                "option recount tool run --every", "option recount tool run -V", "option recount tool run --version",
-                "exit recount tool run 3");
+        CommandLine cli = RecountCli.configure(new CommandLine(new Tool()))
+                .exitCodes(ToolExitCodes.class)
+                .commandLine();
+        assertThat(CommandTree.describe(cli))
+                .contains(
+                        "command recount tool",
+                        "command recount tool run",
+                        "option recount tool run --every",
+                        "option recount tool run -V",
+                        "option recount tool run --version",
+                        "exit recount tool run 3");
     }
 }

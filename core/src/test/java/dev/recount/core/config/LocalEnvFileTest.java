@@ -34,12 +34,14 @@ class LocalEnvFileTest {
         LocalEnvFile.write(file, values);
 
         String text = Files.readString(file);
-        assertThat(text).contains(
-                "export KAFKA_BOOTSTRAP_SERVERS='127.0.0.1:40001'\n",
-                "export PGPASSWORD='pw'\\''with$odd chars'\n",
-                "export RECOUNT_JDBC_URL='jdbc:postgresql://127.0.0.1:40002/recount'\n");
+        assertThat(text)
+                .contains(
+                        "export KAFKA_BOOTSTRAP_SERVERS='127.0.0.1:40001'\n",
+                        "export PGPASSWORD='pw'\\''with$odd chars'\n",
+                        "export RECOUNT_JDBC_URL='jdbc:postgresql://127.0.0.1:40002/recount'\n");
         assertThat(text.indexOf("KAFKA_BOOTSTRAP_SERVERS")).isLessThan(text.indexOf("RECOUNT_JDBC_URL"));
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
         assertThat(LocalEnvFile.read(file)).containsExactlyEntriesOf(values);
         assertThat(tmp.resolve("home/local.env.tmp")).doesNotExist();
     }
@@ -47,9 +49,10 @@ class LocalEnvFileTest {
     @Test
     void readsPlainAndDoubleQuotedAssignmentsAndSkipsComments() throws Exception {
         Path file = tmp.resolve("local.env");
-        Files.writeString(file, "# a comment\n\nA=plain\nexport B=\"double\"\n  export C='single'  \nnot an assignment\n");
-        assertThat(LocalEnvFile.read(file)).containsExactly(Map.entry("A", "plain"), Map.entry("B", "double"),
-                Map.entry("C", "single"));
+        Files.writeString(
+                file, "# a comment\n\nA=plain\nexport B=\"double\"\n  export C='single'  \nnot an assignment\n");
+        assertThat(LocalEnvFile.read(file))
+                .containsExactly(Map.entry("A", "plain"), Map.entry("B", "double"), Map.entry("C", "single"));
     }
 
     @Test
@@ -75,7 +78,8 @@ class LocalEnvFileTest {
     void rejectsNamesTheShellCannotAssign() {
         Map<String, String> bad = new LinkedHashMap<>();
         bad.put("not-a-name", "x");
-        assertThatThrownBy(() -> LocalEnvFile.render(bad)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> LocalEnvFile.render(bad))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not-a-name");
     }
 

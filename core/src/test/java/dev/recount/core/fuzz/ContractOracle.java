@@ -40,14 +40,20 @@ final class ContractOracle {
     static Optional<InvalidReason> expectedVerdict(HostileJson.Case c) {
         if (!isJson(c.document())) return Optional.of(InvalidReason.MALFORMED);
         Map<String, Json> f = fields(c.document());
-        boolean schemaOk = isId(f.get("event_id")) && f.get("event_type") instanceof Str type && TYPES.contains(type.value())
-                && isId(f.get("campaign_id")) && isId(f.get("channel_id"))
+        boolean schemaOk = isId(f.get("event_id"))
+                && f.get("event_type") instanceof Str type
+                && TYPES.contains(type.value())
+                && isId(f.get("campaign_id"))
+                && isId(f.get("channel_id"))
                 && (f.get("request_id") == null || f.get("request_id") instanceof Null || isId(f.get("request_id")))
                 && longOf(f.get("event_ts")).isPresent()
-                && longOf(f.get("cost_micros")).filter(cost -> cost >= 0 && cost <= c.settings().maxCostMicros()).isPresent();
+                && longOf(f.get("cost_micros"))
+                        .filter(cost -> cost >= 0 && cost <= c.settings().maxCostMicros())
+                        .isPresent();
         if (!schemaOk) return Optional.of(InvalidReason.SCHEMA);
         return inTimeRange(longOf(f.get("event_ts")).get(), c.recordTs(), c.settings())
-                ? Optional.empty() : Optional.of(InvalidReason.TIMESTAMP);
+                ? Optional.empty()
+                : Optional.of(InvalidReason.TIMESTAMP);
     }
 
     /** The event a record that must be accepted describes, field by field as generated. */
@@ -55,7 +61,8 @@ final class ContractOracle {
         Map<String, Json> f = fields(c.document());
         AdEvent e = new AdEvent();
         e.eventId = ((Str) f.get("event_id")).value();
-        e.eventType = dev.recount.core.event.EventType.fromWire(((Str) f.get("event_type")).value()).orElseThrow();
+        e.eventType = dev.recount.core.event.EventType.fromWire(((Str) f.get("event_type")).value())
+                .orElseThrow();
         e.eventTs = longOf(f.get("event_ts")).orElseThrow();
         e.campaignId = ((Str) f.get("campaign_id")).value();
         e.channelId = ((Str) f.get("channel_id")).value();
@@ -76,7 +83,8 @@ final class ContractOracle {
         idViolation("channel_id", e.channelId, false, broken);
         idViolation("request_id", e.requestId, true, broken);
         if (e.eventType == null) broken.add("no event_type");
-        if (e.costMicros < 0 || e.costMicros > settings.maxCostMicros()) broken.add("cost_micros " + e.costMicros + " out of range");
+        if (e.costMicros < 0 || e.costMicros > settings.maxCostMicros())
+            broken.add("cost_micros " + e.costMicros + " out of range");
         if (!inTimeRange(e.eventTs, recordTs, settings)) broken.add("event_ts " + e.eventTs + " out of range");
         if (e.recordTs != recordTs) broken.add("record_ts " + e.recordTs + " is not the record's " + recordTs);
         return broken;
@@ -88,7 +96,11 @@ final class ContractOracle {
         if (s.codePoints().anyMatch(Character::isISOControl)) return false;
         try {
             // A strict encoder refuses unpaired surrogates (String.getBytes would replace them with '?').
-            return StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(s)).remaining() <= MAX_ID_BYTES;
+            return StandardCharsets.UTF_8
+                            .newEncoder()
+                            .encode(CharBuffer.wrap(s))
+                            .remaining()
+                    <= MAX_ID_BYTES;
         } catch (CharacterCodingException e) {
             return false;
         }
@@ -113,8 +125,12 @@ final class ContractOracle {
     private static boolean inTimeRange(long eventTs, long recordTs, ValidationSettings settings) {
         BigInteger ts = BigInteger.valueOf(eventTs);
         BigInteger record = BigInteger.valueOf(recordTs);
-        return ts.compareTo(record.subtract(BigInteger.valueOf(settings.maxPast().toMillis()))) >= 0
-                && ts.compareTo(record.add(BigInteger.valueOf(settings.maxFuture().toMillis()))) <= 0;
+        return ts.compareTo(record.subtract(
+                                BigInteger.valueOf(settings.maxPast().toMillis())))
+                        >= 0
+                && ts.compareTo(record.add(
+                                BigInteger.valueOf(settings.maxFuture().toMillis())))
+                        <= 0;
     }
 
     /** Whether the bytes are JSON a strict parser accepts: no raw C0, valid UTF-8, no duplicate keys in any object. */

@@ -11,7 +11,6 @@ import dev.recount.core.event.InvalidReason;
 import dev.recount.core.event.ValidationResult;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,13 +26,19 @@ class EventValidatorFuzzTest {
     @Test
     void anyBytesGetAVerdictAndNothingInvalidIsAccepted() {
         EventValidator validator = new EventValidator(ValidationSettings.defaults());
-        Fuzz.check("any bytes", 2_000, r -> new Bytes(HostileJson.anyBytes(r), r.nextLong(0, 4_102_444_800_000L)),
-                b -> Fuzz.show(b.value()) + " at record_ts " + b.recordTs(), b -> {
+        Fuzz.check(
+                "any bytes",
+                2_000,
+                r -> new Bytes(HostileJson.anyBytes(r), r.nextLong(0, 4_102_444_800_000L)),
+                b -> Fuzz.show(b.value()) + " at record_ts " + b.recordTs(),
+                b -> {
                     ValidationResult result = validator.validate(b.value(), b.recordTs(), TOPIC, 1, 7);
                     assertWellFormed(result, b.value());
                     if (result.isValid()) {
-                        assertThat(ContractOracle.violations(result.event(), b.recordTs(), ValidationSettings.defaults()))
-                                .as("rules an accepted event breaks").isEmpty();
+                        assertThat(ContractOracle.violations(
+                                        result.event(), b.recordTs(), ValidationSettings.defaults()))
+                                .as("rules an accepted event breaks")
+                                .isEmpty();
                     }
                 });
     }
@@ -51,10 +56,12 @@ class EventValidatorFuzzTest {
             ValidationResult result = new EventValidator(c.settings()).validate(value, c.recordTs(), TOPIC, 1, 7);
             assertWellFormed(result, value);
             Optional<InvalidReason> expected = ContractOracle.expectedVerdict(c);
-            assertThat(result.isValid() ? Optional.empty() : Optional.of(result.reason())).as(result.toString())
+            assertThat(result.isValid() ? Optional.empty() : Optional.of(result.reason()))
+                    .as(result.toString())
                     .isEqualTo(expected);
             if (result.isValid()) {
-                assertThat(ContractOracle.violations(result.event(), c.recordTs(), c.settings())).isEmpty();
+                assertThat(ContractOracle.violations(result.event(), c.recordTs(), c.settings()))
+                        .isEmpty();
                 assertThat(result.event()).isEqualTo(ContractOracle.expectedEvent(c, TOPIC, 1, 7));
                 accepted[0]++;
             } else {
@@ -63,7 +70,8 @@ class EventValidatorFuzzTest {
         });
         // The generator must reach every verdict, or the property proves little.
         assertThat(accepted[0]).as("accepted").isGreaterThan(100);
-        assertThat(java.util.Arrays.stream(byReason).boxed()).as("rejected by reason (malformed, schema, timestamp)")
+        assertThat(java.util.Arrays.stream(byReason).boxed())
+                .as("rejected by reason (malformed, schema, timestamp)")
                 .allMatch(n -> n > 50);
     }
 
@@ -71,7 +79,9 @@ class EventValidatorFuzzTest {
     @Test
     void validRecordsAreAcceptedAsTheyAre() {
         Fuzz.check("valid records", 1_000, HostileJson::validRecord, EventValidatorFuzzTest::describe, c -> {
-            assertThat(ContractOracle.expectedVerdict(c)).as("generator made an invalid record").isEmpty();
+            assertThat(ContractOracle.expectedVerdict(c))
+                    .as("generator made an invalid record")
+                    .isEmpty();
             ValidationResult result = new EventValidator(c.settings()).validate(c.bytes(), c.recordTs(), TOPIC, 1, 7);
             assertThat(result.isValid()).as(result.toString()).isTrue();
             assertThat(result.event()).isEqualTo(ContractOracle.expectedEvent(c, TOPIC, 1, 7));
@@ -94,7 +104,9 @@ class EventValidatorFuzzTest {
         }
         assertThat(result.reason()).isNotNull();
         assertThat(result.detail()).isNotBlank();
-        assertThat(ContractOracle.hasUnpairedSurrogate(result.detail())).as("detail %s", Fuzz.show(result.detail())).isFalse();
+        assertThat(ContractOracle.hasUnpairedSurrogate(result.detail()))
+                .as("detail %s", Fuzz.show(result.detail()))
+                .isFalse();
         String deadLetter = DeadLetterRecord.toJson(result.reason(), result.detail(), TOPIC, 1, 7, 0, value);
         String sent = new String(deadLetter.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
         try {
@@ -105,7 +117,8 @@ class EventValidatorFuzzTest {
     }
 
     private static String describe(HostileJson.Case c) {
-        return Fuzz.show(c.bytes()) + " at record_ts " + c.recordTs() + ", max cost " + c.settings().maxCostMicros();
+        return Fuzz.show(c.bytes()) + " at record_ts " + c.recordTs() + ", max cost "
+                + c.settings().maxCostMicros();
     }
 
     private record Bytes(byte[] value, long recordTs) {}

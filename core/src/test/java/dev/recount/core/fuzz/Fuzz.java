@@ -15,8 +15,12 @@ final class Fuzz {
 
     private Fuzz() {}
 
-    static <T> void check(String property, int defaultTries, Function<SplittableRandom, T> generator,
-                          Function<T, String> describe, Consumer<T> check) {
+    static <T> void check(
+            String property,
+            int defaultTries,
+            Function<SplittableRandom, T> generator,
+            Function<T, String> describe,
+            Consumer<T> check) {
         long seed = Long.getLong("fuzz.seed", DEFAULT_SEED);
         int tries = Integer.getInteger("fuzz.tries", defaultTries);
         SplittableRandom root = new SplittableRandom(seed);
@@ -25,8 +29,10 @@ final class Fuzz {
             try {
                 check.accept(input);
             } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError(property + " failed on case " + i + " of seed " + seed + " (-Dfuzz.seed=" + seed
-                        + "): " + e.getMessage() + "\n  input: " + describe.apply(input), e);
+                throw new AssertionError(
+                        property + " failed on case " + i + " of seed " + seed + " (-Dfuzz.seed=" + seed + "): "
+                                + e.getMessage() + "\n  input: " + describe.apply(input),
+                        e);
             }
         }
     }

@@ -31,12 +31,44 @@ final class HostileJson {
     private static final long YEAR_2000 = 946_684_800_000L;
     private static final long YEAR_2100 = 4_102_444_800_000L;
     /** Characters beyond ASCII that are fine in ids: they must survive every sink unchanged. */
-    private static final String[] WELL_FORMED = {"\u00e9", "\u00df", "\u4e2d", "\u20ac", "\uFFFD", "\uFEFF", "\uFFFF",
-            "?", "\u00A0", "\u0301", "\u200D", "\u05D0", "\uD83D\uDE80", "\uD83D\uDC69\u200D\uD83D\uDCBB", "\uDBFF\uDFFF"};
+    private static final String[] WELL_FORMED = {
+        "\u00e9",
+        "\u00df",
+        "\u4e2d",
+        "\u20ac",
+        "\uFFFD",
+        "\uFEFF",
+        "\uFFFF",
+        "?",
+        "\u00A0",
+        "\u0301",
+        "\u200D",
+        "\u05D0",
+        "\uD83D\uDE80",
+        "\uD83D\uDC69\u200D\uD83D\uDCBB",
+        "\uDBFF\uDFFF"
+    };
+
     private static final String[] WHITESPACE = {" ", "\u3000", "\u2028", "\t"};
-    private static final String[] NUMBER_EDGES = {"0", "-0", "-1", "1e400", "-1e400", "1e-400", "2.5", "1E3", "0.0",
-            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-            "18446744073709551616", "1000000000000", "1000000000001", "100000000000000000000000000000000000000000000"};
+    private static final String[] NUMBER_EDGES = {
+        "0",
+        "-0",
+        "-1",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "2.5",
+        "1E3",
+        "0.0",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551616",
+        "1000000000000",
+        "1000000000001",
+        "100000000000000000000000000000000000000000000"
+    };
     private static final String[] SPACES = {"", " ", "\n", "\t ", "\r\n  "};
 
     /** One generated record: the document, how it is laid out, and what it is judged against. */
@@ -85,7 +117,8 @@ final class HostileJson {
     // --- records ---------------------------------------------------------------------------------------------------
 
     private Case record() {
-        long recordTs = legal || r.nextInt(10) > 0 ? r.nextLong(YEAR_2000, YEAR_2100)
+        long recordTs = legal || r.nextInt(10) > 0
+                ? r.nextLong(YEAR_2000, YEAR_2100)
                 : pick(new Long[] {Long.MIN_VALUE, Long.MAX_VALUE, 0L, -1L});
         long maxCost = pickWeighted(new long[] {0, 5_000, 1_000_000_000_000L, Long.MAX_VALUE}, new int[] {1, 2, 6, 1});
         if (legal && maxCost == 0) maxCost = 5_000;
@@ -95,26 +128,32 @@ final class HostileJson {
         List<Member> members = new ArrayList<>();
         for (String field : FIELDS) {
             if (hostile() && r.nextInt(100) < 7) continue; // missing
-            members.add(new Member(key(field), switch (field) {
-                case "event_type" -> typeValue();
-                case "event_ts" -> tsValue(recordTs);
-                case "cost_micros" -> costValue(maxCost);
-                default -> idValue();
-            }));
+            members.add(new Member(
+                    key(field),
+                    switch (field) {
+                        case "event_type" -> typeValue();
+                        case "event_ts" -> tsValue(recordTs);
+                        case "cost_micros" -> costValue(maxCost);
+                        default -> idValue();
+                    }));
         }
         int requestId = r.nextInt(10);
         if (requestId >= 4) members.add(new Member(key("request_id"), requestId == 4 ? new Null() : idValue()));
         Set<String> used = new HashSet<>();
         members.forEach(m -> used.add(m.key().value()));
         for (int i = r.nextInt(4); i > 0; i--) {
-            Str key = r.nextInt(10) < 7 ? key(pick(new String[] {"extra", "ts", "eventId", "EVENT_ID", "event_id ",
-                    "campaign", "meta", "request_id\u0000"})) : new Str(shortHostileString(), spelling());
+            Str key = r.nextInt(10) < 7
+                    ? key(pick(new String[] {
+                        "extra", "ts", "eventId", "EVENT_ID", "event_id ", "campaign", "meta", "request_id\u0000"
+                    }))
+                    : new Str(shortHostileString(), spelling());
             if (legal && !used.add(key.value())) continue;
             members.add(new Member(key, anyValue(0)));
         }
         if (!legal && r.nextInt(100) < 5 && !members.isEmpty()) { // a duplicate key, maybe spelled differently
             Member twin = members.get(r.nextInt(members.size()));
-            members.add(new Member(new Str(twin.key().value(), spelling()), r.nextBoolean() ? twin.value() : anyValue(0)));
+            members.add(
+                    new Member(new Str(twin.key().value(), spelling()), r.nextBoolean() ? twin.value() : anyValue(0)));
         }
         shuffle(members);
         return new Case(new Obj(members), pick(SPACES), recordTs, settings);
@@ -148,8 +187,20 @@ final class HostileJson {
         int k = r.nextInt(100);
         if (!hostile() || k < 75) return new Str(pick(TYPES), spelling());
         if (k < 90) {
-            return new Str(pick(new String[] {"Click", "IMPRESSION", " click", "", "clicks", "view", "click\u0000",
-                    "impression\uD800", "conversion\u0085", "c\u200Dlick"}), spelling());
+            return new Str(
+                    pick(new String[] {
+                        "Click",
+                        "IMPRESSION",
+                        " click",
+                        "",
+                        "clicks",
+                        "view",
+                        "click\u0000",
+                        "impression\uD800",
+                        "conversion\u0085",
+                        "c\u200Dlick"
+                    }),
+                    spelling());
         }
         return anyValue(0);
     }
@@ -165,10 +216,14 @@ final class HostileJson {
         int k = r.nextInt(100);
         if (k < 55) return new Num(earliest.add(BigInteger.valueOf(inRange)).toString());
         if (k < 75) {
-            return new Num(pick(new BigInteger[] {earliest, latest, earliest.subtract(BigInteger.ONE),
-                    latest.add(BigInteger.ONE)}).toString());
+            return new Num(pick(new BigInteger[] {
+                        earliest, latest, earliest.subtract(BigInteger.ONE), latest.add(BigInteger.ONE)
+                    })
+                    .toString());
         }
-        if (k < 85) return new Num(ts.add(BigInteger.valueOf(r.nextLong(-3 * past.longValue(), 3 * past.longValue()))).toString());
+        if (k < 85)
+            return new Num(ts.add(BigInteger.valueOf(r.nextLong(-3 * past.longValue(), 3 * past.longValue())))
+                    .toString());
         if (!hostile()) return new Num(earliest.add(BigInteger.valueOf(inRange)).toString());
         if (k < 90) return new Num(pick(NUMBER_EDGES));
         if (k < 95) return new Str(ts.toString(), spelling()); // a number written as a string
@@ -177,9 +232,14 @@ final class HostileJson {
 
     private Json costValue(long maxCost) {
         int k = r.nextInt(100);
-        if (!hostile() || k < 65) return new Num(Long.toString(maxCost == Long.MAX_VALUE ? r.nextLong(Long.MAX_VALUE) : r.nextLong(maxCost + 1)));
+        if (!hostile() || k < 65)
+            return new Num(
+                    Long.toString(maxCost == Long.MAX_VALUE ? r.nextLong(Long.MAX_VALUE) : r.nextLong(maxCost + 1)));
         BigInteger max = BigInteger.valueOf(maxCost);
-        if (k < 80) return new Num(pick(new BigInteger[] {BigInteger.ZERO, max, max.add(BigInteger.ONE), BigInteger.ONE.negate()}).toString());
+        if (k < 80)
+            return new Num(
+                    pick(new BigInteger[] {BigInteger.ZERO, max, max.add(BigInteger.ONE), BigInteger.ONE.negate()})
+                            .toString());
         if (k < 88) return new Num(pick(NUMBER_EDGES));
         if (k < 93) return new Str(Long.toString(r.nextLong(5_000)), spelling());
         return anyValue(0);
@@ -225,12 +285,20 @@ final class HostileJson {
         int k = r.nextInt(100);
         if (k < 60) return pick(new String[] {"ev", "cmp", "ch", "imp"}) + "-" + r.nextInt(1_000_000);
         if (k < 90) {
-            StringBuilder b = new StringBuilder().append((char) r.nextInt('a', 'z' + 1)).append(asciiWord());
+            StringBuilder b =
+                    new StringBuilder().append((char) r.nextInt('a', 'z' + 1)).append(asciiWord());
             for (int i = r.nextInt(6); i > 0; i--) b.append(r.nextBoolean() ? asciiWord() : pick(WELL_FORMED));
             return b.toString();
         }
-        return pick(new String[] {"x".repeat(256), "\u00e9".repeat(128), "\u4e2d".repeat(85) + "x",
-                "\uD83D\uDE80".repeat(64), "?", "\uFFFD", "a\uD83D\uDE80b"});
+        return pick(new String[] {
+            "x".repeat(256),
+            "\u00e9".repeat(128),
+            "\u4e2d".repeat(85) + "x",
+            "\uD83D\uDE80".repeat(64),
+            "?",
+            "\uFFFD",
+            "a\uD83D\uDE80b"
+        });
     }
 
     /** Anything: well-formed or not; usually short, sometimes huge (ids over 256 bytes, big ignored values). */
@@ -255,7 +323,8 @@ final class HostileJson {
         if (k < 47) return String.valueOf((char) r.nextInt(0x20)); // C0
         if (k < 49) return "\u007F"; // DEL
         if (k < 54) return String.valueOf((char) r.nextInt(0x80, 0xA0)); // C1
-        if (k < 60) return String.valueOf((char) r.nextInt(0xD800, 0xDC00)); // high surrogate, alone unless a low follows
+        if (k < 60)
+            return String.valueOf((char) r.nextInt(0xD800, 0xDC00)); // high surrogate, alone unless a low follows
         if (k < 66) return String.valueOf((char) r.nextInt(0xDC00, 0xE000)); // low surrogate
         if (k < 76) return Character.toString(r.nextInt(0x10000, 0x110000)); // astral, a well-formed pair
         if (k < 92) return pick(WELL_FORMED);
@@ -272,12 +341,36 @@ final class HostileJson {
     // --- bytes -----------------------------------------------------------------------------------------------------
 
     private static final byte[][] TOKENS = {
-            ascii("{"), ascii("}"), ascii("["), ascii("]"), ascii("\""), ascii(":"), ascii(","), ascii("\\"),
-            ascii("\\u0000"), ascii("\\ud800"), ascii("\\udc00"), ascii("\\u"), ascii("1e400"), ascii("-"),
-            ascii("9223372036854775808"), ascii("null"), ascii("true"), ascii("\"event_id\""), ascii("\"cost_micros\""),
-            {0}, {0x7F}, {(byte) 0xC2, (byte) 0x85}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
-            {(byte) 0xF0, (byte) 0x9F, (byte) 0x9A, (byte) 0x80}, {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, {(byte) 0xFF},
-            {(byte) 0xC0, (byte) 0xAF}, ascii(" "), ascii("\n")};
+        ascii("{"),
+        ascii("}"),
+        ascii("["),
+        ascii("]"),
+        ascii("\""),
+        ascii(":"),
+        ascii(","),
+        ascii("\\"),
+        ascii("\\u0000"),
+        ascii("\\ud800"),
+        ascii("\\udc00"),
+        ascii("\\u"),
+        ascii("1e400"),
+        ascii("-"),
+        ascii("9223372036854775808"),
+        ascii("null"),
+        ascii("true"),
+        ascii("\"event_id\""),
+        ascii("\"cost_micros\""),
+        {0},
+        {0x7F},
+        {(byte) 0xC2, (byte) 0x85},
+        {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+        {(byte) 0xF0, (byte) 0x9F, (byte) 0x9A, (byte) 0x80},
+        {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF},
+        {(byte) 0xFF},
+        {(byte) 0xC0, (byte) 0xAF},
+        ascii(" "),
+        ascii("\n")
+    };
 
     private static byte[] tokenSoup(SplittableRandom r) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
@@ -297,7 +390,9 @@ final class HostileJson {
                 case 1 -> b = splice(b, at, 0, TOKENS[r.nextInt(TOKENS.length)]);
                 case 2 -> b = splice(b, at, Math.min(b.length - at, r.nextInt(1, 8)), new byte[0]);
                 case 3 -> b = java.util.Arrays.copyOf(b, at);
-                default -> b = splice(b, at, 0, java.util.Arrays.copyOfRange(b, at, Math.min(b.length, at + r.nextInt(1, 30))));
+                default ->
+                    b = splice(
+                            b, at, 0, java.util.Arrays.copyOfRange(b, at, Math.min(b.length, at + r.nextInt(1, 30))));
             }
         }
         return b;

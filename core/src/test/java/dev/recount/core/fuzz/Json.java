@@ -77,7 +77,8 @@ sealed interface Json {
         out.write('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+            boolean pair =
+                    Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
             if (c == '"' || c == '\\') {
                 out.write('\\');
                 out.write(c);

@@ -28,7 +28,8 @@ class LakeColumnsTest {
         assertThat(LakeColumns.named(LakeLayout.KAFKA_PARTITION).type()).isEqualTo(LakeColumns.Type.INT32);
         assertThat(LakeColumns.indexOf(LakeLayout.EVENT_ID)).isZero();
         assertThatThrownBy(() -> LakeColumns.named("nope")).hasMessageContaining("no lake column named nope");
-        assertThatThrownBy(() -> new Column(" ", LakeColumns.Type.STRING, false)).hasMessageContaining("name");
+        assertThatThrownBy(() -> new Column(" ", LakeColumns.Type.STRING, false))
+                .hasMessageContaining("name");
     }
 
     private static List<String> names() {

@@ -27,13 +27,13 @@ class ExactSpendTest {
         MetricsAccumulator acc = new MetricsAccumulator();
         for (int i = 0; i < 10; i++) acc.add(conversion(2_000_000_000_000_000_000L));
 
-        assertThat(acc.toMetrics()).isEqualTo(
-                new WindowMetrics(0, 0, 10, new BigInteger("20000000000000000000"), 10));
+        assertThat(acc.toMetrics()).isEqualTo(new WindowMetrics(0, 0, 10, new BigInteger("20000000000000000000"), 10));
     }
 
     @Test
     void twoEventsOfFiveQuintillionSumToTenQuintillion() {
-        MetricsAccumulator acc = new MetricsAccumulator().add(conversion(5_000_000_000_000_000_000L))
+        MetricsAccumulator acc = new MetricsAccumulator()
+                .add(conversion(5_000_000_000_000_000_000L))
                 .add(conversion(5_000_000_000_000_000_000L));
 
         assertThat(acc.toMetrics().spendMicros()).isEqualTo(new BigInteger("10000000000000000000"));
@@ -47,7 +47,9 @@ class ExactSpendTest {
         for (int i = 1; i <= 7; i++) {
             acc.add(conversion(Long.MAX_VALUE));
             expected = expected.add(LONG_MAX);
-            assertThat(acc.toMetrics().spendMicros()).as("after %d events of Long.MAX_VALUE", i).isEqualTo(expected);
+            assertThat(acc.toMetrics().spendMicros())
+                    .as("after %d events of Long.MAX_VALUE", i)
+                    .isEqualTo(expected);
         }
         assertThat(expected).isGreaterThan(TWO_TO_THE_64.multiply(BigInteger.valueOf(3)));
     }
@@ -55,8 +57,10 @@ class ExactSpendTest {
     @Test
     void mergesAccumulatorsNearTheBoundsExactly() {
         // 2^64 - 1: the largest value without a carry, plus 1 in the other accumulator.
-        MetricsAccumulator belowWrap = new MetricsAccumulator().add(conversion(Long.MAX_VALUE))
-                .add(conversion(Long.MAX_VALUE)).add(conversion(1));
+        MetricsAccumulator belowWrap = new MetricsAccumulator()
+                .add(conversion(Long.MAX_VALUE))
+                .add(conversion(Long.MAX_VALUE))
+                .add(conversion(1));
         assertThat(belowWrap.toMetrics().spendMicros()).isEqualTo(TWO_TO_THE_64.subtract(BigInteger.ONE));
         MetricsAccumulator one = new MetricsAccumulator().add(conversion(1));
         assertThat(belowWrap.merge(one).toMetrics().spendMicros()).isEqualTo(TWO_TO_THE_64);
@@ -65,7 +69,8 @@ class ExactSpendTest {
         MetricsAccumulator a = new MetricsAccumulator().add(conversion(Long.MAX_VALUE - 1));
         MetricsAccumulator b = new MetricsAccumulator().add(conversion(Long.MAX_VALUE - 2));
         assertThat(a.merge(b).toMetrics())
-                .isEqualTo(new WindowMetrics(0, 0, 2, LONG_MAX.multiply(BigInteger.TWO).subtract(BigInteger.valueOf(3)), 2));
+                .isEqualTo(new WindowMetrics(
+                        0, 0, 2, LONG_MAX.multiply(BigInteger.TWO).subtract(BigInteger.valueOf(3)), 2));
 
         // Both sides with carries and low words that wrap once more when added.
         MetricsAccumulator c = new MetricsAccumulator();
@@ -75,7 +80,8 @@ class ExactSpendTest {
             d.add(conversion(Long.MAX_VALUE - i));
         }
         BigInteger expected = c.toMetrics().spendMicros().add(d.toMetrics().spendMicros());
-        assertThat(c.merge(d).toMetrics().spendMicros()).isEqualTo(expected)
+        assertThat(c.merge(d).toMetrics().spendMicros())
+                .isEqualTo(expected)
                 .isEqualTo(LONG_MAX.multiply(BigInteger.TEN).subtract(BigInteger.valueOf(10)));
     }
 
@@ -89,7 +95,8 @@ class ExactSpendTest {
             int partitions = 1 + random.nextInt(4);
             for (int p = 0; p < partitions; p++) parts.add(new MetricsAccumulator());
             for (int i = 0; i < n; i++) {
-                long cost = random.nextBoolean() ? Long.MAX_VALUE - random.nextInt(1000) : random.nextLong(Long.MAX_VALUE);
+                long cost =
+                        random.nextBoolean() ? Long.MAX_VALUE - random.nextInt(1000) : random.nextLong(Long.MAX_VALUE);
                 parts.get(random.nextInt(parts.size())).add(conversion(cost));
                 expected = expected.add(BigInteger.valueOf(cost));
             }
@@ -101,9 +108,13 @@ class ExactSpendTest {
 
     @Test
     void restoresTotalsIncludingTheCarry() {
-        WindowMetrics big = new WindowMetrics(1, 2, 3, TWO_TO_THE_64.multiply(BigInteger.valueOf(7)).add(BigInteger.valueOf(5)), 6);
+        WindowMetrics big = new WindowMetrics(
+                1, 2, 3, TWO_TO_THE_64.multiply(BigInteger.valueOf(7)).add(BigInteger.valueOf(5)), 6);
         assertThat(MetricsAccumulator.of(big).toMetrics()).isEqualTo(big);
-        assertThat(MetricsAccumulator.of(big).add(conversion(Long.MAX_VALUE)).toMetrics().spendMicros())
+        assertThat(MetricsAccumulator.of(big)
+                        .add(conversion(Long.MAX_VALUE))
+                        .toMetrics()
+                        .spendMicros())
                 .isEqualTo(big.spendMicros().add(LONG_MAX));
         assertThatThrownBy(() -> MetricsAccumulator.of(new WindowMetrics(0, 0, 0, -1, 0)))
                 .hasMessageContaining("spendMicros");
@@ -117,7 +128,8 @@ class ExactSpendTest {
 
         restored.add(conversion(Long.MAX_VALUE));
 
-        assertThat(restored.toMetrics().spendMicros()).isEqualTo(LONG_MAX.multiply(BigInteger.TWO).subtract(BigInteger.TEN));
+        assertThat(restored.toMetrics().spendMicros())
+                .isEqualTo(LONG_MAX.multiply(BigInteger.TWO).subtract(BigInteger.TEN));
     }
 
     @Test

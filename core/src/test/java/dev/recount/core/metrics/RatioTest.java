@@ -22,7 +22,8 @@ class RatioTest {
     @Test
     void isNullWhereTheDenominatorIsZero() {
         WindowMetrics onlySpend = new WindowMetrics(0, 0, 0, 5, 1);
-        for (Ratio r : Ratio.values()) assertThat(r.of(onlySpend)).as(r.column()).isNull();
+        for (Ratio r : Ratio.values())
+            assertThat(r.of(onlySpend)).as(r.column()).isNull();
     }
 
     @Test
@@ -38,7 +39,9 @@ class RatioTest {
     @Test
     void keepsEveryDigitOfASpendAtItsBound() {
         WindowMetrics m = new WindowMetrics(1, 7, 1, SPEND_MAX, 1);
-        assertThat(Ratio.CPM_MICROS.of(m)).isEqualTo(new BigDecimal(SPEND_MAX.multiply(BigInteger.valueOf(1000))).setScale(12));
-        assertThat(Ratio.CPC_MICROS.of(m).toPlainString()).isEqualTo("14285714285714285714285714285714285714.142857142857");
+        assertThat(Ratio.CPM_MICROS.of(m))
+                .isEqualTo(new BigDecimal(SPEND_MAX.multiply(BigInteger.valueOf(1000))).setScale(12));
+        assertThat(Ratio.CPC_MICROS.of(m).toPlainString())
+                .isEqualTo("14285714285714285714285714285714285714.142857142857");
     }
 }

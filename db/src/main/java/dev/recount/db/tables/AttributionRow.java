@@ -18,15 +18,18 @@ public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMet
     /** "attributed_clicks, attributed_conversions, unattributed_clicks, attributed_spend_micros" */
     public static final String METRIC_LIST = String.join(", ", AttributionMetrics.COLUMNS);
     /** "attributed_clicks = EXCLUDED.attributed_clicks, ..." for upserts. */
-    public static final String SET_FROM_EXCLUDED = String.join(", ",
-            List.of(AttributionMetrics.COLUMNS).stream().map(c -> c + " = EXCLUDED." + c).toList());
+    public static final String SET_FROM_EXCLUDED = String.join(
+            ", ",
+            List.of(AttributionMetrics.COLUMNS).stream()
+                    .map(c -> c + " = EXCLUDED." + c)
+                    .toList());
 
     public AttributionRow {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(metrics, "metrics");
         if (windowEndMillis <= key.windowStartMillis()) {
-            throw new IllegalArgumentException("windowEndMillis " + windowEndMillis + " must be after windowStartMillis "
-                    + key.windowStartMillis());
+            throw new IllegalArgumentException("windowEndMillis " + windowEndMillis
+                    + " must be after windowStartMillis " + key.windowStartMillis());
         }
     }
 
@@ -45,8 +48,10 @@ public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMet
     }
 
     public static AttributionMetrics readMetrics(ResultSet rs, String prefix) throws SQLException {
-        return new AttributionMetrics(rs.getLong(prefix + "attributed_clicks"),
-                rs.getLong(prefix + "attributed_conversions"), rs.getLong(prefix + "unattributed_clicks"),
+        return new AttributionMetrics(
+                rs.getLong(prefix + "attributed_clicks"),
+                rs.getLong(prefix + "attributed_conversions"),
+                rs.getLong(prefix + "unattributed_clicks"),
                 MetricColumns.exact(rs, prefix + "attributed_spend_micros"));
     }
 }

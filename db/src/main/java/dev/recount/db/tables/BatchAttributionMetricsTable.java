@@ -68,7 +68,8 @@ public final class BatchAttributionMetricsTable {
                 + ", run_id, computed_at) SELECT window_start, window_end, campaign_id, channel_id, "
                 + AttributionRow.METRIC_LIST + ", run_id, now() FROM " + STAGING_TABLE + " WHERE run_id = ?"
                 + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-                + AttributionRow.SET_FROM_EXCLUDED + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at")) {
+                + AttributionRow.SET_FROM_EXCLUDED
+                + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at")) {
             ps.setLong(1, runId);
             written = ps.executeUpdate();
         }

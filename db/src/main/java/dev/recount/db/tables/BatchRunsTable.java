@@ -14,17 +14,39 @@ public final class BatchRunsTable {
     public static final String TABLE = "batch_runs";
     private static final RunLiveness LIVENESS = new RunLiveness(TABLE, "recount-batch-run:");
 
-    public enum Mode { RANGE, AFFECTED, NIGHTLY;
-        public String wireName() { return name().toLowerCase(java.util.Locale.ROOT); }
+    public enum Mode {
+        RANGE,
+        AFFECTED,
+        NIGHTLY;
+
+        public String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
-    public enum Status { RUNNING, SUCCEEDED, FAILED;
-        public String wireName() { return name().toLowerCase(java.util.Locale.ROOT); }
+    public enum Status {
+        RUNNING,
+        SUCCEEDED,
+        FAILED;
+
+        public String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     /** A finished or running run, as read back. Range bounds are null for an `affected` run with no range. */
-    public record Run(long runId, Mode mode, Long rangeFrom, Long rangeTo, Status status, boolean forced,
-                      Long eventsRead, Long windowsWritten, Long windowsDeleted, String details, String error) {}
+    public record Run(
+            long runId,
+            Mode mode,
+            Long rangeFrom,
+            Long rangeTo,
+            Status status,
+            boolean forced,
+            Long eventsRead,
+            Long windowsWritten,
+            Long windowsDeleted,
+            String details,
+            String error) {}
 
     private BatchRunsTable() {}
 
@@ -53,8 +75,16 @@ public final class BatchRunsTable {
     }
 
     /** Marks the run succeeded; {@code detailsJson} may be null. Call inside the transaction that wrote the results. */
-    public static void succeed(Connection conn, long runId, long eventsRead, long windowsWritten, long windowsDeleted,
-                               Long fromMillis, Long toMillis, String detailsJson) throws SQLException {
+    public static void succeed(
+            Connection conn,
+            long runId,
+            long eventsRead,
+            long windowsWritten,
+            long windowsDeleted,
+            Long fromMillis,
+            Long toMillis,
+            String detailsJson)
+            throws SQLException {
         String sql = "UPDATE " + TABLE + " SET status = 'succeeded', events_read = ?, windows_written = ?,"
                 + " windows_deleted = ?, range_from = COALESCE(?, range_from), range_to = COALESCE(?, range_to),"
                 + " details = ?::jsonb, finished_at = now() WHERE run_id = ?";
@@ -64,7 +94,8 @@ public final class BatchRunsTable {
             ps.setLong(3, windowsDeleted);
             bindNullableTs(ps, 4, fromMillis);
             bindNullableTs(ps, 5, toMillis);
-            if (detailsJson == null) ps.setNull(6, Types.VARCHAR); else ps.setString(6, detailsJson);
+            if (detailsJson == null) ps.setNull(6, Types.VARCHAR);
+            else ps.setString(6, detailsJson);
             ps.setLong(7, runId);
             requireOne(ps.executeUpdate(), runId);
         }
@@ -77,8 +108,11 @@ public final class BatchRunsTable {
      * and is left alone. Returns the ids of the runs it failed.
      */
     public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
-        return LIVENESS.failAbandoned(conn, self, "DELETE FROM " + BatchWindowMetricsTable.STAGING_TABLE + " s"
-                + " USING gone WHERE s.run_id = gone.run_id");
+        return LIVENESS.failAbandoned(
+                conn,
+                self,
+                "DELETE FROM " + BatchWindowMetricsTable.STAGING_TABLE + " s"
+                        + " USING gone WHERE s.run_id = gone.run_id");
     }
 
     /** Advisory-lock namespace of liveness locks: per schema, so environments sharing a database never meet. */
@@ -100,13 +134,18 @@ public final class BatchRunsTable {
             ps.setLong(1, runId);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) return Optional.empty();
-                return Optional.of(new Run(rs.getLong("run_id"),
+                return Optional.of(new Run(
+                        rs.getLong("run_id"),
                         Mode.valueOf(rs.getString("mode").toUpperCase(java.util.Locale.ROOT)),
-                        Timestamps.readNullable(rs, "range_from"), Timestamps.readNullable(rs, "range_to"),
+                        Timestamps.readNullable(rs, "range_from"),
+                        Timestamps.readNullable(rs, "range_to"),
                         Status.valueOf(rs.getString("status").toUpperCase(java.util.Locale.ROOT)),
-                        rs.getBoolean("forced"), (Long) rs.getObject("events_read"),
-                        (Long) rs.getObject("windows_written"), (Long) rs.getObject("windows_deleted"),
-                        rs.getString("details"), rs.getString("error")));
+                        rs.getBoolean("forced"),
+                        (Long) rs.getObject("events_read"),
+                        (Long) rs.getObject("windows_written"),
+                        (Long) rs.getObject("windows_deleted"),
+                        rs.getString("details"),
+                        rs.getString("error")));
             }
         }
     }
@@ -135,7 +174,8 @@ public final class BatchRunsTable {
     }
 
     private static void bindNullableTs(PreparedStatement ps, int i, Long millis) throws SQLException {
-        if (millis == null) ps.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE); else Timestamps.bind(ps, i, millis);
+        if (millis == null) ps.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE);
+        else Timestamps.bind(ps, i, millis);
     }
 
     private static void requireOne(int updated, long runId) {

@@ -5,8 +5,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
@@ -29,7 +29,8 @@ public final class BatchWindowMetricsTable {
 
     public record Range(long fromMillis, long toMillis) implements Scope {
         public Range {
-            if (toMillis <= fromMillis) throw new IllegalArgumentException("range must not be empty: [" + fromMillis + ", " + toMillis + ")");
+            if (toMillis <= fromMillis)
+                throw new IllegalArgumentException("range must not be empty: [" + fromMillis + ", " + toMillis + ")");
         }
     }
 
@@ -41,7 +42,8 @@ public final class BatchWindowMetricsTable {
     private BatchWindowMetricsTable() {}
 
     public static void insertStaging(Connection conn, long runId, List<WindowRow> rows) throws SQLException {
-        String sql = "INSERT INTO " + STAGING_TABLE + " (" + STAGING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        String sql =
+                "INSERT INTO " + STAGING_TABLE + " (" + STAGING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             for (WindowRow r : rows) {
                 ps.setLong(1, runId);
@@ -66,7 +68,8 @@ public final class BatchWindowMetricsTable {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 if (rs.getLong(1) > 0) {
-                    throw new IllegalStateException("run " + runId + " staged " + rs.getLong(1) + " rows outside its scope " + scope);
+                    throw new IllegalStateException(
+                            "run " + runId + " staged " + rs.getLong(1) + " rows outside its scope " + scope);
                 }
             }
         }
@@ -118,7 +121,8 @@ public final class BatchWindowMetricsTable {
         }
         Windows w = (Windows) scope;
         Object[] starts = w.windowStartsMillis().stream()
-                .map(ms -> OffsetDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC)).toArray();
+                .map(ms -> OffsetDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC))
+                .toArray();
         Array array = conn.createArrayOf("timestamptz", starts);
         ps.setArray(first, array);
         return first + 1;

@@ -42,21 +42,32 @@ public final class CorrectionLogTable {
         /** The key was finalized before and a later batch result differs from that finalized value. */
         BATCH_CHANGED;
 
-        public String wireName() { return name().toLowerCase(Locale.ROOT); }
-        public static Reason of(String wire) { return valueOf(wire.toUpperCase(Locale.ROOT)); }
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        public static Reason of(String wire) {
+            return valueOf(wire.toUpperCase(Locale.ROOT));
+        }
     }
 
     /**
      * One changed value; {@code before}/{@code after} null means the key was not served before/after. Values are
      * exact integers ({@code numeric(38,0)} columns), whatever the metric: spend may exceed a long.
      */
-    public record Entry(long reconciliationRunId, WindowKey key, Metric metric, BigInteger before, BigInteger after,
-                        Reason reason) {
+    public record Entry(
+            long reconciliationRunId,
+            WindowKey key,
+            Metric metric,
+            BigInteger before,
+            BigInteger after,
+            Reason reason) {
         public Entry {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(metric, "metric");
             Objects.requireNonNull(reason, "reason");
-            if (Objects.equals(before, after)) throw new IllegalArgumentException("an entry must record a change, got " + before + " -> " + after);
+            if (Objects.equals(before, after))
+                throw new IllegalArgumentException("an entry must record a change, got " + before + " -> " + after);
         }
     }
 
@@ -112,7 +123,8 @@ public final class CorrectionLogTable {
     }
 
     private static void bindValue(PreparedStatement ps, int index, BigInteger value) throws SQLException {
-        if (value == null) ps.setNull(index, Types.NUMERIC); else ps.setBigDecimal(index, new BigDecimal(value));
+        if (value == null) ps.setNull(index, Types.NUMERIC);
+        else ps.setBigDecimal(index, new BigDecimal(value));
     }
 
     private interface Binder {
@@ -121,17 +133,21 @@ public final class CorrectionLogTable {
 
     private static List<Entry> readWhere(Connection conn, String where, Binder binder) throws SQLException {
         // The window metrics' entries: attribution corrections share the log under their own metric names.
-        String windowMetrics = java.util.Arrays.stream(Metric.values()).map(m -> "'" + m.column() + "'")
+        String windowMetrics = java.util.Arrays.stream(Metric.values())
+                .map(m -> "'" + m.column() + "'")
                 .collect(java.util.stream.Collectors.joining(", "));
-        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE (" + where + ") AND metric IN ("
-                + windowMetrics + ") ORDER BY log_id")) {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE (" + where
+                + ") AND metric IN (" + windowMetrics + ") ORDER BY log_id")) {
             binder.bind(ps);
             List<Entry> entries = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    entries.add(new Entry(rs.getLong("reconciliation_run_id"), WindowColumns.readKey(rs),
+                    entries.add(new Entry(
+                            rs.getLong("reconciliation_run_id"),
+                            WindowColumns.readKey(rs),
                             Metric.valueOf(rs.getString("metric").toUpperCase(Locale.ROOT)),
-                            MetricColumns.exact(rs, "before_value"), MetricColumns.exact(rs, "after_value"),
+                            MetricColumns.exact(rs, "before_value"),
+                            MetricColumns.exact(rs, "after_value"),
                             Reason.of(rs.getString("reason"))));
                 }
             }

@@ -18,10 +18,13 @@ import java.util.stream.Collectors;
  */
 public final class MetricColumns {
     /** "impressions, clicks, conversions, spend_micros, events" */
-    public static final String LIST = Arrays.stream(Metric.values()).map(Metric::column).collect(Collectors.joining(", "));
+    public static final String LIST =
+            Arrays.stream(Metric.values()).map(Metric::column).collect(Collectors.joining(", "));
     /** "impressions = EXCLUDED.impressions, ..." for upserts. */
     public static final String SET_FROM_EXCLUDED = Arrays.stream(Metric.values())
-            .map(m -> m.column() + " = EXCLUDED." + m.column()).collect(Collectors.joining(", "));
+            .map(m -> m.column() + " = EXCLUDED." + m.column())
+            .collect(Collectors.joining(", "));
+
     public static final int COUNT = Metric.values().length;
 
     private MetricColumns() {}
@@ -30,13 +33,15 @@ public final class MetricColumns {
     public static int bind(PreparedStatement ps, int first, WindowMetrics m) throws SQLException {
         int i = first;
         for (Metric metric : Metric.values()) {
-            if (metric.isCount()) ps.setLong(i++, m.count(metric)); else ps.setBigDecimal(i++, new BigDecimal(m.get(metric)));
+            if (metric.isCount()) ps.setLong(i++, m.count(metric));
+            else ps.setBigDecimal(i++, new BigDecimal(m.get(metric)));
         }
         return i;
     }
 
     /** Binds one metric's value, or NULL, to parameter {@code index} with the column's type. */
-    public static void bindNullable(PreparedStatement ps, int index, Metric metric, BigInteger value) throws SQLException {
+    public static void bindNullable(PreparedStatement ps, int index, Metric metric, BigInteger value)
+            throws SQLException {
         if (value == null) {
             ps.setNull(index, metric.isCount() ? Types.BIGINT : Types.NUMERIC);
         } else if (metric.isCount()) {
@@ -47,8 +52,12 @@ public final class MetricColumns {
     }
 
     public static WindowMetrics read(ResultSet rs, String prefix) throws SQLException {
-        return new WindowMetrics(rs.getLong(prefix + "impressions"), rs.getLong(prefix + "clicks"),
-                rs.getLong(prefix + "conversions"), exact(rs, prefix + "spend_micros"), rs.getLong(prefix + "events"));
+        return new WindowMetrics(
+                rs.getLong(prefix + "impressions"),
+                rs.getLong(prefix + "clicks"),
+                rs.getLong(prefix + "conversions"),
+                exact(rs, prefix + "spend_micros"),
+                rs.getLong(prefix + "events"));
     }
 
     public static WindowMetrics read(ResultSet rs) throws SQLException {

@@ -52,17 +52,21 @@ public final class ReconciledWindowsTable {
     /** The recorded windows starting in {@code [fromMillis, toMillis)}, by window start. */
     public static Map<Long, Row> read(Connection conn, long fromMillis, long toMillis) throws SQLException {
         Map<Long, Row> rows = new HashMap<>();
-        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE
-                + " WHERE window_start >= ? AND window_start < ?")) {
+        try (PreparedStatement ps =
+                conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE window_start >= ? AND window_start < ?")) {
             Timestamps.bind(ps, 1, fromMillis);
             Timestamps.bind(ps, 2, toMillis);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     long w = Timestamps.read(rs, "window_start");
-                    rows.put(w, new Row(w, new Side(rs.getLong("stream_keys"), rs.getLong("stream_fingerprint")),
-                            new Side(rs.getLong("batch_keys"), rs.getLong("batch_fingerprint")),
-                            new Side(rs.getLong("final_keys"), rs.getLong("final_fingerprint")),
-                            rs.getLong("reconciliation_run_id")));
+                    rows.put(
+                            w,
+                            new Row(
+                                    w,
+                                    new Side(rs.getLong("stream_keys"), rs.getLong("stream_fingerprint")),
+                                    new Side(rs.getLong("batch_keys"), rs.getLong("batch_fingerprint")),
+                                    new Side(rs.getLong("final_keys"), rs.getLong("final_fingerprint")),
+                                    rs.getLong("reconciliation_run_id")));
                 }
             }
         }

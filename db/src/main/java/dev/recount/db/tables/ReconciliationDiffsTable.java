@@ -38,32 +38,53 @@ public final class ReconciliationDiffsTable {
             + " ON CONFLICT (run_id, window_start, campaign_id, channel_id) DO UPDATE SET"
             + " window_end = EXCLUDED.window_end, status = EXCLUDED.status, within_tolerance = EXCLUDED.within_tolerance,"
             + " stream_revision = EXCLUDED.stream_revision, "
-            + Arrays.stream(Metric.values()).map(m -> "stream_" + m.column() + " = EXCLUDED.stream_" + m.column()
-                    + ", batch_" + m.column() + " = EXCLUDED.batch_" + m.column()).collect(Collectors.joining(", "));
+            + Arrays.stream(Metric.values())
+                    .map(m -> "stream_" + m.column() + " = EXCLUDED.stream_" + m.column() + ", batch_" + m.column()
+                            + " = EXCLUDED.batch_" + m.column())
+                    .collect(Collectors.joining(", "));
 
     /** How a key's stream and batch rows compare. */
-    public enum Status { MATCH, MISMATCH, MISSING_IN_STREAM, MISSING_IN_BATCH;
-        public String wireName() { return name().toLowerCase(Locale.ROOT); }
-        public static Status of(String wire) { return valueOf(wire.toUpperCase(Locale.ROOT)); }
+    public enum Status {
+        MATCH,
+        MISMATCH,
+        MISSING_IN_STREAM,
+        MISSING_IN_BATCH;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        public static Status of(String wire) {
+            return valueOf(wire.toUpperCase(Locale.ROOT));
+        }
     }
 
     /** One key's difference; {@code stream} or {@code batch} is null when that side has no row. */
-    public record Row(WindowKey key, long windowEndMillis, Status status, boolean withinTolerance,
-                      Integer streamRevision, WindowMetrics stream, WindowMetrics batch) {
+    public record Row(
+            WindowKey key,
+            long windowEndMillis,
+            Status status,
+            boolean withinTolerance,
+            Integer streamRevision,
+            WindowMetrics stream,
+            WindowMetrics batch) {
         public Row {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(status, "status");
             if ((stream == null) != (status == Status.MISSING_IN_STREAM)) {
-                throw new IllegalArgumentException("stream metrics must be null exactly when status is missing_in_stream");
+                throw new IllegalArgumentException(
+                        "stream metrics must be null exactly when status is missing_in_stream");
             }
             if ((batch == null) != (status == Status.MISSING_IN_BATCH)) {
-                throw new IllegalArgumentException("batch metrics must be null exactly when status is missing_in_batch");
+                throw new IllegalArgumentException(
+                        "batch metrics must be null exactly when status is missing_in_batch");
             }
         }
 
         /** stream − batch for {@code m}, a missing side counting as 0. */
         public BigInteger difference(Metric m) {
-            return (stream == null ? BigInteger.ZERO : stream.get(m)).subtract(batch == null ? BigInteger.ZERO : batch.get(m));
+            return (stream == null ? BigInteger.ZERO : stream.get(m))
+                    .subtract(batch == null ? BigInteger.ZERO : batch.get(m));
         }
     }
 
@@ -74,7 +95,8 @@ public final class ReconciliationDiffsTable {
         WindowColumns.bindKey(ps, 2, r.key(), r.windowEndMillis());
         ps.setString(6, r.status().wireName());
         ps.setBoolean(7, r.withinTolerance());
-        if (r.streamRevision() == null) ps.setNull(8, Types.INTEGER); else ps.setInt(8, r.streamRevision());
+        if (r.streamRevision() == null) ps.setNull(8, Types.INTEGER);
+        else ps.setInt(8, r.streamRevision());
         int i = 9;
         for (WindowMetrics side : new WindowMetrics[] {r.stream(), r.batch()}) {
             for (Metric m : Metric.values()) MetricColumns.bindNullable(ps, i++, m, side == null ? null : side.get(m));
@@ -116,11 +138,12 @@ public final class ReconciliationDiffsTable {
      */
     public static List<Row> largest(Connection conn, long runId, Status status, int limit) throws SQLException {
         String spend = "abs(coalesce(stream_spend_micros, 0) - coalesce(batch_spend_micros, 0))";
-        String others = Arrays.stream(Metric.values()).filter(m -> m != Metric.SPEND_MICROS)
+        String others = Arrays.stream(Metric.values())
+                .filter(m -> m != Metric.SPEND_MICROS)
                 .map(m -> "abs(coalesce(stream_" + m.column() + ", 0) - coalesce(batch_" + m.column() + ", 0))")
                 .collect(Collectors.joining(" + "));
-        String sql = "SELECT * FROM " + TABLE + " WHERE run_id = ? AND status = ?"
-                + " ORDER BY " + spend + " DESC, " + others + " DESC, window_start, campaign_id, channel_id LIMIT ?";
+        String sql = "SELECT * FROM " + TABLE + " WHERE run_id = ? AND status = ?" + " ORDER BY " + spend + " DESC, "
+                + others + " DESC, window_start, campaign_id, channel_id LIMIT ?";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setLong(1, runId);
             ps.setString(2, status.wireName());
@@ -139,8 +162,14 @@ public final class ReconciliationDiffsTable {
         Integer revision = (Integer) rs.getObject("stream_revision");
         WindowMetrics stream = status == Status.MISSING_IN_STREAM ? null : MetricColumns.read(rs, "stream_");
         WindowMetrics batch = status == Status.MISSING_IN_BATCH ? null : MetricColumns.read(rs, "batch_");
-        return new Row(key, Timestamps.read(rs, "window_end"), status, rs.getBoolean("within_tolerance"), revision,
-                stream, batch);
+        return new Row(
+                key,
+                Timestamps.read(rs, "window_end"),
+                status,
+                rs.getBoolean("within_tolerance"),
+                revision,
+                stream,
+                batch);
     }
 
     private static String prefixed(String prefix) {

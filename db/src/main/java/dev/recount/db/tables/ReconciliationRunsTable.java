@@ -21,25 +21,50 @@ public final class ReconciliationRunsTable {
     public static final String TABLE = "reconciliation_runs";
     private static final RunLiveness LIVENESS = new RunLiveness(TABLE, "recount-reconcile-run:");
 
-    public enum Status { RUNNING, SUCCEEDED, FAILED;
-        public String wireName() { return name().toLowerCase(Locale.ROOT); }
-        static Status of(String wire) { return valueOf(wire.toUpperCase(Locale.ROOT)); }
+    public enum Status {
+        RUNNING,
+        SUCCEEDED,
+        FAILED;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Status of(String wire) {
+            return valueOf(wire.toUpperCase(Locale.ROOT));
+        }
     }
 
-    public enum Verdict { WITHIN_TOLERANCE, BEYOND_TOLERANCE;
-        public String wireName() { return name().toLowerCase(Locale.ROOT); }
-        static Verdict of(String wire) { return wire == null ? null : valueOf(wire.toUpperCase(Locale.ROOT)); }
+    public enum Verdict {
+        WITHIN_TOLERANCE,
+        BEYOND_TOLERANCE;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Verdict of(String wire) {
+            return wire == null ? null : valueOf(wire.toUpperCase(Locale.ROOT));
+        }
     }
 
     /** What a finished run found. {@code totalsJson} is a JSON object (the report's range totals). */
-    public record Outcome(Verdict verdict, long keysCompared, long keysMatched, long keysMismatched,
-                          long keysMissingInStream, long keysMissingInBatch, long valuesCorrected,
-                          String totalsJson, String reportDir) {
+    public record Outcome(
+            Verdict verdict,
+            long keysCompared,
+            long keysMatched,
+            long keysMismatched,
+            long keysMissingInStream,
+            long keysMissingInBatch,
+            long valuesCorrected,
+            String totalsJson,
+            String reportDir) {
         public Outcome {
             java.util.Objects.requireNonNull(verdict, "verdict");
             java.util.Objects.requireNonNull(totalsJson, "totalsJson");
             if (keysCompared != keysMatched + keysMismatched + keysMissingInStream + keysMissingInBatch) {
-                throw new IllegalArgumentException("keysCompared " + keysCompared + " is not the sum of the classified keys");
+                throw new IllegalArgumentException(
+                        "keysCompared " + keysCompared + " is not the sum of the classified keys");
             }
         }
     }
@@ -48,10 +73,23 @@ public final class ReconciliationRunsTable {
      * A run as read back; the outcome columns are null unless it succeeded. For a dry run {@code valuesCorrected}
      * is how many values it would have corrected.
      */
-    public record Run(long runId, long rangeFrom, long rangeTo, Long batchRunId, boolean dryRun, Status status,
-                      Verdict verdict, Long keysCompared, Long keysMatched, Long keysMismatched,
-                      Long keysMissingInStream, Long keysMissingInBatch, Long valuesCorrected, String totalsJson,
-                      String reportDir, String error) {}
+    public record Run(
+            long runId,
+            long rangeFrom,
+            long rangeTo,
+            Long batchRunId,
+            boolean dryRun,
+            Status status,
+            Verdict verdict,
+            Long keysCompared,
+            Long keysMatched,
+            Long keysMismatched,
+            Long keysMissingInStream,
+            Long keysMissingInBatch,
+            Long valuesCorrected,
+            String totalsJson,
+            String reportDir,
+            String error) {}
 
     private ReconciliationRunsTable() {}
 
@@ -67,7 +105,8 @@ public final class ReconciliationRunsTable {
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             Timestamps.bind(ps, 1, fromMillis);
             Timestamps.bind(ps, 2, toMillis);
-            if (batchRunId == null) ps.setNull(3, Types.BIGINT); else ps.setLong(3, batchRunId);
+            if (batchRunId == null) ps.setNull(3, Types.BIGINT);
+            else ps.setLong(3, batchRunId);
             ps.setBoolean(4, dryRun);
             ps.setInt(5, LIVENESS.namespace(conn));
             try (ResultSet rs = ps.executeQuery()) {
@@ -112,7 +151,8 @@ public final class ReconciliationRunsTable {
             ps.setLong(6, o.keysMissingInBatch());
             ps.setLong(7, o.valuesCorrected());
             ps.setString(8, o.totalsJson());
-            if (o.reportDir() == null) ps.setNull(9, Types.VARCHAR); else ps.setString(9, o.reportDir());
+            if (o.reportDir() == null) ps.setNull(9, Types.VARCHAR);
+            else ps.setString(9, o.reportDir());
             ps.setLong(10, runId);
             requireOne(ps.executeUpdate(), runId);
         }
@@ -142,7 +182,8 @@ public final class ReconciliationRunsTable {
      * The exact ranges {@code [from, to)} of succeeded runs (not dry runs) that lie within {@code [fromMillis, toMillis)},
      * as {@code long[]{from, to}} pairs ordered by start: what `nightly-dates` treats as done.
      */
-    public static List<long[]> succeededRangesWithin(Connection conn, long fromMillis, long toMillis) throws SQLException {
+    public static List<long[]> succeededRangesWithin(Connection conn, long fromMillis, long toMillis)
+            throws SQLException {
         String sql = "SELECT DISTINCT range_from, range_to FROM " + TABLE
                 + " WHERE status = 'succeeded' AND NOT dry_run AND range_from >= ? AND range_to <= ?"
                 + " ORDER BY range_from, range_to";
@@ -160,12 +201,23 @@ public final class ReconciliationRunsTable {
     }
 
     private static Run read(ResultSet rs) throws SQLException {
-        return new Run(rs.getLong("run_id"), Timestamps.read(rs, "range_from"), Timestamps.read(rs, "range_to"),
-                (Long) rs.getObject("batch_run_id"), rs.getBoolean("dry_run"), Status.of(rs.getString("status")), Verdict.of(rs.getString("verdict")),
-                (Long) rs.getObject("keys_compared"), (Long) rs.getObject("keys_matched"),
-                (Long) rs.getObject("keys_mismatched"), (Long) rs.getObject("keys_missing_in_stream"),
-                (Long) rs.getObject("keys_missing_in_batch"), (Long) rs.getObject("values_corrected"),
-                rs.getString("totals"), rs.getString("report_dir"), rs.getString("error"));
+        return new Run(
+                rs.getLong("run_id"),
+                Timestamps.read(rs, "range_from"),
+                Timestamps.read(rs, "range_to"),
+                (Long) rs.getObject("batch_run_id"),
+                rs.getBoolean("dry_run"),
+                Status.of(rs.getString("status")),
+                Verdict.of(rs.getString("verdict")),
+                (Long) rs.getObject("keys_compared"),
+                (Long) rs.getObject("keys_matched"),
+                (Long) rs.getObject("keys_mismatched"),
+                (Long) rs.getObject("keys_missing_in_stream"),
+                (Long) rs.getObject("keys_missing_in_batch"),
+                (Long) rs.getObject("values_corrected"),
+                rs.getString("totals"),
+                rs.getString("report_dir"),
+                rs.getString("error"));
     }
 
     private static void requireOne(int updated, long runId) {

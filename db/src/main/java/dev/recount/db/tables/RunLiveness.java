@@ -22,8 +22,8 @@ import java.util.Objects;
  */
 public final class RunLiveness {
     /** The error recorded on an abandoned run; {@link #failAbandoned} appends the id of the run that found it. */
-    public static final String ABANDONED = "abandoned: its process ended without finishing the run (killed, out of"
-            + " memory or lost)";
+    public static final String ABANDONED =
+            "abandoned: its process ended without finishing the run (killed, out of" + " memory or lost)";
 
     private final String table;
     private final String namespacePrefix;

@@ -35,8 +35,10 @@ public final class ServingSettingsTable {
             ps.setString(1, name);
             ps.executeUpdate();
         } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL does not know the time zone '" + name + "' (setting time-zone = "
-                    + zone.getId() + "): " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "PostgreSQL does not know the time zone '" + name + "' (setting time-zone = " + zone.getId() + "): "
+                            + e.getMessage(),
+                    e);
         }
         for (Instant probe : probes) {
             try (PreparedStatement ps = conn.prepareStatement("SELECT extract(epoch FROM (?::timestamptz AT TIME ZONE"
@@ -48,9 +50,10 @@ public final class ServingSettingsTable {
                     int postgres = rs.getInt(1);
                     int java = zone.getRules().getOffset(probe).getTotalSeconds();
                     if (postgres != java) {
-                        throw new IllegalStateException("time zone " + zone.getId() + " is UTC" + ZoneOffset.ofTotalSeconds(java)
-                                + " at " + probe + " for Java but UTC" + ZoneOffset.ofTotalSeconds(postgres)
-                                + " for PostgreSQL (different time zone data?): update one of them");
+                        throw new IllegalStateException(
+                                "time zone " + zone.getId() + " is UTC" + ZoneOffset.ofTotalSeconds(java)
+                                        + " at " + probe + " for Java but UTC" + ZoneOffset.ofTotalSeconds(postgres)
+                                        + " for PostgreSQL (different time zone data?): update one of them");
                     }
                 }
             }
@@ -59,7 +62,8 @@ public final class ServingSettingsTable {
 
     /** The recorded time zone, as PostgreSQL reads it. */
     public static String timeZone(Connection conn) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement("SELECT time_zone FROM " + TABLE); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT time_zone FROM " + TABLE);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getString(1);
         }
@@ -76,7 +80,7 @@ public final class ServingSettingsTable {
         if (seconds == 0) return "UTC";
         int west = -seconds, abs = Math.abs(west);
         String name = offset.getId().replace(":", "");
-        return String.format(Locale.ROOT, "<%s>%s%02d:%02d:%02d", name, west < 0 ? "-" : "+", abs / 3600,
-                abs / 60 % 60, abs % 60);
+        return String.format(
+                Locale.ROOT, "<%s>%s%02d:%02d:%02d", name, west < 0 ? "-" : "+", abs / 3600, abs / 60 % 60, abs % 60);
     }
 }

@@ -20,7 +20,8 @@ public final class StreamAttributionMetricsTable {
     public static final String TABLE = "stream_attribution_metrics";
 
     public static final String UPSERT = "INSERT INTO " + TABLE
-            + " (window_start, window_end, campaign_id, channel_id, " + AttributionRow.METRIC_LIST + ", revision, updated_at)"
+            + " (window_start, window_end, campaign_id, channel_id, " + AttributionRow.METRIC_LIST
+            + ", revision, updated_at)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())"
             + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
             + AttributionRow.SET_FROM_EXCLUDED + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
@@ -60,7 +61,7 @@ public final class StreamAttributionMetricsTable {
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
     public static List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        return WindowColumns.readRange(conn, TABLE, fromMillis, toMillis,
-                rs -> new Row(AttributionRow.read(rs), rs.getInt("revision")));
+        return WindowColumns.readRange(
+                conn, TABLE, fromMillis, toMillis, rs -> new Row(AttributionRow.read(rs), rs.getInt("revision")));
     }
 }

@@ -32,8 +32,9 @@ public final class StreamProgressTable {
      *                     transaction commits
      * @param lineage      see {@link Committed}
      */
-    public static void advance(Connection conn, String jobName, long lakeCompleteUntilMillis, long checkpointId,
-                               String lineage) throws SQLException {
+    public static void advance(
+            Connection conn, String jobName, long lakeCompleteUntilMillis, long checkpointId, String lineage)
+            throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement(ADVANCE)) {
             ps.setString(1, jobName);
             Timestamps.bind(ps, 2, lakeCompleteUntilMillis);
@@ -45,8 +46,8 @@ public final class StreamProgressTable {
 
     /** What {@code jobName} committed last, if it ever committed. */
     public static Optional<Committed> committed(Connection conn, String jobName) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement(
-                "SELECT lineage, checkpoint_id FROM " + TABLE + " WHERE job_name = ?")) {
+        try (PreparedStatement ps =
+                conn.prepareStatement("SELECT lineage, checkpoint_id FROM " + TABLE + " WHERE job_name = ?")) {
             ps.setString(1, jobName);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(new Committed(rs.getString(1), rs.getLong(2))) : Optional.empty();
@@ -57,7 +58,7 @@ public final class StreamProgressTable {
     /** The least completeness over all stream jobs writing this lake, or empty if none has committed yet. */
     public static Optional<Long> lakeCompleteUntil(Connection conn) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement("SELECT min(lake_complete_until) AS until FROM " + TABLE);
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return Optional.ofNullable(Timestamps.readNullable(rs, "until"));
         }

@@ -36,7 +36,8 @@ public final class StreamRejectedRowsTable {
      * so a publication marker of an earlier instance is never mistaken for this one's.
      */
     public static String identity(Connection conn) throws SQLException {
-        try (Statement s = conn.createStatement(); ResultSet rs = s.executeQuery("SELECT " + identitySql())) {
+        try (Statement s = conn.createStatement();
+                ResultSet rs = s.executeQuery("SELECT " + identitySql())) {
             rs.next();
             return TABLE + "@" + rs.getLong(1);
         }
@@ -62,11 +63,12 @@ public final class StreamRejectedRowsTable {
     /** Refused rows with an id above {@code afterId}, in id order. */
     public static List<Rejected> after(Connection conn, long afterId) throws SQLException {
         List<Rejected> rows = new ArrayList<>();
-        try (PreparedStatement ps = conn.prepareStatement("SELECT rejection_id, row_json, sql_state, error FROM " + TABLE
-                + " WHERE rejection_id > ? ORDER BY rejection_id")) {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT rejection_id, row_json, sql_state, error FROM "
+                + TABLE + " WHERE rejection_id > ? ORDER BY rejection_id")) {
             ps.setLong(1, afterId);
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) rows.add(new Rejected(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+                while (rs.next())
+                    rows.add(new Rejected(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
             }
         }
         return rows;

@@ -78,8 +78,8 @@ public final class StreamWindowMetricsTable {
     /** The stored rows of {@code keys} (those that exist). */
     public static Map<WindowKey, Row> read(Connection conn, Collection<WindowKey> keys) throws SQLException {
         Map<WindowKey, Row> found = new HashMap<>();
-        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE
-                + " WHERE window_start = ? AND campaign_id = ? AND channel_id = ?")) {
+        try (PreparedStatement ps = conn.prepareStatement(
+                "SELECT * FROM " + TABLE + " WHERE window_start = ? AND campaign_id = ? AND channel_id = ?")) {
             for (WindowKey k : keys) {
                 Timestamps.bind(ps, 1, k.windowStartMillis());
                 ps.setString(2, k.campaignId());
@@ -94,7 +94,7 @@ public final class StreamWindowMetricsTable {
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
     public static List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        return WindowColumns.readRange(conn, TABLE, fromMillis, toMillis,
-                rs -> new Row(WindowColumns.readRow(rs), rs.getInt("revision")));
+        return WindowColumns.readRange(
+                conn, TABLE, fromMillis, toMillis, rs -> new Row(WindowColumns.readRow(rs), rs.getInt("revision")));
     }
 }

@@ -22,7 +22,8 @@ public final class WindowColumns {
     private WindowColumns() {}
 
     /** Binds the key columns to parameters {@code first .. first + 3}; returns the next free index. */
-    public static int bindKey(PreparedStatement ps, int first, WindowKey key, long windowEndMillis) throws SQLException {
+    public static int bindKey(PreparedStatement ps, int first, WindowKey key, long windowEndMillis)
+            throws SQLException {
         Timestamps.bind(ps, first, key.windowStartMillis());
         Timestamps.bind(ps, first + 1, windowEndMillis);
         ps.setString(first + 2, key.campaignId());
@@ -36,7 +37,8 @@ public final class WindowColumns {
     }
 
     public static WindowKey readKey(ResultSet rs) throws SQLException {
-        return new WindowKey(Timestamps.read(rs, "window_start"), rs.getString("campaign_id"), rs.getString("channel_id"));
+        return new WindowKey(
+                Timestamps.read(rs, "window_start"), rs.getString("campaign_id"), rs.getString("channel_id"));
     }
 
     public static WindowRow readRow(ResultSet rs) throws SQLException {
@@ -44,8 +46,8 @@ public final class WindowColumns {
     }
 
     /** Every row of {@code relation} whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
-    public static <T> List<T> readRange(Connection conn, String relation, long fromMillis, long toMillis,
-                                        RowReader<T> reader) throws SQLException {
+    public static <T> List<T> readRange(
+            Connection conn, String relation, long fromMillis, long toMillis, RowReader<T> reader) throws SQLException {
         String sql = "SELECT * FROM " + relation + " WHERE window_start >= ? AND window_start < ?"
                 + " ORDER BY window_start, campaign_id, channel_id";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {

@@ -30,11 +30,11 @@ public final class WindowCorrectionsTable {
     /** Appended to an {@code INSERT INTO window_corrections (INSERT_COLUMNS) ...}: the change-only upsert. */
     public static final String ON_CONFLICT_UPDATE_IF_CHANGED =
             " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-            + MetricColumns.SET_FROM_EXCLUDED + ", removed = EXCLUDED.removed,"
-            + " reconciliation_run_id = EXCLUDED.reconciliation_run_id, batch_run_id = EXCLUDED.batch_run_id,"
-            + " finalized_at = now()"
-            + " WHERE (" + TABLE + ".window_end, " + qualified(TABLE + ".") + ", " + TABLE + ".removed)"
-            + " IS DISTINCT FROM (EXCLUDED.window_end, " + qualified("EXCLUDED.") + ", EXCLUDED.removed)";
+                    + MetricColumns.SET_FROM_EXCLUDED + ", removed = EXCLUDED.removed,"
+                    + " reconciliation_run_id = EXCLUDED.reconciliation_run_id, batch_run_id = EXCLUDED.batch_run_id,"
+                    + " finalized_at = now()"
+                    + " WHERE (" + TABLE + ".window_end, " + qualified(TABLE + ".") + ", " + TABLE + ".removed)"
+                    + " IS DISTINCT FROM (EXCLUDED.window_end, " + qualified("EXCLUDED.") + ", EXCLUDED.removed)";
 
     static final String UPSERT = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" + ON_CONFLICT_UPDATE_IF_CHANGED;
@@ -52,7 +52,8 @@ public final class WindowCorrectionsTable {
         int next = WindowColumns.bindRow(ps, 1, r.window());
         ps.setBoolean(next, r.removed());
         ps.setLong(next + 1, r.reconciliationRunId());
-        if (r.batchRunId() == null) ps.setNull(next + 2, Types.BIGINT); else ps.setLong(next + 2, r.batchRunId());
+        if (r.batchRunId() == null) ps.setNull(next + 2, Types.BIGINT);
+        else ps.setLong(next + 2, r.batchRunId());
     }
 
     /** Row-wise change-only upsert; returns how many rows were inserted or changed. */
@@ -86,7 +87,8 @@ public final class WindowCorrectionsTable {
     }
 
     private static Row read(ResultSet rs) throws SQLException {
-        return new Row(WindowColumns.readRow(rs), rs.getBoolean("removed"), rs.getLong("reconciliation_run_id"), (Long) rs.getObject("batch_run_id"));
+        return new Row(WindowColumns.readRow(rs), rs.getBoolean("removed"), rs.getLong("reconciliation_run_id"), (Long)
+                rs.getObject("batch_run_id"));
     }
 
     private static String qualified(String prefix) {

@@ -21,8 +21,13 @@ import java.util.stream.Collectors;
 public final class WindowMetricsView {
     public static final String VIEW = "window_metrics";
 
-    public enum Source { STREAM, BATCH;
-        public String wireName() { return name().toLowerCase(Locale.ROOT); }
+    public enum Source {
+        STREAM,
+        BATCH;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 
     /** One served key: its values, where they come from, and whether a reconciliation finalized them. */
@@ -52,7 +57,8 @@ public final class WindowMetricsView {
 
     /** The summed metrics served for windows starting in {@code [fromMillis, toMillis)}. */
     public static WindowMetrics totals(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        String sums = Arrays.stream(Metric.values()).map(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
+        String sums = Arrays.stream(Metric.values())
+                .map(m -> "coalesce(sum(" + m.column() + "), 0)::" + m.sqlType() + " AS " + m.column())
                 .collect(Collectors.joining(", "));
         try (PreparedStatement ps = conn.prepareStatement(
                 "SELECT " + sums + " FROM " + VIEW + " WHERE window_start >= ? AND window_start < ?")) {
@@ -66,6 +72,9 @@ public final class WindowMetricsView {
     }
 
     private static Row read(ResultSet rs) throws SQLException {
-        return new Row(WindowColumns.readRow(rs), Source.valueOf(rs.getString("source").toUpperCase(Locale.ROOT)), rs.getBoolean("is_final"));
+        return new Row(
+                WindowColumns.readRow(rs),
+                Source.valueOf(rs.getString("source").toUpperCase(Locale.ROOT)),
+                rs.getBoolean("is_final"));
     }
 }

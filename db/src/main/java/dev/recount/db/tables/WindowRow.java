@@ -11,8 +11,8 @@ public record WindowRow(WindowKey key, long windowEndMillis, WindowMetrics metri
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(metrics, "metrics");
         if (windowEndMillis <= key.windowStartMillis()) {
-            throw new IllegalArgumentException("windowEndMillis " + windowEndMillis + " must be after windowStartMillis "
-                    + key.windowStartMillis());
+            throw new IllegalArgumentException("windowEndMillis " + windowEndMillis
+                    + " must be after windowStartMillis " + key.windowStartMillis());
         }
     }
 }

@@ -19,7 +19,8 @@ public final class WindowSizes {
     private WindowSizes() {}
 
     /** The distinct window sizes, in milliseconds, of the rows of {@code table} whose window starts in the range. */
-    public static SortedSet<Long> in(Connection conn, String table, long fromMillis, long toMillis) throws SQLException {
+    public static SortedSet<Long> in(Connection conn, String table, long fromMillis, long toMillis)
+            throws SQLException {
         String sql = "SELECT DISTINCT (extract(epoch FROM window_end - window_start) * 1000)::bigint AS size_ms FROM "
                 + table + " WHERE window_start >= ? AND window_start < ?";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
@@ -37,14 +38,16 @@ public final class WindowSizes {
      * Why the range may not be compared with windows of {@code expectedMillis}, if it may not: some rows of
      * {@code table} in it have another size. The message names both sizes and what to do.
      */
-    public static Optional<String> mismatch(Connection conn, String table, long fromMillis, long toMillis,
-                                            long expectedMillis) throws SQLException {
+    public static Optional<String> mismatch(
+            Connection conn, String table, long fromMillis, long toMillis, long expectedMillis) throws SQLException {
         SortedSet<Long> other = new TreeSet<>(in(conn, table, fromMillis, toMillis));
         other.remove(expectedMillis);
         if (other.isEmpty()) return Optional.empty();
-        return Optional.of(table + " holds windows of " + describe(other) + " in this range, not "
-                + describe(new TreeSet<>(java.util.List.of(expectedMillis))) + ": the stream job ran with another"
-                + " window.size; recompute and reconcile with the size it ran with (window.size), or delete those rows");
+        return Optional.of(
+                table + " holds windows of " + describe(other) + " in this range, not "
+                        + describe(new TreeSet<>(java.util.List.of(expectedMillis)))
+                        + ": the stream job ran with another"
+                        + " window.size; recompute and reconcile with the size it ran with (window.size), or delete those rows");
     }
 
     private static String describe(SortedSet<Long> sizes) {

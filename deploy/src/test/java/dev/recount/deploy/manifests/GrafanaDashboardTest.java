@@ -62,14 +62,18 @@ class GrafanaDashboardTest {
     @Test
     void everyQueryReadsMetricsThatExistAndTheNeededOnesAreShown() throws IOException {
         KnownMetrics known = KnownMetrics.ofRepository(Set.of());
-        assertThat(GrafanaDashboards.files()).extracting(p -> p.getFileName().toString()).contains("recount.json");
+        assertThat(GrafanaDashboards.files())
+                .extracting(p -> p.getFileName().toString())
+                .contains("recount.json");
         Set<String> shown = new TreeSet<>();
         for (Path file : GrafanaDashboards.files()) {
             List<GrafanaDashboards.Query> queries = GrafanaDashboards.queries(GrafanaDashboards.read(file));
             assertThat(queries).as(file.toString()).isNotEmpty();
             for (GrafanaDashboards.Query q : queries) {
                 assertThat(q.expr()).as(q.where()).isNotBlank();
-                assertThat(ManifestsTest.balanced(q.expr())).as("balanced brackets in %s", q.where()).isTrue();
+                assertThat(ManifestsTest.balanced(q.expr()))
+                        .as("balanced brackets in %s", q.where())
+                        .isTrue();
                 shown.addAll(known.check(q.expr(), file.getFileName() + ": " + q.where()));
             }
         }
@@ -83,13 +87,16 @@ class GrafanaDashboardTest {
         for (Path file : GrafanaDashboards.files()) {
             JsonNode d = GrafanaDashboards.read(file);
             String name = file.getFileName().toString();
-            assertThat(uids.add(d.path("uid").asText())).as("%s: a uid of its own", name).isTrue();
+            assertThat(uids.add(d.path("uid").asText()))
+                    .as("%s: a uid of its own", name)
+                    .isTrue();
             assertThat(d.path("uid").asText()).as(name + " uid").matches("[a-z0-9-]{1,40}");
             assertThat(d.path("title").asText()).as(name + " title").isNotBlank();
 
             // The Prometheus is a variable, so the same JSON works when imported into another Grafana.
             Map<String, JsonNode> variables = new HashMap<>();
-            for (JsonNode v : d.path("templating").path("list")) variables.put(v.path("name").asText(), v);
+            for (JsonNode v : d.path("templating").path("list"))
+                variables.put(v.path("name").asText(), v);
             assertThat(variables).as(name + " variables").containsKey("datasource");
             assertThat(variables.get("datasource").path("type").asText()).isEqualTo("datasource");
             assertThat(variables.get("datasource").path("query").asText()).isEqualTo("prometheus");
@@ -99,31 +106,49 @@ class GrafanaDashboardTest {
             for (JsonNode p : GrafanaDashboards.panels(d)) {
                 String title = p.path("title").asText();
                 assertThat(title).as(name + ": every panel has a title").isNotBlank();
-                assertThat(ids.add(p.path("id").asInt())).as("%s: panel id of '%s' is unique", name, title).isTrue();
+                assertThat(ids.add(p.path("id").asInt()))
+                        .as("%s: panel id of '%s' is unique", name, title)
+                        .isTrue();
                 JsonNode grid = p.path("gridPos");
                 int x = grid.path("x").asInt(-1);
                 int y = grid.path("y").asInt(-1);
                 int w = grid.path("w").asInt(0);
                 int h = grid.path("h").asInt(0);
-                assertThat(x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= 24).as("%s: '%s' lies in the 24-column grid", name, title).isTrue();
+                assertThat(x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= 24)
+                        .as("%s: '%s' lies in the 24-column grid", name, title)
+                        .isTrue();
                 for (int[] c : cells) {
                     boolean apart = x + w <= c[0] || c[0] + c[2] <= x || y + h <= c[1] || c[1] + c[3] <= y;
-                    assertThat(apart).as("%s: '%s' overlaps another panel", name, title).isTrue();
+                    assertThat(apart)
+                            .as("%s: '%s' overlaps another panel", name, title)
+                            .isTrue();
                 }
                 cells.add(new int[] {x, y, w, h});
                 if (p.path("type").asText().equals("row")) continue;
 
-                assertThat(p.path("description").asText()).as("%s: '%s' says what it shows", name, title).isNotBlank();
-                assertThat(p.path("datasource").path("uid").asText()).as("%s: '%s' datasource", name, title).isEqualTo(DATASOURCE);
+                assertThat(p.path("description").asText())
+                        .as("%s: '%s' says what it shows", name, title)
+                        .isNotBlank();
+                assertThat(p.path("datasource").path("uid").asText())
+                        .as("%s: '%s' datasource", name, title)
+                        .isEqualTo(DATASOURCE);
                 Set<String> refIds = new HashSet<>();
-                assertThat(p.path("targets").size()).as("%s: '%s' has queries", name, title).isPositive();
+                assertThat(p.path("targets").size())
+                        .as("%s: '%s' has queries", name, title)
+                        .isPositive();
                 for (JsonNode t : p.path("targets")) {
-                    assertThat(refIds.add(t.path("refId").asText())).as("%s: refIds of '%s' are unique", name, title).isTrue();
-                    assertThat(t.path("datasource").path("uid").asText(DATASOURCE)).isEqualTo(DATASOURCE);
+                    assertThat(refIds.add(t.path("refId").asText()))
+                            .as("%s: refIds of '%s' are unique", name, title)
+                            .isTrue();
+                    assertThat(t.path("datasource").path("uid").asText(DATASOURCE))
+                            .isEqualTo(DATASOURCE);
                 }
-                Matcher link = Pattern.compile("docs/operations\\.md#([\\w-]+)").matcher(p.path("description").asText());
+                Matcher link = Pattern.compile("docs/operations\\.md#([\\w-]+)")
+                        .matcher(p.path("description").asText());
                 while (link.find()) {
-                    assertThat(anchors).as("%s: '%s' links to a section of docs/operations.md", name, title).contains(link.group(1));
+                    assertThat(anchors)
+                            .as("%s: '%s' links to a section of docs/operations.md", name, title)
+                            .contains(link.group(1));
                 }
             }
         }
@@ -145,11 +170,15 @@ class GrafanaDashboardTest {
             for (GrafanaDashboards.Query q : GrafanaDashboards.queries(GrafanaDashboards.read(file))) {
                 if (!q.expr().contains("recordsPublished")) continue;
                 Matcher m = operator.matcher(q.expr());
-                assertThat(m.find()).as("%s selects one publisher by operator_name", q.where()).isTrue();
+                assertThat(m.find())
+                        .as("%s selects one publisher by operator_name", q.where())
+                        .isTrue();
                 regexes.add(m.group(1));
             }
         }
-        assertThat(regexes).as("a query per topic").anyMatch(r -> selects(r, deadLetters) && !selectsEither(r, backfill))
+        assertThat(regexes)
+                .as("a query per topic")
+                .anyMatch(r -> selects(r, deadLetters) && !selectsEither(r, backfill))
                 .anyMatch(r -> selects(r, backfill) && !selectsEither(r, deadLetters));
     }
 
@@ -173,23 +202,31 @@ class GrafanaDashboardTest {
             mounts.put(COMPOSE.resolve(parts[0]).normalize(), parts[1]);
         }
         Path provisioning = GrafanaDashboards.GRAFANA.resolve("provisioning");
-        assertThat(mounts).containsEntry(provisioning.resolve("datasources"), "/etc/grafana/provisioning/datasources")
+        assertThat(mounts)
+                .containsEntry(provisioning.resolve("datasources"), "/etc/grafana/provisioning/datasources")
                 .containsEntry(provisioning.resolve("dashboards"), "/etc/grafana/provisioning/dashboards");
         String dashboardsDir = mounts.get(GrafanaDashboards.DIR);
         assertThat(dashboardsDir).as("the dashboards directory is mounted").isNotNull();
 
         // The provider loads the mounted directory; the home dashboard is one of its files.
-        Map<String, Object> provider = map(list(map(loadOne(provisioning.resolve("dashboards/recount.yml"))).get("providers")).get(0));
+        Map<String, Object> provider = map(list(map(loadOne(provisioning.resolve("dashboards/recount.yml")))
+                        .get("providers"))
+                .get(0));
         assertThat(str(provider, "type")).isEqualTo("file");
         assertThat(str(provider, "options", "path")).isEqualTo(dashboardsDir);
         String home = str(grafana, "environment", "GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH");
         assertThat(home).startsWith(dashboardsDir + "/");
-        assertThat(GrafanaDashboards.DIR.resolve(home.substring(dashboardsDir.length() + 1))).isRegularFile();
+        assertThat(GrafanaDashboards.DIR.resolve(home.substring(dashboardsDir.length() + 1)))
+                .isRegularFile();
 
         // The datasource is the compose Prometheus, at the port its container listens on, scraped as often as it says.
-        Map<String, Object> ds = map(list(map(loadOne(provisioning.resolve("datasources/prometheus.yml"))).get("datasources")).get(0));
+        Map<String, Object> ds = map(list(map(loadOne(provisioning.resolve("datasources/prometheus.yml")))
+                        .get("datasources"))
+                .get(0));
         assertThat(str(ds, "type")).isEqualTo("prometheus");
-        assertThat(ds.get("isDefault")).as("the dashboards' datasource variable starts on it").isEqualTo(true);
+        assertThat(ds.get("isDefault"))
+                .as("the dashboards' datasource variable starts on it")
+                .isEqualTo(true);
         String containerPort = strings(prometheus.get("ports")).get(0).replaceFirst(".*:", "");
         assertThat(str(ds, "url")).isEqualTo("http://prometheus:" + containerPort);
         assertThat(str(ds, "jsonData", "timeInterval"))
@@ -197,10 +234,13 @@ class GrafanaDashboardTest {
 
         // Who may do what: anyone who reaches the loopback port views, nobody signs up, the admin's password is .env's.
         Map<String, Object> env = map(grafana.get("environment"));
-        assertThat(env).containsEntry("GF_AUTH_ANONYMOUS_ENABLED", "true").containsEntry("GF_AUTH_ANONYMOUS_ORG_ROLE", "Viewer")
+        assertThat(env)
+                .containsEntry("GF_AUTH_ANONYMOUS_ENABLED", "true")
+                .containsEntry("GF_AUTH_ANONYMOUS_ORG_ROLE", "Viewer")
                 .containsEntry("GF_USERS_ALLOW_SIGN_UP", "false")
                 .containsEntry("GF_SECURITY_ADMIN_PASSWORD", "${RECOUNT_GRAFANA_ADMIN_PASSWORD:-}");
-        assertThat(properties(COMPOSE.resolve(".env.example")).stringPropertyNames()).contains("RECOUNT_GRAFANA_ADMIN_PASSWORD");
+        assertThat(properties(COMPOSE.resolve(".env.example")).stringPropertyNames())
+                .contains("RECOUNT_GRAFANA_ADMIN_PASSWORD");
         assertThat(String.join(" ", strings(grafana.get("entrypoint")))).contains("exec /run.sh");
     }
 

@@ -48,7 +48,10 @@ final class GrafanaDashboards {
         List<Query> out = new ArrayList<>();
         for (JsonNode p : panels(dashboard)) {
             for (JsonNode t : p.path("targets")) {
-                out.add(new Query("panel '" + p.path("title").asText() + "' " + t.path("refId").asText(), t.path("expr").asText()));
+                out.add(new Query(
+                        "panel '" + p.path("title").asText() + "' "
+                                + t.path("refId").asText(),
+                        t.path("expr").asText()));
             }
         }
         for (JsonNode v : dashboard.path("templating").path("list")) {
@@ -56,7 +59,9 @@ final class GrafanaDashboards {
             JsonNode q = v.path("query");
             String text = q.isTextual() ? q.asText() : q.path("query").asText();
             Matcher m = LABEL_VALUES.matcher(text);
-            if (!m.matches()) throw new AssertionError("variable " + v.path("name").asText() + ": not label_values(metric, label): " + text);
+            if (!m.matches())
+                throw new AssertionError(
+                        "variable " + v.path("name").asText() + ": not label_values(metric, label): " + text);
             out.add(new Query("variable $" + v.path("name").asText(), m.group(1)));
         }
         return out;

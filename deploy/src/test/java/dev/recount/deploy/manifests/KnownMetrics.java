@@ -26,18 +26,37 @@ final class KnownMetrics {
      * Flink's own per-job metrics on the JobManager that recount reads: they survive the restarts of the job's tasks.
      * Flink registers them itself, so they cannot be looked up in recount's sources; docs/operations.md lists them.
      */
-    static final Set<String> JOB_MANAGER_METRICS = Set.of("numRestarts", "numberOfCompletedCheckpoints",
-            "numberOfFailedCheckpoints", "lastCheckpointDuration", "uptime");
+    static final Set<String> JOB_MANAGER_METRICS = Set.of(
+            "numRestarts",
+            "numberOfCompletedCheckpoints",
+            "numberOfFailedCheckpoints",
+            "lastCheckpointDuration",
+            "uptime");
 
-    private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "bool", "offset", "by", "without", "on",
-            "ignoring", "group_left", "group_right", "inf", "nan", "atan2");
+    private static final Set<String> KEYWORDS = Set.of(
+            "and",
+            "or",
+            "unless",
+            "bool",
+            "offset",
+            "by",
+            "without",
+            "on",
+            "ignoring",
+            "group_left",
+            "group_right",
+            "inf",
+            "nan",
+            "atan2");
     private static final Pattern SELECTOR = Pattern.compile("\\{([^}]*)}");
     private static final Pattern NAME_MATCHER = Pattern.compile("__name__\\s*(=~|=)\\s*\"([^\"]*)\"");
     /** {@code prefix(a|b|c)suffix}: the one form of {@code __name__=~} whose names can be listed. */
     private static final Pattern ALTERNATION = Pattern.compile("([\\w:]*)\\(([\\w:|]+)\\)([\\w:]*)");
+
     private static final Pattern STRING = Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)*'|`[^`]*`");
     private static final Pattern RANGE = Pattern.compile("\\[[^]]*]");
-    private static final Pattern GROUPING = Pattern.compile("\\b(?:by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)");
+    private static final Pattern GROUPING =
+            Pattern.compile("\\b(?:by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)");
     /** An identifier that does not start inside a number, a duration or a Grafana variable, and is no function call. */
     private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w$.:])([a-zA-Z_:][\\w:]*+)(?!\\s*\\()");
 
@@ -53,9 +72,11 @@ final class KnownMetrics {
 
     /** The metrics of this repository: the streaming job's sources and reconcile pending's metrics as they are now. */
     static KnownMetrics ofRepository(Set<String> fromElsewhere) throws IOException {
-        return new KnownMetrics(ManifestsTest.moduleSources("streaming-job"),
+        return new KnownMetrics(
+                ManifestsTest.moduleSources("streaming-job"),
                 Files.readString(ManifestsTest.ROOT.resolve(
-                        "reconciler/src/main/java/dev/recount/reconcile/PendingMetrics.java")), fromElsewhere);
+                        "reconciler/src/main/java/dev/recount/reconcile/PendingMetrics.java")),
+                fromElsewhere);
     }
 
     /** Fails unless every metric {@code expr} reads is known; returns them. */
@@ -70,24 +91,32 @@ final class KnownMetrics {
         if (name.startsWith(TASK_PREFIX)) {
             checkRegisteredByTheJob(name.substring(TASK_PREFIX.length()), jobSources, where);
         } else if (name.startsWith(JOB_MANAGER_PREFIX)) {
-            assertThat(JOB_MANAGER_METRICS).as("%s: %s is one of the JobManager's job metrics recount reads", where, name)
+            assertThat(JOB_MANAGER_METRICS)
+                    .as("%s: %s is one of the JobManager's job metrics recount reads", where, name)
                     .contains(name.substring(JOB_MANAGER_PREFIX.length()));
         } else if (name.startsWith(RECONCILE_PREFIX)) {
             // `reconcile pending` (PendingMetrics) writes each gauge by its name, as a string literal.
-            assertThat(pushedByReconcilePending).as("%s: %s is pushed by reconcile pending", where, name)
+            assertThat(pushedByReconcilePending)
+                    .as("%s: %s is pushed by reconcile pending", where, name)
                     .contains("\"" + name + "\"");
         } else {
-            assertThat(fromElsewhere).as("%s: %s is no metric recount knows", where, name).contains(name);
+            assertThat(fromElsewhere)
+                    .as("%s: %s is no metric recount knows", where, name)
+                    .contains(name);
         }
     }
 
     static void checkRegisteredByTheJob(String suffix, String jobSources, String where) {
-        // <group>_..._<name>: a metric name registered with counter(..)/gauge(..), under groups added with addGroup(..).
+        // <group>_..._<name>: a metric name registered with counter(..)/gauge(..), under groups added with
+        // addGroup(..).
         String[] parts = suffix.split("_");
         String name = parts[parts.length - 1];
-        assertThat(jobSources).as("%s: metric %s is registered by the streaming job", where, name).contains("\"" + name + "\"");
+        assertThat(jobSources)
+                .as("%s: metric %s is registered by the streaming job", where, name)
+                .contains("\"" + name + "\"");
         for (int i = 0; i < parts.length - 1; i++) {
-            assertThat(jobSources).as("%s: metric group %s is added by the streaming job", where, parts[i])
+            assertThat(jobSources)
+                    .as("%s: metric group %s is added by the streaming job", where, parts[i])
                     .contains("addGroup(\"" + parts[i] + "\"");
         }
     }
@@ -128,7 +157,8 @@ final class KnownMetrics {
             return out;
         }
         Matcher alt = ALTERNATION.matcher(value);
-        if (!alt.matches()) throw new AssertionError("cannot list the metrics __name__=~\"" + value + "\" reads in " + expr);
+        if (!alt.matches())
+            throw new AssertionError("cannot list the metrics __name__=~\"" + value + "\" reads in " + expr);
         for (String middle : alt.group(2).split("\\|")) out.add(alt.group(1) + middle + alt.group(3));
         return out;
     }

@@ -12,23 +12,26 @@ import org.junit.jupiter.api.Test;
 class KnownMetricsTest {
     static final KnownMetrics KNOWN = new KnownMetrics(
             "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");",
-            "gauge(s, \"recount_reconcile_last_exit_code\", exitCode);", Set.of("kube_job_status_failed"));
+            "gauge(s, \"recount_reconcile_last_exit_code\", exitCode);",
+            Set.of("kube_job_status_failed"));
 
     @Test
     void readsTheNamesOfSelectorsNotLabelsFunctionsKeywordsOrVariables() {
         assertThat(KnownMetrics.metricNames(
-                "max by (job_name) (flink_jobmanager_job_uptime{job_name=~\"$job\"}) > 5 * 60 * 1000\n"
-                        + "and on (job_name) sum without (subtask_index) (rate(a_total{reason=\"x y\"}[$__rate_interval] offset 5m))"
-                        + " / ignoring (reason) group_left b:recorded unless time() - c_seconds > 1e3"))
+                        "max by (job_name) (flink_jobmanager_job_uptime{job_name=~\"$job\"}) > 5 * 60 * 1000\n"
+                                + "and on (job_name) sum without (subtask_index) (rate(a_total{reason=\"x y\"}[$__rate_interval] offset 5m))"
+                                + " / ignoring (reason) group_left b:recorded unless time() - c_seconds > 1e3"))
                 .containsExactlyInAnyOrder("flink_jobmanager_job_uptime", "a_total", "b:recorded", "c_seconds");
     }
 
     @Test
     void listsTheNamesANameMatcherSelects() {
-        assertThat(KnownMetrics.metricNames("rate({__name__=~\"p_(one|two)_s\", job=\"j\"}[5m]) + {__name__=\"three\"}"))
+        assertThat(KnownMetrics.metricNames(
+                        "rate({__name__=~\"p_(one|two)_s\", job=\"j\"}[5m]) + {__name__=\"three\"}"))
                 .containsExactlyInAnyOrder("p_one_s", "p_two_s", "three");
         assertThatThrownBy(() -> KnownMetrics.metricNames("{__name__=~\"p_.*\"}"))
-                .isInstanceOf(AssertionError.class).hasMessageContaining("cannot list the metrics");
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("cannot list the metrics");
     }
 
     @Test
@@ -56,7 +59,9 @@ class KnownMetricsTest {
     void everyJobManagerMetricRecountReadsIsDocumented() throws IOException {
         String operations = Files.readString(ManifestsTest.ROOT.resolve("docs/operations.md"));
         for (String metric : KnownMetrics.JOB_MANAGER_METRICS) {
-            assertThat(operations).as("docs/operations.md names the JobManager metric " + metric).contains("`" + metric + "`");
+            assertThat(operations)
+                    .as("docs/operations.md names the JobManager metric " + metric)
+                    .contains("`" + metric + "`");
         }
     }
 }

@@ -11,7 +11,6 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -53,18 +52,41 @@ class ManifestsTest {
     static final String CONFIG_MAP = "recount-config";
 
     static final Map<String, String> MODULE_OF_PACKAGE = Map.of(
-            "core", "core", "db", "db", "stack", "local-stack", "tools", "tools", "stream", "streaming-job",
-            "batch", "batch-backfill", "reconcile", "reconciler", "ops", "operations", "testkit", "testkit");
+            "core",
+            "core",
+            "db",
+            "db",
+            "stack",
+            "local-stack",
+            "tools",
+            "tools",
+            "stream",
+            "streaming-job",
+            "batch",
+            "batch-backfill",
+            "reconcile",
+            "reconciler",
+            "ops",
+            "operations",
+            "testkit",
+            "testkit");
 
     // ---- every file parses ---------------------------------------------------------------------------------------
 
     @Test
     void everyYamlFileParsesAndEveryKubernetesObjectIsNamed() throws IOException {
         List<Path> files = yamlFiles(K8S, COMPOSE, MONITORING);
-        assertThat(files).extracting(p -> ROOT.relativize(p).toString().replace('\\', '/')).contains(
-                "deploy/k8s/kustomization.yaml", "deploy/k8s/flink-deployment.yaml", "deploy/k8s/backfill-scheduled.yaml",
-                "deploy/k8s/reconcile-cronjob.yaml", "deploy/k8s/correct-cronjob.yaml", "deploy/compose/docker-compose.yml", "deploy/monitoring/alerts.yml",
-                "deploy/monitoring/prometheus.yml");
+        assertThat(files)
+                .extracting(p -> ROOT.relativize(p).toString().replace('\\', '/'))
+                .contains(
+                        "deploy/k8s/kustomization.yaml",
+                        "deploy/k8s/flink-deployment.yaml",
+                        "deploy/k8s/backfill-scheduled.yaml",
+                        "deploy/k8s/reconcile-cronjob.yaml",
+                        "deploy/k8s/correct-cronjob.yaml",
+                        "deploy/compose/docker-compose.yml",
+                        "deploy/monitoring/alerts.yml",
+                        "deploy/monitoring/prometheus.yml");
         for (Path f : files) {
             List<Object> docs = loadAll(f);
             assertThat(docs).as(f.toString()).isNotEmpty().doesNotContainNull();
@@ -73,7 +95,9 @@ class ManifestsTest {
             assertThat(o).as("a Kubernetes object").containsKeys("apiVersion", "kind", "metadata");
             Map<String, Object> meta = map(o.get("metadata"));
             Object name = meta.containsKey("name") ? meta.get("name") : meta.get("generateName");
-            assertThat(name).as("metadata.name (or generateName) of a %s", o.get("kind")).isInstanceOf(String.class);
+            assertThat(name)
+                    .as("metadata.name (or generateName) of a %s", o.get("kind"))
+                    .isInstanceOf(String.class);
             assertThat((String) name).isNotBlank();
         }
     }
@@ -82,10 +106,13 @@ class ManifestsTest {
     void kustomizationListsEveryManifestAndItsGeneratorInputsExist() throws IOException {
         Map<String, Object> k = map(loadOne(K8S.resolve("kustomization.yaml")));
         List<String> resources = strings(k.get("resources"));
-        for (String r : resources) assertThat(K8S.resolve(r)).as("kustomization resource").isRegularFile();
+        for (String r : resources)
+            assertThat(K8S.resolve(r)).as("kustomization resource").isRegularFile();
         try (Stream<Path> s = Files.list(K8S)) {
             List<String> manifests = s.filter(p -> p.toString().endsWith(".yaml") && !p.endsWith("kustomization.yaml"))
-                    .map(p -> p.getFileName().toString()).sorted().toList();
+                    .map(p -> p.getFileName().toString())
+                    .sorted()
+                    .toList();
             assertThat(resources).as("every manifest in deploy/k8s is applied").containsAll(manifests);
         }
         for (Object gen : list(k.get("configMapGenerator"))) {
@@ -97,11 +124,14 @@ class ManifestsTest {
         for (Object gen : list(k.get("secretGenerator"))) {
             for (String env : strings(map(gen).get("envs"))) {
                 // The real .env files are not in git; their templates are.
-                assertThat(K8S.resolve(env + ".example")).as("template of " + env).isRegularFile();
+                assertThat(K8S.resolve(env + ".example"))
+                        .as("template of " + env)
+                        .isRegularFile();
             }
         }
         assertThat(K8S.resolve("secrets/.gitignore")).content().contains("*.env");
-        for (String config : strings(k.get("configurations"))) assertThat(K8S.resolve(config)).isRegularFile();
+        for (String config : strings(k.get("configurations")))
+            assertThat(K8S.resolve(config)).isRegularFile();
     }
 
     // ---- images ---------------------------------------------------------------------------------------------------
@@ -123,10 +153,13 @@ class ManifestsTest {
             if (s.get("build") != null) {
                 // A service that builds tags the stage it builds: the name must be that stage's.
                 String target = str(s, "build", "target");
-                assertThat(stages).as("compose service %s builds a Dockerfile stage", svc.getKey()).contains(target);
+                assertThat(stages)
+                        .as("compose service %s builds a Dockerfile stage", svc.getKey())
+                        .contains(target);
                 assertThat(str(s, "image")).isEqualTo(target + ":" + version);
                 assertThat(str(s, "build", "dockerfile")).isEqualTo("deploy/docker/Dockerfile");
-                assertThat(COMPOSE.resolve(str(s, "build", "context")).normalize()).isEqualTo(ROOT.normalize());
+                assertThat(COMPOSE.resolve(str(s, "build", "context")).normalize())
+                        .isEqualTo(ROOT.normalize());
             }
         }
         images.add(args.get("FLINK_IMAGE"));
@@ -134,7 +167,10 @@ class ManifestsTest {
 
         String flinkMinor = minor(props.get("flink.version"));
         for (String image : images) {
-            assertThat(image).as("image %s has an explicit tag", image).contains(":").doesNotEndWith(":latest");
+            assertThat(image)
+                    .as("image %s has an explicit tag", image)
+                    .contains(":")
+                    .doesNotEndWith(":latest");
             String name = image.substring(0, image.lastIndexOf(':'));
             String tag = image.substring(image.lastIndexOf(':') + 1);
             switch (name) {
@@ -142,12 +178,18 @@ class ManifestsTest {
                     assertThat(stages).as("Dockerfile stage for " + image).contains(name);
                     assertThat(tag).as(image).isEqualTo(version);
                 }
-                case "flink" -> assertThat(tag).as(image).startsWith(props.get("flink.version")).endsWith("-java17");
+                case "flink" ->
+                    assertThat(tag)
+                            .as(image)
+                            .startsWith(props.get("flink.version"))
+                            .endsWith("-java17");
                 case "spark" -> assertThat(tag).as(image).startsWith(props.get("spark.version") + "-scala2.12-java17");
                 case "apache/kafka" -> assertThat(tag).as(image).isEqualTo(props.get("kafka.version"));
                 case "flyway/flyway" -> assertThat(tag).as(image).isEqualTo(props.get("flyway.version"));
-                case "postgres" -> assertThat(tag).as("PostgreSQL major of the embedded binaries")
-                        .isEqualTo(props.get("zonky.binaries.version").split("\\.")[0]);
+                case "postgres" ->
+                    assertThat(tag)
+                            .as("PostgreSQL major of the embedded binaries")
+                            .isEqualTo(props.get("zonky.binaries.version").split("\\.")[0]);
                 case "prom/prometheus", "prom/pushgateway" -> assertThat(tag).matches("v\\d+\\.\\d+\\.\\d+");
                 case "grafana/grafana" -> assertThat(tag).matches("\\d+\\.\\d+\\.\\d+");
                 default -> throw new AssertionError("unexpected image " + image + ": add it to this test deliberately");
@@ -167,8 +209,10 @@ class ManifestsTest {
         String dockerfile = Files.readString(DOCKERFILE);
         Map<String, String> copies = dockerCopies(dockerfile);
         Set<String> produced = producedJars();
-        assertThat(produced).contains("streaming-job/target/streaming-job-" + projectVersion() + "-flink.jar",
-                "batch-backfill/target/spark-app/recount-batch-backfill-" + projectVersion() + ".jar");
+        assertThat(produced)
+                .contains(
+                        "streaming-job/target/streaming-job-" + projectVersion() + "-flink.jar",
+                        "batch-backfill/target/spark-app/recount-batch-backfill-" + projectVersion() + ".jar");
 
         Set<String> referenced = new TreeSet<>();
         Pattern jar = Pattern.compile("[\\w:/.${}-]+\\.jar");
@@ -201,7 +245,8 @@ class ManifestsTest {
         // What the jar's manifest says is what the manifests start.
         assertThat(str(flinkDeployment(), "spec", "job", "entryClass"))
                 .isEqualTo(shadeMainClass(ROOT.resolve("streaming-job/pom.xml")));
-        assertThat(str(sparkApplication(), "mainClass")).isEqualTo(shadeMainClass(ROOT.resolve("batch-backfill/pom.xml")));
+        assertThat(str(sparkApplication(), "mainClass"))
+                .isEqualTo(shadeMainClass(ROOT.resolve("batch-backfill/pom.xml")));
     }
 
     // ---- arguments --------------------------------------------------------------------------------------------------
@@ -209,7 +254,8 @@ class ManifestsTest {
     @Test
     void argumentsNameSubcommandsAndOptionsThatExist() throws IOException {
         Map<String, Object> flink = flinkDeployment();
-        checkProgram(str(flink, "spec", "job", "entryClass"), strings(at(flink, "spec", "job", "args")), "FlinkDeployment");
+        checkProgram(
+                str(flink, "spec", "job", "entryClass"), strings(at(flink, "spec", "job", "args")), "FlinkDeployment");
 
         Map<String, Object> spark = sparkApplication();
         checkProgram(str(spark, "mainClass"), strings(spark.get("arguments")), "ScheduledSparkApplication");
@@ -230,14 +276,17 @@ class ManifestsTest {
                     launcherRuns++;
                 } else {
                     String first = strings(c.get("command")).get(0);
-                    if (first.startsWith("/opt/recount/")) assertThat(imagePathToRepo(first)).isRegularFile();
+                    if (first.startsWith("/opt/recount/"))
+                        assertThat(imagePathToRepo(first)).isRegularFile();
                 }
             }
         }
         assertThat(launcherRuns).as("on-demand reconcile runs the launcher").isPositive();
 
         // The scheduled reconcile and correct CronJobs run the launcher itself (covered by the loop above).
-        assertThat(cronJobContainer().get("command")).as("the reconcile CronJob runs the launcher").isNull();
+        assertThat(cronJobContainer().get("command"))
+                .as("the reconcile CronJob runs the launcher")
+                .isNull();
         assertThat(strings(cronJobContainer().get("args")).subList(0, 2)).containsExactly("reconcile", "pending");
         assertThat(strings(correctContainer().get("args")).get(0)).isEqualTo("correct");
 
@@ -258,7 +307,8 @@ class ManifestsTest {
 
     @Test
     void configFilesUseOnlyValidKeysAndValues() throws IOException {
-        Set<String> valid = properties(ROOT.resolve("config/recount.properties")).stringPropertyNames();
+        Set<String> valid =
+                properties(ROOT.resolve("config/recount.properties")).stringPropertyNames();
         for (Path file : List.of(K8S.resolve("config/recount.properties"), COMPOSE.resolve("recount.properties"))) {
             assertThat(valid).as("keys of " + file).containsAll(properties(file).stringPropertyNames());
             // RecountConfig refuses unknown keys itself; reading every typed value checks the values too.
@@ -271,9 +321,12 @@ class ManifestsTest {
             c.duration("batch.lock-timeout");
             assertThat(c.adminPassword()).as("no password in " + file).isNull();
             for (Component component : Component.values()) {
-                assertThat(c.postgres(component).user()).as("the %s login of %s", component.key(), file)
+                assertThat(c.postgres(component).user())
+                        .as("the %s login of %s", component.key(), file)
                         .isNotEqualTo(c.adminPostgres().user());
-                assertThat(c.password(component)).as("no %s password in %s", component.key(), file).isNull();
+                assertThat(c.password(component))
+                        .as("no %s password in %s", component.key(), file)
+                        .isNull();
             }
         }
     }
@@ -284,11 +337,14 @@ class ManifestsTest {
         Map<String, Object> flink = flinkDeployment();
         Map<String, Object> conf = map(at(flink, "spec", "flinkConfiguration"));
 
-        assertThat(c.get("stream.checkpoint-dir")).startsWith("s3a://").isEqualTo(conf.get("execution.checkpointing.dir"));
+        assertThat(c.get("stream.checkpoint-dir"))
+                .startsWith("s3a://")
+                .isEqualTo(conf.get("execution.checkpointing.dir"));
         assertThat(str(conf, "execution.checkpointing.savepoint-dir")).startsWith("s3a://");
         assertThat(str(conf, "high-availability.storageDir")).startsWith("s3a://");
         assertThat(c.get("lake.path")).startsWith("s3a://");
-        assertThat(Durations.parse(str(conf, "execution.checkpointing.interval"))).isEqualTo(c.duration("stream.checkpoint-interval"));
+        assertThat(Durations.parse(str(conf, "execution.checkpointing.interval")))
+                .isEqualTo(c.duration("stream.checkpoint-interval"));
         assertThat(at(flink, "spec", "job", "parallelism")).isEqualTo(c.integer("stream.parallelism"));
         assertThat(str(flink, "spec", "job", "upgradeMode")).isEqualTo("savepoint");
         assertThat(str(flink, "spec", "job", "jarURI")).startsWith("local:///opt/flink/usrlib/");
@@ -297,28 +353,40 @@ class ManifestsTest {
         assertThat(str(conf, "web.submit.enable")).isEqualTo("false");
 
         Map<String, Object> cron = k8sObject("CronJob", "recount-reconcile");
-        assertThat(str(cron, "spec", "timeZone")).as("the CronJob's day is the config's day").isEqualTo(c.get("time-zone"));
+        assertThat(str(cron, "spec", "timeZone"))
+                .as("the CronJob's day is the config's day")
+                .isEqualTo(c.get("time-zone"));
         assertThat(str(cron, "spec", "concurrencyPolicy")).isEqualTo("Forbid");
         Map<String, Object> correct = k8sObject("CronJob", "recount-correct");
-        assertThat(str(correct, "spec", "concurrencyPolicy")).as("correct runs never overlap").isEqualTo("Forbid");
+        assertThat(str(correct, "spec", "concurrencyPolicy"))
+                .as("correct runs never overlap")
+                .isEqualTo("Forbid");
         assertThat(str(correct, "spec", "schedule")).isEqualTo("*/5 * * * *");
-        checkConfigMounted(map(at(correct, "spec", "jobTemplate", "spec", "template", "spec")), "correct", "CronJob correct");
+        checkConfigMounted(
+                map(at(correct, "spec", "jobTemplate", "spec", "template", "spec")), "correct", "CronJob correct");
         // correct runs backfill affected (the batch login, the lake) and reconcile (the reconciler's login).
-        assertThat(secretRefs(correctContainer())).contains("recount-db-batch", "recount-db-reconciler", "recount-s3")
+        assertThat(secretRefs(correctContainer()))
+                .contains("recount-db-batch", "recount-db-reconciler", "recount-s3")
                 .doesNotContain("recount-db-admin");
         assertThat(str(k8sObject("ScheduledSparkApplication", "recount-backfill-nightly"), "spec", "concurrencyPolicy"))
                 .isEqualTo("Forbid");
-        assertThat(strings(cronJobContainer().get("args"))).containsSubsequence("--report-dir", c.get("reconcile.report-dir"));
+        assertThat(strings(cronJobContainer().get("args")))
+                .containsSubsequence("--report-dir", c.get("reconcile.report-dir"));
 
-        List<String> flyway = strings(container(map(at(k8sObject("Job", "recount-migrate"), "spec", "template", "spec")), "flyway")
-                .get("args"));
-        assertThat(flyway).contains("-url=" + c.get("postgres.jdbc-url"), "-schemas=" + c.get("postgres.schema"),
-                "-defaultSchema=" + c.get("postgres.schema"));
+        List<String> flyway =
+                strings(container(map(at(k8sObject("Job", "recount-migrate"), "spec", "template", "spec")), "flyway")
+                        .get("args"));
+        assertThat(flyway)
+                .contains(
+                        "-url=" + c.get("postgres.jdbc-url"),
+                        "-schemas=" + c.get("postgres.schema"),
+                        "-defaultSchema=" + c.get("postgres.schema"));
 
         // Every pod that is given --config mounts the ConfigMap there.
         checkConfigMounted(map(at(flink, "spec", "podTemplate", "spec")), "flink-main-container", "FlinkDeployment");
         checkConfigMounted(map(at(cron, "spec", "jobTemplate", "spec", "template", "spec")), "reconcile", "CronJob");
-        for (Map<String, Object> spark : List.of(sparkApplication(), map(onDemand("SparkApplication").get("spec")))) {
+        for (Map<String, Object> spark :
+                List.of(sparkApplication(), map(onDemand("SparkApplication").get("spec")))) {
             checkVolumeIsConfigMap(list(spark.get("volumes")), mountedVolume(map(spark.get("driver")), "Spark driver"));
         }
         checkConfigMounted(map(at(onDemand("Job"), "spec", "template", "spec")), "reconcile", "ondemand Job");
@@ -330,31 +398,44 @@ class ManifestsTest {
         Map<String, Object> services = map(composeFile().get("services"));
 
         String init = String.join(" ", strings(map(services.get("kafka-init")).get("command")));
-        for (String topic : List.of(c.topics().input(), c.topics().deadLetter(), c.topics().backfill())) {
+        for (String topic :
+                List.of(c.topics().input(), c.topics().deadLetter(), c.topics().backfill())) {
             assertThat(init).as("kafka-init creates " + topic).contains(topic);
         }
         assertThat(init).contains("--partitions " + c.topics().inputPartitions());
 
         List<String> flyway = strings(map(services.get("migrate")).get("command"));
-        assertThat(flyway).contains("-url=" + c.get("postgres.jdbc-url"), "-schemas=" + c.get("postgres.schema"),
-                "-user=" + c.get("postgres.user"));
+        assertThat(flyway)
+                .contains(
+                        "-url=" + c.get("postgres.jdbc-url"),
+                        "-schemas=" + c.get("postgres.schema"),
+                        "-user=" + c.get("postgres.user"));
         assertThat(ROOT.resolve("db/src/main/resources/db/migration")).isDirectory();
         // db-logins creates the logins the components default to, for the config's schema.
         Map<String, Object> logins = map(map(services.get("db-logins")).get("environment"));
-        assertThat(logins).containsEntry("RECOUNT_SCHEMA", c.get("postgres.schema")).containsEntry("PGUSER", c.get("postgres.user"));
+        assertThat(logins)
+                .containsEntry("RECOUNT_SCHEMA", c.get("postgres.schema"))
+                .containsEntry("PGUSER", c.get("postgres.user"));
         // Compose's own escaping ($$) undone: what the shell runs.
-        String loginScript = String.join(" ", strings(map(services.get("db-logins")).get("command"))).replace("$$", "$");
-        assertThat(loginScript).contains("for c in stream batch reconciler finance",
-                "login=\"${RECOUNT_SCHEMA}_${c}_login\"", "grp=\"${RECOUNT_SCHEMA}_${c}_role\"");
+        String loginScript = String.join(
+                        " ", strings(map(services.get("db-logins")).get("command")))
+                .replace("$$", "$");
+        assertThat(loginScript)
+                .contains(
+                        "for c in stream batch reconciler finance",
+                        "login=\"${RECOUNT_SCHEMA}_${c}_login\"",
+                        "grp=\"${RECOUNT_SCHEMA}_${c}_role\"");
         for (Component component : Component.values()) {
             assertThat(component.defaultUser(c.get("postgres.schema")))
                     .isEqualTo(c.get("postgres.schema") + "_" + component.key() + "_login");
         }
 
         String flinkProps = str(services.get("jobmanager"), "environment", "FLINK_PROPERTIES");
-        assertThat(flinkProps).contains("execution.checkpointing.dir: " + c.get("stream.checkpoint-dir"))
+        assertThat(flinkProps)
+                .contains("execution.checkpointing.dir: " + c.get("stream.checkpoint-dir"))
                 .contains("parallelism.default: " + c.get("stream.parallelism"))
-                .contains("metrics.reporter.prom.factory.class: org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
+                .contains(
+                        "metrics.reporter.prom.factory.class: org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
                 .contains("metrics.reporter.prom.port: 9249");
         for (String svc : List.of("jobmanager", "taskmanager", "spark-worker", "backfill", "recount")) {
             assertThat(strings(map(services.get(svc)).get("volumes")))
@@ -378,31 +459,47 @@ class ManifestsTest {
         }
         // Each component's database login, from its own Secret, under the variable names the config reads.
         Map<String, List<String>> secretRefs = new LinkedHashMap<>();
-        secretRefs.put("FlinkDeployment", secretRefs(container(map(at(flinkDeployment(), "spec", "podTemplate", "spec")), "flink-main-container")));
-        secretRefs.put("ScheduledSparkApplication", secretRefs(map(sparkApplication().get("driver"))));
+        secretRefs.put(
+                "FlinkDeployment",
+                secretRefs(
+                        container(map(at(flinkDeployment(), "spec", "podTemplate", "spec")), "flink-main-container")));
+        secretRefs.put(
+                "ScheduledSparkApplication", secretRefs(map(sparkApplication().get("driver"))));
         secretRefs.put("CronJob", secretRefs(cronJobContainer()));
         secretRefs.put("SparkApplication", secretRefs(map(at(onDemand("SparkApplication"), "spec", "driver"))));
         secretRefs.put("Job", secretRefs(container(map(at(onDemand("Job"), "spec", "template", "spec")), "reconcile")));
-        Map<String, Component> expected = Map.of("FlinkDeployment", Component.STREAM,
-                "ScheduledSparkApplication", Component.BATCH, "CronJob", Component.RECONCILER,
-                "SparkApplication", Component.BATCH, "Job", Component.RECONCILER);
+        Map<String, Component> expected = Map.of(
+                "FlinkDeployment",
+                Component.STREAM,
+                "ScheduledSparkApplication",
+                Component.BATCH,
+                "CronJob",
+                Component.RECONCILER,
+                "SparkApplication",
+                Component.BATCH,
+                "Job",
+                Component.RECONCILER);
         RecountConfig defaults = RecountConfig.defaults();
         expected.forEach((kind, component) -> {
             String secret = "recount-db-" + component.key();
             assertThat(secretRefs.get(kind)).as(kind).contains(secret).doesNotContain("recount-db-admin");
             assertThat(generated).as("Secret " + secret + " is generated").containsKey(secret);
-            assertThat(generated.get(secret).stringPropertyNames()).as("keys of Secret " + secret)
-                    .containsExactlyInAnyOrder(component.userVariable(),
-                            defaults.get("postgres." + component.key() + ".password-env"));
+            assertThat(generated.get(secret).stringPropertyNames())
+                    .as("keys of Secret " + secret)
+                    .containsExactlyInAnyOrder(
+                            component.userVariable(), defaults.get("postgres." + component.key() + ".password-env"));
         });
         assertThat(generated.get("recount-db-admin").stringPropertyNames()).contains("PGUSER", "PGPASSWORD");
-        assertThat(generated.get("recount-s3").stringPropertyNames()).contains("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+        assertThat(generated.get("recount-s3").stringPropertyNames())
+                .contains("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
 
         // No literal password anywhere in a manifest: a variable named *PASSWORD* is always taken from a Secret.
         for (Map<String, Object> o : allK8sObjects()) {
             visitMaps(o, (m, path) -> {
                 Object name = m.get("name");
-                if (name instanceof String n && n.toUpperCase(Locale.ROOT).contains("PASSWORD") && m.containsKey("value")) {
+                if (name instanceof String n
+                        && n.toUpperCase(Locale.ROOT).contains("PASSWORD")
+                        && m.containsKey("value")) {
                     throw new AssertionError("literal value for " + n + " in " + o.get("kind") + " " + path);
                 }
             });
@@ -418,31 +515,45 @@ class ManifestsTest {
                 if (k.contains("PASSWORD")) {
                     // ${X:?...}: compose refuses to run without it. ${X:-}: only this service needs it, so it must
                     // refuse to start without it itself (compose checks :? even for services of inactive profiles).
-                    Matcher m = Pattern.compile("^\\$\\{(RECOUNT_\\w*PASSWORD):([?-])").matcher(String.valueOf(v));
-                    assertThat(m.find()).as(svc.getKey() + " " + k + " comes from .env").isTrue();
-                    assertThat(envExample.stringPropertyNames()).as(".env.example names " + m.group(1)).contains(m.group(1));
+                    Matcher m = Pattern.compile("^\\$\\{(RECOUNT_\\w*PASSWORD):([?-])")
+                            .matcher(String.valueOf(v));
+                    assertThat(m.find())
+                            .as(svc.getKey() + " " + k + " comes from .env")
+                            .isTrue();
+                    assertThat(envExample.stringPropertyNames())
+                            .as(".env.example names " + m.group(1))
+                            .contains(m.group(1));
                     if (m.group(2).equals("-")) {
                         assertThat(String.join(" ", strings(map(svc.getValue()).get("entrypoint"))))
                                 .as("%s refuses to start without %s", svc.getKey(), k)
                                 .contains("[ -n \"$$" + k + "\" ]", "exit 1");
                     }
-                    passwordsOf.computeIfAbsent(svc.getKey(), x -> new TreeSet<>()).add(k + "=" + m.group(1));
+                    passwordsOf
+                            .computeIfAbsent(svc.getKey(), x -> new TreeSet<>())
+                            .add(k + "=" + m.group(1));
                 }
             });
         }
-        assertThat(passwordsOf.get("jobmanager")).containsExactly("RECOUNT_STREAM_PGPASSWORD=RECOUNT_PG_STREAM_PASSWORD");
-        assertThat(passwordsOf.get("taskmanager")).containsExactly("RECOUNT_STREAM_PGPASSWORD=RECOUNT_PG_STREAM_PASSWORD");
+        assertThat(passwordsOf.get("jobmanager"))
+                .containsExactly("RECOUNT_STREAM_PGPASSWORD=RECOUNT_PG_STREAM_PASSWORD");
+        assertThat(passwordsOf.get("taskmanager"))
+                .containsExactly("RECOUNT_STREAM_PGPASSWORD=RECOUNT_PG_STREAM_PASSWORD");
         assertThat(passwordsOf.get("backfill")).containsExactly("RECOUNT_BATCH_PGPASSWORD=RECOUNT_PG_BATCH_PASSWORD");
-        assertThat(passwordsOf.get("recount")).containsExactly("RECOUNT_BATCH_PGPASSWORD=RECOUNT_PG_BATCH_PASSWORD",
-                "RECOUNT_RECONCILER_PGPASSWORD=RECOUNT_PG_RECONCILER_PASSWORD");
-        assertThat(passwordsOf.get("grafana")).containsExactly("GF_SECURITY_ADMIN_PASSWORD=RECOUNT_GRAFANA_ADMIN_PASSWORD");
+        assertThat(passwordsOf.get("recount"))
+                .containsExactly(
+                        "RECOUNT_BATCH_PGPASSWORD=RECOUNT_PG_BATCH_PASSWORD",
+                        "RECOUNT_RECONCILER_PGPASSWORD=RECOUNT_PG_RECONCILER_PASSWORD");
+        assertThat(passwordsOf.get("grafana"))
+                .containsExactly("GF_SECURITY_ADMIN_PASSWORD=RECOUNT_GRAFANA_ADMIN_PASSWORD");
         for (Component component : Component.values()) {
             assertThat(defaults.get("postgres." + component.key() + ".password-env"))
                     .isEqualTo("RECOUNT_" + component.name() + "_PGPASSWORD");
         }
         passwordsOf.forEach((svc, passwords) -> {
             if (passwords.stream().anyMatch(p -> p.endsWith("=RECOUNT_PG_PASSWORD"))) {
-                assertThat(svc).as("a service with the administrator's password").isIn("postgres", "migrate", "db-logins");
+                assertThat(svc)
+                        .as("a service with the administrator's password")
+                        .isIn("postgres", "migrate", "db-logins");
             }
         });
     }
@@ -455,7 +566,9 @@ class ManifestsTest {
         for (Map.Entry<String, Object> svc : map(composeFile().get("services")).entrySet()) {
             for (Object port : list(map(svc.getValue()).get("ports"))) {
                 // Short syntax HOST_IP:HOST_PORT:CONTAINER_PORT; without a host IP Docker binds every interface.
-                assertThat(String.valueOf(port)).as("port of " + svc.getKey()).matches("127\\.0\\.0\\.1:\\d+:\\d+(/tcp)?");
+                assertThat(String.valueOf(port))
+                        .as("port of " + svc.getKey())
+                        .matches("127\\.0\\.0\\.1:\\d+:\\d+(/tcp)?");
                 published++;
             }
         }
@@ -476,7 +589,9 @@ class ManifestsTest {
         Matcher m = Pattern.compile("chmod\\s+(?:-R\\s+)?(\\S+)").matcher(String.join("\n", commands));
         while (m.find()) {
             chmods++;
-            assertThat(grantsOthersWrite(m.group(1))).as("chmod %s makes something world-writable", m.group(1)).isFalse();
+            assertThat(grantsOthersWrite(m.group(1)))
+                    .as("chmod %s makes something world-writable", m.group(1))
+                    .isFalse();
         }
         assertThat(chmods).as("data-init sets the modes of the shared volume").isPositive();
         assertThat(String.join(" ", commands)).doesNotContain("777");
@@ -487,8 +602,11 @@ class ManifestsTest {
         if (mode.matches("[0-7]{3,4}")) return (Character.digit(mode.charAt(mode.length() - 1), 8) & 2) != 0;
         for (String clause : mode.split(",")) {
             Matcher c = Pattern.compile("([ugoa]*)([+=])([rwxXst]*)").matcher(clause);
-            if (c.matches() && c.group(3).contains("w") && (c.group(1).isEmpty() || c.group(1).contains("o")
-                    || c.group(1).contains("a"))) {
+            if (c.matches()
+                    && c.group(3).contains("w")
+                    && (c.group(1).isEmpty()
+                            || c.group(1).contains("o")
+                            || c.group(1).contains("a"))) {
                 return true;
             }
         }
@@ -497,14 +615,18 @@ class ManifestsTest {
 
     @Test
     void sparkRunsWithTheJava17Opens() throws IOException {
-        List<String> opens = Arrays.asList(rootPomProperties().get("java17.opens").trim().split("\\s+"));
-        for (Map<String, Object> app : List.of(sparkApplication(), map(onDemand("SparkApplication").get("spec")))) {
+        List<String> opens =
+                Arrays.asList(rootPomProperties().get("java17.opens").trim().split("\\s+"));
+        for (Map<String, Object> app :
+                List.of(sparkApplication(), map(onDemand("SparkApplication").get("spec")))) {
             Map<String, Object> conf = map(app.get("sparkConf"));
             for (String key : List.of("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")) {
                 assertThat(Arrays.asList(str(conf, key).split("\\s+"))).as(key).containsAll(opens);
             }
         }
-        String submit = String.join(" ", strings(map(map(composeFile().get("services")).get("backfill")).get("entrypoint")));
+        String submit = String.join(
+                " ",
+                strings(map(map(composeFile().get("services")).get("backfill")).get("entrypoint")));
         for (String flag : opens) assertThat(submit).as("compose spark-submit").contains(flag);
     }
 
@@ -516,7 +638,8 @@ class ManifestsTest {
         assertThat(conf.get("metrics.reporter.prom.factory.class"))
                 .isEqualTo("org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
         assertThat(str(conf, "metrics.reporter.prom.port")).isEqualTo("9249");
-        assertThat(str(flinkDeployment(), "spec", "podTemplate", "metadata", "annotations", "prometheus.io/port")).isEqualTo("9249");
+        assertThat(str(flinkDeployment(), "spec", "podTemplate", "metadata", "annotations", "prometheus.io/port"))
+                .isEqualTo("9249");
 
         Map<String, Object> compose = map(loadOne(MONITORING.resolve("prometheus.yml")));
         List<String> targets = new ArrayList<>();
@@ -527,10 +650,13 @@ class ManifestsTest {
         for (Path p : List.of(MONITORING.resolve("prometheus.yml"), MONITORING.resolve("prometheus-k8s.yml"))) {
             Map<String, Object> prom = map(loadOne(p));
             assertThat(strings(prom.get("rule_files"))).as(p.toString()).containsExactly("/etc/prometheus/alerts.yml");
-            for (Object job : list(prom.get("scrape_configs"))) assertThat(str(job, "job_name")).isNotBlank();
+            for (Object job : list(prom.get("scrape_configs")))
+                assertThat(str(job, "job_name")).isNotBlank();
         }
-        assertThat(strings(map(map(composeFile().get("services")).get("prometheus")).get("volumes")))
-                .contains("../monitoring/prometheus.yml:/etc/prometheus/prometheus.yml:ro",
+        assertThat(strings(map(map(composeFile().get("services")).get("prometheus"))
+                        .get("volumes")))
+                .contains(
+                        "../monitoring/prometheus.yml:/etc/prometheus/prometheus.yml:ro",
                         "../monitoring/alerts.yml:/etc/prometheus/alerts.yml:ro");
     }
 
@@ -546,15 +672,22 @@ class ManifestsTest {
 
         for (Object g : list(rules.get("groups"))) {
             Map<String, Object> group = map(g);
-            assertThat(group.keySet()).as("group keys").contains("name", "rules").isSubsetOf("name", "rules", "interval", "limit");
+            assertThat(group.keySet())
+                    .as("group keys")
+                    .contains("name", "rules")
+                    .isSubsetOf("name", "rules", "interval", "limit");
             assertThat(str(group, "name")).isNotBlank();
             for (Object r : list(group.get("rules"))) {
                 Map<String, Object> rule = map(r);
-                assertThat(rule.keySet()).as("rule keys").contains("alert", "expr", "labels", "annotations")
+                assertThat(rule.keySet())
+                        .as("rule keys")
+                        .contains("alert", "expr", "labels", "annotations")
                         .isSubsetOf("alert", "expr", "for", "keep_firing_for", "labels", "annotations");
                 String alert = str(rule, "alert");
                 assertThat(alert).matches("Recount[A-Z][A-Za-z]+");
-                assertThat(names.add(alert)).as("alert names are unique: " + alert).isTrue();
+                assertThat(names.add(alert))
+                        .as("alert names are unique: " + alert)
+                        .isTrue();
                 String expr = str(rule, "expr");
                 assertThat(expr).isNotBlank();
                 assertThat(balanced(expr)).as("balanced brackets in " + alert).isTrue();
@@ -564,19 +697,32 @@ class ManifestsTest {
                 Map<String, Object> ann = map(rule.get("annotations"));
                 assertThat(ann).containsKeys("summary", "description", "runbook_url");
                 String anchor = alert.toLowerCase(Locale.ROOT);
-                assertThat(str(ann, "runbook_url")).as("runbook link of " + alert)
+                assertThat(str(ann, "runbook_url"))
+                        .as("runbook link of " + alert)
                         .isEqualTo(RUNBOOK_DOCS + "/operations.md#" + anchor);
-                assertThat(anchors).as("docs/operations.md has a section for " + alert).contains(anchor);
+                assertThat(anchors)
+                        .as("docs/operations.md has a section for " + alert)
+                        .contains(anchor);
 
                 known.check(expr, alert);
             }
         }
         // The five the issue asks for, by what they watch.
-        assertThat(names).contains("RecountWatermarkLagHigh", "RecountPartitionIdleTooLong", "RecountTooLateRateHigh",
-                "RecountDeadLetterRateHigh", "RecountReconciliationBeyondTolerance");
+        assertThat(names)
+                .contains(
+                        "RecountWatermarkLagHigh",
+                        "RecountPartitionIdleTooLong",
+                        "RecountTooLateRateHigh",
+                        "RecountDeadLetterRateHigh",
+                        "RecountReconciliationBeyondTolerance");
         String all = String.join("\n", expressions);
-        assertThat(all).contains("watermarkLagMs", "idlePartitions", "tooLateEvents", "reason_invalidEvents",
-                "recount_reconcile_days_beyond_tolerance");
+        assertThat(all)
+                .contains(
+                        "watermarkLagMs",
+                        "idlePartitions",
+                        "tooLateEvents",
+                        "reason_invalidEvents",
+                        "recount_reconcile_days_beyond_tolerance");
     }
 
     /**
@@ -589,16 +735,19 @@ class ManifestsTest {
     void runbookLinksTakeTheDocsAddressFromOnePlaceAndFallBackToTheRepositoryPath() throws IOException {
         Matcher fallback = Pattern.compile("\\{\\{ else }}([^{]+)\\{\\{ end }}").matcher(RUNBOOK_DOCS);
         assertThat(fallback.find()).isTrue();
-        assertThat(ROOT.resolve(fallback.group(1)).resolve("operations.md")).as("the fallback is a path in the repository")
+        assertThat(ROOT.resolve(fallback.group(1)).resolve("operations.md"))
+                .as("the fallback is a path in the repository")
                 .isRegularFile();
         for (Path p : List.of(MONITORING.resolve("prometheus.yml"), MONITORING.resolve("prometheus-k8s.yml"))) {
-            assertThat(str(loadOne(p), "global", "external_labels", "recount_docs_url")).as(p.toString())
+            assertThat(str(loadOne(p), "global", "external_labels", "recount_docs_url"))
+                    .as(p.toString())
                     .isEqualTo("${RECOUNT_DOCS_URL}");
         }
         // Compose: from .env, optional (an unset variable is the fallback, not an error).
         Map<String, Object> prometheus = map(map(composeFile().get("services")).get("prometheus"));
         assertThat(str(prometheus, "environment", "RECOUNT_DOCS_URL")).isEqualTo("${RECOUNT_DOCS_URL:-}");
-        assertThat(properties(COMPOSE.resolve(".env.example")).stringPropertyNames()).contains("RECOUNT_DOCS_URL");
+        assertThat(properties(COMPOSE.resolve(".env.example")).stringPropertyNames())
+                .contains("RECOUNT_DOCS_URL");
         // Prometheus 3 expands environment variables in external labels without a flag; 2.x would keep them literally.
         assertThat(str(prometheus, "image")).matches("prom/prometheus:v[3-9]\\.\\d+\\.\\d+");
     }
@@ -633,11 +782,16 @@ class ManifestsTest {
         String module = moduleOf(mainClass);
         String sources = moduleSources(module);
         for (String word : leadingWords(args)) {
-            assertThat(Pattern.compile("@Command\\(\\s*name\\s*=\\s*\"" + Pattern.quote(word) + "\"").matcher(sources).find())
-                    .as("%s: subcommand '%s' exists in %s", where, word, module).isTrue();
+            assertThat(Pattern.compile("@Command\\(\\s*name\\s*=\\s*\"" + Pattern.quote(word) + "\"")
+                            .matcher(sources)
+                            .find())
+                    .as("%s: subcommand '%s' exists in %s", where, word, module)
+                    .isTrue();
         }
         for (String option : options(args)) {
-            assertThat(sources).as("%s: option %s is declared in %s", where, option, module).contains("\"" + option + "\"");
+            assertThat(sources)
+                    .as("%s: option %s is declared in %s", where, option, module)
+                    .contains("\"" + option + "\"");
         }
     }
 
@@ -680,10 +834,14 @@ class ManifestsTest {
 
     static Path repositoryRoot() {
         Path p = Path.of("").toAbsolutePath();
-        while (p != null && !(Files.isRegularFile(p.resolve("recount")) && Files.isRegularFile(p.resolve("config/recount.properties")))) {
+        while (p != null
+                && !(Files.isRegularFile(p.resolve("recount"))
+                        && Files.isRegularFile(p.resolve("config/recount.properties")))) {
             p = p.getParent();
         }
-        if (p == null) throw new IllegalStateException("cannot find the repository root above " + Path.of("").toAbsolutePath());
+        if (p == null)
+            throw new IllegalStateException(
+                    "cannot find the repository root above " + Path.of("").toAbsolutePath());
         return p;
     }
 
@@ -707,14 +865,18 @@ class ManifestsTest {
     static Set<String> producedJars() throws IOException {
         String version = projectVersion();
         Set<String> out = new TreeSet<>();
-        for (String module : List.of("core", "db", "local-stack", "tools", "streaming-job", "batch-backfill", "reconciler")) {
+        for (String module :
+                List.of("core", "db", "local-stack", "tools", "streaming-job", "batch-backfill", "reconciler")) {
             out.add(module + "/target/" + module + "-" + version + ".jar");
             String pom = Files.readString(ROOT.resolve(module).resolve("pom.xml"));
-            Matcher classifier = Pattern.compile("<shadedClassifierName>([^<]+)</shadedClassifierName>").matcher(pom);
-            if (classifier.find()) out.add(module + "/target/" + module + "-" + version + "-" + classifier.group(1) + ".jar");
+            Matcher classifier = Pattern.compile("<shadedClassifierName>([^<]+)</shadedClassifierName>")
+                    .matcher(pom);
+            if (classifier.find())
+                out.add(module + "/target/" + module + "-" + version + "-" + classifier.group(1) + ".jar");
             Matcher file = Pattern.compile("<outputFile>([^<]+)</outputFile>").matcher(pom);
             while (file.find()) {
-                out.add(file.group(1).replace("${project.build.directory}", module + "/target")
+                out.add(file.group(1)
+                        .replace("${project.build.directory}", module + "/target")
                         .replace("${project.version}", version));
             }
         }
@@ -728,13 +890,16 @@ class ManifestsTest {
     }
 
     static Path sourceOf(String className) {
-        return ROOT.resolve(moduleOf(className)).resolve("src/main/java").resolve(className.replace('.', '/') + ".java");
+        return ROOT.resolve(moduleOf(className))
+                .resolve("src/main/java")
+                .resolve(className.replace('.', '/') + ".java");
     }
 
     static String moduleOf(String className) {
         String pkg = className.split("\\.")[2];
         String module = MODULE_OF_PACKAGE.get(pkg);
-        if (module == null) throw new AssertionError("no module for package dev.recount." + pkg + " (" + className + ")");
+        if (module == null)
+            throw new AssertionError("no module for package dev.recount." + pkg + " (" + className + ")");
         return module;
     }
 
@@ -744,7 +909,8 @@ class ManifestsTest {
         if (!SOURCES.containsKey(module)) {
             try (Stream<Path> s = Files.walk(ROOT.resolve(module).resolve("src/main/java"))) {
                 StringBuilder all = new StringBuilder();
-                for (Path p : s.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                for (Path p :
+                        s.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
                     all.append(Files.readString(p)).append('\n');
                 }
                 SOURCES.put(module, all.toString());
@@ -757,11 +923,15 @@ class ManifestsTest {
     static Map<String, String[]> launcherDispatch() throws IOException {
         String launcher = Files.readString(ROOT.resolve("recount"));
         Map<String, String[]> out = new HashMap<>();
-        // The launcher's table: `  up|down) target=(local-stack dev.recount.stack.LocalStackMain "$cmd") ;;` (scripts aside).
-        Matcher m = Pattern.compile("(?m)^\\s+([\\w|-]+)\\)\\s*target=\\((?!script\\s)\\S+\\s+(\\S+)([^)\\n]*)\\)\\s*;;").matcher(launcher);
+        // The launcher's table: `  up|down) target=(local-stack dev.recount.stack.LocalStackMain "$cmd") ;;` (scripts
+        // aside).
+        Matcher m = Pattern.compile(
+                        "(?m)^\\s+([\\w|-]+)\\)\\s*target=\\((?!script\\s)\\S+\\s+(\\S+)([^)\\n]*)\\)\\s*;;")
+                .matcher(launcher);
         while (m.find()) {
             boolean passesWord = m.group(3).contains("\"$cmd\"");
-            for (String word : m.group(1).split("\\|")) out.put(word, new String[] {m.group(2), String.valueOf(passesWord)});
+            for (String word : m.group(1).split("\\|"))
+                out.put(word, new String[] {m.group(2), String.valueOf(passesWord)});
         }
         assertThat(out).as("launcher dispatch").containsKeys("reconcile", "backfill", "stream");
         return out;
@@ -777,7 +947,9 @@ class ManifestsTest {
     }
 
     static List<String> options(List<String> args) {
-        return args.stream().filter(a -> a.startsWith("--")).map(a -> a.contains("=") ? a.substring(0, a.indexOf('=')) : a)
+        return args.stream()
+                .filter(a -> a.startsWith("--"))
+                .map(a -> a.contains("=") ? a.substring(0, a.indexOf('=')) : a)
                 .collect(Collectors.toList());
     }
 
@@ -787,7 +959,8 @@ class ManifestsTest {
         return ROOT.resolve(path.substring("/opt/recount/".length()));
     }
 
-    // ---- reading the Dockerfile ---------------------------------------------------------------------------------------
+    // ---- reading the Dockerfile
+    // ---------------------------------------------------------------------------------------
 
     static Set<String> dockerStages() throws IOException {
         Set<String> out = new TreeSet<>();
@@ -806,12 +979,14 @@ class ManifestsTest {
     /** COPY destination file → source, for the COPY instructions that name one file. */
     static Map<String, String> dockerCopies(String dockerfile) {
         Map<String, String> out = new HashMap<>();
-        Matcher m = Pattern.compile("(?m)^COPY\\s+(?:--\\S+\\s+)*(\\S+)\\s+(\\S+)\\s*$").matcher(dockerfile);
+        Matcher m = Pattern.compile("(?m)^COPY\\s+(?:--\\S+\\s+)*(\\S+)\\s+(\\S+)\\s*$")
+                .matcher(dockerfile);
         while (m.find()) out.put(m.group(2), m.group(1));
         return out;
     }
 
-    // ---- reading the manifests ------------------------------------------------------------------------------------------
+    // ---- reading the manifests
+    // ------------------------------------------------------------------------------------------
 
     static List<Map<String, Object>> k8sObjects() throws IOException {
         Map<String, Object> k = map(loadOne(K8S.resolve("kustomization.yaml")));
@@ -845,7 +1020,8 @@ class ManifestsTest {
     }
 
     static Map<String, Object> correctContainer() throws IOException {
-        return container(map(at(k8sObject("CronJob", "recount-correct"), "spec", "jobTemplate", "spec", "template", "spec")),
+        return container(
+                map(at(k8sObject("CronJob", "recount-correct"), "spec", "jobTemplate", "spec", "template", "spec")),
                 "correct");
     }
 
@@ -865,7 +1041,8 @@ class ManifestsTest {
     }
 
     static Map<String, Object> cronJobContainer() throws IOException {
-        return container(map(at(k8sObject("CronJob", "recount-reconcile"), "spec", "jobTemplate", "spec", "template", "spec")),
+        return container(
+                map(at(k8sObject("CronJob", "recount-reconcile"), "spec", "jobTemplate", "spec", "template", "spec")),
                 "reconcile");
     }
 
@@ -901,7 +1078,9 @@ class ManifestsTest {
         List<Path> out = new ArrayList<>();
         for (Path dir : dirs) {
             try (Stream<Path> s = Files.walk(dir)) {
-                s.filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml")).sorted().forEach(out::add);
+                s.filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
+                        .sorted()
+                        .forEach(out::add);
             }
         }
         return out;
@@ -941,7 +1120,7 @@ class ManifestsTest {
                 case ']' -> square--;
                 case '{' -> curly++;
                 case '}' -> curly--;
-                default -> { }
+                default -> {}
             }
             if (round < 0 || square < 0 || curly < 0) return false;
         }

@@ -40,9 +40,17 @@ class PromtoolITCase {
         int n = 0;
         for (Path file : GrafanaDashboards.files()) {
             for (GrafanaDashboards.Query q : GrafanaDashboards.queries(GrafanaDashboards.read(file))) {
-                rules.append("      # ").append(file.getFileName()).append(": ").append(q.where().replace('\n', ' ')).append('\n')
-                        .append("      - record: dashboard:query").append(n++).append('\n')
-                        .append("        expr: '").append(asPromQl(q.expr()).replace("'", "''")).append("'\n");
+                rules.append("      # ")
+                        .append(file.getFileName())
+                        .append(": ")
+                        .append(q.where().replace('\n', ' '))
+                        .append('\n')
+                        .append("      - record: dashboard:query")
+                        .append(n++)
+                        .append('\n')
+                        .append("        expr: '")
+                        .append(asPromQl(q.expr()).replace("'", "''"))
+                        .append("'\n");
             }
         }
         assertThat(n).as("dashboard queries").isPositive();
@@ -61,20 +69,26 @@ class PromtoolITCase {
     static String promtool(String... args) throws IOException, InterruptedException {
         Path promtool = onPath("promtool");
         if (promtool == null) {
-            fail("promtool is not on the PATH: run deploy/bin/install-test-deps (it installs promtool from Debian's prometheus package)");
+            fail(
+                    "promtool is not on the PATH: run deploy/bin/install-test-deps (it installs promtool from Debian's prometheus package)");
         }
         List<String> command = new ArrayList<>();
         command.add(promtool.toString());
         command.addAll(List.of(args));
         Path log = Files.createTempFile("promtool", ".log");
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 fail(String.join(" ", command) + " did not finish within " + TIMEOUT_SECONDS + " s");
             }
             String out = Files.readString(log, StandardCharsets.UTF_8);
-            assertThat(p.exitValue()).as("%s exited with %d:%n%s", String.join(" ", command), p.exitValue(), out).isZero();
+            assertThat(p.exitValue())
+                    .as("%s exited with %d:%n%s", String.join(" ", command), p.exitValue(), out)
+                    .isZero();
             return out;
         } finally {
             Files.deleteIfExists(log);

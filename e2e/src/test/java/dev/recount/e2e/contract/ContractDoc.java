@@ -40,11 +40,13 @@ final class ContractDoc {
             Matcher heading = COMMAND_HEADING.matcher(line);
             if (heading.matches()) {
                 current = new Command(heading.group(1).strip(), new TreeSet<>(), new TreeSet<>(), "");
-                if (commands.put(current.path(), current) != null) throw new AssertionError("two sections for " + current.path());
+                if (commands.put(current.path(), current) != null)
+                    throw new AssertionError("two sections for " + current.path());
                 inExitTable = false;
                 continue;
             }
-            if (line.startsWith("### ")) throw new AssertionError("a command heading must be ### `recount ...`: " + line);
+            if (line.startsWith("### "))
+                throw new AssertionError("a command heading must be ### `recount ...`: " + line);
             if (current == null) {
                 intro.append(line).append('\n');
                 continue;

@@ -49,7 +49,8 @@ class ContractDocTest {
 
     @Test
     void everyCommandIsDocumentedAndEveryDocumentedCommandExists() {
-        assertThat(doc.commands.keySet()).as("### `recount ...` sections of docs/contract.md")
+        assertThat(doc.commands.keySet())
+                .as("### `recount ...` sections of docs/contract.md")
                 .containsExactlyInAnyOrderElementsOf(code.keySet());
     }
 
@@ -60,17 +61,20 @@ class ContractDocTest {
             ContractDoc.Command documented = doc.commands.get(path);
             if (documented == null) return; // reported by the test above
             for (String option : node.options()) {
-                if (!documented.options().contains(option) && !STANDARD_OPTIONS.contains(option)
+                if (!documented.options().contains(option)
+                        && !STANDARD_OPTIONS.contains(option)
                         && node.source() != LauncherCommands.Source.LAUNCHER) {
                     wrong.add(path + " " + option + ": not in the contract");
                 }
             }
             if (node.source() == LauncherCommands.Source.LAUNCHER) {
-                node.options().stream().filter(o -> !documented.options().contains(o))
+                node.options().stream()
+                        .filter(o -> !documented.options().contains(o))
                         .forEach(o -> wrong.add(path + " " + o + ": not in the contract"));
             }
             for (String option : documented.options()) {
-                if (!node.options().contains(option)) wrong.add(path + " " + option + ": in the contract, not in the code");
+                if (!node.options().contains(option))
+                    wrong.add(path + " " + option + ": in the contract, not in the code");
             }
         });
         assertThat(wrong).isEmpty();
@@ -79,7 +83,8 @@ class ContractDocTest {
     @Test
     void everyCommandHasHelpAndVersion() {
         List<String> lacking = code.values().stream()
-                .filter(n -> n.source() != LauncherCommands.Source.LAUNCHER || n.path().equals("recount"))
+                .filter(n -> n.source() != LauncherCommands.Source.LAUNCHER
+                        || n.path().equals("recount"))
                 .filter(n -> !n.options().containsAll(STANDARD_OPTIONS))
                 .map(n -> n.path() + " has only " + n.options())
                 .collect(Collectors.toList());
@@ -91,8 +96,10 @@ class ContractDocTest {
     void everyExitCodeIsDocumentedAndEveryDocumentedExitCodeExists() {
         List<String> wrong = new ArrayList<>();
         TreeSet<Integer> common = RecountCli.exitCodeList(CommonExitCodes.class).keySet().stream()
-                .map(k -> Integer.parseInt(k.strip())).collect(Collectors.toCollection(TreeSet::new));
-        assertThat(doc.exitCodesOf("recount")).as("the exit codes every command shares (### `recount`)")
+                .map(k -> Integer.parseInt(k.strip()))
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(doc.exitCodesOf("recount"))
+                .as("the exit codes every command shares (### `recount`)")
                 .containsExactlyElementsOf(common);
         code.forEach((path, node) -> {
             if (!doc.commands.containsKey(path)) return;
@@ -100,16 +107,18 @@ class ContractDocTest {
             switch (node.source()) {
                 case PICOCLI -> {
                     if (!documented.equals(node.exitCodes())) {
-                        wrong.add(path + ": the code has exit codes " + node.exitCodes() + ", the contract " + documented);
+                        wrong.add(path + ": the code has exit codes " + node.exitCodes() + ", the contract "
+                                + documented);
                     }
                 }
                 case SCRIPT -> {
                     // A script's codes are partly computed; at least every literal `exit N` must be documented.
                     if (!documented.containsAll(node.exitCodes())) {
-                        wrong.add(path + ": the script exits " + node.exitCodes() + ", the contract names " + documented);
+                        wrong.add(
+                                path + ": the script exits " + node.exitCodes() + ", the contract names " + documented);
                     }
                 }
-                case LAUNCHER -> { }
+                case LAUNCHER -> {}
             }
         });
         assertThat(wrong).isEmpty();
@@ -122,7 +131,8 @@ class ContractDocTest {
 
     @Test
     void everySettingIsDocumentedAndEveryDocumentedSettingExists() throws IOException {
-        assertThat(doc.settings.keySet()).as("settings in docs/contract.md vs config/recount.properties")
+        assertThat(doc.settings.keySet())
+                .as("settings in docs/contract.md vs config/recount.properties")
                 .containsExactlyInAnyOrderElementsOf(referenceKeys());
     }
 
@@ -147,14 +157,18 @@ class ContractDocTest {
                 Matcher m = KEY_READ.matcher(Files.readString(file));
                 while (m.find()) {
                     String key = m.group(1);
-                    boolean looksLikeASetting = namespaces.contains(key.split("\\.")[0]) && (key.contains(".") || reference.contains(key));
+                    boolean looksLikeASetting =
+                            namespaces.contains(key.split("\\.")[0]) && (key.contains(".") || reference.contains(key));
                     if (looksLikeASetting) read.add(key);
-                    if (looksLikeASetting && !reference.contains(key)) unknown.put(key, root.relativize(file).toString());
+                    if (looksLikeASetting && !reference.contains(key))
+                        unknown.put(key, root.relativize(file).toString());
                 }
             }
         }
         assertThat(read).as("the scan finds the keys the code reads").contains("lake.path", "window.size", "time-zone");
-        assertThat(unknown).as("keys read in code but missing from config/recount.properties").isEmpty();
+        assertThat(unknown)
+                .as("keys read in code but missing from config/recount.properties")
+                .isEmpty();
     }
 
     private static boolean isMainSource(Path p) {

@@ -26,7 +26,11 @@ final class LauncherCommands {
     /** One command or subcommand: its option names and exit codes ({@code exitCodes} empty for a script's). */
     record Node(String path, TreeSet<String> options, TreeSet<Integer> exitCodes, Source source) {}
 
-    enum Source { PICOCLI, SCRIPT, LAUNCHER }
+    enum Source {
+        PICOCLI,
+        SCRIPT,
+        LAUNCHER
+    }
 
     /** {@code  up|down|status) target=(local-stack dev.recount.stack.LocalStackMain "$cmd") ;;} */
     private static final Pattern TARGET = Pattern.compile("(?m)^\\s*([^\\s()]+)\\)\\s*target=\\(([^)]*)\\)\\s*;;");
@@ -36,6 +40,7 @@ final class LauncherCommands {
     private static final Pattern SCRIPT_OPTION = Pattern.compile("(?m)^\\s*(-[-\\w]+(?:\\|-[-\\w]+)*)\\)");
     /** Commands whose {@code --cluster} the launcher takes itself: {@code stream|backfill)} then {@code take_cluster_flag}. */
     private static final Pattern CLUSTER_FLAG = Pattern.compile("(?m)^\\s*([\\w|]+)\\)\\s*\\n\\s*take_cluster_flag");
+
     private static final Pattern SCRIPT_EXIT = Pattern.compile("\\bexit (\\d+)\\b");
 
     private final Path root;
@@ -55,7 +60,8 @@ final class LauncherCommands {
     private void readLauncher(String launcher) throws Exception {
         TreeSet<String> ownOptions = new TreeSet<>();
         Matcher help = HELP.matcher(launcher);
-        if (!help.find()) throw new AssertionError("the launcher has no help case (\"\"|-h|--help|help) usage; exit 0)");
+        if (!help.find())
+            throw new AssertionError("the launcher has no help case (\"\"|-h|--help|help) usage; exit 0)");
         for (String name : help.group(1).split("\\|")) if (name.startsWith("-")) ownOptions.add(name);
 
         // Several launcher commands may share one main class (local-stack's, tools'); read each tree once.
@@ -69,7 +75,9 @@ final class LauncherCommands {
                 if (command.startsWith("-")) {
                     ownOptions.add(command); // ./recount --version
                 } else if (target.get(0).equals("build")) {
-                    nodes.put("recount " + command, new Node("recount " + command, new TreeSet<>(), new TreeSet<>(), Source.LAUNCHER));
+                    nodes.put(
+                            "recount " + command,
+                            new Node("recount " + command, new TreeSet<>(), new TreeSet<>(), Source.LAUNCHER));
                 } else if (target.get(0).equals("script")) {
                     readScript("recount " + command, root.resolve(target.get(1)));
                 } else {
@@ -87,8 +95,10 @@ final class LauncherCommands {
         }
         if (targets == 0) throw new AssertionError("no target=(...) lines in the launcher's command table");
         Matcher cluster = CLUSTER_FLAG.matcher(launcher);
-        if (!cluster.find()) throw new AssertionError("the launcher takes --cluster for no command (take_cluster_flag)");
-        for (String command : cluster.group(1).split("\\|")) nodes.get("recount " + command).options().add("--cluster");
+        if (!cluster.find())
+            throw new AssertionError("the launcher takes --cluster for no command (take_cluster_flag)");
+        for (String command : cluster.group(1).split("\\|"))
+            nodes.get("recount " + command).options().add("--cluster");
         nodes.put("recount", new Node("recount", ownOptions, new TreeSet<>(), Source.LAUNCHER));
     }
 
@@ -105,7 +115,8 @@ final class LauncherCommands {
         String prefix = lines.get(0).substring("command ".length()); // the tree's root path
         String wanted = sub == null ? prefix : prefix + " " + sub;
         if (sub == null && !prefix.equals(path)) {
-            throw new AssertionError(where + " is the command '" + prefix + "' but the launcher runs it as '" + path + "'");
+            throw new AssertionError(
+                    where + " is the command '" + prefix + "' but the launcher runs it as '" + path + "'");
         }
         boolean found = false;
         for (String line : lines) {
@@ -114,7 +125,8 @@ final class LauncherCommands {
             String nodePath = parts[0].equals("command") ? rest : rest.substring(0, rest.lastIndexOf(' '));
             if (!nodePath.equals(wanted) && !nodePath.startsWith(wanted + " ")) continue;
             String userPath = path + nodePath.substring(wanted.length());
-            Node node = nodes.computeIfAbsent(userPath, p -> new Node(p, new TreeSet<>(), new TreeSet<>(), Source.PICOCLI));
+            Node node =
+                    nodes.computeIfAbsent(userPath, p -> new Node(p, new TreeSet<>(), new TreeSet<>(), Source.PICOCLI));
             switch (parts[0]) {
                 case "command" -> found = true;
                 case "option", "parameter" -> node.options().add(rest.substring(rest.lastIndexOf(' ') + 1));
@@ -122,7 +134,9 @@ final class LauncherCommands {
                 default -> throw new AssertionError("unexpected line from CommandTree: " + line);
             }
         }
-        if (!found) throw new AssertionError("the launcher runs '" + path + "' with " + where + ", which has no command '" + wanted + "'");
+        if (!found)
+            throw new AssertionError(
+                    "the launcher runs '" + path + "' with " + where + ", which has no command '" + wanted + "'");
     }
 
     private void readScript(String path, Path script) throws IOException {
@@ -154,7 +168,9 @@ final class LauncherCommands {
         for (Map.Entry<String, TreeSet<String>> e : launched.entrySet()) {
             for (String line : describe(moduleOf.get(e.getKey()), e.getKey())) {
                 String[] words = line.split(" ");
-                if (words[0].equals("command") && words.length == 3 && !e.getValue().contains(words[2])) {
+                if (words[0].equals("command")
+                        && words.length == 3
+                        && !e.getValue().contains(words[2])) {
                     unreachable.add(e.getKey() + " has the command '" + words[2] + "' that ./recount never runs");
                 }
             }
@@ -168,7 +184,8 @@ final class LauncherCommands {
         Path classes = root.resolve(module).resolve("target/classes");
         Path classpath = root.resolve(module).resolve("target/runtime.classpath");
         if (!Files.isDirectory(classes) || !Files.isRegularFile(classpath)) {
-            throw new AssertionError(module + " is not built (" + classpath + " is missing): run `mvn -DskipTests package` first");
+            throw new AssertionError(
+                    module + " is not built (" + classpath + " is missing): run `mvn -DskipTests package` first");
         }
         List<URL> urls = new ArrayList<>();
         urls.add(url(classes));
@@ -176,11 +193,13 @@ final class LauncherCommands {
             if (!entry.isBlank()) urls.add(url(Path.of(entry)));
         }
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        try (URLClassLoader loader = new URLClassLoader(module, urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(module, urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
             Thread.currentThread().setContextClassLoader(loader);
             Class<?> tree = Class.forName("dev.recount.core.cli.CommandTree", true, loader);
             @SuppressWarnings("unchecked")
-            List<String> lines = (List<String>) tree.getMethod("describe", String.class).invoke(null, main);
+            List<String> lines =
+                    (List<String>) tree.getMethod("describe", String.class).invoke(null, main);
             return List.copyOf(lines);
         } catch (InvocationTargetException e) {
             throw new AssertionError("cannot read the commands of " + main + " in " + module, e.getCause());

@@ -20,17 +20,21 @@ class LauncherTest {
 
     private Run launch(String... args) throws IOException, InterruptedException {
         Path root = Path.of(System.getProperty("recount.root")).toAbsolutePath().normalize();
-        List<String> command = new ArrayList<>(List.of("bash", root.resolve("recount").toString()));
+        List<String> command =
+                new ArrayList<>(List.of("bash", root.resolve("recount").toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile());
         pb.environment().put("RECOUNT_NO_BUILD", "1"); // use what the reactor built
-        pb.redirectOutput(cwd.resolve("out.txt").toFile()).redirectError(cwd.resolve("err.txt").toFile());
+        pb.redirectOutput(cwd.resolve("out.txt").toFile())
+                .redirectError(cwd.resolve("err.txt").toFile());
         Process p = pb.start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("./recount " + String.join(" ", args) + " did not end within 60 s");
         }
-        return new Run(p.exitValue(), java.nio.file.Files.readString(cwd.resolve("out.txt"), StandardCharsets.UTF_8),
+        return new Run(
+                p.exitValue(),
+                java.nio.file.Files.readString(cwd.resolve("out.txt"), StandardCharsets.UTF_8),
                 java.nio.file.Files.readString(cwd.resolve("err.txt"), StandardCharsets.UTF_8));
     }
 

@@ -27,27 +27,37 @@ public record ClusterClasspaths(String flink, String spark) {
         String fromProperty = System.getProperty("recount.root");
         if (fromProperty != null && !fromProperty.isBlank()) return Path.of(fromProperty);
         // deploy/target/deploy-<v>.jar (or deploy/target/classes) -> the repository root
-        return codeLocation().map(p -> p.getParent().getParent().getParent())
+        return codeLocation()
+                .map(p -> p.getParent().getParent().getParent())
                 .orElseThrow(() -> new StackException("cannot tell where the recount repository is; set RECOUNT_ROOT"));
     }
 
     private static Optional<Path> codeLocation() {
         try {
-            return Optional.of(Path.of(ClusterClasspaths.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+            return Optional.of(Path.of(ClusterClasspaths.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI()));
         } catch (URISyntaxException | RuntimeException e) {
             return Optional.empty();
         }
     }
 
     private static String read(Path root, String framework) {
-        Path file = root.resolve("local-clusters").resolve(framework).resolve("target").resolve("runtime.classpath");
+        Path file = root.resolve("local-clusters")
+                .resolve(framework)
+                .resolve("target")
+                .resolve("runtime.classpath");
         try {
             String classpath = Files.readString(file, StandardCharsets.UTF_8).strip();
             if (classpath.isEmpty()) throw new StackException(file + " is empty; rebuild: mvn -DskipTests package");
             return classpath;
         } catch (IOException e) {
-            throw new StackException("no " + framework + " cluster classpath at " + file
-                    + "; build it first (./recount build, or mvn -DskipTests package)", e);
+            throw new StackException(
+                    "no " + framework + " cluster classpath at " + file
+                            + "; build it first (./recount build, or mvn -DskipTests package)",
+                    e);
         }
     }
 }

@@ -13,7 +13,8 @@ import java.util.Properties;
  * The clusters' ports on 127.0.0.1, chosen at the first {@code up --cluster} and reused while free (so the printed
  * Web UI addresses stay the same across restarts), else any free port. Kept in {@code clusters/clusters.properties}.
  */
-public record ClusterPorts(int flinkRest, int flinkRpc, int flinkBlob, int sparkMaster, int sparkMasterUi, int sparkWorkerUi) {
+public record ClusterPorts(
+        int flinkRest, int flinkRpc, int flinkBlob, int sparkMaster, int sparkMasterUi, int sparkWorkerUi) {
 
     static ClusterPorts load(ClusterLayout layout) {
         Properties p = new Properties();
@@ -24,8 +25,13 @@ public record ClusterPorts(int flinkRest, int flinkRpc, int flinkBlob, int spark
                 throw new StackException("cannot read " + layout.stateFile() + ": " + e.getMessage(), e);
             }
         }
-        return new ClusterPorts(port(p, "flink.rest-port"), port(p, "flink.rpc-port"), port(p, "flink.blob-port"),
-                port(p, "spark.master-port"), port(p, "spark.master-ui-port"), port(p, "spark.worker-ui-port"));
+        return new ClusterPorts(
+                port(p, "flink.rest-port"),
+                port(p, "flink.rpc-port"),
+                port(p, "flink.blob-port"),
+                port(p, "spark.master-port"),
+                port(p, "spark.master-ui-port"),
+                port(p, "spark.worker-ui-port"));
     }
 
     /** Keeps the ports of processes that run; picks (previous if free, else any) for the others. */

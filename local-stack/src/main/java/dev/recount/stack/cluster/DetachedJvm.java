@@ -63,8 +63,14 @@ final class DetachedJvm {
      * Starts {@code java <jvmOptions> -cp <classpath> <mainClass> <args>} in {@code workDir}, with this process's
      * environment less any password variable, plus {@code environment}. Returns its pid; does not wait.
      */
-    long start(List<String> jvmOptions, String classpath, String mainClass, List<String> args, Map<String, String> environment,
-               Path workDir, Path log) {
+    long start(
+            List<String> jvmOptions,
+            String classpath,
+            String mainClass,
+            List<String> args,
+            Map<String, String> environment,
+            Path workDir,
+            Path log) {
         List<String> cmd = new ArrayList<>();
         onPath("setsid").ifPresent(p -> cmd.add(p.toString()));
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -101,7 +107,8 @@ final class DetachedJvm {
             if (!ProcessProbe.awaitExit(pid.getAsLong(), timeout)) {
                 ProcessHandle.of(pid.getAsLong()).ifPresent(ProcessHandle::destroyForcibly);
                 if (!ProcessProbe.awaitExit(pid.getAsLong(), Duration.ofSeconds(10))) {
-                    throw new StackException("the " + name + " (pid " + pid.getAsLong() + ") does not stop, not even on SIGKILL");
+                    throw new StackException(
+                            "the " + name + " (pid " + pid.getAsLong() + ") does not stop, not even on SIGKILL");
                 }
             }
         }

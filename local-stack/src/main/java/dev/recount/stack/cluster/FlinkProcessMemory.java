@@ -30,19 +30,29 @@ record FlinkProcessMemory(List<String> jvmOptions, List<String> dynamicArgs) {
     }
 
     private static FlinkProcessMemory resolve(String classpath, Path confDir, String command) {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
-                "-cp", classpath, "org.apache.flink.runtime.util.bash.BashJavaUtils", command, "--configDir", confDir.toString());
+        List<String> cmd = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m",
+                "-cp",
+                classpath,
+                "org.apache.flink.runtime.util.bash.BashJavaUtils",
+                command,
+                "--configDir",
+                confDir.toString());
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(1, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                throw new StackException("Flink could not derive its memory settings from " + confDir + ": " + output.strip());
+                throw new StackException(
+                        "Flink could not derive its memory settings from " + confDir + ": " + output.strip());
             }
             List<String> results = new ArrayList<>();
             for (String line : output.split("\\R")) {
-                if (line.startsWith(RESULT)) results.add(line.substring(RESULT.length()).strip());
+                if (line.startsWith(RESULT))
+                    results.add(line.substring(RESULT.length()).strip());
             }
-            if (results.size() < 2) throw new StackException("unexpected output of Flink's BashJavaUtils: " + output.strip());
+            if (results.size() < 2)
+                throw new StackException("unexpected output of Flink's BashJavaUtils: " + output.strip());
             return new FlinkProcessMemory(split(results.get(0)), split(results.get(1)));
         } catch (IOException e) {
             throw new StackException("cannot run Flink's BashJavaUtils: " + e.getMessage(), e);

@@ -34,13 +34,19 @@ final class FlinkStandalone {
     static final String TASK_MANAGER_MAIN = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
     /** What Flink's own distribution passes to every JVM on Java 17 (env.java.default-opts.all). */
     static final List<String> JAVA17_OPTIONS = List.of(
-            "--add-exports=java.base/sun.net.util=ALL-UNNAMED", "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+            "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
             "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
-            "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-opens=java.base/java.text=ALL-UNNAMED", "--add-opens=java.base/java.time=ALL-UNNAMED",
-            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.text=ALL-UNNAMED",
+            "--add-opens=java.base/java.time=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
             "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
             "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
@@ -53,9 +59,12 @@ final class FlinkStandalone {
     FlinkStandalone(ClusterLayout layout) {
         this.layout = layout;
         String identity = layout.root().toAbsolutePath().toString();
-        this.jobManager = new DetachedJvm("flink jobmanager", layout.pidFile("flink-jobmanager"), identity + ":flink-jobmanager");
+        this.jobManager =
+                new DetachedJvm("flink jobmanager", layout.pidFile("flink-jobmanager"), identity + ":flink-jobmanager");
         for (int i = 1; i <= TASK_MANAGERS; i++) {
-            taskManagers.add(new DetachedJvm("flink taskmanager " + i, layout.pidFile("flink-taskmanager-" + i),
+            taskManagers.add(new DetachedJvm(
+                    "flink taskmanager " + i,
+                    layout.pidFile("flink-taskmanager-" + i),
                     identity + ":flink-taskmanager-" + i));
         }
     }
@@ -70,7 +79,8 @@ final class FlinkStandalone {
     /** The configuration every process of the cluster and its client read. */
     static String config(ClusterLayout layout, ClusterPorts ports) {
         Path dir = layout.flinkDir().toAbsolutePath();
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "# Written by `recount up --cluster` at every start. Everything on loopback.",
                 "jobmanager.rpc.address: 127.0.0.1",
                 "jobmanager.rpc.port: " + ports.flinkRpc(),
@@ -109,7 +119,13 @@ final class FlinkStandalone {
         List<String> started = new ArrayList<>();
         if (jobManager.runningPid().isEmpty()) {
             FlinkProcessMemory memory = FlinkProcessMemory.jobManager(classpath, layout.flinkConf());
-            start(jobManager, classpath, JOB_MANAGER_MAIN, "flink-jobmanager", memory.jvmOptions(), memory.dynamicArgs());
+            start(
+                    jobManager,
+                    classpath,
+                    JOB_MANAGER_MAIN,
+                    "flink-jobmanager",
+                    memory.jvmOptions(),
+                    memory.dynamicArgs());
             started.add(jobManager.name());
         }
         FlinkProcessMemory tmMemory = null;
@@ -126,16 +142,33 @@ final class FlinkStandalone {
         return started;
     }
 
-    private void start(DetachedJvm jvm, String classpath, String main, String process, List<String> memory, List<String> extraArgs) {
+    private void start(
+            DetachedJvm jvm,
+            String classpath,
+            String main,
+            String process,
+            List<String> memory,
+            List<String> extraArgs) {
         List<String> options = new ArrayList<>(memory);
-        options.addAll(List.of("-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true",
+        options.addAll(List.of(
+                "-XX:+UseG1GC",
+                "-XX:+ExitOnOutOfMemoryError",
+                "-Djava.awt.headless=true",
                 "-Dlog.file=" + layout.log(process),
                 "-Dlog4j.configurationFile=" + layout.flinkConf().resolve("log4j.properties"),
                 "-Dlog4j2.configurationFile=" + layout.flinkConf().resolve("log4j.properties")));
         options.addAll(JAVA17_OPTIONS);
-        List<String> args = new ArrayList<>(List.of("--configDir", layout.flinkConf().toString()));
+        List<String> args =
+                new ArrayList<>(List.of("--configDir", layout.flinkConf().toString()));
         args.addAll(extraArgs);
-        jvm.start(options, classpath, main, args, Map.of(), layout.flinkDir(), layout.stack().logs().resolve(process + ".out"));
+        jvm.start(
+                options,
+                classpath,
+                main,
+                args,
+                Map.of(),
+                layout.flinkDir(),
+                layout.stack().logs().resolve(process + ".out"));
     }
 
     /** Waits until the REST API answers and every TaskManager has registered. */
@@ -145,7 +178,8 @@ final class FlinkStandalone {
         while (true) {
             for (DetachedJvm p : processes()) {
                 if (p.runningPid().isEmpty()) {
-                    throw new StackException("the " + p.name() + " exited during start-up; see " + layout.stack().logs());
+                    throw new StackException("the " + p.name() + " exited during start-up; see "
+                            + layout.stack().logs());
                 }
             }
             if (registeredTaskManagers(ports.flinkRest()) >= TASK_MANAGERS) return;
@@ -162,9 +196,12 @@ final class FlinkStandalone {
     static int registeredTaskManagers(int restPort) {
         if (restPort <= 0 || !Ports.isOpen(restPort)) return -1;
         try {
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                            URI.create("http://127.0.0.1:" + restPort + "/overview")).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort + "/overview"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) return -1;
             JsonNode overview = JSON.readTree(r.body());
             return overview.path("taskmanagers").asInt(-1);

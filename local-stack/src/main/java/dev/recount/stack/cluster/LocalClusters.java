@@ -45,8 +45,10 @@ public final class LocalClusters {
      * @param avoid ports of the stack's own services
      */
     public UpResult up(ClusterClasspaths classpaths, Duration timeout, Consumer<String> progress, int... avoid) {
-        boolean flinkRuns = flink.processes().stream().anyMatch(p -> p.runningPid().isPresent());
-        boolean sparkRuns = spark.processes().stream().anyMatch(p -> p.runningPid().isPresent());
+        boolean flinkRuns =
+                flink.processes().stream().anyMatch(p -> p.runningPid().isPresent());
+        boolean sparkRuns =
+                spark.processes().stream().anyMatch(p -> p.runningPid().isPresent());
         ClusterPorts ports = ClusterPorts.choose(ClusterPorts.load(layout), flinkRuns, sparkRuns, avoid);
         ports.save(layout);
         List<String> started = new ArrayList<>();
@@ -59,7 +61,8 @@ public final class LocalClusters {
             started.addAll(sparkStarted);
             long deadline = System.nanoTime() + timeout.toNanos();
             flink.awaitReady(ports, timeout);
-            spark.awaitReady(ports, Duration.ofNanos(Math.max(Duration.ofSeconds(5).toNanos(), deadline - System.nanoTime())));
+            spark.awaitReady(
+                    ports, Duration.ofNanos(Math.max(Duration.ofSeconds(5).toNanos(), deadline - System.nanoTime())));
             return new UpResult(started, ports);
         } catch (RuntimeException e) {
             // As `up` does for Kafka and PostgreSQL: what this call started goes again, what ran keeps running.
@@ -127,7 +130,9 @@ public final class LocalClusters {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("RECOUNT_FLINK_CONF_DIR", layout.flinkConf().toAbsolutePath().toString());
         env.put("RECOUNT_SPARK_MASTER", SparkStandalone.masterUrl(ports()));
-        env.put("RECOUNT_SPARK_PROPERTIES", layout.sparkProperties().toAbsolutePath().toString());
+        env.put(
+                "RECOUNT_SPARK_PROPERTIES",
+                layout.sparkProperties().toAbsolutePath().toString());
         env.put("RECOUNT_SPARK_HOME", layout.sparkHome().toAbsolutePath().toString());
         return env;
     }

@@ -5,7 +5,8 @@ final class Log4jConfig {
     private Log4jConfig() {}
 
     static String toFile() {
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "# Written by `recount up --cluster`: the framework processes log to their own file (-Dlog.file).",
                 "monitorInterval = 0",
                 "rootLogger.level = INFO",
@@ -33,7 +34,8 @@ final class Log4jConfig {
 
     /** {@code flink run}'s client: warnings only, to the console; the job's own lines are printed by its main. */
     static String cli() {
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "# Written by `recount up --cluster`: the log of `recount stream --cluster` (Flink's client).",
                 "rootLogger.level = WARN",
                 "rootLogger.appenderRef.console.ref = Console",

@@ -39,14 +39,22 @@ final class SparkStandalone {
     static final int WORKER_CORES = 2;
     static final String WORKER_MEMORY = "2g";
     /** The --add-opens Spark's own launcher passes on Java 17 (the root pom's java17.opens). */
-    static final List<String> JAVA17_OPTIONS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/java.net=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED", "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
-            "--add-opens=java.base/sun.security.action=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+    static final List<String> JAVA17_OPTIONS = List.of(
+            "-XX:+IgnoreUnrecognizedVMOptions",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+            "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+            "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+            "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
             "-Djdk.reflect.useDirectMethodHandle=false");
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -72,7 +80,8 @@ final class SparkStandalone {
 
     /** spark-defaults.conf of the Master, the Worker and spark-submit; {@code secret} authenticates them all. */
     static String properties(String secret) {
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "# Written by `recount up --cluster`. Owner-only: it holds the cluster's shared secret.",
                 "spark.authenticate true",
                 "spark.authenticate.secret " + secret,
@@ -91,14 +100,38 @@ final class SparkStandalone {
         prepare(classpath);
         List<String> started = new ArrayList<>();
         if (master.runningPid().isEmpty()) {
-            start(master, classpath, MASTER_MAIN, "spark-master", List.of("--host", "127.0.0.1", "--port",
-                    Integer.toString(ports.sparkMaster()), "--webui-port", Integer.toString(ports.sparkMasterUi())));
+            start(
+                    master,
+                    classpath,
+                    MASTER_MAIN,
+                    "spark-master",
+                    List.of(
+                            "--host",
+                            "127.0.0.1",
+                            "--port",
+                            Integer.toString(ports.sparkMaster()),
+                            "--webui-port",
+                            Integer.toString(ports.sparkMasterUi())));
             started.add(master.name());
         }
         if (worker.runningPid().isEmpty()) {
-            start(worker, classpath, WORKER_MAIN, "spark-worker", List.of("--host", "127.0.0.1",
-                    "--webui-port", Integer.toString(ports.sparkWorkerUi()), "--cores", Integer.toString(WORKER_CORES),
-                    "--memory", WORKER_MEMORY, "--work-dir", layout.sparkWork().toString(), masterUrl(ports)));
+            start(
+                    worker,
+                    classpath,
+                    WORKER_MAIN,
+                    "spark-worker",
+                    List.of(
+                            "--host",
+                            "127.0.0.1",
+                            "--webui-port",
+                            Integer.toString(ports.sparkWorkerUi()),
+                            "--cores",
+                            Integer.toString(WORKER_CORES),
+                            "--memory",
+                            WORKER_MEMORY,
+                            "--work-dir",
+                            layout.sparkWork().toString(),
+                            masterUrl(ports)));
             started.add(worker.name());
         }
         return started;
@@ -112,11 +145,12 @@ final class SparkStandalone {
             StackFiles.writeAtomically(layout.sparkProperties(), properties(secret), true);
             StackFiles.writeAtomically(layout.sparkDir().resolve("log4j2.properties"), Log4jConfig.toFile(), false);
             // spark-submit's driver (`backfill --cluster`): warnings and recount's own lines on the console.
-            StackFiles.writeAtomically(layout.sparkProperties().resolveSibling("log4j2-driver.properties"),
-                    Log4jConfig.cli(), false);
+            StackFiles.writeAtomically(
+                    layout.sparkProperties().resolveSibling("log4j2-driver.properties"), Log4jConfig.cli(), false);
             linkJars(classpath);
         } catch (IOException e) {
-            throw new StackException("cannot prepare the Spark cluster in " + layout.sparkDir() + ": " + e.getMessage(), e);
+            throw new StackException(
+                    "cannot prepare the Spark cluster in " + layout.sparkDir() + ": " + e.getMessage(), e);
         }
     }
 
@@ -124,7 +158,8 @@ final class SparkStandalone {
         if (!Files.exists(layout.sparkProperties())) return Optional.empty();
         return Files.readAllLines(layout.sparkProperties()).stream()
                 .filter(l -> l.startsWith("spark.authenticate.secret "))
-                .map(l -> l.substring("spark.authenticate.secret ".length()).strip()).findFirst();
+                .map(l -> l.substring("spark.authenticate.secret ".length()).strip())
+                .findFirst();
     }
 
     private static String newSecret() {
@@ -149,24 +184,40 @@ final class SparkStandalone {
     }
 
     private void start(DetachedJvm jvm, String classpath, String main, String process, List<String> args) {
-        List<String> options = new ArrayList<>(List.of("-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
-                "-Djava.awt.headless=true", "-Dlog.file=" + layout.log(process),
+        List<String> options = new ArrayList<>(List.of(
+                "-Xms128m",
+                "-Xmx512m",
+                "-XX:+UseG1GC",
+                "-XX:+ExitOnOutOfMemoryError",
+                "-Djava.awt.headless=true",
+                "-Dlog.file=" + layout.log(process),
                 "-Dlog4j.configurationFile=" + layout.sparkDir().resolve("log4j2.properties"),
                 "-Dlog4j2.configurationFile=" + layout.sparkDir().resolve("log4j2.properties")));
         options.addAll(JAVA17_OPTIONS);
         List<String> all = new ArrayList<>(args);
         all.add(0, layout.sparkProperties().toString());
         all.add(0, "--properties-file");
-        jvm.start(options, classpath, main, all, environment(), layout.sparkDir(),
+        jvm.start(
+                options,
+                classpath,
+                main,
+                all,
+                environment(),
+                layout.sparkDir(),
                 layout.stack().logs().resolve(process + ".out"));
     }
 
     /** What Spark's scripts would export: where its jars are, and loopback for every address it binds. */
     private Map<String, String> environment() {
-        return Map.of("SPARK_HOME", layout.sparkHome().toAbsolutePath().toString(),
-                "SPARK_SCALA_VERSION", "2.12",
-                "SPARK_LOCAL_IP", "127.0.0.1",
-                "SPARK_CONF_DIR", layout.sparkProperties().getParent().toAbsolutePath().toString());
+        return Map.of(
+                "SPARK_HOME",
+                layout.sparkHome().toAbsolutePath().toString(),
+                "SPARK_SCALA_VERSION",
+                "2.12",
+                "SPARK_LOCAL_IP",
+                "127.0.0.1",
+                "SPARK_CONF_DIR",
+                layout.sparkProperties().getParent().toAbsolutePath().toString());
     }
 
     /** Waits until the Master's UI answers and the Worker is ALIVE there. */
@@ -176,7 +227,8 @@ final class SparkStandalone {
         while (true) {
             for (DetachedJvm p : processes()) {
                 if (p.runningPid().isEmpty()) {
-                    throw new StackException("the " + p.name() + " exited during start-up; see " + layout.stack().logs());
+                    throw new StackException("the " + p.name() + " exited during start-up; see "
+                            + layout.stack().logs());
                 }
             }
             if (aliveWorkers(ports.sparkMasterUi()) >= 1) return;
@@ -193,12 +245,16 @@ final class SparkStandalone {
     static int aliveWorkers(int masterUiPort) {
         if (masterUiPort <= 0 || !Ports.isOpen(masterUiPort)) return -1;
         try {
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                            URI.create("http://127.0.0.1:" + masterUiPort + "/json/")).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + masterUiPort + "/json/"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) return -1;
             int alive = 0;
-            for (JsonNode w : JSON.readTree(r.body()).path("workers")) if ("ALIVE".equals(w.path("state").asText())) alive++;
+            for (JsonNode w : JSON.readTree(r.body()).path("workers"))
+                if ("ALIVE".equals(w.path("state").asText())) alive++;
             return alive;
         } catch (IOException e) {
             return -1;

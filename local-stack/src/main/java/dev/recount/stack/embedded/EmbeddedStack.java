@@ -3,9 +3,6 @@ package dev.recount.stack.embedded;
 import dev.recount.core.config.LocalEnvFile;
 import dev.recount.db.Migrations;
 import dev.recount.db.Role;
-import org.apache.kafka.common.Uuid;
-import org.flywaydb.core.api.output.MigrateResult;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -16,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import org.apache.kafka.common.Uuid;
+import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * The local stack: a Kafka broker (KRaft) and a PostgreSQL, each its own process, with everything under one home
@@ -52,8 +51,14 @@ public final class EmbeddedStack {
      * @param logins            each role's login for the schema (passwords in {@link StackLayout#passwordDir()})
      * @param notes             things worth telling the user (a requested port that a running service does not use)
      */
-    public record UpResult(StackStatus status, boolean wasRunning, Map<String, Integer> topics, int migrationsApplied,
-                           String schemaVersion, Map<Role, String> logins, List<String> notes) {}
+    public record UpResult(
+            StackStatus status,
+            boolean wasRunning,
+            Map<String, Integer> topics,
+            int migrationsApplied,
+            String schemaVersion,
+            Map<Role, String> logins,
+            List<String> notes) {}
 
     public UpResult up(UpSettings settings) {
         long deadline = System.nanoTime() + settings.timeout().toNanos();
@@ -97,10 +102,12 @@ public final class EmbeddedStack {
         Optional<PostgresServer.Running> pgRunning = postgres.running();
         boolean wasRunning = kafkaPid.isPresent() && pgRunning.isPresent();
         List<String> notes = new ArrayList<>();
-        kafka.stalePid().ifPresent(pid -> progress.accept("the Kafka broker of a previous run (pid " + pid
-                + ") is gone without a clean shutdown; starting it again (Kafka recovers its logs)"));
-        postgres.stalePid().ifPresent(pid -> progress.accept("the PostgreSQL of a previous run (pid " + pid
-                + ") is gone without a clean shutdown; starting it again (PostgreSQL replays its WAL)"));
+        kafka.stalePid()
+                .ifPresent(pid -> progress.accept("the Kafka broker of a previous run (pid " + pid
+                        + ") is gone without a clean shutdown; starting it again (Kafka recovers its logs)"));
+        postgres.stalePid()
+                .ifPresent(pid -> progress.accept("the PostgreSQL of a previous run (pid " + pid
+                        + ") is gone without a clean shutdown; starting it again (PostgreSQL replays its WAL)"));
 
         // Everything that can fail without a running service is checked before anything starts: ports, the
         // admin password, and (as root) whether PostgreSQL can run at all.
@@ -114,26 +121,32 @@ public final class EmbeddedStack {
             }
             noteIfMoved(notes, "Kafka", settings.kafkaPort(), kafkaPort);
         } else {
-            kafkaPort = Ports.choose(settings.kafkaPort(), state.kafkaPort(), "Kafka port (local.kafka-port)",
-                    settings.postgresPort());
-            controllerPort = Ports.choose(0, state.kafkaControllerPort(), "Kafka controller port",
-                    kafkaPort, settings.postgresPort());
+            kafkaPort = Ports.choose(
+                    settings.kafkaPort(), state.kafkaPort(), "Kafka port (local.kafka-port)", settings.postgresPort());
+            controllerPort = Ports.choose(
+                    0, state.kafkaControllerPort(), "Kafka controller port", kafkaPort, settings.postgresPort());
         }
         int pgPort;
         if (pgRunning.isPresent()) {
             pgPort = pgRunning.get().port();
             noteIfMoved(notes, "PostgreSQL", settings.postgresPort(), pgPort);
         } else {
-            pgPort = Ports.choose(settings.postgresPort(), state.postgresPort(),
-                    "PostgreSQL port (local.postgres-port)", kafkaPort, controllerPort);
+            pgPort = Ports.choose(
+                    settings.postgresPort(),
+                    state.postgresPort(),
+                    "PostgreSQL port (local.postgres-port)",
+                    kafkaPort,
+                    controllerPort);
             if (RootCheck.isRoot()) RootCheck.requireUnshare();
         }
         String password = postgres.adminPassword();
 
-        String clusterId = Optional.ofNullable(state.get(StackState.KAFKA_CLUSTER_ID)).orElseGet(() -> Uuid.randomUuid().toString());
+        String clusterId = Optional.ofNullable(state.get(StackState.KAFKA_CLUSTER_ID))
+                .orElseGet(() -> Uuid.randomUuid().toString());
         // The cluster keeps the superuser it was created with, whatever the config says later.
         String adminUser = postgres.isInitialized() && state.get(StackState.POSTGRES_ADMIN_USER) != null
-                ? state.get(StackState.POSTGRES_ADMIN_USER) : settings.adminUser();
+                ? state.get(StackState.POSTGRES_ADMIN_USER)
+                : settings.adminUser();
         state.set(StackState.KAFKA_PORT, kafkaPort);
         state.set(StackState.KAFKA_CONTROLLER_PORT, controllerPort);
         state.set(StackState.KAFKA_CLUSTER_ID, clusterId);
@@ -147,8 +160,10 @@ public final class EmbeddedStack {
         if (kafkaPid.isPresent()) {
             brokerPid = kafkaPid.getAsLong();
         } else {
-            progress.accept("starting the Kafka broker on 127.0.0.1:" + kafkaPort + " (data " + layout.kafkaData() + ")");
-            brokerPid = kafka.start(kafkaPort, controllerPort, clusterId, settings.topics().inputPartitions());
+            progress.accept(
+                    "starting the Kafka broker on 127.0.0.1:" + kafkaPort + " (data " + layout.kafkaData() + ")");
+            brokerPid = kafka.start(
+                    kafkaPort, controllerPort, clusterId, settings.topics().inputPartitions());
             started.kafkaStarted = true;
         }
 
@@ -169,7 +184,8 @@ public final class EmbeddedStack {
         postgres.createDatabaseIfMissing(pgPort, adminUser, password, settings.database());
         String jdbcUrl = PostgresServer.jdbcUrl(pgPort, settings.database());
         MigrateResult migrated = migrate(jdbcUrl, adminUser, password, settings.schema());
-        Map<Role, String> logins = postgres.ensureLogins(pgPort, adminUser, password, settings.database(), settings.schema());
+        Map<Role, String> logins =
+                postgres.ensureLogins(pgPort, adminUser, password, settings.database(), settings.schema());
 
         kafka.awaitReady(kafkaPort, brokerPid, remaining(deadline));
         String bootstrap = "127.0.0.1:" + kafkaPort;
@@ -181,15 +197,32 @@ public final class EmbeddedStack {
             }
         });
 
-        LocalEnvFile.write(layout.envFile(), envValues(bootstrap, pgPort, settings.database(), adminUser, password, jdbcUrl,
-                layout.passwordDir()));
-        StackStatus status = new StackStatus(layout,
-                new ServiceState("kafka", true, kafka.runningPid().orElse(brokerPid), kafkaPort, true, layout.kafkaData(),
+        LocalEnvFile.write(
+                layout.envFile(),
+                envValues(bootstrap, pgPort, settings.database(), adminUser, password, jdbcUrl, layout.passwordDir()));
+        StackStatus status = new StackStatus(
+                layout,
+                new ServiceState(
+                        "kafka",
+                        true,
+                        kafka.runningPid().orElse(brokerPid),
+                        kafkaPort,
+                        true,
+                        layout.kafkaData(),
                         OptionalLong.empty()),
-                new ServiceState("postgresql", true, postgres.running().map(PostgresServer.Running::pid).orElse(0L), pgPort,
-                        true, layout.postgresData(), OptionalLong.empty()),
-                bootstrap, jdbcUrl, adminUser);
-        String version = migrated.targetSchemaVersion != null ? migrated.targetSchemaVersion : migrated.initialSchemaVersion;
+                new ServiceState(
+                        "postgresql",
+                        true,
+                        postgres.running().map(PostgresServer.Running::pid).orElse(0L),
+                        pgPort,
+                        true,
+                        layout.postgresData(),
+                        OptionalLong.empty()),
+                bootstrap,
+                jdbcUrl,
+                adminUser);
+        String version =
+                migrated.targetSchemaVersion != null ? migrated.targetSchemaVersion : migrated.initialSchemaVersion;
         return new UpResult(status, wasRunning, topics, migrated.migrationsExecuted, version, logins, notes);
     }
 
@@ -199,9 +232,11 @@ public final class EmbeddedStack {
         try (StackLock lock = StackLock.acquire(layout, STOP_TIMEOUT.multipliedBy(2))) {
             List<String> stopped = new ArrayList<>();
             if (kafka.runningPid().isPresent()) {
-                progress.accept("stopping the Kafka broker (pid " + kafka.runningPid().getAsLong() + ")");
+                progress.accept(
+                        "stopping the Kafka broker (pid " + kafka.runningPid().getAsLong() + ")");
                 if (kafka.stop(STOP_TIMEOUT) == KafkaBroker.StopOutcome.KILLED) {
-                    progress.accept("the Kafka broker did not shut down within " + STOP_TIMEOUT.toSeconds() + " s and was killed");
+                    progress.accept("the Kafka broker did not shut down within " + STOP_TIMEOUT.toSeconds()
+                            + " s and was killed");
                 }
                 stopped.add("kafka");
             }
@@ -220,22 +255,44 @@ public final class EmbeddedStack {
         StackState state = StackState.load(layout);
         OptionalLong brokerPid = kafka.runningPid();
         int kafkaPort = state.kafkaPort();
-        boolean kafkaAnswers = probe && brokerPid.isPresent() && kafkaPort > 0
+        boolean kafkaAnswers = probe
+                && brokerPid.isPresent()
+                && kafkaPort > 0
                 && KafkaBroker.answers(kafkaPort, Duration.ofSeconds(5));
-        ServiceState kafkaState = new ServiceState("kafka", brokerPid.isPresent(), brokerPid.orElse(0), kafkaPort,
-                kafkaAnswers, layout.kafkaData(), kafka.stalePid());
+        ServiceState kafkaState = new ServiceState(
+                "kafka",
+                brokerPid.isPresent(),
+                brokerPid.orElse(0),
+                kafkaPort,
+                kafkaAnswers,
+                layout.kafkaData(),
+                kafka.stalePid());
 
         Optional<PostgresServer.Running> pg = postgres.running();
         int pgPort = pg.map(PostgresServer.Running::port).orElse(state.postgresPort());
-        String adminUser = Optional.ofNullable(state.get(StackState.POSTGRES_ADMIN_USER)).orElse("");
-        boolean pgAnswers = probe && pg.isPresent() && pgPort > 0
+        String adminUser =
+                Optional.ofNullable(state.get(StackState.POSTGRES_ADMIN_USER)).orElse("");
+        boolean pgAnswers = probe
+                && pg.isPresent()
+                && pgPort > 0
                 && StackFiles.firstLine(layout.postgresPasswordFile())
-                        .map(pw -> postgres.answers(pgPort, adminUser, pw)).orElse(false);
-        ServiceState pgState = new ServiceState("postgresql", pg.isPresent(), pg.map(PostgresServer.Running::pid).orElse(0L),
-                pgPort, pgAnswers, layout.postgresData(), postgres.stalePid());
+                        .map(pw -> postgres.answers(pgPort, adminUser, pw))
+                        .orElse(false);
+        ServiceState pgState = new ServiceState(
+                "postgresql",
+                pg.isPresent(),
+                pg.map(PostgresServer.Running::pid).orElse(0L),
+                pgPort,
+                pgAnswers,
+                layout.postgresData(),
+                postgres.stalePid());
 
-        String database = Optional.ofNullable(state.get(StackState.POSTGRES_DATABASE)).orElse("recount");
-        return new StackStatus(layout, kafkaState, pgState,
+        String database =
+                Optional.ofNullable(state.get(StackState.POSTGRES_DATABASE)).orElse("recount");
+        return new StackStatus(
+                layout,
+                kafkaState,
+                pgState,
                 kafkaPort > 0 ? "127.0.0.1:" + kafkaPort : "",
                 pgPort > 0 ? PostgresServer.jdbcUrl(pgPort, database) : "",
                 adminUser);
@@ -245,8 +302,14 @@ public final class EmbeddedStack {
      * local.env: the administrator's settings the contract names (so {@code . local.env && psql} works), and where the
      * components find their own logins' passwords. The launcher drops PGPASSWORD again before it starts a component.
      */
-    static Map<String, String> envValues(String bootstrap, int pgPort, String database, String user, String password,
-                                         String jdbcUrl, java.nio.file.Path passwordDir) {
+    static Map<String, String> envValues(
+            String bootstrap,
+            int pgPort,
+            String database,
+            String user,
+            String password,
+            String jdbcUrl,
+            java.nio.file.Path passwordDir) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
         env.put("PGHOST", "127.0.0.1");
@@ -268,7 +331,8 @@ public final class EmbeddedStack {
             }
             return result;
         } catch (RuntimeException e) {
-            throw new StackException("applying the Flyway migrations to schema " + schema + " failed: " + e.getMessage(), e);
+            throw new StackException(
+                    "applying the Flyway migrations to schema " + schema + " failed: " + e.getMessage(), e);
         }
     }
 

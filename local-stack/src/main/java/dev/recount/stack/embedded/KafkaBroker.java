@@ -1,11 +1,5 @@
 package dev.recount.stack.embedded;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.DescribeClusterOptions;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +12,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A single-node Kafka (KRaft, broker and controller in one process) with its data under {@code home/kafka}, run as
@@ -62,7 +61,8 @@ public final class KafkaBroker {
 
     static String serverProperties(StackLayout layout, int port, int controllerPort, int defaultPartitions) {
         String data = layout.kafkaData().toString();
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "# Written by `recount up` at every start.",
                 "process.roles=broker,controller",
                 "node.id=1",
@@ -105,26 +105,36 @@ public final class KafkaBroker {
         } catch (IOException e) {
             throw new StackException("cannot create " + layout.kafkaData() + ": " + e.getMessage(), e);
         }
-        StackFiles.writeAtomically(layout.kafkaProperties(),
-                serverProperties(layout, port, controllerPort, defaultPartitions), false);
+        StackFiles.writeAtomically(
+                layout.kafkaProperties(), serverProperties(layout, port, controllerPort, defaultPartitions), false);
         List<String> cmd = new ArrayList<>();
         // setsid: the broker gets its own session, so a Ctrl-C or a closed terminal that ends `up` leaves it alone.
         onPath("setsid").ifPresent(p -> cmd.add(p.toString()));
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of(
-                "-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true",
-                // C1 only: starts ~30% faster on 2 cores (every test JVM starts a broker); a local broker is not CPU-bound.
+                "-Xms128m",
+                "-Xmx512m",
+                "-XX:+UseG1GC",
+                "-XX:+ExitOnOutOfMemoryError",
+                "-Djava.awt.headless=true",
+                // C1 only: starts ~30% faster on 2 cores (every test JVM starts a broker); a local broker is not
+                // CPU-bound.
                 "-XX:TieredStopAtLevel=1",
                 "-Dlog4j2.configurationFile=" + LOG_CONFIG,
                 "-Drecount.log.dir=" + layout.logs(),
-                "-cp", System.getProperty("java.class.path"),
-                MAIN_CLASS, layout.kafkaProperties().toString(), clusterId, layout.kafkaPidFile().toString()));
+                "-cp",
+                System.getProperty("java.class.path"),
+                MAIN_CLASS,
+                layout.kafkaProperties().toString(),
+                clusterId,
+                layout.kafkaPidFile().toString()));
         try {
             Process p = new ProcessBuilder(cmd)
                     .directory(layout.home().toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(layout.logs().resolve("kafka.out").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                            layout.logs().resolve("kafka.out").toFile()))
                     .start();
             // Recorded at once so that `down` finds the broker even if this `up` dies before it answers.
             StackFiles.writeAtomically(layout.kafkaPidFile(), p.pid() + "\n", false);
@@ -140,13 +150,14 @@ public final class KafkaBroker {
         long pause = 50;
         while (true) {
             if (!ProcessProbe.isAlive(pid)) {
-                throw new StackException("the Kafka broker exited during start-up: " + lastBrokerError()
-                        + "; see " + layout.logs().resolve("kafka.log"));
+                throw new StackException("the Kafka broker exited during start-up: " + lastBrokerError() + "; see "
+                        + layout.logs().resolve("kafka.log"));
             }
             if (Ports.isOpen(port) && answers(port, Duration.ofSeconds(5))) return;
             if (System.nanoTime() > deadline) {
-                throw new StackException("the Kafka broker (pid " + pid + ") did not answer on 127.0.0.1:" + port + " within "
-                        + timeout.toSeconds() + " s; see " + layout.logs().resolve("kafka.log"));
+                throw new StackException("the Kafka broker (pid " + pid + ") did not answer on 127.0.0.1:" + port
+                        + " within " + timeout.toSeconds() + " s; see "
+                        + layout.logs().resolve("kafka.log"));
             }
             LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
             pause = Math.min(500, pause * 2);
@@ -158,7 +169,9 @@ public final class KafkaBroker {
         if (!Ports.isOpen(port)) return false;
         try (Admin admin = admin("127.0.0.1:" + port, timeout)) {
             return !admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
-                    .nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS).isEmpty();
+                    .nodes()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .isEmpty();
         } catch (Exception e) {
             LOG.debug("Kafka on port {} does not answer yet: {}", port, e.toString());
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
@@ -176,7 +189,8 @@ public final class KafkaBroker {
             LOG.warn("Kafka broker pid {} did not stop within {}; killing it", pid.getAsLong(), timeout);
             ProcessHandle.of(pid.getAsLong()).ifPresent(ProcessHandle::destroyForcibly);
             if (!ProcessProbe.awaitExit(pid.getAsLong(), Duration.ofSeconds(10))) {
-                throw new StackException("the Kafka broker (pid " + pid.getAsLong() + ") does not stop, not even on SIGKILL");
+                throw new StackException(
+                        "the Kafka broker (pid " + pid.getAsLong() + ") does not stop, not even on SIGKILL");
             }
             outcome = StopOutcome.KILLED;
         }
@@ -188,17 +202,27 @@ public final class KafkaBroker {
         return outcome;
     }
 
-    public enum StopOutcome { NOT_RUNNING, STOPPED, KILLED }
+    public enum StopOutcome {
+        NOT_RUNNING,
+        STOPPED,
+        KILLED
+    }
 
     static Admin admin(String bootstrapServers, Duration timeout) {
         int ms = (int) Math.max(1000, timeout.toMillis());
         return Admin.create(Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.CLIENT_ID_CONFIG, "recount-local",
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms,
-                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500,
-                AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 500));
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                AdminClientConfig.CLIENT_ID_CONFIG,
+                "recount-local",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                ms,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                ms,
+                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG,
+                500,
+                AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG,
+                500));
     }
 
     private String lastBrokerError() {

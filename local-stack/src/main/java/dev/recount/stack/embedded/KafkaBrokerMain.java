@@ -25,8 +25,9 @@ public final class KafkaBrokerMain {
         StackFiles.writeAtomically(pidFile, ProcessHandle.current().pid() + "\n", false);
 
         // --ignore-formatted: a restart finds the storage formatted and keeps it.
-        int formatted = kafka.tools.StorageTool.execute(new String[] {
-            "format", "-t", clusterId, "-c", properties.toString(), "--ignore-formatted"}, System.out);
+        int formatted = kafka.tools.StorageTool.execute(
+                new String[] {"format", "-t", clusterId, "-c", properties.toString(), "--ignore-formatted"},
+                System.out);
         if (formatted != 0) {
             System.err.println("formatting the Kafka storage failed with exit code " + formatted);
             System.exit(formatted);

@@ -44,10 +44,12 @@ public final class Ports {
         }
         if (requested != 0) {
             if (contains(avoid, requested)) {
-                throw new StackException(what + " " + requested + " is the port of another service of the stack; choose another port");
+                throw new StackException(
+                        what + " " + requested + " is the port of another service of the stack; choose another port");
             }
             if (!isFree(requested)) {
-                throw new StackException(what + " " + requested + " is in use on 127.0.0.1; choose another port, or 0 to pick a free one");
+                throw new StackException(what + " " + requested
+                        + " is in use on 127.0.0.1; choose another port, or 0 to pick a free one");
             }
             return requested;
         }

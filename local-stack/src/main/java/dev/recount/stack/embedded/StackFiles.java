@@ -41,7 +41,9 @@ public final class StackFiles {
         try {
             if (!Files.isRegularFile(file)) return Optional.empty();
             List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return lines.isEmpty() || lines.get(0).isBlank() ? Optional.empty() : Optional.of(lines.get(0).trim());
+            return lines.isEmpty() || lines.get(0).isBlank()
+                    ? Optional.empty()
+                    : Optional.of(lines.get(0).trim());
         } catch (IOException e) {
             throw new StackException("cannot read " + file + ": " + e.getMessage(), e);
         }

@@ -44,7 +44,8 @@ public final class StackState {
     }
 
     public void save(StackLayout layout) {
-        StringBuilder text = new StringBuilder("# Chosen by `recount up` and reused by later runs; delete to choose afresh.\n");
+        StringBuilder text =
+                new StringBuilder("# Chosen by `recount up` and reused by later runs; delete to choose afresh.\n");
         values.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
         StackFiles.writeAtomically(layout.stateFile(), text.toString(), false);
     }

@@ -1,13 +1,6 @@
 package dev.recount.stack.embedded;
 
 import dev.recount.core.config.Topics;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.errors.InvalidReplicationFactorException;
-import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.TopicExistsException;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +11,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TopicExistsException;
 
 /** Creates recount's three topics (CONTRACT §1, §3) when they are missing; existing ones are left as they are. */
 final class TopicSetup {
@@ -36,7 +35,10 @@ final class TopicSetup {
                     boolean transientError = e.getCause() instanceof RetriableException
                             || e.getCause() instanceof InvalidReplicationFactorException;
                     if (!transientError || System.nanoTime() > deadline) {
-                        throw new StackException("cannot create topics " + names + ": " + e.getCause().getMessage(), e);
+                        throw new StackException(
+                                "cannot create topics " + names + ": "
+                                        + e.getCause().getMessage(),
+                                e);
                     }
                 }
                 LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
@@ -65,9 +67,11 @@ final class TopicSetup {
                 }
             }
         }
-        Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get(15, TimeUnit.SECONDS);
+        Map<String, TopicDescription> described =
+                admin.describeTopics(names).allTopicNames().get(15, TimeUnit.SECONDS);
         Map<String, Integer> result = new LinkedHashMap<>();
-        for (String name : names) result.put(name, described.get(name).partitions().size());
+        for (String name : names)
+            result.put(name, described.get(name).partitions().size());
         return result;
     }
 }

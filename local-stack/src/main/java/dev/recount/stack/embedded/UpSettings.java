@@ -2,7 +2,6 @@ package dev.recount.stack.embedded;
 
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.config.Topics;
-
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,8 +16,14 @@ import java.util.regex.Pattern;
  * @param schema       where the migrations go ({@code postgres.schema})
  * @param timeout      how long up waits for both services to answer
  */
-public record UpSettings(int kafkaPort, int postgresPort, Topics topics, String adminUser, String database,
-                         String schema, Duration timeout) {
+public record UpSettings(
+        int kafkaPort,
+        int postgresPort,
+        Topics topics,
+        String adminUser,
+        String database,
+        String schema,
+        Duration timeout) {
     private static final Pattern DATABASE = Pattern.compile("^jdbc:postgresql://[^/]*/([^?;/]+)");
 
     public static UpSettings from(RecountConfig config, Duration timeout) {

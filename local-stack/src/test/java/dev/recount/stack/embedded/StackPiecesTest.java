@@ -1,15 +1,14 @@
 package dev.recount.stack.embedded;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.Properties;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The parts of the stack that need no running service: ports, the broker's configuration, state, process probes. */
 class StackPiecesTest {
@@ -79,15 +78,18 @@ class StackPiecesTest {
 
     @Test
     void databaseNameComesFromTheJdbcUrl() {
-        assertThat(UpSettings.databaseOf("jdbc:postgresql://localhost:5432/recount")).isEqualTo("recount");
-        assertThat(UpSettings.databaseOf("jdbc:postgresql://h:1/other?currentSchema=x")).isEqualTo("other");
+        assertThat(UpSettings.databaseOf("jdbc:postgresql://localhost:5432/recount"))
+                .isEqualTo("recount");
+        assertThat(UpSettings.databaseOf("jdbc:postgresql://h:1/other?currentSchema=x"))
+                .isEqualTo("other");
         assertThat(UpSettings.databaseOf("jdbc:postgresql://h:1/")).isEqualTo("recount");
     }
 
     @Test
     void processProbeSeesLiveProcessesAndNotExitedOnes() throws Exception {
         assertThat(ProcessProbe.isAlive(ProcessHandle.current().pid())).isTrue();
-        assertThat(ProcessProbe.commandLine(ProcessHandle.current().pid()).orElseThrow()).isNotEmpty();
+        assertThat(ProcessProbe.commandLine(ProcessHandle.current().pid()).orElseThrow())
+                .isNotEmpty();
         Process p = new ProcessBuilder("true").start();
         p.waitFor();
         assertThat(ProcessProbe.isAlive(p.pid())).isFalse();
@@ -97,7 +99,8 @@ class StackPiecesTest {
     void aPidFileOfAnotherProgramIsNotOurBroker() throws Exception {
         StackLayout layout = new StackLayout(tmp);
         // This JVM is alive but is not a broker of this home: a recycled pid must not count as running.
-        StackFiles.writeAtomically(layout.kafkaPidFile(), ProcessHandle.current().pid() + "\n", false);
+        StackFiles.writeAtomically(
+                layout.kafkaPidFile(), ProcessHandle.current().pid() + "\n", false);
         KafkaBroker broker = new KafkaBroker(layout);
         assertThat(broker.runningPid()).isEmpty();
         assertThat(broker.stalePid()).hasValue(ProcessHandle.current().pid());
@@ -108,8 +111,10 @@ class StackPiecesTest {
         StackLayout layout = new StackLayout(tmp);
         long self = ProcessHandle.current().pid();
         // postmaster.pid: pid, data directory, start time, port, ...
-        StackFiles.writeAtomically(layout.postgresData().resolve("postmaster.pid"),
-                self + "\n" + layout.postgresData() + "\n1795946400\n40002\n", false);
+        StackFiles.writeAtomically(
+                layout.postgresData().resolve("postmaster.pid"),
+                self + "\n" + layout.postgresData() + "\n1795946400\n40002\n",
+                false);
         PostgresServer server = new PostgresServer(layout);
         assertThat(server.running()).isEmpty();
         assertThat(server.stalePid()).hasValue(self);

@@ -43,8 +43,11 @@ public final class OpsStack {
         List<String> all = new ArrayList<>(List.of(args));
         all.add("--config");
         all.add(batch.configFile().toString());
-        int exit = OperationsMain.execute(new OperationsEnvironment(Map.of(), BatchStack.CLOCK, SharedSpark.PROVIDER),
-                new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
+        int exit = OperationsMain.execute(
+                new OperationsEnvironment(Map.of(), BatchStack.CLOCK, SharedSpark.PROVIDER),
+                new PrintWriter(out, true),
+                new PrintWriter(err, true),
+                all.toArray(String[]::new));
         lastOut = out.toString();
         lastErr = err.toString();
         return exit;
@@ -53,8 +56,10 @@ public final class OpsStack {
     /** What the streaming job wrote for one window key. */
     public void stream(long windowStart, String campaign, String channel, WindowMetrics m) throws SQLException {
         try (Connection c = batch.admin()) {
-            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(
-                    new WindowRow(new WindowKey(windowStart, campaign, channel), windowStart + MINUTE, m), 1)));
+            StreamWindowMetricsTable.upsert(
+                    c,
+                    List.of(new StreamWindowMetricsTable.Row(
+                            new WindowRow(new WindowKey(windowStart, campaign, channel), windowStart + MINUTE, m), 1)));
         }
     }
 
@@ -62,9 +67,10 @@ public final class OpsStack {
     public List<ReconciliationRunsTable.Run> reconciliations() throws SQLException {
         List<ReconciliationRunsTable.Run> runs = new ArrayList<>();
         try (Connection c = batch.admin();
-             PreparedStatement ps = c.prepareStatement("SELECT run_id FROM reconciliation_runs ORDER BY run_id");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) runs.add(ReconciliationRunsTable.find(c, rs.getLong(1)).orElseThrow());
+                PreparedStatement ps = c.prepareStatement("SELECT run_id FROM reconciliation_runs ORDER BY run_id");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next())
+                runs.add(ReconciliationRunsTable.find(c, rs.getLong(1)).orElseThrow());
         }
         return runs;
     }

@@ -14,7 +14,8 @@ import org.apache.commons.csv.CSVPrinter;
  */
 public final class Csv implements Flushable {
     /** The format diffs.csv is written in; a reader parses it back with the same. */
-    public static final CSVFormat FORMAT = CSVFormat.RFC4180.builder().setRecordSeparator("\r\n").get();
+    public static final CSVFormat FORMAT =
+            CSVFormat.RFC4180.builder().setRecordSeparator("\r\n").get();
 
     private final CSVPrinter printer;
 

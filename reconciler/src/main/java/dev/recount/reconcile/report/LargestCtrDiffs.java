@@ -34,8 +34,9 @@ public final class LargestCtrDiffs implements Consumer<ReconciliationDiffsTable.
     }
 
     /** Largest first. */
-    static final Comparator<Difference> LARGEST_FIRST = Comparator
-            .comparing((Difference d) -> d.difference().abs()).reversed()
+    static final Comparator<Difference> LARGEST_FIRST = Comparator.comparing(
+                    (Difference d) -> d.difference().abs())
+            .reversed()
             .thenComparingLong(d -> d.row().key().windowStartMillis())
             .thenComparing(d -> d.row().key().campaignId())
             .thenComparing(d -> d.row().key().channelId());

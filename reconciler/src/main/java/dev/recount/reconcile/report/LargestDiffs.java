@@ -19,8 +19,10 @@ import java.util.function.Consumer;
  */
 public final class LargestDiffs implements Consumer<ReconciliationDiffsTable.Row> {
     /** Largest first. */
-    static final Comparator<ReconciliationDiffsTable.Row> LARGEST_FIRST = Comparator
-            .comparing((ReconciliationDiffsTable.Row r) -> r.difference(Metric.SPEND_MICROS).abs()).reversed()
+    static final Comparator<ReconciliationDiffsTable.Row> LARGEST_FIRST = Comparator.comparing(
+                    (ReconciliationDiffsTable.Row r) ->
+                            r.difference(Metric.SPEND_MICROS).abs())
+            .reversed()
             .thenComparing(Comparator.comparing(LargestDiffs::otherMetricsMoved).reversed())
             .thenComparingLong(r -> r.key().windowStartMillis())
             .thenComparing(r -> r.key().campaignId())
@@ -38,8 +40,8 @@ public final class LargestDiffs implements Consumer<ReconciliationDiffsTable.Row
     @Override
     public void accept(ReconciliationDiffsTable.Row row) {
         if (limit == 0) return;
-        PriorityQueue<ReconciliationDiffsTable.Row> q = kept.computeIfAbsent(row.status(),
-                s -> new PriorityQueue<>(limit + 1, LARGEST_FIRST.reversed()));
+        PriorityQueue<ReconciliationDiffsTable.Row> q =
+                kept.computeIfAbsent(row.status(), s -> new PriorityQueue<>(limit + 1, LARGEST_FIRST.reversed()));
         q.add(row);
         if (q.size() > limit) q.poll();
     }

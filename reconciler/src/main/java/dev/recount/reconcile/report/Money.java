@@ -53,7 +53,8 @@ public final class Money {
     public static String relativePercent(BigInteger stream, BigInteger batch) {
         BigDecimal diff = new BigDecimal(stream.subtract(batch));
         if (batch.signum() == 0) return diff.signum() == 0 ? "0 %" : "n/a";
-        BigDecimal pct = diff.multiply(BigDecimal.valueOf(100)).divide(new BigDecimal(batch.abs()), 4, RoundingMode.HALF_EVEN);
+        BigDecimal pct =
+                diff.multiply(BigDecimal.valueOf(100)).divide(new BigDecimal(batch.abs()), 4, RoundingMode.HALF_EVEN);
         return (pct.signum() > 0 ? "+" : "") + pct.toPlainString() + " %";
     }
 
@@ -65,7 +66,8 @@ public final class Money {
     public static String relative(BigInteger stream, BigInteger batch) {
         BigDecimal diff = new BigDecimal(stream.subtract(batch));
         if (batch.signum() == 0) return diff.signum() == 0 ? "0" : "";
-        return diff.divide(new BigDecimal(batch.abs()), 6, RoundingMode.HALF_EVEN).toPlainString();
+        return diff.divide(new BigDecimal(batch.abs()), 6, RoundingMode.HALF_EVEN)
+                .toPlainString();
     }
 
     public static String relative(long stream, long batch) {

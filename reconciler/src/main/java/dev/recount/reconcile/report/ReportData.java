@@ -26,13 +26,22 @@ import java.util.Objects;
  * @param largestMissingInBatch  keys only the stream has, by spend, largest first
  * @param largestCtrDifferences  mismatched keys whose CTR moved the most (stream vs final), largest first
  */
-public record ReportData(long runId, Scope scope, ZoneId zone, Instant generatedAt, Verdict verdict,
-                         Comparison comparison, WindowMetrics finalTotals, long keysFinalized,
-                         Map<CorrectionLogTable.Reason, Long> corrections, Tolerances tolerances, boolean dryRun,
-                         List<ReconciliationDiffsTable.Row> largestMismatches,
-                         List<ReconciliationDiffsTable.Row> largestMissingInStream,
-                         List<ReconciliationDiffsTable.Row> largestMissingInBatch,
-                         List<LargestCtrDiffs.Difference> largestCtrDifferences) {
+public record ReportData(
+        long runId,
+        Scope scope,
+        ZoneId zone,
+        Instant generatedAt,
+        Verdict verdict,
+        Comparison comparison,
+        WindowMetrics finalTotals,
+        long keysFinalized,
+        Map<CorrectionLogTable.Reason, Long> corrections,
+        Tolerances tolerances,
+        boolean dryRun,
+        List<ReconciliationDiffsTable.Row> largestMismatches,
+        List<ReconciliationDiffsTable.Row> largestMissingInStream,
+        List<ReconciliationDiffsTable.Row> largestMissingInBatch,
+        List<LargestCtrDiffs.Difference> largestCtrDifferences) {
     public ReportData {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(zone, "zone");
@@ -49,20 +58,58 @@ public record ReportData(long runId, Scope scope, ZoneId zone, Instant generated
     }
 
     /** Without the largest-differences lists (the report writer collects them from the diffs). */
-    public ReportData(long runId, Scope scope, ZoneId zone, Instant generatedAt, Verdict verdict, Comparison comparison,
-                      WindowMetrics finalTotals, long keysFinalized, Map<CorrectionLogTable.Reason, Long> corrections,
-                      Tolerances tolerances, boolean dryRun) {
-        this(runId, scope, zone, generatedAt, verdict, comparison, finalTotals, keysFinalized, corrections, tolerances,
-                dryRun, List.of(), List.of(), List.of(), List.of());
+    public ReportData(
+            long runId,
+            Scope scope,
+            ZoneId zone,
+            Instant generatedAt,
+            Verdict verdict,
+            Comparison comparison,
+            WindowMetrics finalTotals,
+            long keysFinalized,
+            Map<CorrectionLogTable.Reason, Long> corrections,
+            Tolerances tolerances,
+            boolean dryRun) {
+        this(
+                runId,
+                scope,
+                zone,
+                generatedAt,
+                verdict,
+                comparison,
+                finalTotals,
+                keysFinalized,
+                corrections,
+                tolerances,
+                dryRun,
+                List.of(),
+                List.of(),
+                List.of(),
+                List.of());
     }
 
     /** This data with the largest-differences lists (collected while the diffs are written: {@link LargestDiffs}). */
-    public ReportData withLargest(List<ReconciliationDiffsTable.Row> mismatches,
-                                  List<ReconciliationDiffsTable.Row> missingInStream,
-                                  List<ReconciliationDiffsTable.Row> missingInBatch,
-                                  List<LargestCtrDiffs.Difference> ctrDifferences) {
-        return new ReportData(runId, scope, zone, generatedAt, verdict, comparison, finalTotals, keysFinalized,
-                corrections, tolerances, dryRun, mismatches, missingInStream, missingInBatch, ctrDifferences);
+    public ReportData withLargest(
+            List<ReconciliationDiffsTable.Row> mismatches,
+            List<ReconciliationDiffsTable.Row> missingInStream,
+            List<ReconciliationDiffsTable.Row> missingInBatch,
+            List<LargestCtrDiffs.Difference> ctrDifferences) {
+        return new ReportData(
+                runId,
+                scope,
+                zone,
+                generatedAt,
+                verdict,
+                comparison,
+                finalTotals,
+                keysFinalized,
+                corrections,
+                tolerances,
+                dryRun,
+                mismatches,
+                missingInStream,
+                missingInBatch,
+                ctrDifferences);
     }
 
     /** Clicks per impression of the range as the stream computed it; null without impressions. */

@@ -33,7 +33,8 @@ public final class ReportWriter {
     public static final String JSON = "summary.json";
 
     /** Decimals (the ratios) are written with every digit and never in exponent notation (1E-12). */
-    private static final ObjectMapper JSON_MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    private static final ObjectMapper JSON_MAPPER = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
             .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
             // Sections are added to the summary read back as a tree: its decimals must stay exact, digit for digit.
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -53,7 +54,8 @@ public final class ReportWriter {
      * differences per status ({@code top} of each) that report.html and summary.json show, so {@code data}'s own
      * lists are ignored. Returns {@code data} with those lists.
      */
-    public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs) throws IOException, SQLException {
+    public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs)
+            throws IOException, SQLException {
         return write(dir, data, top, diffs, List.of());
     }
 
@@ -64,15 +66,20 @@ public final class ReportWriter {
         LargestDiffs largest = new LargestDiffs(top);
         LargestCtrDiffs largestCtr = new LargestCtrDiffs(top);
         try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(CSV), StandardCharsets.UTF_8)) {
-            writeCsv(out, data, sink -> diffs.forEach(row -> {
-                largest.accept(row);
-                largestCtr.accept(row);
-                sink.accept(row);
-            }));
+            writeCsv(
+                    out,
+                    data,
+                    sink -> diffs.forEach(row -> {
+                        largest.accept(row);
+                        largestCtr.accept(row);
+                        sink.accept(row);
+                    }));
         }
-        ReportData full = data.withLargest(largest.of(ReconciliationDiffsTable.Status.MISMATCH),
+        ReportData full = data.withLargest(
+                largest.of(ReconciliationDiffsTable.Status.MISMATCH),
                 largest.of(ReconciliationDiffsTable.Status.MISSING_IN_STREAM),
-                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH), largestCtr.largest());
+                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH),
+                largestCtr.largest());
         Files.writeString(dir.resolve(HTML), HtmlReport.render(full, sections), StandardCharsets.UTF_8);
         String summary = summaryJson(full);
         if (!sections.isEmpty()) {
@@ -88,9 +95,22 @@ public final class ReportWriter {
 
     /** Header of diffs.csv: what a row is, its key or group, its classification, then per metric the values. */
     public static List<String> csvHeader() {
-        List<String> h = new ArrayList<>(List.of("row_type", "window_start", "window_end", "day", "campaign_id",
-                "channel_id", "status", "within_tolerance", "stream_revision", "keys", "keys_matched",
-                "keys_mismatched", "keys_missing_in_stream", "keys_missing_in_batch", "keys_beyond_tolerance"));
+        List<String> h = new ArrayList<>(List.of(
+                "row_type",
+                "window_start",
+                "window_end",
+                "day",
+                "campaign_id",
+                "channel_id",
+                "status",
+                "within_tolerance",
+                "stream_revision",
+                "keys",
+                "keys_matched",
+                "keys_mismatched",
+                "keys_missing_in_stream",
+                "keys_missing_in_batch",
+                "keys_beyond_tolerance"));
         for (Metric m : Metric.values()) {
             String c = m.column();
             h.addAll(List.of("stream_" + c, "batch_" + c, "diff_" + c, "relative_diff_" + c));
@@ -105,14 +125,31 @@ public final class ReportWriter {
         try {
             diffs.forEach(r -> {
                 try {
-                    List<String> row = new ArrayList<>(List.of("key", Instant.ofEpochMilli(r.key().windowStartMillis()).toString(),
+                    List<String> row = new ArrayList<>(List.of(
+                            "key",
+                            Instant.ofEpochMilli(r.key().windowStartMillis()).toString(),
                             Instant.ofEpochMilli(r.windowEndMillis()).toString(),
-                            Instant.ofEpochMilli(r.key().windowStartMillis()).atZone(data.zone()).toLocalDate().toString(),
-                            Csv.text(r.key().campaignId()), Csv.text(r.key().channelId()), r.status().wireName(),
-                            String.valueOf(r.withinTolerance()), r.streamRevision() == null ? "" : r.streamRevision().toString(),
-                            "", "", "", "", "", ""));
-                    metricCells(row, r.stream() == null ? WindowMetrics.ZERO : r.stream(),
-                            r.batch() == null ? WindowMetrics.ZERO : r.batch(), r.stream() == null, r.batch() == null);
+                            Instant.ofEpochMilli(r.key().windowStartMillis())
+                                    .atZone(data.zone())
+                                    .toLocalDate()
+                                    .toString(),
+                            Csv.text(r.key().campaignId()),
+                            Csv.text(r.key().channelId()),
+                            r.status().wireName(),
+                            String.valueOf(r.withinTolerance()),
+                            r.streamRevision() == null ? "" : r.streamRevision().toString(),
+                            "",
+                            "",
+                            "",
+                            "",
+                            "",
+                            ""));
+                    metricCells(
+                            row,
+                            r.stream() == null ? WindowMetrics.ZERO : r.stream(),
+                            r.batch() == null ? WindowMetrics.ZERO : r.batch(),
+                            r.stream() == null,
+                            r.batch() == null);
                     csv.row(row);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
@@ -122,31 +159,59 @@ public final class ReportWriter {
             throw e.getCause();
         }
         for (Comparison.WindowTotal w : data.comparison().windows()) {
-            totalRow(csv, "window_total", Instant.ofEpochMilli(w.windowStartMillis()).toString(),
+            totalRow(
+                    csv,
+                    "window_total",
+                    Instant.ofEpochMilli(w.windowStartMillis()).toString(),
                     Instant.ofEpochMilli(w.windowEndMillis()).toString(),
-                    Instant.ofEpochMilli(w.windowStartMillis()).atZone(data.zone()).toLocalDate().toString(), "", w.totals());
+                    Instant.ofEpochMilli(w.windowStartMillis())
+                            .atZone(data.zone())
+                            .toLocalDate()
+                            .toString(),
+                    "",
+                    w.totals());
         }
         for (Comparison.CampaignDayTotal c : data.comparison().campaignDays()) {
             totalRow(csv, "campaign_day_total", "", "", c.day().toString(), Csv.text(c.campaignId()), c.totals());
         }
-        totalRow(csv, "range_total", data.scope().from().toString(), data.scope().to().toString(), "", "",
+        totalRow(
+                csv,
+                "range_total",
+                data.scope().from().toString(),
+                data.scope().to().toString(),
+                "",
+                "",
                 data.comparison().range());
         csv.flush();
     }
 
-    private static void totalRow(Csv csv, String type, String start, String end, String day, String campaign,
-                                 GroupTotals t) throws IOException {
+    private static void totalRow(
+            Csv csv, String type, String start, String end, String day, String campaign, GroupTotals t)
+            throws IOException {
         KeyCounts k = t.counts();
-        List<String> row = new ArrayList<>(List.of(type, start, end, day, campaign, "", "",
-                String.valueOf(k.beyondTolerance() == 0), "", String.valueOf(k.compared()), String.valueOf(k.matched()),
-                String.valueOf(k.mismatched()), String.valueOf(k.missingInStream()), String.valueOf(k.missingInBatch()),
+        List<String> row = new ArrayList<>(List.of(
+                type,
+                start,
+                end,
+                day,
+                campaign,
+                "",
+                "",
+                String.valueOf(k.beyondTolerance() == 0),
+                "",
+                String.valueOf(k.compared()),
+                String.valueOf(k.matched()),
+                String.valueOf(k.mismatched()),
+                String.valueOf(k.missingInStream()),
+                String.valueOf(k.missingInBatch()),
                 String.valueOf(k.beyondTolerance())));
         metricCells(row, t.stream(), t.batch(), false, false);
         csv.row(row);
     }
 
     /** A missing side's values are left empty (not 0); its difference counts it as 0. */
-    private static void metricCells(List<String> row, WindowMetrics s, WindowMetrics b, boolean noStream, boolean noBatch) {
+    private static void metricCells(
+            List<String> row, WindowMetrics s, WindowMetrics b, boolean noStream, boolean noBatch) {
         for (Metric m : Metric.values()) {
             BigInteger sv = s.get(m), bv = b.get(m);
             row.add(noStream ? "" : Csv.number(sv.toString()));
@@ -182,7 +247,8 @@ public final class ReportWriter {
         scope.put("label", d.scope().label());
         scope.put("from", d.scope().from().toString());
         scope.put("to", d.scope().to().toString());
-        if (d.scope().batchRunId() == null) scope.putNull("batch_run_id"); else scope.put("batch_run_id", d.scope().batchRunId());
+        if (d.scope().batchRunId() == null) scope.putNull("batch_run_id");
+        else scope.put("batch_run_id", d.scope().batchRunId());
         if (d.scope().windowStarts() == null) scope.putNull("windows");
         else {
             ArrayNode ws = scope.putArray("windows");
@@ -216,7 +282,8 @@ public final class ReportWriter {
         corr.put("keys_finalized", d.keysFinalized());
         corr.put("values_corrected", d.valuesCorrected());
         ObjectNode byReason = corr.putObject("by_reason");
-        for (Reason r : Reason.values()) byReason.put(r.wireName(), d.corrections().getOrDefault(r, 0L));
+        for (Reason r : Reason.values())
+            byReason.put(r.wireName(), d.corrections().getOrDefault(r, 0L));
         ObjectNode tol = root.putObject("tolerances");
         for (Metric m : Metric.values()) {
             ObjectNode t = tol.putObject(m.column());
@@ -225,11 +292,17 @@ public final class ReportWriter {
         }
         ObjectNode windows = root.putObject("windows");
         windows.put("count", d.comparison().windows().size());
-        windows.put("with_differences", d.comparison().windows().stream().filter(w -> w.totals().counts().differing() > 0).count());
+        windows.put(
+                "with_differences",
+                d.comparison().windows().stream()
+                        .filter(w -> w.totals().counts().differing() > 0)
+                        .count());
         ArrayNode largest = root.putArray("largest_mismatches");
         for (ReconciliationDiffsTable.Row r : d.largestMismatches()) {
             ObjectNode o = largest.addObject();
-            o.put("window_start", Instant.ofEpochMilli(r.key().windowStartMillis()).toString());
+            o.put(
+                    "window_start",
+                    Instant.ofEpochMilli(r.key().windowStartMillis()).toString());
             o.put("campaign_id", r.key().campaignId());
             o.put("channel_id", r.key().channelId());
             o.put("within_tolerance", r.withinTolerance());
@@ -239,12 +312,17 @@ public final class ReportWriter {
         ObjectNode ctr = root.putObject("ctr");
         ctr.put("stream", d.streamCtr());
         ctr.put("final", d.finalCtr());
-        ctr.put("final_minus_stream", d.streamCtr() == null || d.finalCtr() == null ? null
-                : d.finalCtr().subtract(d.streamCtr()));
+        ctr.put(
+                "final_minus_stream",
+                d.streamCtr() == null || d.finalCtr() == null
+                        ? null
+                        : d.finalCtr().subtract(d.streamCtr()));
         ArrayNode ctrLargest = ctr.putArray("largest_differences");
         for (LargestCtrDiffs.Difference c : d.largestCtrDifferences()) {
             ObjectNode o = ctrLargest.addObject();
-            o.put("window_start", Instant.ofEpochMilli(c.row().key().windowStartMillis()).toString());
+            o.put(
+                    "window_start",
+                    Instant.ofEpochMilli(c.row().key().windowStartMillis()).toString());
             o.put("campaign_id", c.row().key().campaignId());
             o.put("channel_id", c.row().key().channelId());
             o.put("stream_ctr", c.streamCtr());

@@ -29,9 +29,21 @@ final class SpendChart {
     private record Point(long startMillis, BigInteger stream, BigInteger batch, long differingKeys) {}
 
     /** What the template draws; {@code points} is false for an empty range. */
-    public record View(boolean points, int width, int height, List<GridLine> grid, List<XLabel> xLabels,
-                       List<Tick> ticks, String batchLine, String streamLine, List<Dot> dots, int axisX1, int axisX2,
-                       String axisY, String caption, String zone) {}
+    public record View(
+            boolean points,
+            int width,
+            int height,
+            List<GridLine> grid,
+            List<XLabel> xLabels,
+            List<Tick> ticks,
+            String batchLine,
+            String streamLine,
+            List<Dot> dots,
+            int axisX1,
+            int axisX2,
+            String axisY,
+            String caption,
+            String zone) {}
 
     public record GridLine(int x1, int x2, String y, int labelX, String labelY, String label) {}
 
@@ -49,7 +61,21 @@ final class SpendChart {
 
     static View view(List<WindowTotal> windows, ZoneId zone) {
         if (windows.isEmpty()) {
-            return new View(false, WIDTH, HEIGHT, List.of(), List.of(), List.of(), "", "", List.of(), 0, 0, "", "", zone.getId());
+            return new View(
+                    false,
+                    WIDTH,
+                    HEIGHT,
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    "",
+                    "",
+                    List.of(),
+                    0,
+                    0,
+                    "",
+                    "",
+                    zone.getId());
         }
         int perBucket = (windows.size() + MAX_POINTS - 1) / MAX_POINTS;
         List<Point> points = new ArrayList<>();
@@ -67,7 +93,8 @@ final class SpendChart {
         BigInteger max = BigInteger.ZERO;
         for (Point p : points) max = max.max(p.stream).max(p.batch);
         BigInteger step = niceStep(max);
-        BigInteger top = step.max(max.add(step).subtract(BigInteger.ONE).divide(step).multiply(step));
+        BigInteger top =
+                step.max(max.add(step).subtract(BigInteger.ONE).divide(step).multiply(step));
         double plotW = WIDTH - LEFT - RIGHT;
         double plotH = HEIGHT - TOP - BOTTOM;
         int n = points.size();
@@ -83,15 +110,23 @@ final class SpendChart {
         int[] labelled = n == 1 ? new int[] {0} : new int[] {0, (n - 1) / 2, n - 1};
         for (int idx : labelled) {
             String anchor = idx == 0 ? "start" : idx == n - 1 ? "end" : "middle";
-            xLabels.add(new XLabel(px(x(idx, n, plotW)), HEIGHT - BOTTOM + 34, anchor,
+            xLabels.add(new XLabel(
+                    px(x(idx, n, plotW)),
+                    HEIGHT - BOTTOM + 34,
+                    anchor,
                     fmt.format(Instant.ofEpochMilli(points.get(idx).startMillis))));
         }
         List<Tick> ticks = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Point p = points.get(i);
             if (p.differingKeys == 0) continue;
-            ticks.add(new Tick(px(x(i, n, plotW)), px(TOP + plotH + 3), px(TOP + plotH + 13),
-                    fmt.format(Instant.ofEpochMilli(p.startMillis)), p.differingKeys, Money.grouped(p.stream),
+            ticks.add(new Tick(
+                    px(x(i, n, plotW)),
+                    px(TOP + plotH + 3),
+                    px(TOP + plotH + 13),
+                    fmt.format(Instant.ofEpochMilli(p.startMillis)),
+                    p.differingKeys,
+                    Money.grouped(p.stream),
                     Money.grouped(p.batch)));
         }
         List<Dot> dots = new ArrayList<>();
@@ -104,8 +139,20 @@ final class SpendChart {
         String caption = perBucket == 1
                 ? windows.size() + " windows"
                 : windows.size() + " windows, drawn in " + n + " points of " + perBucket + " consecutive windows each";
-        return new View(true, WIDTH, HEIGHT, grid, xLabels, ticks, polyline(points, true, top, plotW, plotH),
-                polyline(points, false, top, plotW, plotH), dots, LEFT, WIDTH - RIGHT, px(TOP + plotH), caption,
+        return new View(
+                true,
+                WIDTH,
+                HEIGHT,
+                grid,
+                xLabels,
+                ticks,
+                polyline(points, true, top, plotW, plotH),
+                polyline(points, false, top, plotW, plotH),
+                dots,
+                LEFT,
+                WIDTH - RIGHT,
+                px(TOP + plotH),
+                caption,
                 zone.getId());
     }
 
@@ -113,7 +160,10 @@ final class SpendChart {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < points.size(); i++) {
             Point p = points.get(i);
-            sb.append(px(x(i, points.size(), plotW))).append(',').append(px(y(batch ? p.batch : p.stream, top, plotH))).append(' ');
+            sb.append(px(x(i, points.size(), plotW)))
+                    .append(',')
+                    .append(px(y(batch ? p.batch : p.stream, top, plotH)))
+                    .append(' ');
         }
         return sb.toString();
     }
@@ -129,7 +179,12 @@ final class SpendChart {
 
     /** A pixel position: the fraction v / top in double precision is plenty for a drawing. */
     private static double y(BigInteger v, BigInteger top, double plotH) {
-        return TOP + plotH - plotH * new BigDecimal(v).divide(new BigDecimal(top), MathContext.DECIMAL64).doubleValue();
+        return TOP
+                + plotH
+                - plotH
+                        * new BigDecimal(v)
+                                .divide(new BigDecimal(top), MathContext.DECIMAL64)
+                                .doubleValue();
     }
 
     /** A 1-2-5 step giving about four grid lines up to {@code max} micros (at least 1 micro-unit). */

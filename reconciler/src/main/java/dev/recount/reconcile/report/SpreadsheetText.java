@@ -30,7 +30,10 @@ public final class SpreadsheetText {
 
     /** Whether {@code c} is one of the Unicode bidirectional formatting characters (UAX #9, "explicit formatting"). */
     static boolean isBidiControl(char c) {
-        return c == '\u061C' || c == '\u200E' || c == '\u200F' || (c >= '\u202A' && c <= '\u202E')
+        return c == '\u061C'
+                || c == '\u200E'
+                || c == '\u200F'
+                || (c >= '\u202A' && c <= '\u202E')
                 || (c >= '\u2066' && c <= '\u2069');
     }
 

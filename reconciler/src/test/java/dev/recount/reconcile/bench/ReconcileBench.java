@@ -1,5 +1,6 @@
 package dev.recount.reconcile.bench;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
@@ -9,7 +10,6 @@ import dev.recount.reconcile.RunResult;
 import dev.recount.reconcile.ScopeResolver;
 import dev.recount.reconcile.Tolerances;
 import dev.recount.testkit.LocalStack;
-import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -48,28 +48,43 @@ public final class ReconcileBench {
         System.out.printf(Locale.ROOT, "loaded in %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         Path reports = Path.of(System.getProperty("recount.root", ".."), "reconciler", "target", "bench-reports")
-                .toAbsolutePath().normalize();
+                .toAbsolutePath()
+                .normalize();
         String login = Role.RECONCILER.loginName(schema);
-        try (HikariDataSource pool = Database.pool(new PostgresSettings(stack.jdbcUrl(), login, schema, 2),
-                stack.password(login), Role.RECONCILER)) {
-            Reconciler r = new Reconciler(pool, new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
-                    Clock.systemUTC());
+        try (HikariDataSource pool = Database.pool(
+                new PostgresSettings(stack.jdbcUrl(), login, schema, 2), stack.password(login), Role.RECONCILER)) {
+            Reconciler r = new Reconciler(
+                    pool, new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports), Clock.systemUTC());
             System.out.println();
-            System.out.println("| run | keys compared | differing | values corrected | compare+correct s | check s | report s | total s | keys/s |");
+            System.out.println(
+                    "| run | keys compared | differing | values corrected | compare+correct s | check s | report s | total s | keys/s |");
             System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             for (String name : new String[] {"first (finalizes all keys)", "rerun (no change)"}) {
                 RunResult res = r.reconcile(ScopeResolver.range(DAY, DAY.plus(Duration.ofDays(1))));
                 long compared = res.comparison().range().counts().compared();
                 double total = res.timings().total().toNanos() / 1e9;
-                System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %,d | %.2f | %.2f | %.2f | %.2f | %,.0f |%n", name, compared,
-                        res.comparison().range().counts().differing(), res.valuesCorrected(), secs(res.timings().reconcile()),
-                        secs(res.timings().check()), secs(res.timings().report()), total, compared / total);
+                System.out.printf(
+                        Locale.ROOT,
+                        "| %s | %,d | %,d | %,d | %.2f | %.2f | %.2f | %.2f | %,.0f |%n",
+                        name,
+                        compared,
+                        res.comparison().range().counts().differing(),
+                        res.valuesCorrected(),
+                        secs(res.timings().reconcile()),
+                        secs(res.timings().check()),
+                        secs(res.timings().report()),
+                        total,
+                        compared / total);
             }
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "machine: %d cores, Java %s, max heap %d MiB; reports under %s%n",
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
-                Runtime.getRuntime().maxMemory() >> 20, reports);
+        System.out.printf(
+                Locale.ROOT,
+                "machine: %d cores, Java %s, max heap %d MiB; reports under %s%n",
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"),
+                Runtime.getRuntime().maxMemory() >> 20,
+                reports);
         System.exit(0);
     }
 
@@ -79,8 +94,12 @@ public final class ReconcileBench {
 
     /** Generated server-side (generate_series): loading is not what is measured. */
     public static void load(Connection c, int campaigns, int channels) throws Exception {
-        long batchRun = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, DAY.toEpochMilli(),
-                DAY.plus(Duration.ofDays(1)).toEpochMilli(), false);
+        long batchRun = BatchRunsTable.start(
+                c,
+                BatchRunsTable.Mode.RANGE,
+                DAY.toEpochMilli(),
+                DAY.plus(Duration.ofDays(1)).toEpochMilli(),
+                false);
         String keys = " FROM generate_series(0, " + (WINDOWS - 1) + ") w, generate_series(0, " + (campaigns - 1)
                 + ") cp, generate_series(0, " + (channels - 1) + ") ch,"
                 + " LATERAL (SELECT timestamptz '2026-11-28 00:00:00+00' + w * interval '1 minute' AS ts,"
@@ -90,9 +109,10 @@ public final class ReconcileBench {
         try (Statement st = c.createStatement()) {
             st.execute("SET synchronous_commit = off");
             // sel < 5: only in the stream; 5..9: only in the batch; 10..19: batch has one click and 1000 micros more.
-            st.execute("INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id, impressions,"
-                    + " clicks, conversions, spend_micros, events, revision) SELECT " + values + ", 1" + keys
-                    + " WHERE sel NOT BETWEEN 5 AND 9");
+            st.execute(
+                    "INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id, impressions,"
+                            + " clicks, conversions, spend_micros, events, revision) SELECT " + values + ", 1" + keys
+                            + " WHERE sel NOT BETWEEN 5 AND 9");
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO batch_window_metrics (window_start, window_end,"
                     + " campaign_id, channel_id, impressions, clicks, conversions, spend_micros, events, run_id)"
                     + " SELECT ts, ts + interval '1 minute', 'campaign-' || cp, 'channel-' || ch, imp,"

@@ -31,15 +31,22 @@ class CsvReportTest {
         List<ReconciliationDiffsTable.Row> rows = new ArrayList<>();
         for (String[] id : ids) {
             WindowKey key = new WindowKey(HtmlReportTest.FROM.toEpochMilli(), id[0], id[1]);
-            rows.add(new ReconciliationDiffsTable.Row(key, key.windowStartMillis() + 60_000, Status.MISMATCH, false, 1, S, B));
+            rows.add(new ReconciliationDiffsTable.Row(
+                    key, key.windowStartMillis() + 60_000, Status.MISMATCH, false, 1, S, B));
         }
         StringWriter out = new StringWriter();
         ReportWriter.writeCsv(out, d, sink -> rows.forEach(sink));
         raw.append(out);
-        try (CSVParser parser = CSVParser.builder().setReader(new StringReader(out.toString())).setFormat(Csv.FORMAT).get()) {
+        try (CSVParser parser = CSVParser.builder()
+                .setReader(new StringReader(out.toString()))
+                .setFormat(Csv.FORMAT)
+                .get()) {
             List<CSVRecord> records = parser.getRecords();
             assertThat(records.get(0).toList()).isEqualTo(ReportWriter.csvHeader());
-            for (CSVRecord r : records) assertThat(r.size()).as("cells of record %s", r.getRecordNumber()).isEqualTo(ReportWriter.csvHeader().size());
+            for (CSVRecord r : records)
+                assertThat(r.size())
+                        .as("cells of record %s", r.getRecordNumber())
+                        .isEqualTo(ReportWriter.csvHeader().size());
             return records.subList(1, 1 + ids.size());
         }
     }
@@ -49,17 +56,32 @@ class CsvReportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"=HYPERLINK(\"http://x\",\"y\")", "+1", "-2+3", "@SUM(A1:A9)", "\tx", "\r=1", "=cmd|' /C calc'!A0"})
+    @ValueSource(
+            strings = {
+                "=HYPERLINK(\"http://x\",\"y\")",
+                "+1",
+                "-2+3",
+                "@SUM(A1:A9)",
+                "\tx",
+                "\r=1",
+                "=cmd|' /C calc'!A0"
+            })
     void aCellStartingLikeAFormulaGetsAnApostrophe(String id) throws Exception {
-        CSVRecord r = roundTrip(List.<String[]>of(new String[] {id, id}), new StringBuilder()).get(0);
-        assertThat(cells(r)).containsEntry("campaign_id", "'" + id).containsEntry("channel_id", "'" + id)
-                .containsEntry("row_type", "key").containsEntry("status", "mismatch");
+        CSVRecord r = roundTrip(List.<String[]>of(new String[] {id, id}), new StringBuilder())
+                .get(0);
+        assertThat(cells(r))
+                .containsEntry("campaign_id", "'" + id)
+                .containsEntry("channel_id", "'" + id)
+                .containsEntry("row_type", "key")
+                .containsEntry("status", "mismatch");
     }
 
     @Test
     void everyBidiControlAnywhereIsShownByName() throws Exception {
-        char[] bidi = {'\u061C', '\u200E', '\u200F', '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067',
-                '\u2068', '\u2069'};
+        char[] bidi = {
+            '\u061C', '\u200E', '\u200F', '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067',
+            '\u2068', '\u2069'
+        };
         List<String[]> ids = new ArrayList<>();
         for (char c : bidi) ids.add(new String[] {"cmp" + c + "x", c + "tail"});
         List<CSVRecord> records = roundTrip(ids, new StringBuilder());
@@ -69,15 +91,17 @@ class CsvReportTest {
             assertThat(records.get(i).get(5)).isEqualTo(name + "tail");
         }
         // Near misses are left alone: the zero-width joiner and an Arabic letter are not bidi controls.
-        CSVRecord plain = roundTrip(List.<String[]>of(new String[] {"a\u200Db", "\u0627\u0644"}), new StringBuilder()).get(0);
+        CSVRecord plain = roundTrip(List.<String[]>of(new String[] {"a\u200Db", "\u0627\u0644"}), new StringBuilder())
+                .get(0);
         assertThat(plain.get(4)).isEqualTo("a\u200Db");
         assertThat(plain.get(5)).isEqualTo("\u0627\u0644");
     }
 
     @Test
     void aBidiMarkCannotHideAFormula() throws Exception {
-        List<CSVRecord> records = roundTrip(List.of(new String[] {"\u202E=cmd", "\u200E\u2066+1"},
-                new String[] {"=\u202Ecmd", "-\u202Dx"}), new StringBuilder());
+        List<CSVRecord> records = roundTrip(
+                List.of(new String[] {"\u202E=cmd", "\u200E\u2066+1"}, new String[] {"=\u202Ecmd", "-\u202Dx"}),
+                new StringBuilder());
         // The mark becomes visible text in front: the cell starts with '<', which no spreadsheet reads as a formula.
         assertThat(records.get(0).get(4)).isEqualTo("<U+202E>=cmd");
         assertThat(records.get(0).get(5)).isEqualTo("<U+200E><U+2066>+1");
@@ -87,15 +111,19 @@ class CsvReportTest {
         for (CSVRecord r : records) {
             for (String cell : List.of(r.get(4), r.get(5))) {
                 assertThat(cell.charAt(0)).isNotIn('=', '+', '-', '@', '\t', '\r');
-                assertThat(cell.chars().noneMatch(c -> SpreadsheetText.isBidiControl((char) c))).isTrue();
+                assertThat(cell.chars().noneMatch(c -> SpreadsheetText.isBidiControl((char) c)))
+                        .isTrue();
             }
         }
     }
 
     @Test
     void quotesLineBreaksCommasAndNulRoundTripExactly() throws Exception {
-        List<String[]> ids = List.of(new String[] {"say \"hi\"", "\"quoted\""}, new String[] {"two\nlines", "cr\r\nlf"},
-                new String[] {"a,b", ",lead"}, new String[] {"nul\u0000inside", "\u0000lead"},
+        List<String[]> ids = List.of(
+                new String[] {"say \"hi\"", "\"quoted\""},
+                new String[] {"two\nlines", "cr\r\nlf"},
+                new String[] {"a,b", ",lead"},
+                new String[] {"nul\u0000inside", "\u0000lead"},
                 new String[] {" padded ", "#hash"});
         StringBuilder raw = new StringBuilder();
         List<CSVRecord> records = roundTrip(ids, raw);
@@ -104,23 +132,44 @@ class CsvReportTest {
             assertThat(records.get(i).get(5)).isEqualTo(ids.get(i)[1]);
         }
         // RFC 4180: CRLF between records, quotes doubled inside a quoted cell; a number stays a bare number.
-        assertThat(raw.toString()).startsWith("row_type,window_start,").contains("\r\nkey,")
-                .contains(",\"say \"\"hi\"\"\",\"\"\"quoted\"\"\",").contains(",-250000,-0.142857,");
+        assertThat(raw.toString())
+                .startsWith("row_type,window_start,")
+                .contains("\r\nkey,")
+                .contains(",\"say \"\"hi\"\"\",\"\"\"quoted\"\"\",")
+                .contains(",-250000,-0.142857,");
     }
 
     @Test
     void campaignDayTotalsAreGuardedToo() throws Exception {
         ReportData d = HtmlReportTest.data(1);
         var range = d.comparison().range();
-        var comparison = new dev.recount.reconcile.Comparison(range, d.comparison().windows(), List.of(
-                new dev.recount.reconcile.Comparison.CampaignDayTotal("\u202E@evil", java.time.LocalDate.of(2026, 11, 28), range)));
-        ReportData hostile = new ReportData(d.runId(), d.scope(), d.zone(), d.generatedAt(), d.verdict(), comparison,
-                d.finalTotals(), d.keysFinalized(), d.corrections(), d.tolerances(), false);
+        var comparison = new dev.recount.reconcile.Comparison(
+                range,
+                d.comparison().windows(),
+                List.of(new dev.recount.reconcile.Comparison.CampaignDayTotal(
+                        "\u202E@evil", java.time.LocalDate.of(2026, 11, 28), range)));
+        ReportData hostile = new ReportData(
+                d.runId(),
+                d.scope(),
+                d.zone(),
+                d.generatedAt(),
+                d.verdict(),
+                comparison,
+                d.finalTotals(),
+                d.keysFinalized(),
+                d.corrections(),
+                d.tolerances(),
+                false);
         StringWriter out = new StringWriter();
-        ReportWriter.writeCsv(out, hostile, sink -> { });
-        try (CSVParser parser = CSVParser.builder().setReader(new StringReader(out.toString())).setFormat(Csv.FORMAT).get()) {
-            assertThat(parser.getRecords()).filteredOn(r -> r.get(0).equals("campaign_day_total"))
-                    .extracting(r -> r.get(4)).containsExactly("<U+202E>@evil");
+        ReportWriter.writeCsv(out, hostile, sink -> {});
+        try (CSVParser parser = CSVParser.builder()
+                .setReader(new StringReader(out.toString()))
+                .setFormat(Csv.FORMAT)
+                .get()) {
+            assertThat(parser.getRecords())
+                    .filteredOn(r -> r.get(0).equals("campaign_day_total"))
+                    .extracting(r -> r.get(4))
+                    .containsExactly("<U+202E>@evil");
         }
     }
 

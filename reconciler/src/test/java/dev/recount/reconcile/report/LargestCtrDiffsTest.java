@@ -17,7 +17,8 @@ class LargestCtrDiffsTest {
     static final long W = 1_795_000_000_000L;
 
     static Row row(String campaign, Status status, WindowMetrics stream, WindowMetrics batch) {
-        return new Row(new WindowKey(W, campaign, "web"), W + 60_000, status, false, stream == null ? null : 1, stream, batch);
+        return new Row(
+                new WindowKey(W, campaign, "web"), W + 60_000, status, false, stream == null ? null : 1, stream, batch);
     }
 
     static WindowMetrics ctr(long clicks, long impressions) {
@@ -27,10 +28,10 @@ class LargestCtrDiffsTest {
     @Test
     void keepsMismatchesWithACtrOnBothSidesByTheSizeOfTheChange() {
         LargestCtrDiffs largest = new LargestCtrDiffs(2);
-        largest.accept(row("small", Status.MISMATCH, ctr(1, 10), ctr(1, 11)));        // 0.1 -> 0.0909...
-        largest.accept(row("big-down", Status.MISMATCH, ctr(5, 10), ctr(1, 10)));     // 0.5 -> 0.1
-        largest.accept(row("big-up", Status.MISMATCH, ctr(1, 10), ctr(4, 10)));       // 0.1 -> 0.4
-        largest.accept(row("same-ctr", Status.MISMATCH, ctr(1, 10), ctr(2, 20)));     // spend/counts differ, CTR not
+        largest.accept(row("small", Status.MISMATCH, ctr(1, 10), ctr(1, 11))); // 0.1 -> 0.0909...
+        largest.accept(row("big-down", Status.MISMATCH, ctr(5, 10), ctr(1, 10))); // 0.5 -> 0.1
+        largest.accept(row("big-up", Status.MISMATCH, ctr(1, 10), ctr(4, 10))); // 0.1 -> 0.4
+        largest.accept(row("same-ctr", Status.MISMATCH, ctr(1, 10), ctr(2, 20))); // spend/counts differ, CTR not
         largest.accept(row("no-impressions", Status.MISMATCH, ctr(3, 0), ctr(0, 10)));
         largest.accept(row("only-batch", Status.MISSING_IN_STREAM, null, ctr(9, 10)));
         largest.accept(row("only-stream", Status.MISSING_IN_BATCH, ctr(9, 10), null));
@@ -49,7 +50,10 @@ class LargestCtrDiffsTest {
         List<LargestCtrDiffs.Difference> all = new ArrayList<>();
         LargestCtrDiffs largest = new LargestCtrDiffs(25);
         for (int i = 0; i < 2_000; i++) {
-            Row r = row("c" + i, Status.MISMATCH, ctr(random.nextInt(50), 1 + random.nextInt(500)),
+            Row r = row(
+                    "c" + i,
+                    Status.MISMATCH,
+                    ctr(random.nextInt(50), 1 + random.nextInt(500)),
                     ctr(random.nextInt(50), 1 + random.nextInt(500)));
             largest.accept(r);
             LargestCtrDiffs one = new LargestCtrDiffs(1);
@@ -58,8 +62,10 @@ class LargestCtrDiffsTest {
         }
         all.sort(LargestCtrDiffs.LARGEST_FIRST);
         assertThat(largest.largest()).containsExactlyElementsOf(all.subList(0, 25));
-        assertThat(largest.largest()).isSortedAccordingTo(
-                Comparator.comparing((LargestCtrDiffs.Difference d) -> d.difference().abs()).reversed());
+        assertThat(largest.largest())
+                .isSortedAccordingTo(Comparator.comparing(
+                                (LargestCtrDiffs.Difference d) -> d.difference().abs())
+                        .reversed());
         assertThat(new LargestCtrDiffs(0).largest()).isEmpty();
     }
 }

@@ -16,19 +16,27 @@ class LargestDiffsTest {
     static final long W = 1_795_000_000_000L;
 
     static Row mismatch(String campaign, long window, long streamSpend, long batchSpend, long clicksOff) {
-        return new Row(new WindowKey(W + window * 60_000, campaign, "web"), W + window * 60_000 + 60_000, Status.MISMATCH,
-                false, 1, new WindowMetrics(1, 1, 0, streamSpend, 2), new WindowMetrics(1, 1 + clicksOff, 0, batchSpend, 2 + clicksOff));
+        return new Row(
+                new WindowKey(W + window * 60_000, campaign, "web"),
+                W + window * 60_000 + 60_000,
+                Status.MISMATCH,
+                false,
+                1,
+                new WindowMetrics(1, 1, 0, streamSpend, 2),
+                new WindowMetrics(1, 1 + clicksOff, 0, batchSpend, 2 + clicksOff));
     }
 
     @Test
     void keepsTheLargestBySpendThenOtherMetricsThenKey() {
         LargestDiffs largest = new LargestDiffs(3);
-        largest.accept(mismatch("a", 0, 100, 90, 0));    // spend 10
-        largest.accept(mismatch("b", 0, 100, 150, 0));   // spend 50
-        largest.accept(mismatch("c", 0, 100, 100, 7));   // spend 0, clicks and events 7 each
-        largest.accept(mismatch("d", 0, 100, 110, 1));   // spend 10, others 2: before "a"
-        largest.accept(mismatch("e", 1, 100, 110, 1));   // as "d", a later window: after it
-        assertThat(largest.of(Status.MISMATCH)).extracting(r -> r.key().campaignId()).containsExactly("b", "d", "e");
+        largest.accept(mismatch("a", 0, 100, 90, 0)); // spend 10
+        largest.accept(mismatch("b", 0, 100, 150, 0)); // spend 50
+        largest.accept(mismatch("c", 0, 100, 100, 7)); // spend 0, clicks and events 7 each
+        largest.accept(mismatch("d", 0, 100, 110, 1)); // spend 10, others 2: before "a"
+        largest.accept(mismatch("e", 1, 100, 110, 1)); // as "d", a later window: after it
+        assertThat(largest.of(Status.MISMATCH))
+                .extracting(r -> r.key().campaignId())
+                .containsExactly("b", "d", "e");
         assertThat(largest.of(Status.MISSING_IN_STREAM)).isEmpty();
     }
 
@@ -38,14 +46,24 @@ class LargestDiffsTest {
         List<Row> all = new ArrayList<>();
         LargestDiffs largest = new LargestDiffs(25);
         for (int i = 0; i < 2_000; i++) {
-            Row r = mismatch("c" + random.nextInt(50), random.nextInt(100), random.nextInt(1_000), random.nextInt(1_000),
+            Row r = mismatch(
+                    "c" + random.nextInt(50),
+                    random.nextInt(100),
+                    random.nextInt(1_000),
+                    random.nextInt(1_000),
                     random.nextInt(3));
             all.add(r);
             largest.accept(r);
         }
         BigInteger huge = BigInteger.TWO.pow(70);
-        Row big = new Row(new WindowKey(W, "huge", "web"), W + 60_000, Status.MISMATCH, false, 1,
-                new WindowMetrics(0, 0, 0, huge, 1), new WindowMetrics(0, 0, 0, BigInteger.ZERO, 1));
+        Row big = new Row(
+                new WindowKey(W, "huge", "web"),
+                W + 60_000,
+                Status.MISMATCH,
+                false,
+                1,
+                new WindowMetrics(0, 0, 0, huge, 1),
+                new WindowMetrics(0, 0, 0, BigInteger.ZERO, 1));
         all.add(big);
         largest.accept(big);
         all.sort(LargestDiffs.LARGEST_FIRST);

@@ -32,8 +32,10 @@ class MoneyAndCsvTest {
         assertThat(Money.grouped(BigInteger.TEN.pow(38).subtract(BigInteger.ONE)))
                 .isEqualTo("99,999,999,999,999,999,999,999,999,999,999.999999");
         assertThat(Money.units(tenQuintillion.negate())).isEqualTo("-10000000000000.000000");
-        assertThat(Money.relativePercent(new BigInteger("11000000000000000000"), tenQuintillion)).isEqualTo("+10.0000 %");
-        assertThat(Money.relative(tenQuintillion.add(tenQuintillion), tenQuintillion)).isEqualTo("1.000000");
+        assertThat(Money.relativePercent(new BigInteger("11000000000000000000"), tenQuintillion))
+                .isEqualTo("+10.0000 %");
+        assertThat(Money.relative(tenQuintillion.add(tenQuintillion), tenQuintillion))
+                .isEqualTo("1.000000");
         assertThat(Money.relative(BigInteger.ONE, tenQuintillion)).isEqualTo("-1.000000");
         assertThat(SpendChart.niceStep(tenQuintillion.multiply(BigInteger.valueOf(4))))
                 .isEqualTo(tenQuintillion);
@@ -54,18 +56,30 @@ class MoneyAndCsvTest {
     void csvQuotesAndGuardsAgainstFormulas() throws Exception {
         StringWriter out = new StringWriter();
         Csv csv = new Csv(out);
-        csv.row(List.of(Csv.text("plain"), Csv.text("a,b"), Csv.text("say \"hi\""), Csv.text("two\nlines"),
-                Csv.text("=HYPERLINK(\"http://x\")"), Csv.text("+1"), Csv.text("-2"), Csv.text("@sum"),
-                Csv.text("\tx"), Csv.number("-42"), Csv.text(""), Csv.text(" padded ")));
-        assertThat(out.toString()).isEqualTo("plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\","
-                + "\"'=HYPERLINK(\"\"http://x\"\")\",'+1,'-2,'@sum,'\tx,-42,,\" padded \"\r\n");
+        csv.row(List.of(
+                Csv.text("plain"),
+                Csv.text("a,b"),
+                Csv.text("say \"hi\""),
+                Csv.text("two\nlines"),
+                Csv.text("=HYPERLINK(\"http://x\")"),
+                Csv.text("+1"),
+                Csv.text("-2"),
+                Csv.text("@sum"),
+                Csv.text("\tx"),
+                Csv.number("-42"),
+                Csv.text(""),
+                Csv.text(" padded ")));
+        assertThat(out.toString())
+                .isEqualTo("plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\","
+                        + "\"'=HYPERLINK(\"\"http://x\"\")\",'+1,'-2,'@sum,'\tx,-42,,\" padded \"\r\n");
     }
 
     @Test
     void chartStepsAreRound() {
         assertThat(SpendChart.niceStep(BigInteger.ZERO)).isEqualTo(BigInteger.ONE);
         assertThat(SpendChart.niceStep(BigInteger.valueOf(10_000_000))).isEqualTo(BigInteger.valueOf(5_000_000));
-        assertThat(SpendChart.niceStep(BigInteger.valueOf(3_000_000_000L))).isEqualTo(BigInteger.valueOf(1_000_000_000));
+        assertThat(SpendChart.niceStep(BigInteger.valueOf(3_000_000_000L)))
+                .isEqualTo(BigInteger.valueOf(1_000_000_000));
         assertThat(SpendChart.niceStep(BigInteger.valueOf(7))).isEqualTo(BigInteger.ONE);
     }
 }

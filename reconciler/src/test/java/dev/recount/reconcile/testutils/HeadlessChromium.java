@@ -37,8 +37,10 @@ public final class HeadlessChromium {
             if (found == null) found = onPath("chromium-browser");
         }
         if (found == null) {
-            String message = (explicit != null && !explicit.isBlank() ? "$CHROMIUM (" + explicit + ") is not executable"
-                    : "chromium not found on PATH") + ": install Debian's package `chromium`"
+            String message = (explicit != null && !explicit.isBlank()
+                            ? "$CHROMIUM (" + explicit + ") is not executable"
+                            : "chromium not found on PATH")
+                    + ": install Debian's package `chromium`"
                     + " (apt-get install -y chromium, or deploy/bin/install-test-deps) to check the HTML report";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) fail(message);
             Assumptions.abort(message);
@@ -62,12 +64,24 @@ public final class HeadlessChromium {
         Path stdout = Files.createTempFile("recount-chromium-", ".out");
         Path stderr = Files.createTempFile("recount-chromium-", ".err");
         try {
-            List<String> cmd = new ArrayList<>(List.of(binary, "--headless", "--no-sandbox", "--disable-gpu",
-                    "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--disable-extensions", "--user-data-dir=" + profile));
+            List<String> cmd = new ArrayList<>(List.of(
+                    binary,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-quic",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--disable-extensions",
+                    "--user-data-dir=" + profile));
             cmd.addAll(List.of(extra));
             cmd.add(page.toAbsolutePath().toUri().toString());
-            Process p = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectOutput(stdout.toFile())
+                    .redirectError(stderr.toFile())
+                    .start();
             if (!p.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("chromium did not finish within " + TIMEOUT + ": " + cmd);

@@ -57,8 +57,8 @@ public final class ReconcileDb implements AutoCloseable {
     public synchronized HikariDataSource reconcilerPool() {
         if (pool == null) {
             String login = Role.RECONCILER.loginName(schema);
-            pool = Database.pool(new PostgresSettings(stack.jdbcUrl(), login, schema, 2), stack.password(login),
-                    Role.RECONCILER);
+            pool = Database.pool(
+                    new PostgresSettings(stack.jdbcUrl(), login, schema, 2), stack.password(login), Role.RECONCILER);
         }
         return pool;
     }
@@ -94,17 +94,26 @@ public final class ReconcileDb implements AutoCloseable {
 
     public void stream(WindowKey key, WindowMetrics metrics, int revision) throws SQLException {
         try (Connection c = admin()) {
-            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(
-                    new WindowRow(key, key.windowStartMillis() + WINDOW.toMillis(), metrics), revision)));
+            StreamWindowMetricsTable.upsert(
+                    c,
+                    List.of(new StreamWindowMetricsTable.Row(
+                            new WindowRow(key, key.windowStartMillis() + WINDOW.toMillis(), metrics), revision)));
         }
     }
 
     /** Many stream rows at once (one connection, one batch). */
     public void streamAll(Map<WindowKey, WindowMetrics> rows, int revision) throws SQLException {
         try (Connection c = admin()) {
-            StreamWindowMetricsTable.upsert(c, rows.entrySet().stream().map(e -> new StreamWindowMetricsTable.Row(
-                    new WindowRow(e.getKey(), e.getKey().windowStartMillis() + WINDOW.toMillis(), e.getValue()), revision))
-                    .toList());
+            StreamWindowMetricsTable.upsert(
+                    c,
+                    rows.entrySet().stream()
+                            .map(e -> new StreamWindowMetricsTable.Row(
+                                    new WindowRow(
+                                            e.getKey(),
+                                            e.getKey().windowStartMillis() + WINDOW.toMillis(),
+                                            e.getValue()),
+                                    revision))
+                            .toList());
         }
     }
 
@@ -121,25 +130,46 @@ public final class ReconcileDb implements AutoCloseable {
 
     /** A succeeded `range` batch run over {@code [from, to)} that replaced it with {@code rows}; returns its id. */
     public long batchRange(Instant from, Instant to, Map<WindowKey, WindowMetrics> rows) throws SQLException {
-        return batch(BatchRunsTable.Mode.RANGE, new BatchWindowMetricsTable.Range(from.toEpochMilli(), to.toEpochMilli()),
-                from.toEpochMilli(), to.toEpochMilli(), rows);
+        return batch(
+                BatchRunsTable.Mode.RANGE,
+                new BatchWindowMetricsTable.Range(from.toEpochMilli(), to.toEpochMilli()),
+                from.toEpochMilli(),
+                to.toEpochMilli(),
+                rows);
     }
 
     /** A succeeded `affected` batch run that recomputed exactly the windows of {@code rows}. */
     public long batchAffected(Map<WindowKey, WindowMetrics> rows) throws SQLException {
-        List<Long> starts = rows.keySet().stream().map(WindowKey::windowStartMillis).distinct().sorted().toList();
-        return batch(BatchRunsTable.Mode.AFFECTED, new BatchWindowMetricsTable.Windows(starts), starts.get(0),
-                starts.get(starts.size() - 1) + WINDOW.toMillis(), rows);
+        List<Long> starts = rows.keySet().stream()
+                .map(WindowKey::windowStartMillis)
+                .distinct()
+                .sorted()
+                .toList();
+        return batch(
+                BatchRunsTable.Mode.AFFECTED,
+                new BatchWindowMetricsTable.Windows(starts),
+                starts.get(0),
+                starts.get(starts.size() - 1) + WINDOW.toMillis(),
+                rows);
     }
 
-    private long batch(BatchRunsTable.Mode mode, BatchWindowMetricsTable.Scope scope, long from, long to,
-                       Map<WindowKey, WindowMetrics> rows) throws SQLException {
+    private long batch(
+            BatchRunsTable.Mode mode,
+            BatchWindowMetricsTable.Scope scope,
+            long from,
+            long to,
+            Map<WindowKey, WindowMetrics> rows)
+            throws SQLException {
         try (Connection c = admin()) {
             long runId = BatchRunsTable.start(c, mode, from, to, false);
             c.setAutoCommit(false);
-            BatchWindowMetricsTable.insertStaging(c, runId, rows.entrySet().stream()
-                    .map(e -> new WindowRow(e.getKey(), e.getKey().windowStartMillis() + WINDOW.toMillis(), e.getValue()))
-                    .toList());
+            BatchWindowMetricsTable.insertStaging(
+                    c,
+                    runId,
+                    rows.entrySet().stream()
+                            .map(e -> new WindowRow(
+                                    e.getKey(), e.getKey().windowStartMillis() + WINDOW.toMillis(), e.getValue()))
+                            .toList());
             BatchWindowMetricsTable.ReplaceResult r = BatchWindowMetricsTable.replaceFromStaging(c, scope, runId);
             BatchRunsTable.succeed(c, runId, 0, r.written(), r.deleted(), null, null, null);
             c.commit();

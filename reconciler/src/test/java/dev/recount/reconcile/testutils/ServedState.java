@@ -11,20 +11,26 @@ import java.sql.Statement;
  * {@code correction_log}, each as the md5 of all its rows' text in key order, with the row counts. Two equal
  * states hold exactly the same rows.
  */
-public record ServedState(long viewRows, String view, long correctionRows, String corrections, long logRows,
-                          String log) {
+public record ServedState(
+        long viewRows, String view, long correctionRows, String corrections, long logRows, String log) {
 
     public static ServedState read(Connection c) throws SQLException {
         String[] view = digest(c, "window_metrics", "window_start, campaign_id, channel_id");
         String[] corrections = digest(c, "window_corrections", "window_start, campaign_id, channel_id");
         String[] log = digest(c, "correction_log", "log_id");
-        return new ServedState(Long.parseLong(view[0]), view[1], Long.parseLong(corrections[0]), corrections[1],
-                Long.parseLong(log[0]), log[1]);
+        return new ServedState(
+                Long.parseLong(view[0]),
+                view[1],
+                Long.parseLong(corrections[0]),
+                corrections[1],
+                Long.parseLong(log[0]),
+                log[1]);
     }
 
     private static String[] digest(Connection c, String table, String order) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*),"
-                + " coalesce(md5(string_agg(t::text, E'\\n' ORDER BY " + order + ")), '-') FROM " + table + " t")) {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT count(*)," + " coalesce(md5(string_agg(t::text, E'\\n' ORDER BY "
+                        + order + ")), '-') FROM " + table + " t")) {
             rs.next();
             return new String[] {String.valueOf(rs.getLong(1)), rs.getString(2)};
         }

@@ -25,13 +25,19 @@ public final class AttributionDelta {
 
     /** A click or conversion judged for the first time. */
     static AttributionDelta decided(AdEvent e, boolean attributed, WindowAlignment windows) {
-        return new AttributionDelta(windows.windowStart(e.eventTs), e.campaignId, e.channelId,
+        return new AttributionDelta(
+                windows.windowStart(e.eventTs),
+                e.campaignId,
+                e.channelId,
                 new AttributionAccumulator().decided(e, attributed));
     }
 
     /** A click or conversion judged unattributed before, attributed now. */
     static AttributionDelta attributedLater(AdEvent e, WindowAlignment windows) {
-        return new AttributionDelta(windows.windowStart(e.eventTs), e.campaignId, e.channelId,
+        return new AttributionDelta(
+                windows.windowStart(e.eventTs),
+                e.campaignId,
+                e.channelId,
                 new AttributionAccumulator().attributedLater(e));
     }
 

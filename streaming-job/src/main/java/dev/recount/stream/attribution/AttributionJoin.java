@@ -48,6 +48,7 @@ public final class AttributionJoin extends KeyedProcessFunction<String, AdEvent,
     private static final long serialVersionUID = 1L;
     /** The key of events without a request id: no request id is empty (core's validator refuses empty ids). */
     public static final String NO_REQUEST = "";
+
     public static final String ATTRIBUTED_LATER_METRIC = "attributionAttributedLater";
 
     private final AttributionRule rule;
@@ -58,6 +59,7 @@ public final class AttributionJoin extends KeyedProcessFunction<String, AdEvent,
     private transient ValueState<long[]> impressions;
     /** The request's clicks and conversions judged unattributed so far. */
     private transient ListState<AdEvent> unattributed;
+
     private transient Counter attributedLater;
 
     public AttributionJoin(AttributionRule rule, WindowAlignment windows, Duration allowedLateness) {
@@ -73,10 +75,11 @@ public final class AttributionJoin extends KeyedProcessFunction<String, AdEvent,
 
     @Override
     public void open(OpenContext context) {
-        impressions = getRuntimeContext().getState(
-                new ValueStateDescriptor<>("impression-times", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        unattributed = getRuntimeContext().getListState(
-                new ListStateDescriptor<>("unattributed", TypeInformation.of(AdEvent.class)));
+        impressions = getRuntimeContext()
+                .getState(new ValueStateDescriptor<>(
+                        "impression-times", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        unattributed = getRuntimeContext()
+                .getListState(new ListStateDescriptor<>("unattributed", TypeInformation.of(AdEvent.class)));
         attributedLater = getRuntimeContext().getMetricGroup().counter(ATTRIBUTED_LATER_METRIC);
     }
 
@@ -163,7 +166,8 @@ public final class AttributionJoin extends KeyedProcessFunction<String, AdEvent,
             List<AdEvent> still = new ArrayList<>();
             boolean dropped = false;
             for (AdEvent c : waiting) {
-                if (heldUntil(c.eventTs) > timestamp) still.add(c); else dropped = true;
+                if (heldUntil(c.eventTs) > timestamp) still.add(c);
+                else dropped = true;
             }
             if (still.isEmpty()) {
                 unattributed.clear();
@@ -184,8 +188,18 @@ public final class AttributionJoin extends KeyedProcessFunction<String, AdEvent,
     }
 
     private static AdEvent copy(AdEvent e) {
-        return new AdEvent(e.eventId, e.eventType, e.eventTs, e.campaignId, e.channelId, e.costMicros, e.requestId,
-                e.topic, e.partition, e.offset, e.recordTs);
+        return new AdEvent(
+                e.eventId,
+                e.eventType,
+                e.eventTs,
+                e.campaignId,
+                e.channelId,
+                e.costMicros,
+                e.requestId,
+                e.topic,
+                e.partition,
+                e.offset,
+                e.recordTs);
     }
 
     private static long saturatedAdd(long a, long b) {

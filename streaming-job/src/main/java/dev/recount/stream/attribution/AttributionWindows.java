@@ -26,7 +26,8 @@ import org.apache.flink.util.Collector;
  * reconciler correct the window.
  */
 public final class AttributionWindows
-        extends KeyedProcessFunction<Tuple3<Long, String, String>, AttributionDelta, StreamAttributionMetricsTable.Row> {
+        extends KeyedProcessFunction<
+                Tuple3<Long, String, String>, AttributionDelta, StreamAttributionMetricsTable.Row> {
     private static final long serialVersionUID = 1L;
     public static final String TOO_LATE_METRIC = "attributionDeltasTooLate";
     public static final TypeInformation<Tuple3<Long, String, String>> KEY_TYPE =
@@ -38,6 +39,7 @@ public final class AttributionWindows
     private transient ValueState<AttributionAccumulator> sums;
     /** The last revision fired; absent: not fired yet. */
     private transient ValueState<Integer> revision;
+
     private transient Counter tooLate;
 
     public AttributionWindows(WindowAlignment windows, Duration allowedLateness) {
@@ -57,8 +59,9 @@ public final class AttributionWindows
 
     @Override
     public void open(OpenContext context) {
-        sums = getRuntimeContext().getState(new ValueStateDescriptor<>("attribution-sums",
-                TypeInformation.of(AttributionAccumulator.class)));
+        sums = getRuntimeContext()
+                .getState(new ValueStateDescriptor<>(
+                        "attribution-sums", TypeInformation.of(AttributionAccumulator.class)));
         revision = getRuntimeContext().getState(new ValueStateDescriptor<>("attribution-revision", Types.INT));
         tooLate = getRuntimeContext().getMetricGroup().counter(TOO_LATE_METRIC);
     }
@@ -98,12 +101,21 @@ public final class AttributionWindows
         }
     }
 
-    private void fire(long windowStart, String campaign, String channel, AttributionAccumulator acc,
-                      Collector<StreamAttributionMetricsTable.Row> out) throws Exception {
+    private void fire(
+            long windowStart,
+            String campaign,
+            String channel,
+            AttributionAccumulator acc,
+            Collector<StreamAttributionMetricsTable.Row> out)
+            throws Exception {
         Integer previous = revision.value();
         int next = previous == null ? 1 : previous + 1;
         revision.update(next);
-        out.collect(new StreamAttributionMetricsTable.Row(new AttributionRow(new WindowKey(windowStart, campaign, channel),
-                windowStart + windows.sizeMillis(), acc.toMetrics()), next));
+        out.collect(new StreamAttributionMetricsTable.Row(
+                new AttributionRow(
+                        new WindowKey(windowStart, campaign, channel),
+                        windowStart + windows.sizeMillis(),
+                        acc.toMetrics()),
+                next));
     }
 }

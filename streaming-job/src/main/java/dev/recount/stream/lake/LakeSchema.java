@@ -27,7 +27,8 @@ public final class LakeSchema {
         for (LakeColumns.Column c : columns) {
             Repetition repetition = c.nullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
             switch (c.type()) {
-                case STRING -> message.primitive(BINARY, repetition).as(stringType()).named(c.name());
+                case STRING ->
+                    message.primitive(BINARY, repetition).as(stringType()).named(c.name());
                 case INT32 -> message.primitive(INT32, repetition).named(c.name());
                 case INT64 -> message.primitive(INT64, repetition).named(c.name());
             }

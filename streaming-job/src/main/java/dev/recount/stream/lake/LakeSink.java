@@ -19,7 +19,10 @@ public final class LakeSink {
         return FileSink.forBulkFormat(new Path(lakeUri), new LakeParquetWriterFactory())
                 .withBucketAssigner(new LakeBucketAssigner())
                 .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                .withOutputFileConfig(OutputFileConfig.builder().withPartPrefix("part").withPartSuffix(".parquet").build())
+                .withOutputFileConfig(OutputFileConfig.builder()
+                        .withPartPrefix("part")
+                        .withPartSuffix(".parquet")
+                        .build())
                 .build();
     }
 }

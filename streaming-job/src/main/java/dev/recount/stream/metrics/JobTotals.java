@@ -54,11 +54,17 @@ public final class JobTotals {
         for (InvalidReason r : InvalidReason.values()) {
             long n = get(accumulators, invalid(r));
             invalidTotal += n;
-            invalid.append(invalid.length() == 0 ? "" : ", ").append(r.wireName()).append(' ').append(String.format("%,d", n));
+            invalid.append(invalid.length() == 0 ? "" : ", ")
+                    .append(r.wireName())
+                    .append(' ')
+                    .append(String.format("%,d", n));
         }
-        return String.format("valid events %,d; invalid %,d (%s); duplicates dropped %,d; too late %,d; "
+        return String.format(
+                "valid events %,d; invalid %,d (%s); duplicates dropped %,d; too late %,d; "
                         + "window firings %,d (late re-firings %,d)",
-                get(accumulators, VALID_EVENTS), invalidTotal, invalid,
+                get(accumulators, VALID_EVENTS),
+                invalidTotal,
+                invalid,
                 get(accumulators, DUPLICATES_DROPPED),
                 get(accumulators, TOO_LATE_EVENTS) + get(accumulators, TOO_LATE_AT_WINDOW),
                 get(accumulators, WINDOW_FIRINGS),

@@ -87,6 +87,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      */
     public static final OutputTag<AdEvent> ATTRIBUTION_EVENTS =
             new OutputTag<>("attribution-events", TypeInformation.of(AdEvent.class));
+
     public static final String DUPLICATES_METRIC = JobTotals.DUPLICATES_DROPPED;
     public static final String TOO_LATE_METRIC = JobTotals.TOO_LATE_EVENTS;
 
@@ -98,6 +99,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public static final int ID_BUCKETS = 1024;
     /** log2 of {@link #ID_BUCKETS}: a bucket is the top this-many bits of the id's hash. */
     private static final int ID_BUCKET_BITS = Integer.numberOfTrailingZeros(ID_BUCKETS);
+
     static final int CLEANUP_STEPS_PER_HORIZON = 8;
     /** Operator (union) state: the watermark each subtask acted on when the snapshot was taken. */
     static final String WATERMARK_FLOOR_STATE = "watermark-floor";
@@ -108,6 +110,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      * few MB whatever the number of keys; with few keys they leave only when their window fires.
      */
     static final int MAX_BUFFERED_SUMS = 20_000;
+
     public static final String WATERMARK_FLOOR_METRIC = "restoredWatermarkFloor";
 
     private final WindowAlignment windows;
@@ -120,10 +123,12 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     private final boolean attributionEvents;
     /** The watermark this operator acts as if it had at least: closedFloor, raised by a restored snapshot's. */
     private long floorWatermark;
+
     private transient ListState<Long> floorState;
 
     /** The bucket's remembered ids. */
     private transient ValueState<SeenIds> seen;
+
     private transient IdDigest digest;
     private transient InternalTimerService<Long> cleanup;
     private transient WindowPartials partials;
@@ -136,14 +141,18 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     /**
      * @param closedUntil windows ending at or before this (epoch ms) are final; {@code Long.MIN_VALUE} for none
      */
-    public DedupAndRouteTooLate(WindowAlignment windows, Duration allowedLateness, Duration dedupHorizon,
-                                long closedUntil) {
+    public DedupAndRouteTooLate(
+            WindowAlignment windows, Duration allowedLateness, Duration dedupHorizon, long closedUntil) {
         this(windows, allowedLateness, dedupHorizon, closedUntil, false);
     }
 
     /** @param attributionEvents whether to send unique, not-too-late events to {@link #ATTRIBUTION_EVENTS} too */
-    public DedupAndRouteTooLate(WindowAlignment windows, Duration allowedLateness, Duration dedupHorizon,
-                                long closedUntil, boolean attributionEvents) {
+    public DedupAndRouteTooLate(
+            WindowAlignment windows,
+            Duration allowedLateness,
+            Duration dedupHorizon,
+            long closedUntil,
+            boolean attributionEvents) {
         this.attributionEvents = attributionEvents;
         this.windows = windows;
         this.allowedLatenessMillis = allowedLateness.toMillis();
@@ -167,11 +176,11 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        floorState = context.getOperatorStateStore().getUnionListState(
-                new ListStateDescriptor<>(WATERMARK_FLOOR_STATE, Types.LONG));
+        floorState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(WATERMARK_FLOOR_STATE, Types.LONG));
         floorWatermark = closedFloor;
-        partialsState = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>(PARTIALS_STATE, TypeInformation.of(WindowPartial.class)));
+        partialsState = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>(PARTIALS_STATE, TypeInformation.of(WindowPartial.class)));
         partials = new WindowPartials(windows.sizeMillis(), MAX_BUFFERED_SUMS);
         if (context.isRestored()) {
             for (Long restored : floorState.get()) floorWatermark = Math.max(floorWatermark, restored);
@@ -228,12 +237,22 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
             tooLate.inc();
             tooLateTotal.add(1L);
-            output.collect(TOO_LATE, new StreamRecord<>(new BackfillRecord(event, windowStart,
-                    windows.windowEnd(event.eventTs), watermark, event.topic, event.partition, event.offset),
-                    record.getTimestamp()));
+            output.collect(
+                    TOO_LATE,
+                    new StreamRecord<>(
+                            new BackfillRecord(
+                                    event,
+                                    windowStart,
+                                    windows.windowEnd(event.eventTs),
+                                    watermark,
+                                    event.topic,
+                                    event.partition,
+                                    event.offset),
+                            record.getTimestamp()));
             return;
         }
-        if (attributionEvents && (AttributionRule.isAttributable(event) || AttributionRule.isCandidateImpression(event))) {
+        if (attributionEvents
+                && (AttributionRule.isAttributable(event) || AttributionRule.isCandidateImpression(event))) {
             output.collect(ATTRIBUTION_EVENTS, new StreamRecord<>(event, event.eventTs));
         }
         long windowLastMillis = windowStart + windows.sizeMillis() - 1;

@@ -19,6 +19,7 @@ public final class IdDigest {
 
     /** The digest's high and low 64 bits, filled by {@link #of}. A holder, so no allocation per event. */
     public long hi;
+
     public long lo;
 
     /** Computes the digest of {@code id} into this holder and returns it. */
@@ -62,7 +63,10 @@ public final class IdDigest {
     }
 
     private static long pack(String s, int at) {
-        return s.charAt(at) | (long) s.charAt(at + 1) << 16 | (long) s.charAt(at + 2) << 32 | (long) s.charAt(at + 3) << 48;
+        return s.charAt(at)
+                | (long) s.charAt(at + 1) << 16
+                | (long) s.charAt(at + 2) << 32
+                | (long) s.charAt(at + 3) << 48;
     }
 
     private static long mixK1(long k1) {

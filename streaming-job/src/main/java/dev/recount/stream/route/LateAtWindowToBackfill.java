@@ -50,11 +50,20 @@ public final class LateAtWindowToBackfill extends ProcessFunction<WindowPartial,
         lateAtWindowTotal.add(1L);
         AdEvent event = partial.event;
         if (event == null) {
-            LOG.error("the partial sums {} arrived too late at the window operator (watermark {}); the stream misses "
-                    + "them until the window is recomputed by the batch layer", partial, ctx.timerService().currentWatermark());
+            LOG.error(
+                    "the partial sums {} arrived too late at the window operator (watermark {}); the stream misses "
+                            + "them until the window is recomputed by the batch layer",
+                    partial,
+                    ctx.timerService().currentWatermark());
             return;
         }
-        out.collect(new BackfillRecord(event, windows.windowStart(event.eventTs), windows.windowEnd(event.eventTs),
-                ctx.timerService().currentWatermark(), event.topic, event.partition, event.offset));
+        out.collect(new BackfillRecord(
+                event,
+                windows.windowStart(event.eventTs),
+                windows.windowEnd(event.eventTs),
+                ctx.timerService().currentWatermark(),
+                event.topic,
+                event.partition,
+                event.offset));
     }
 }

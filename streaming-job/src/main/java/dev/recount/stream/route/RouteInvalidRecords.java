@@ -42,7 +42,8 @@ public final class RouteInvalidRecords extends ProcessFunction<ParsedRecord, AdE
         validTotal = JobTotals.counter(getRuntimeContext(), VALID_EVENTS_METRIC);
         invalidTotals = new EnumMap<>(InvalidReason.class);
         for (InvalidReason reason : InvalidReason.values()) {
-            invalidEvents.put(reason, group.addGroup("reason", reason.wireName()).counter(INVALID_EVENTS_METRIC));
+            invalidEvents.put(
+                    reason, group.addGroup("reason", reason.wireName()).counter(INVALID_EVENTS_METRIC));
             invalidTotals.put(reason, JobTotals.counter(getRuntimeContext(), JobTotals.invalid(reason)));
         }
     }

@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
@@ -35,6 +34,7 @@ public final class SeenIds {
 
     /** SLOT longs per slot; a slot is free when its forgetAt is {@link #EMPTY} or {@link #TOMBSTONE}. */
     private long[] slots;
+
     private int live;
     private int tombstones;
     /**
@@ -43,6 +43,7 @@ public final class SeenIds {
      * a new id's forget time is nearly always the latest or one just before, found from the end in a step or two.
      */
     private long[] dueTimes = new long[4];
+
     private SlotList[] dueSlots = new SlotList[4];
     private int dueCount;
 

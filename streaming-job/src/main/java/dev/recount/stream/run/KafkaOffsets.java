@@ -24,17 +24,23 @@ final class KafkaOffsets {
         p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         try (Admin admin = Admin.create(p)) {
-            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            TopicDescription d = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic);
             Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-            d.partitions().forEach(info -> request.put(new TopicPartition(topic, info.partition()), OffsetSpec.latest()));
+            d.partitions()
+                    .forEach(info -> request.put(new TopicPartition(topic, info.partition()), OffsetSpec.latest()));
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result =
                     admin.listOffsets(request).all().get(30, TimeUnit.SECONDS);
             Map<TopicPartition, Long> offsets = new HashMap<>();
             result.forEach((tp, info) -> offsets.put(tp, info.offset()));
             return offsets;
         } catch (ExecutionException e) {
-            throw new IllegalStateException("cannot read the latest offsets of topic '" + topic + "' from " + bootstrapServers
-                    + ": " + e.getCause().getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot read the latest offsets of topic '" + topic + "' from " + bootstrapServers + ": "
+                            + e.getCause().getMessage(),
+                    e);
         } catch (TimeoutException e) {
             throw new IllegalStateException("Kafka at " + bootstrapServers + " did not answer within 30 s", e);
         } catch (InterruptedException e) {

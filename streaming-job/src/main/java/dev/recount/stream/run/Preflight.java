@@ -41,12 +41,13 @@ final class Preflight {
         try (Admin admin = Admin.create(p)) {
             Set<String> existing = admin.listTopics().names().get(15, TimeUnit.SECONDS);
             List<String> missing = new ArrayList<>();
-            for (String t : List.of(s.topics().input(), s.topics().deadLetter(), s.topics().backfill())) {
+            for (String t : List.of(
+                    s.topics().input(), s.topics().deadLetter(), s.topics().backfill())) {
                 if (!existing.contains(t)) missing.add(t);
             }
             if (!missing.isEmpty()) {
-                throw new IllegalStateException("Kafka at " + s.bootstrapServers() + " has no topic " + String.join(", ", missing)
-                        + " (`./recount up` creates them)");
+                throw new IllegalStateException("Kafka at " + s.bootstrapServers() + " has no topic "
+                        + String.join(", ", missing) + " (`./recount up` creates them)");
             }
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot reach Kafka at " + s.bootstrapServers() + " (is the stack up?)", e);
@@ -62,7 +63,8 @@ final class Preflight {
             c.setSchema(s.postgres().schema());
             return StreamProgressTable.committed(c, StreamSettings.JOB_NAME);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot read stream_progress at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot read stream_progress at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
         }
     }
 
@@ -77,22 +79,26 @@ final class Preflight {
         try {
             return DriverManager.getConnection(s.postgres().jdbcUrl(), p);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot log in to PostgreSQL at " + s.postgres().jdbcUrl() + " as "
-                    + s.postgres().user() + " (password from " + s.postgresPassword() + "): " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot log in to PostgreSQL at " + s.postgres().jdbcUrl() + " as "
+                            + s.postgres().user() + " (password from " + s.postgresPassword() + "): " + e.getMessage(),
+                    e);
         }
     }
 
     /** Logs in as the committer will and checks its privileges and the tables. */
     private static void checkPostgres(StreamSettings s) {
         Connection c = connect(s);
-        try (c; PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
+        try (c;
+                PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
             Database.checkLogin(c, s.postgres().schema(), Role.STREAM);
             ps.setString(1, s.postgres().schema() + "." + StreamWindowMetricsTable.TABLE);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 if (rs.getString(1) == null) {
-                    throw new IllegalStateException("PostgreSQL schema '" + s.postgres().schema() + "' has no "
-                            + StreamWindowMetricsTable.TABLE + " table (`./recount up` applies the migrations)");
+                    throw new IllegalStateException(
+                            "PostgreSQL schema '" + s.postgres().schema() + "' has no " + StreamWindowMetricsTable.TABLE
+                                    + " table (`./recount up` applies the migrations)");
                 }
             }
         } catch (SQLException e) {

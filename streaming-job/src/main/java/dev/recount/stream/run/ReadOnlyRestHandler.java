@@ -34,6 +34,7 @@ final class ReadOnlyRestHandler extends ChannelInboundHandlerAdapter {
 
     /** The header a checkpoint request carries the secret in. */
     static final String TOKEN_HEADER = "X-Recount-Checkpoint-Token";
+
     private static final java.util.regex.Pattern CHECKPOINT_PATH =
             java.util.regex.Pattern.compile("/(v1/)?jobs/[0-9a-f]{32}/checkpoints(\\?.*)?");
 
@@ -54,11 +55,14 @@ final class ReadOnlyRestHandler extends ChannelInboundHandlerAdapter {
         if (msg instanceof HttpRequest request && !isRead(request.method()) && !isOwnCheckpointRequest(request)) {
             boolean complete = msg instanceof LastHttpContent;
             ReferenceCountUtil.release(msg);
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.FORBIDDEN,
+            FullHttpResponse response = new DefaultFullHttpResponse(
+                    HttpVersion.HTTP_1_1,
+                    HttpResponseStatus.FORBIDDEN,
                     Unpooled.copiedBuffer(REFUSAL, StandardCharsets.UTF_8));
             responseHeaders.forEach((name, value) -> response.headers().set(name, value));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json; charset=UTF-8");
-            response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            response.headers()
+                    .set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             if (complete) {
                 ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
@@ -68,7 +72,8 @@ final class ReadOnlyRestHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        if (msg instanceof HttpContent && Boolean.TRUE.equals(ctx.channel().attr(REFUSED).get())) {
+        if (msg instanceof HttpContent
+                && Boolean.TRUE.equals(ctx.channel().attr(REFUSED).get())) {
             boolean last = msg instanceof LastHttpContent;
             ReferenceCountUtil.release(msg);
             if (last) ctx.close();

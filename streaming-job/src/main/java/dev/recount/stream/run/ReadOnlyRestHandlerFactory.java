@@ -23,7 +23,8 @@ public final class ReadOnlyRestHandlerFactory implements InboundChannelHandlerFa
     public static final ConfigOption<Boolean> READ_ONLY = ConfigOptions.key("recount.local.rest-read-only")
             .booleanType()
             .defaultValue(false)
-            .withDescription("Answer every REST request but GET and HEAD with 403 (the local MiniCluster of recount stream).");
+            .withDescription(
+                    "Answer every REST request but GET and HEAD with 403 (the local MiniCluster of recount stream).");
 
     /** When set, a checkpoint request ({@code POST /jobs/<id>/checkpoints}) with this secret is let through. */
     public static final ConfigOption<String> CHECKPOINT_TOKEN = ConfigOptions.key("recount.local.rest-checkpoint-token")
@@ -38,7 +39,10 @@ public final class ReadOnlyRestHandlerFactory implements InboundChannelHandlerFa
 
     @Override
     public Optional<ChannelHandler> createHandler(Configuration configuration, Map<String, String> responseHeaders) {
-        return configuration.get(READ_ONLY) ? Optional.of(new ReadOnlyRestHandler(responseHeaders,
-                configuration.getOptional(CHECKPOINT_TOKEN).orElse(null))) : Optional.empty();
+        return configuration.get(READ_ONLY)
+                ? Optional.of(new ReadOnlyRestHandler(
+                        responseHeaders,
+                        configuration.getOptional(CHECKPOINT_TOKEN).orElse(null)))
+                : Optional.empty();
     }
 }

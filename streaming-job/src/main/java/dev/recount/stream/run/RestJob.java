@@ -32,8 +32,9 @@ final class RestJob implements WindowCloseCheckpoints.Job, AutoCloseable {
      */
     RestJob(Configuration rest, JobID jobId, String windowVertexName, String checkpointToken) throws Exception {
         this.client = new RestClusterClient<>(rest, StreamSettings.JOB_NAME);
-        this.checkpointUri = java.net.URI.create("http://" + rest.get(org.apache.flink.configuration.RestOptions.ADDRESS)
-                + ":" + rest.get(org.apache.flink.configuration.RestOptions.PORT) + "/jobs/" + jobId + "/checkpoints");
+        this.checkpointUri = java.net.URI.create("http://"
+                + rest.get(org.apache.flink.configuration.RestOptions.ADDRESS) + ":"
+                + rest.get(org.apache.flink.configuration.RestOptions.PORT) + "/jobs/" + jobId + "/checkpoints");
         this.checkpointToken = checkpointToken;
         this.jobId = jobId;
         this.windowVertexName = windowVertexName;
@@ -54,7 +55,8 @@ final class RestJob implements WindowCloseCheckpoints.Job, AutoCloseable {
         long min = Long.MAX_VALUE;
         boolean any = false;
         for (Metric m : client.sendRequest(JobVertexWatermarksHeaders.INSTANCE, params, EmptyRequestBody.getInstance())
-                .get().getMetrics()) {
+                .get()
+                .getMetrics()) {
             if (m.getId().endsWith("currentInputWatermark") && m.getValue() != null) {
                 min = Math.min(min, Long.parseLong(m.getValue()));
                 any = true;
@@ -72,13 +74,14 @@ final class RestJob implements WindowCloseCheckpoints.Job, AutoCloseable {
                 .header(ReadOnlyRestHandler.TOKEN_HEADER, checkpointToken)
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"checkpointType\":\"CONFIGURED\"}"))
                 .build();
-        http.sendAsync(request, java.net.http.HttpResponse.BodyHandlers.ofString()).whenComplete((response, e) -> {
-            if (e != null) {
-                LOG.debug("window-close checkpoint not taken: {}", e.toString());
-            } else if (response.statusCode() / 100 != 2) {
-                LOG.warn("window-close checkpoint refused ({}): {}", response.statusCode(), response.body());
-            }
-        });
+        http.sendAsync(request, java.net.http.HttpResponse.BodyHandlers.ofString())
+                .whenComplete((response, e) -> {
+                    if (e != null) {
+                        LOG.debug("window-close checkpoint not taken: {}", e.toString());
+                    } else if (response.statusCode() / 100 != 2) {
+                        LOG.warn("window-close checkpoint refused ({}): {}", response.statusCode(), response.body());
+                    }
+                });
     }
 
     @Override

@@ -36,15 +36,21 @@ final class RestoreGuard {
      * @return the plan to run: {@code plan} itself, or the same restore from an older snapshot
      * @throws IllegalStateException with a one-line reason and what to do
      */
-    static ResumePlan check(ResumePlan plan, Optional<Committed> committed, boolean fromEarliest,
-                            SnapshotReader reader, Consumer<String> log) {
+    static ResumePlan check(
+            ResumePlan plan,
+            Optional<Committed> committed,
+            boolean fromEarliest,
+            SnapshotReader reader,
+            Consumer<String> log) {
         switch (plan.kind()) {
             case FRESH -> {
                 if (committed.isPresent() && !fromEarliest) {
-                    throw new IllegalStateException("PostgreSQL already holds results of an earlier run (committed up to "
-                            + "checkpoint " + committed.get().checkpointId() + "), but there is no checkpoint to resume "
-                            + "from: point stream.checkpoint-dir at that run's checkpoints, or start over deliberately "
-                            + "with --from-earliest (events are then counted again until reconciled)");
+                    throw new IllegalStateException(
+                            "PostgreSQL already holds results of an earlier run (committed up to "
+                                    + "checkpoint " + committed.get().checkpointId()
+                                    + "), but there is no checkpoint to resume "
+                                    + "from: point stream.checkpoint-dir at that run's checkpoints, or start over deliberately "
+                                    + "with --from-earliest (events are then counted again until reconciled)");
                 }
                 return plan;
             }
@@ -57,8 +63,8 @@ final class RestoreGuard {
         }
     }
 
-    private static ResumePlan chooseSnapshot(ResumePlan plan, Optional<Committed> committed, SnapshotReader reader,
-                                             Consumer<String> log) {
+    private static ResumePlan chooseSnapshot(
+            ResumePlan plan, Optional<Committed> committed, SnapshotReader reader, Consumer<String> log) {
         List<String> unreadable = new ArrayList<>();
         List<String> candidates = new ArrayList<>();
         candidates.add(plan.snapshot());
@@ -71,10 +77,13 @@ final class RestoreGuard {
                 unreadable.add(snapshot + " (" + oneLine(e) + ")");
                 continue;
             }
-            if (committed.isPresent() && plan.lineage().equals(committed.get().lineage())
+            if (committed.isPresent()
+                    && plan.lineage().equals(committed.get().lineage())
                     && id <= committed.get().checkpointId()) {
-                throw new IllegalStateException((unreadable.isEmpty() ? "" : "the newest snapshot is unreadable: "
-                        + String.join("; ", unreadable) + "; ") + "snapshot " + snapshot + " (checkpoint " + id
+                throw new IllegalStateException((unreadable.isEmpty()
+                                ? ""
+                                : "the newest snapshot is unreadable: " + String.join("; ", unreadable) + "; ")
+                        + "snapshot " + snapshot + " (checkpoint " + id
                         + ") is older than results already committed to PostgreSQL (after checkpoint "
                         + committed.get().checkpointId() + "): resuming from it would count events twice. Restore the "
                         + "newer checkpoint, or start over deliberately with --from-earliest (then reconcile)");
@@ -93,9 +102,9 @@ final class RestoreGuard {
     static long readCheckpointId(String snapshotPath) throws IOException {
         Path metadata = new Path(snapshotPath, "_metadata");
         try (FSDataInputStream in = metadata.getFileSystem().open(metadata);
-             DataInputStream data = new DataInputStream(in)) {
-            CheckpointMetadata m = Checkpoints.loadCheckpointMetadata(data, RestoreGuard.class.getClassLoader(),
-                    snapshotPath);
+                DataInputStream data = new DataInputStream(in)) {
+            CheckpointMetadata m =
+                    Checkpoints.loadCheckpointMetadata(data, RestoreGuard.class.getClassLoader(), snapshotPath);
             return m.getCheckpointId();
         }
     }

@@ -16,9 +16,15 @@ import org.apache.kafka.common.TopicPartition;
  * @param olderSnapshots  RESTORE: the run's other complete snapshots, newest first (see RestoreGuard)
  * @param lineage         the chain of runs the new run continues (RESTORE: the restored run's; else a new one)
  */
-public record ResumePlan(Kind kind, JobID fromJob, String snapshot, Map<TopicPartition, Long> startOffsets,
-                         long closedUntil, Map<TopicPartition, Long> carriedStopOffsets, List<String> olderSnapshots,
-                         String lineage) {
+public record ResumePlan(
+        Kind kind,
+        JobID fromJob,
+        String snapshot,
+        Map<TopicPartition, Long> startOffsets,
+        long closedUntil,
+        Map<TopicPartition, Long> carriedStopOffsets,
+        List<String> olderSnapshots,
+        String lineage) {
 
     public enum Kind {
         /** No usable run: read the input from the earliest offset. */
@@ -46,13 +52,21 @@ public record ResumePlan(Kind kind, JobID fromJob, String snapshot, Map<TopicPar
     }
 
     public static ResumePlan clusterDecides() {
-        return new ResumePlan(Kind.CLUSTER_DECIDES, null, null, Map.of(), Long.MIN_VALUE, null, List.of(), newLineage());
+        return new ResumePlan(
+                Kind.CLUSTER_DECIDES, null, null, Map.of(), Long.MIN_VALUE, null, List.of(), newLineage());
     }
 
     /** The same plan, restoring {@code other} (one of {@link #olderSnapshots}) instead. */
     public ResumePlan restoring(String other) {
-        return new ResumePlan(kind, fromJob, other, startOffsets, closedUntil, carriedStopOffsets,
-                olderSnapshots.subList(olderSnapshots.indexOf(other) + 1, olderSnapshots.size()), lineage);
+        return new ResumePlan(
+                kind,
+                fromJob,
+                other,
+                startOffsets,
+                closedUntil,
+                carriedStopOffsets,
+                olderSnapshots.subList(olderSnapshots.indexOf(other) + 1, olderSnapshots.size()),
+                lineage);
     }
 
     static String newLineage() {
@@ -63,11 +77,14 @@ public record ResumePlan(Kind kind, JobID fromJob, String snapshot, Map<TopicPar
         return switch (kind) {
             case FRESH -> "starting from the earliest input offsets";
             case RESTORE -> "resuming from " + snapshot;
-            case CLUSTER_DECIDES -> "stream.restore=cluster: resuming from the savepoint or checkpoint the cluster passes"
-                    + " (execution.state-recovery.path), if any; else from the earliest input offsets";
-            case CONTINUE_AFTER_BOUNDED -> "continuing after a finished --bounded run at its end offsets"
-                    + (closedUntil == Long.MIN_VALUE ? "" : " (windows ending by " + java.time.Instant.ofEpochMilli(closedUntil)
-                    + " are final)");
+            case CLUSTER_DECIDES ->
+                "stream.restore=cluster: resuming from the savepoint or checkpoint the cluster passes"
+                        + " (execution.state-recovery.path), if any; else from the earliest input offsets";
+            case CONTINUE_AFTER_BOUNDED ->
+                "continuing after a finished --bounded run at its end offsets"
+                        + (closedUntil == Long.MIN_VALUE
+                                ? ""
+                                : " (windows ending by " + java.time.Instant.ofEpochMilli(closedUntil) + " are final)");
         };
     }
 }

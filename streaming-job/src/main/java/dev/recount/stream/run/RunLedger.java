@@ -104,16 +104,25 @@ public final class RunLedger {
             }
             if (!r.inputTopic().equals(inputTopic)) {
                 throw new IllegalStateException("the checkpoints in " + root + " are for input topic '" + r.inputTopic()
-                        + "', not '" + inputTopic + "'; use --from-earliest to start over, or another stream.checkpoint-dir");
+                        + "', not '" + inputTopic
+                        + "'; use --from-earliest to start over, or another stream.checkpoint-dir");
             }
             if (r.windowSizeMillis() != windowSizeMillis) {
-                throw new IllegalStateException("the checkpoints in " + root + " were taken with " + r.windowSizeMillis()
-                        + " ms windows, not " + windowSizeMillis + " ms; use --from-earliest to start over with the new size");
+                throw new IllegalStateException(
+                        "the checkpoints in " + root + " were taken with " + r.windowSizeMillis() + " ms windows, not "
+                                + windowSizeMillis + " ms; use --from-earliest to start over with the new size");
             }
             if (r.finished()) {
                 // Fresh state, and checkpoint and batch numbers that start again: a new lineage.
-                return new ResumePlan(ResumePlan.Kind.CONTINUE_AFTER_BOUNDED, run.jobId(), null, r.stopOffsets(),
-                        Math.max(r.closedUntil(), r.finalClosedUntil()), null, List.of(), ResumePlan.newLineage());
+                return new ResumePlan(
+                        ResumePlan.Kind.CONTINUE_AFTER_BOUNDED,
+                        run.jobId(),
+                        null,
+                        r.stopOffsets(),
+                        Math.max(r.closedUntil(), r.finalClosedUntil()),
+                        null,
+                        List.of(),
+                        ResumePlan.newLineage());
             }
             if (r.bounded() && !bounded) {
                 // The Kafka source drops partitions it finished from its checkpoint; an unbounded run restored from
@@ -122,8 +131,15 @@ public final class RunLedger {
                         + "with `stream --bounded`, or start over with --from-earliest");
             }
             List<String> paths = run.snapshots().stream().map(Snapshot::path).toList();
-            return new ResumePlan(ResumePlan.Kind.RESTORE, run.jobId(), paths.get(0), Map.of(),
-                    r.closedUntil(), r.bounded() ? r.stopOffsets() : null, paths.subList(1, paths.size()), run.lineage());
+            return new ResumePlan(
+                    ResumePlan.Kind.RESTORE,
+                    run.jobId(),
+                    paths.get(0),
+                    Map.of(),
+                    r.closedUntil(),
+                    r.bounded() ? r.stopOffsets() : null,
+                    paths.subList(1, paths.size()),
+                    run.lineage());
         }
         return ResumePlan.fresh();
     }
@@ -187,7 +203,8 @@ public final class RunLedger {
             long number = name.startsWith("chk-") ? parseOr(name.substring(4)) : Long.MAX_VALUE;
             snapshots.add(new Snapshot(s.getPath().toString(), modified, number));
         }
-        snapshots.sort(Comparator.comparingLong(Snapshot::modifiedAt).thenComparingLong(Snapshot::checkpointNumber)
+        snapshots.sort(Comparator.comparingLong(Snapshot::modifiedAt)
+                .thenComparingLong(Snapshot::checkpointNumber)
                 .reversed());
         return snapshots;
     }

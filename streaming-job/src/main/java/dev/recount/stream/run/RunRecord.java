@@ -18,18 +18,34 @@ import org.apache.kafka.common.TopicPartition;
  * @param lineage          the chain of runs this run continues: the same as the run it restored, else new (its
  *                         checkpoint and batch numbers start again); null in records of older versions
  */
-public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis, boolean bounded, long closedUntil,
-                        Map<TopicPartition, Long> stopOffsets, boolean finished, long finalClosedUntil,
-                        String lineage) {
+public record RunRecord(
+        long startedAt,
+        String inputTopic,
+        long windowSizeMillis,
+        boolean bounded,
+        long closedUntil,
+        Map<TopicPartition, Long> stopOffsets,
+        boolean finished,
+        long finalClosedUntil,
+        String lineage) {
 
     public RunRecord {
         stopOffsets = stopOffsets == null ? null : Map.copyOf(stopOffsets);
-        if (bounded != (stopOffsets != null)) throw new IllegalArgumentException("a bounded run has stop offsets, an unbounded one none");
+        if (bounded != (stopOffsets != null))
+            throw new IllegalArgumentException("a bounded run has stop offsets, an unbounded one none");
     }
 
     public RunRecord finishedWith(long finalClosedUntil) {
-        return new RunRecord(startedAt, inputTopic, windowSizeMillis, bounded, closedUntil, stopOffsets, true,
-                finalClosedUntil, lineage);
+        return new RunRecord(
+                startedAt,
+                inputTopic,
+                windowSizeMillis,
+                bounded,
+                closedUntil,
+                stopOffsets,
+                true,
+                finalClosedUntil,
+                lineage);
     }
 
     String toProperties() {
@@ -61,9 +77,14 @@ public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis
         }
         boolean bounded = "bounded".equals(required(p, "mode"));
         boolean finished = Boolean.parseBoolean(p.getProperty("finished", "false"));
-        return new RunRecord(Long.parseLong(required(p, "started-at")), required(p, "input-topic"),
-                Long.parseLong(required(p, "window-size-ms")), bounded, Long.parseLong(required(p, "closed-until")),
-                bounded ? parseOffsets(required(p, "stop-offsets")) : null, finished,
+        return new RunRecord(
+                Long.parseLong(required(p, "started-at")),
+                required(p, "input-topic"),
+                Long.parseLong(required(p, "window-size-ms")),
+                bounded,
+                Long.parseLong(required(p, "closed-until")),
+                bounded ? parseOffsets(required(p, "stop-offsets")) : null,
+                finished,
                 finished ? Long.parseLong(required(p, "final-closed-until")) : Long.MIN_VALUE,
                 p.getProperty("lineage"));
     }
@@ -79,7 +100,8 @@ public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis
         Map<String, Long> sorted = new TreeMap<>();
         offsets.forEach((tp, o) -> sorted.put(tp.topic() + '|' + tp.partition(), o));
         StringBuilder b = new StringBuilder();
-        sorted.forEach((k, v) -> b.append(b.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        sorted.forEach((k, v) ->
+                b.append(b.length() == 0 ? "" : ",").append(k).append('=').append(v));
         return b.toString();
     }
 
@@ -89,7 +111,8 @@ public record RunRecord(long startedAt, String inputTopic, long windowSizeMillis
         for (String entry : text.split(",")) {
             int bar = entry.lastIndexOf('|');
             int eq = entry.indexOf('=', bar);
-            offsets.put(new TopicPartition(entry.substring(0, bar), Integer.parseInt(entry.substring(bar + 1, eq))),
+            offsets.put(
+                    new TopicPartition(entry.substring(0, bar), Integer.parseInt(entry.substring(bar + 1, eq))),
                     Long.parseLong(entry.substring(eq + 1)));
         }
         return offsets;

@@ -82,7 +82,8 @@ public final class RunningJob {
                     return;
                 } catch (ExecutionException e) {
                     if (client.getJobStatus().join().isTerminalState()) return;
-                    String reason = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+                    String reason =
+                            e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
                     if (System.nanoTime() > deadline) {
                         log.accept("no savepoint after " + attempt + " attempts (" + oneLine(reason) + "); cancelling: "
                                 + "the next start resumes from the last checkpoint");
@@ -90,7 +91,8 @@ public final class RunningJob {
                         return;
                     }
                     log.accept("savepoint not possible yet (" + oneLine(reason) + "); trying again");
-                    java.util.concurrent.locks.LockSupport.parkNanos(java.time.Duration.ofSeconds(2).toNanos());
+                    java.util.concurrent.locks.LockSupport.parkNanos(
+                            java.time.Duration.ofSeconds(2).toNanos());
                 }
             }
         });
@@ -118,7 +120,8 @@ public final class RunningJob {
 
     /** As {@link #awaitEnd()}, giving up (with a TimeoutException; the job keeps running) after {@code timeout}. */
     public Outcome awaitEnd(java.time.Duration timeout) throws Exception {
-        return finish(client.getJobExecutionResult().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+        return finish(
+                client.getJobExecutionResult().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
     }
 
     private Outcome finish(JobExecutionResult result) throws Exception {

@@ -52,8 +52,9 @@ public final class StreamRun {
     /**
      * @param log receives a few human-readable lines about the run (where it resumes, what it reads)
      */
-    public static RunningJob start(StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments,
-                                   Consumer<String> log) throws Exception {
+    public static RunningJob start(
+            StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments, Consumer<String> log)
+            throws Exception {
         Objects.requireNonNull(s, "settings");
         if (s.restore() == StreamSettings.Restore.CLUSTER) {
             return startAsTheClusterDecides(s, bounded, fromEarliest, environments, log);
@@ -62,32 +63,50 @@ public final class StreamRun {
         RunLedger ledger = new RunLedger(s.checkpointDir());
         if (fromEarliest) {
             ledger.discardAll();
-            log.accept("discarded the checkpoints in " + s.checkpointDir() + "; starting over from the earliest offsets");
+            log.accept(
+                    "discarded the checkpoints in " + s.checkpointDir() + "; starting over from the earliest offsets");
         }
         long windowMillis = s.eventTime().windowSize().toMillis();
-        ResumePlan plan = RestoreGuard.check(ledger.plan(bounded, s.topics().input(), windowMillis),
-                Preflight.committed(s), fromEarliest, RestoreGuard::readCheckpointId, log);
+        ResumePlan plan = RestoreGuard.check(
+                ledger.plan(bounded, s.topics().input(), windowMillis),
+                Preflight.committed(s),
+                fromEarliest,
+                RestoreGuard::readCheckpointId,
+                log);
         log.accept(plan.describe());
 
         Map<TopicPartition, Long> stopOffsets = null;
         if (bounded) {
-            stopOffsets = new HashMap<>(KafkaOffsets.latest(s.bootstrapServers(), s.topics().input()));
+            stopOffsets = new HashMap<>(
+                    KafkaOffsets.latest(s.bootstrapServers(), s.topics().input()));
             if (plan.carriedStopOffsets() != null) stopOffsets.putAll(plan.carriedStopOffsets());
             log.accept("--bounded: stopping at offsets " + RunRecord.formatOffsets(stopOffsets));
         }
 
         JobID jobId = JobID.generate();
-        ledger.recordStart(jobId, new RunRecord(System.currentTimeMillis(), s.topics().input(), windowMillis, bounded,
-                plan.closedUntil(), stopOffsets, false, Long.MIN_VALUE, plan.lineage()));
+        ledger.recordStart(
+                jobId,
+                new RunRecord(
+                        System.currentTimeMillis(),
+                        s.topics().input(),
+                        windowMillis,
+                        bounded,
+                        plan.closedUntil(),
+                        stopOffsets,
+                        false,
+                        Long.MIN_VALUE,
+                        plan.lineage()));
         ledger.pruneAllExcept(jobId, plan.fromJob());
 
         JobClient client = submit(s, environments.create(configuration(s, jobId, plan)), plan, stopOffsets);
         if (!client.getJobID().equals(jobId)) {
             // The run record would describe another job's checkpoints: refuse rather than resume wrongly later.
             client.cancel();
-            throw new IllegalStateException("Flink ignored the fixed job id " + jobId + " (got " + client.getJobID() + ")");
+            throw new IllegalStateException(
+                    "Flink ignored the fixed job id " + jobId + " (got " + client.getJobID() + ")");
         }
-        return new RunningJob(client, ledger, plan, bounded, ledger.jobDirectory(jobId).toString());
+        return new RunningJob(
+                client, ledger, plan, bounded, ledger.jobDirectory(jobId).toString());
     }
 
     /**
@@ -95,8 +114,9 @@ public final class StreamRun {
      * resumes and knows the job by the id it assigned. The job then neither picks a snapshot nor fixes its own id —
      * with both deciding, an upgrade could resume from the job's choice instead of the operator's savepoint.
      */
-    private static RunningJob startAsTheClusterDecides(StreamSettings s, boolean bounded, boolean fromEarliest,
-                                                       Environments environments, Consumer<String> log) throws Exception {
+    private static RunningJob startAsTheClusterDecides(
+            StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments, Consumer<String> log)
+            throws Exception {
         if (bounded || fromEarliest) {
             throw new IllegalArgumentException("--bounded and --from-earliest need stream.restore=recount; with"
                     + " stream.restore=cluster the cluster decides where the job starts (deploy it without a savepoint"
@@ -109,12 +129,23 @@ public final class StreamRun {
         return new RunningJob(client, null, plan, false, s.checkpointDir().toString());
     }
 
-    private static JobClient submit(StreamSettings s, StreamExecutionEnvironment env, ResumePlan plan,
-                                    Map<TopicPartition, Long> stopOffsets) throws Exception {
-        KafkaInput input = new KafkaInput(s.bootstrapServers(), s.topics().input(), s.consumerGroup(),
-                new EventValidator(s.eventTime().validation()), plan.startOffsets(), stopOffsets);
-        StreamJob.build(env, input.source(), sinks(s, plan.lineage()), s.eventTime(),
-                s.attribution().enabled() ? s.attribution().rule() : null, plan.closedUntil());
+    private static JobClient submit(
+            StreamSettings s, StreamExecutionEnvironment env, ResumePlan plan, Map<TopicPartition, Long> stopOffsets)
+            throws Exception {
+        KafkaInput input = new KafkaInput(
+                s.bootstrapServers(),
+                s.topics().input(),
+                s.consumerGroup(),
+                new EventValidator(s.eventTime().validation()),
+                plan.startOffsets(),
+                stopOffsets);
+        StreamJob.build(
+                env,
+                input.source(),
+                sinks(s, plan.lineage()),
+                s.eventTime(),
+                s.attribution().enabled() ? s.attribution().rule() : null,
+                plan.closedUntil());
         return env.executeAsync(JOB_NAME);
     }
 
@@ -123,17 +154,23 @@ public final class StreamRun {
      * requests carry {@code checkpointToken}, see LocalFlinkEnvironment); null (and a
      * log line) when it cannot be set up: the periodic checkpoints still commit every row, only later.
      */
-    public static WindowCloseCheckpoints checkpointOnWindowClose(RunningJob job, String host, int port,
-                                                                 String checkpointToken, StreamSettings s) {
+    public static WindowCloseCheckpoints checkpointOnWindowClose(
+            RunningJob job, String host, int port, String checkpointToken, StreamSettings s) {
         Configuration rest = new Configuration();
         rest.set(org.apache.flink.configuration.RestOptions.ADDRESS, host);
         rest.set(org.apache.flink.configuration.RestOptions.PORT, port);
         try {
-            return new WindowCloseCheckpoints(new RestJob(rest, job.jobId(), StreamJob.WINDOW, checkpointToken),
-                    s.eventTime().windowSize().toMillis(), System::currentTimeMillis).start(WINDOW_CLOSE_POLL_MILLIS);
+            return new WindowCloseCheckpoints(
+                            new RestJob(rest, job.jobId(), StreamJob.WINDOW, checkpointToken),
+                            s.eventTime().windowSize().toMillis(),
+                            System::currentTimeMillis)
+                    .start(WINDOW_CLOSE_POLL_MILLIS);
         } catch (Exception e) {
-            org.slf4j.LoggerFactory.getLogger(StreamRun.class).warn("no checkpoints on window close ({}); rows are "
-                    + "committed with the periodic checkpoints", e.toString());
+            org.slf4j.LoggerFactory.getLogger(StreamRun.class)
+                    .warn(
+                            "no checkpoints on window close ({}); rows are "
+                                    + "committed with the periodic checkpoints",
+                            e.toString());
             return null;
         }
     }
@@ -144,16 +181,31 @@ public final class StreamRun {
     /** @param lineage the chain of runs this run continues (ResumePlan#lineage) */
     public static StreamSinks sinks(StreamSettings s, String lineage) {
         StreamSinks sinks = new StreamSinks(
-                new WindowMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword()), StreamSettings.JOB_NAME,
-                        lineage, KafkaOutputs.rejectedRows(s.bootstrapServers(), s.topics().deadLetter(),
-                                s.publicationId("dead-letter"), s.kafkaTransactionTimeout())),
+                new WindowMetricsSink(
+                        new PostgresTarget(s.postgres(), s.postgresPassword()),
+                        StreamSettings.JOB_NAME,
+                        lineage,
+                        KafkaOutputs.rejectedRows(
+                                s.bootstrapServers(),
+                                s.topics().deadLetter(),
+                                s.publicationId("dead-letter"),
+                                s.kafkaTransactionTimeout())),
                 LakeSink.create(s.lakePath().toString()),
-                KafkaOutputs.deadLetters(s.bootstrapServers(), s.topics().deadLetter(), s.publicationId("dead-letter"),
-                        lineage, s.kafkaTransactionTimeout()),
-                KafkaOutputs.backfill(s.bootstrapServers(), s.topics().backfill(), s.publicationId("backfill"), lineage,
+                KafkaOutputs.deadLetters(
+                        s.bootstrapServers(),
+                        s.topics().deadLetter(),
+                        s.publicationId("dead-letter"),
+                        lineage,
+                        s.kafkaTransactionTimeout()),
+                KafkaOutputs.backfill(
+                        s.bootstrapServers(),
+                        s.topics().backfill(),
+                        s.publicationId("backfill"),
+                        lineage,
                         s.kafkaTransactionTimeout()));
         return s.attribution().enabled()
-                ? sinks.withAttribution(new AttributionMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword())))
+                ? sinks.withAttribution(
+                        new AttributionMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword())))
                 : sinks;
     }
 
@@ -167,7 +219,8 @@ public final class StreamRun {
         // Every type in the pipeline has a Flink serializer; Kryo creeping in would be a silent slowdown.
         c.set(PipelineOptions.GENERIC_TYPES, false);
         // No copy per record between chained operators. Safe here: no function keeps a reference to an input
-        // record (state holds immutable id Strings, accumulators and freshly built rows), and every sink serializes or writes
+        // record (state holds immutable id Strings, accumulators and freshly built rows), and every sink serializes or
+        // writes
         // a record before it returns.
         c.set(PipelineOptions.OBJECT_REUSE, true);
 
@@ -177,7 +230,9 @@ public final class StreamRun {
         c.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, s.checkpointDir().toString());
         c.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, s.checkpointDir().toString());
-        c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        c.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         // More than one, so an unreadable newest checkpoint can be skipped when nothing of it was committed
         // (RestoreGuard decides); the older ones cost only disk until they are subsumed.
         c.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, s.retainedCheckpoints());
@@ -191,7 +246,9 @@ public final class StreamRun {
         c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1));
         c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(30));
         c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofMinutes(10));
+        c.set(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,
+                Duration.ofMinutes(10));
         c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_JITTER_FACTOR, 0.1);
         c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, Integer.MAX_VALUE);
         // A failed commit is not retried in a tight loop on the task thread (each try may wait out a timeout):

@@ -1,7 +1,7 @@
 package dev.recount.stream.run;
 
-import dev.recount.core.config.Component;
 import dev.recount.core.config.AttributionSettings;
+import dev.recount.core.config.Component;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.PasswordSource;
 import dev.recount.core.config.PostgresSettings;
@@ -48,7 +48,9 @@ public record StreamSettings(
             return switch (value.strip()) {
                 case "recount" -> RECOUNT;
                 case "cluster" -> CLUSTER;
-                default -> throw new IllegalArgumentException("stream.restore must be recount or cluster, got '" + value + "'");
+                default ->
+                    throw new IllegalArgumentException(
+                            "stream.restore must be recount or cluster, got '" + value + "'");
             };
         }
     }
@@ -58,18 +60,21 @@ public record StreamSettings(
      * and dashboard select by), the stream_progress row it advances, and the prefix of its transactional ids.
      */
     public static final String JOB_NAME = "recount-stream";
+
     private static final Pattern URI_SCHEME = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*:/.*");
 
     public StreamSettings {
         if (parallelism < 1) throw new IllegalArgumentException("stream.parallelism must be >= 1, got " + parallelism);
         if (checkpointInterval.toMillis() < 10) {
-            throw new IllegalArgumentException("stream.checkpoint-interval must be at least 10ms, got " + checkpointInterval);
+            throw new IllegalArgumentException(
+                    "stream.checkpoint-interval must be at least 10ms, got " + checkpointInterval);
         }
         if (retainedCheckpoints < 1) {
             throw new IllegalArgumentException("stream.retained-checkpoints must be >= 1, got " + retainedCheckpoints);
         }
         java.util.Objects.requireNonNull(attribution, "attribution");
-        if (webUiPort < 0 || webUiPort > 65535) throw new IllegalArgumentException("stream.web-ui-port must be 0..65535, got " + webUiPort);
+        if (webUiPort < 0 || webUiPort > 65535)
+            throw new IllegalArgumentException("stream.web-ui-port must be 0..65535, got " + webUiPort);
     }
 
     public static StreamSettings from(RecountConfig config) {

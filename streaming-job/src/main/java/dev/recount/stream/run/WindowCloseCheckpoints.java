@@ -41,6 +41,7 @@ public final class WindowCloseCheckpoints implements AutoCloseable {
     private final ScheduledExecutorService timer;
     /** How many window ends lie at or before the watermark (floor((watermark + 1) / size)) at the last poll. */
     private long windowsClosed = Long.MIN_VALUE;
+
     private long triggered;
 
     /** @param wallClock epoch ms now: a job more than a window behind it (a replay, a backlog) gets no extra checkpoints */
@@ -67,7 +68,9 @@ public final class WindowCloseCheckpoints implements AutoCloseable {
         try {
             OptionalLong watermark = job.windowWatermark();
             // No watermark yet, or the end of input (a --bounded run flushes and checkpoints by itself).
-            if (watermark.isEmpty() || watermark.getAsLong() == Long.MIN_VALUE || watermark.getAsLong() == Long.MAX_VALUE) {
+            if (watermark.isEmpty()
+                    || watermark.getAsLong() == Long.MIN_VALUE
+                    || watermark.getAsLong() == Long.MAX_VALUE) {
                 return;
             }
             long closed = Math.floorDiv(watermark.getAsLong() + 1, windowMillis);

@@ -61,8 +61,8 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
         }
     }
 
-    static final Comparator<Row> KEY_ORDER = Comparator
-            .comparingLong((Row r) -> r.attribution().key().windowStartMillis())
+    static final Comparator<Row> KEY_ORDER = Comparator.comparingLong(
+                    (Row r) -> r.attribution().key().windowStartMillis())
             .thenComparing(r -> r.attribution().key().campaignId())
             .thenComparing(r -> r.attribution().key().channelId());
 
@@ -125,7 +125,8 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
             Map<WindowKey, Row> latest = new HashMap<>();
             for (CommitRequest<Committable> request : requests) {
                 for (Row row : request.getCommittable().rows()) {
-                    latest.merge(row.attribution().key(), row, (old, neu) -> neu.revision() >= old.revision() ? neu : old);
+                    latest.merge(
+                            row.attribution().key(), row, (old, neu) -> neu.revision() >= old.revision() ? neu : old);
                 }
             }
             if (latest.isEmpty()) return;
@@ -138,7 +139,8 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
                     conn.commit();
                     committed.inc(rows.size() - notApplied.size());
                     if (!notApplied.isEmpty()) {
-                        LOG.debug("{} attribution rows held back by the revision guard (a re-commit after a restore)",
+                        LOG.debug(
+                                "{} attribution rows held back by the revision guard (a re-commit after a restore)",
                                 notApplied.size());
                     }
                 } catch (SQLException e) {
@@ -146,17 +148,21 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
                     throw e;
                 }
             } catch (SQLException e) {
-                throw new IOException("committing " + rows.size() + " attribution rows to PostgreSQL (" + target
-                        + ") failed: " + e.getMessage(), e);
+                throw new IOException(
+                        "committing " + rows.size() + " attribution rows to PostgreSQL (" + target + ") failed: "
+                                + e.getMessage(),
+                        e);
             }
         }
 
         private HikariDataSource dataSource() {
             if (dataSource == null) {
                 PostgresSettings s = target.settings();
-                String url = s.jdbcUrl() + (s.jdbcUrl().contains("?") ? "&" : "?") + WindowMetricsCommitter.CONNECTION_OPTIONS;
-                dataSource = Database.pool(new PostgresSettings(url, s.user(), s.schema(), 1), target.password(),
-                        Role.STREAM);
+                String url = s.jdbcUrl()
+                        + (s.jdbcUrl().contains("?") ? "&" : "?")
+                        + WindowMetricsCommitter.CONNECTION_OPTIONS;
+                dataSource = Database.pool(
+                        new PostgresSettings(url, s.user(), s.schema(), 1), target.password(), Role.STREAM);
             }
             return dataSource;
         }
@@ -210,8 +216,12 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
                 long conversions = in.readLong();
                 long unattributed = in.readLong();
                 BigInteger spend = CommittableFields.readSpend(in);
-                rows.add(new Row(new AttributionRow(new WindowKey(start, campaign, channel), end,
-                        new AttributionMetrics(attributed, conversions, unattributed, spend)), in.readInt()));
+                rows.add(new Row(
+                        new AttributionRow(
+                                new WindowKey(start, campaign, channel),
+                                end,
+                                new AttributionMetrics(attributed, conversions, unattributed, spend)),
+                        in.readInt()));
             }
             return new Committable(rows);
         }

@@ -23,28 +23,37 @@ public final class KafkaOutputs {
      *                      same job (its transactional id and marker group)
      * @param lineage       the chain of runs this run continues (see StreamRun)
      */
-    public static CheckpointedTopicSink<DeadLetter> deadLetters(String bootstrapServers, String topic,
-                                                                String publicationId, String lineage,
-                                                                Duration transactionTimeout) {
+    public static CheckpointedTopicSink<DeadLetter> deadLetters(
+            String bootstrapServers, String topic, String publicationId, String lineage, Duration transactionTimeout) {
         // Keyed like the input record it came from.
-        return new CheckpointedTopicSink<>(bootstrapServers, topic, publicationId, lineage,
-                d -> new TopicRecord(d.key, d.json.getBytes(StandardCharsets.UTF_8)), producerConfig(transactionTimeout));
+        return new CheckpointedTopicSink<>(
+                bootstrapServers,
+                topic,
+                publicationId,
+                lineage,
+                d -> new TopicRecord(d.key, d.json.getBytes(StandardCharsets.UTF_8)),
+                producerConfig(transactionTimeout));
     }
 
-    public static CheckpointedTopicSink<BackfillRecord> backfill(String bootstrapServers, String topic,
-                                                                 String publicationId, String lineage,
-                                                                 Duration transactionTimeout) {
+    public static CheckpointedTopicSink<BackfillRecord> backfill(
+            String bootstrapServers, String topic, String publicationId, String lineage, Duration transactionTimeout) {
         // Keyed by campaign_id, like the input (CONTRACT §1).
-        return new CheckpointedTopicSink<>(bootstrapServers, topic, publicationId, lineage,
-                r -> new TopicRecord(r.event().campaignId.getBytes(StandardCharsets.UTF_8),
-                        r.toJson().getBytes(StandardCharsets.UTF_8)), producerConfig(transactionTimeout));
+        return new CheckpointedTopicSink<>(
+                bootstrapServers,
+                topic,
+                publicationId,
+                lineage,
+                r -> new TopicRecord(
+                        r.event().campaignId.getBytes(StandardCharsets.UTF_8),
+                        r.toJson().getBytes(StandardCharsets.UTF_8)),
+                producerConfig(transactionTimeout));
     }
 
     /** Dead letters of window rows PostgreSQL refused (see WindowMetricsCommitter), on the dead-letter topic. */
-    public static RejectedRows.Publication rejectedRows(String bootstrapServers, String deadLetterTopic,
-                                                        String publicationId, Duration transactionTimeout) {
-        return new RejectedRows.Publication(bootstrapServers, deadLetterTopic, publicationId,
-                producerConfig(transactionTimeout));
+    public static RejectedRows.Publication rejectedRows(
+            String bootstrapServers, String deadLetterTopic, String publicationId, Duration transactionTimeout) {
+        return new RejectedRows.Publication(
+                bootstrapServers, deadLetterTopic, publicationId, producerConfig(transactionTimeout));
     }
 
     // Records get the producer's clock as timestamp, not event time: the broker rejects timestamps more than

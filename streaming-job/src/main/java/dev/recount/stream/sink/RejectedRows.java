@@ -33,7 +33,8 @@ import javax.sql.DataSource;
  */
 final class RejectedRows implements AutoCloseable {
     static final String REASON = "rejected";
-    private static final JsonMapper JSON = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+    private static final JsonMapper JSON =
+            JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     /** Where dead letters of refused rows go; null publishes nothing (the table still records them). */
     public record Publication(String bootstrapServers, String topic, String publicationId, Properties producerOverrides)
@@ -41,8 +42,12 @@ final class RejectedRows implements AutoCloseable {
         TransactionalPublisher open(int subtask) {
             // One transactional id per committer subtask (they would fence each other), one marker for all of them:
             // the advisory lock makes their publications take turns.
-            return new TransactionalPublisher(bootstrapServers, topic, publicationId + ".rejected-rows." + subtask,
-                    publicationId + ".rejected-rows.published", producerOverrides);
+            return new TransactionalPublisher(
+                    bootstrapServers,
+                    topic,
+                    publicationId + ".rejected-rows." + subtask,
+                    publicationId + ".rejected-rows.published",
+                    producerOverrides);
         }
     }
 
@@ -61,7 +66,8 @@ final class RejectedRows implements AutoCloseable {
     static String describe(SQLException e) {
         SQLException inner = innermost(e);
         String m = inner.getMessage() == null ? inner.getClass().getSimpleName() : inner.getMessage();
-        return (inner.getSQLState() == null ? "" : inner.getSQLState() + ": ") + m.replaceAll("\\s*\\R\\s*", " ").strip();
+        return (inner.getSQLState() == null ? "" : inner.getSQLState() + ": ")
+                + m.replaceAll("\\s*\\R\\s*", " ").strip();
     }
 
     private static String sqlState(SQLException e) {
@@ -79,8 +85,8 @@ final class RejectedRows implements AutoCloseable {
     /** Records a refused row (once per key and revision); true if it was not recorded before. */
     boolean record(Connection conn, Row row, SQLException error) throws SQLException {
         StreamRejectedRowsTable.lock(conn);
-        return StreamRejectedRowsTable.insert(conn, json(keyNode(row)), json(rowNode(row)), sqlState(error),
-                describe(error));
+        return StreamRejectedRowsTable.insert(
+                conn, json(keyNode(row)), json(rowNode(row)), sqlState(error), describe(error));
     }
 
     /** Publishes every recorded row the dead-letter topic does not have yet. */
@@ -98,7 +104,10 @@ final class RejectedRows implements AutoCloseable {
                 if (!pending.isEmpty()) {
                     List<TopicRecord> records = new ArrayList<>(pending.size());
                     for (StreamRejectedRowsTable.Rejected r : pending) records.add(deadLetter(r));
-                    publisher.publish(records, new PublicationMarker(identity, pending.get(pending.size() - 1).rejectionId()));
+                    publisher.publish(
+                            records,
+                            new PublicationMarker(
+                                    identity, pending.get(pending.size() - 1).rejectionId()));
                 }
                 conn.commit(); // releases the lock only now: no writer got between marker and rows
                 committed = true;
@@ -137,7 +146,8 @@ final class RejectedRows implements AutoCloseable {
     private static ObjectNode rowNode(Row row) {
         ObjectNode n = keyNode(row);
         n.put("window_end", row.window().windowEndMillis());
-        for (Metric m : Metric.values()) n.putPOJO(m.column(), row.window().metrics().get(m));
+        for (Metric m : Metric.values())
+            n.putPOJO(m.column(), row.window().metrics().get(m));
         return n;
     }
 

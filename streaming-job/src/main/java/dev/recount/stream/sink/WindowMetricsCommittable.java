@@ -77,11 +77,15 @@ public record WindowMetricsCommittable(List<Row> rows, ProgressMark progress) {
                 BigInteger[] v = new BigInteger[METRICS.length];
                 for (Metric m : METRICS) {
                     v[m.ordinal()] = m.isCount() || version == VERSION_LONG_SPEND
-                            ? BigInteger.valueOf(in.readLong()) : CommittableFields.readSpend(in);
+                            ? BigInteger.valueOf(in.readLong())
+                            : CommittableFields.readSpend(in);
                 }
-                WindowMetrics metrics = new WindowMetrics(v[Metric.IMPRESSIONS.ordinal()].longValueExact(),
-                        v[Metric.CLICKS.ordinal()].longValueExact(), v[Metric.CONVERSIONS.ordinal()].longValueExact(),
-                        v[Metric.SPEND_MICROS.ordinal()], v[Metric.EVENTS.ordinal()].longValueExact());
+                WindowMetrics metrics = new WindowMetrics(
+                        v[Metric.IMPRESSIONS.ordinal()].longValueExact(),
+                        v[Metric.CLICKS.ordinal()].longValueExact(),
+                        v[Metric.CONVERSIONS.ordinal()].longValueExact(),
+                        v[Metric.SPEND_MICROS.ordinal()],
+                        v[Metric.EVENTS.ordinal()].longValueExact());
                 rows.add(new Row(new WindowRow(new WindowKey(start, campaign, channel), end, metrics), in.readInt()));
             }
             return new WindowMetricsCommittable(rows, progress);

@@ -60,8 +60,8 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
     private HikariDataSource dataSource;
     private boolean caughtUp;
 
-    WindowMetricsCommitter(PostgresTarget target, String jobName, String lineage, RejectedRows rejectedRows,
-                           MetricGroup metrics) {
+    WindowMetricsCommitter(
+            PostgresTarget target, String jobName, String lineage, RejectedRows rejectedRows, MetricGroup metrics) {
         this.target = target;
         this.jobName = jobName;
         this.lineage = lineage;
@@ -97,8 +97,10 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
                 caughtUp = true;
             }
         } catch (SQLException e) {
-            throw new IOException("committing " + rows.size() + " window rows to PostgreSQL (" + target + ") failed: "
-                    + e.getMessage(), e);
+            throw new IOException(
+                    "committing " + rows.size() + " window rows to PostgreSQL (" + target + ") failed: "
+                            + e.getMessage(),
+                    e);
         }
         rowsCommitted.inc(rows.size() - rejected);
         if (progress != null) lakeCompleteUntil = Math.max(lakeCompleteUntil, progress.watermark());
@@ -118,7 +120,8 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
             } catch (SQLException e) {
                 conn.rollback();
                 if (!RejectedRows.isContentError(e)) throw e;
-                LOG.warn("PostgreSQL refused a window row for its content ({}); committing the rows one by one",
+                LOG.warn(
+                        "PostgreSQL refused a window row for its content ({}); committing the rows one by one",
                         RejectedRows.describe(e));
             }
             return commitRowByRow(conn, rows, progress);
@@ -140,8 +143,11 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
                     if (!RejectedRows.isContentError(e)) throw e;
                     if (rejectedRows.record(conn, row, e)) rejected++;
                     rowsRejected.inc();
-                    LOG.error("PostgreSQL refused the window row {} revision {} ({}): it goes to the dead-letter topic "
-                            + "and stream_rejected_rows instead", RejectedRows.keyText(row), row.revision(),
+                    LOG.error(
+                            "PostgreSQL refused the window row {} revision {} ({}): it goes to the dead-letter topic "
+                                    + "and stream_rejected_rows instead",
+                            RejectedRows.keyText(row),
+                            row.revision(),
                             RejectedRows.describe(e));
                 }
             }
@@ -168,17 +174,20 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
      */
     private void checkNotApplied(Connection conn, List<Row> notApplied) throws SQLException {
         if (notApplied.isEmpty()) return;
-        Map<WindowKey, Row> stored = StreamWindowMetricsTable.read(conn,
-                notApplied.stream().map(r -> r.window().key()).toList());
+        Map<WindowKey, Row> stored = StreamWindowMetricsTable.read(
+                conn, notApplied.stream().map(r -> r.window().key()).toList());
         for (Row row : notApplied) {
             Row current = stored.get(row.window().key());
             boolean harmless = current != null && (current.revision() > row.revision() || current.equals(row));
             if (!harmless) {
                 rowsRefused.inc();
-                LOG.warn("refused to replace window row {} (stored: revision {}, {} events) with revision {} holding {} "
-                                + "events: a later firing never has fewer events", RejectedRows.keyText(row),
+                LOG.warn(
+                        "refused to replace window row {} (stored: revision {}, {} events) with revision {} holding {} "
+                                + "events: a later firing never has fewer events",
+                        RejectedRows.keyText(row),
                         current == null ? "-" : current.revision(),
-                        current == null ? "-" : current.window().metrics().events(), row.revision(),
+                        current == null ? "-" : current.window().metrics().events(),
+                        row.revision(),
                         row.window().metrics().events());
             }
         }
@@ -188,8 +197,8 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
         if (dataSource == null) {
             PostgresSettings s = target.settings();
             String url = s.jdbcUrl() + (s.jdbcUrl().contains("?") ? "&" : "?") + CONNECTION_OPTIONS;
-            dataSource = Database.pool(new PostgresSettings(url, s.user(), s.schema(), s.poolSize()), target.password(),
-                    Role.STREAM);
+            dataSource = Database.pool(
+                    new PostgresSettings(url, s.user(), s.schema(), s.poolSize()), target.password(), Role.STREAM);
         }
         return dataSource;
     }

@@ -18,8 +18,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * them once the checkpoint is complete ({@link WindowMetricsCommitter}). PostgreSQL therefore only ever holds
  * results of completed checkpoints, and the replay after a failure starts from exactly that state.
  */
-public final class WindowMetricsSink implements Sink<Row>, SupportsCommitter<WindowMetricsCommittable>,
-        SupportsWriterState<Row, ProgressMark> {
+public final class WindowMetricsSink
+        implements Sink<Row>, SupportsCommitter<WindowMetricsCommittable>, SupportsWriterState<Row, ProgressMark> {
     private static final long serialVersionUID = 1L;
 
     private final PostgresTarget target;
@@ -33,8 +33,8 @@ public final class WindowMetricsSink implements Sink<Row>, SupportsCommitter<Win
      * @param rejectedRows where dead letters of rows PostgreSQL refuses go ({@link KafkaOutputs#rejectedRows}); null
      *                     records them in stream_rejected_rows only
      */
-    public WindowMetricsSink(PostgresTarget target, String jobName, String lineage,
-                             RejectedRows.Publication rejectedRows) {
+    public WindowMetricsSink(
+            PostgresTarget target, String jobName, String lineage, RejectedRows.Publication rejectedRows) {
         this.target = Objects.requireNonNull(target, "target");
         this.jobName = Objects.requireNonNull(jobName, "jobName");
         this.lineage = Objects.requireNonNull(lineage, "lineage");
@@ -47,8 +47,8 @@ public final class WindowMetricsSink implements Sink<Row>, SupportsCommitter<Win
     }
 
     @Override
-    public StatefulSinkWriter<Row, ProgressMark> restoreWriter(WriterInitContext context,
-                                                               Collection<ProgressMark> recoveredState) {
+    public StatefulSinkWriter<Row, ProgressMark> restoreWriter(
+            WriterInitContext context, Collection<ProgressMark> recoveredState) {
         ProgressMark latest = null;
         for (ProgressMark m : recoveredState) latest = ProgressMark.later(latest, m);
         return new WindowMetricsWriter(context.metricGroup(), latest);
@@ -61,8 +61,12 @@ public final class WindowMetricsSink implements Sink<Row>, SupportsCommitter<Win
 
     @Override
     public Committer<WindowMetricsCommittable> createCommitter(CommitterInitContext context) {
-        return new WindowMetricsCommitter(target, jobName, lineage,
-                new RejectedRows(rejectedRows, context.getTaskInfo().getIndexOfThisSubtask()), context.metricGroup());
+        return new WindowMetricsCommitter(
+                target,
+                jobName,
+                lineage,
+                new RejectedRows(rejectedRows, context.getTaskInfo().getIndexOfThisSubtask()),
+                context.metricGroup());
     }
 
     @Override

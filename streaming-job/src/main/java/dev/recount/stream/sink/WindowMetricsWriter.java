@@ -25,14 +25,15 @@ import org.apache.flink.metrics.MetricGroup;
  */
 final class WindowMetricsWriter
         implements CommittingSinkWriter<Row, WindowMetricsCommittable>, StatefulSinkWriter<Row, ProgressMark> {
-    static final Comparator<Row> KEY_ORDER = Comparator
-            .comparingLong((Row r) -> r.window().key().windowStartMillis())
+    static final Comparator<Row> KEY_ORDER = Comparator.comparingLong(
+                    (Row r) -> r.window().key().windowStartMillis())
             .thenComparing(r -> r.window().key().campaignId())
             .thenComparing(r -> r.window().key().channelId());
 
     private Map<WindowKey, Row> pending = new HashMap<>();
     /** The highest real watermark seen; the end-of-input watermark (Long.MAX_VALUE) is not a real one. */
     private volatile long watermark = Long.MIN_VALUE;
+
     private long watermarkAtPrepare = Long.MIN_VALUE;
     private ProgressMark lastSnapshot;
     private ProgressMark lastEmitted;

@@ -27,7 +27,9 @@ public final class DeadLetter {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof DeadLetter d && Objects.equals(reason, d.reason) && Objects.equals(json, d.json)
+        return o instanceof DeadLetter d
+                && Objects.equals(reason, d.reason)
+                && Objects.equals(json, d.json)
                 && Arrays.equals(key, d.key);
     }
 
@@ -38,6 +40,7 @@ public final class DeadLetter {
 
     @Override
     public String toString() {
-        return "DeadLetter{" + reason.wireName() + ' ' + (json.length() > 200 ? json.substring(0, 200) + "..." : json) + '}';
+        return "DeadLetter{" + reason.wireName() + ' ' + (json.length() > 200 ? json.substring(0, 200) + "..." : json)
+                + '}';
     }
 }

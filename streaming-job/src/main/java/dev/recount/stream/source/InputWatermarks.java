@@ -29,6 +29,7 @@ public final class InputWatermarks implements WatermarkStrategy<ParsedRecord> {
     private final Duration maxFuture;
     /** One per source subtask: Flink deserializes its own copy of this strategy for each subtask. */
     private transient AtomicInteger idlePartitions;
+
     private transient AtomicLong eventsAhead;
 
     public InputWatermarks(Duration outOfOrderness, Duration idleness, Duration maxFuture) {
@@ -47,8 +48,14 @@ public final class InputWatermarks implements WatermarkStrategy<ParsedRecord> {
             context.getMetricGroup().gauge(IDLE_PARTITIONS_METRIC, (Gauge<Integer>) idle::get);
             context.getMetricGroup().gauge(EVENTS_AHEAD_METRIC, (Gauge<Long>) ahead::get);
         }
-        return new ValidEventWatermarks(outOfOrderness, idleness, maxFuture, context.getInputActivityClock(),
-                System::currentTimeMillis, idlePartitions, eventsAhead);
+        return new ValidEventWatermarks(
+                outOfOrderness,
+                idleness,
+                maxFuture,
+                context.getInputActivityClock(),
+                System::currentTimeMillis,
+                idlePartitions,
+                eventsAhead);
     }
 
     @Override

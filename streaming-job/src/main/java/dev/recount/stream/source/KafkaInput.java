@@ -17,8 +17,13 @@ import org.apache.kafka.common.TopicPartition;
  *                     after a finished --bounded run, the offsets it stopped at (unlisted partitions: earliest)
  * @param stopOffsets  null = unbounded; otherwise the latest offsets when this run started (--bounded)
  */
-public record KafkaInput(String bootstrapServers, String topic, String groupId, EventValidator validator,
-                         Map<TopicPartition, Long> startOffsets, Map<TopicPartition, Long> stopOffsets) {
+public record KafkaInput(
+        String bootstrapServers,
+        String topic,
+        String groupId,
+        EventValidator validator,
+        Map<TopicPartition, Long> startOffsets,
+        Map<TopicPartition, Long> stopOffsets) {
 
     public KafkaInput {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -40,16 +45,18 @@ public record KafkaInput(String bootstrapServers, String topic, String groupId, 
                 // Offsets are committed to this group on each checkpoint: only for monitoring consumer lag, the
                 // job itself resumes from its checkpoints.
                 .setGroupId(groupId)
-                .setStartingOffsets(startOffsets.isEmpty() ? OffsetsInitializer.earliest()
-                        : OffsetsInitializer.offsets(startOffsets, OffsetResetStrategy.EARLIEST))
+                .setStartingOffsets(
+                        startOffsets.isEmpty()
+                                ? OffsetsInitializer.earliest()
+                                : OffsetsInitializer.offsets(startOffsets, OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new ValidatingDeserializer(validator))
                 .setProperty("client.id.prefix", groupId)
                 // Records of aborted producer transactions (`./recount produce` writes in transactions) are never
                 // input; committed ones and non-transactional records are read as usual.
                 .setProperty("isolation.level", "read_committed");
         if (!bounded()) return builder.build();
-        KafkaSource<ParsedRecord> bounded = builder
-                .setBounded(OffsetsInitializer.offsets(stopOffsets, OffsetResetStrategy.EARLIEST))
+        KafkaSource<ParsedRecord> bounded = builder.setBounded(
+                        OffsetsInitializer.offsets(stopOffsets, OffsetResetStrategy.EARLIEST))
                 .build();
         return new BoundedResumeKafkaSource<>(bounded, stopOffsets);
     }

@@ -32,7 +32,9 @@ public final class ParsedRecord {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ParsedRecord p && Objects.equals(event, p.event) && Objects.equals(deadLetter, p.deadLetter);
+        return o instanceof ParsedRecord p
+                && Objects.equals(event, p.event)
+                && Objects.equals(deadLetter, p.deadLetter);
     }
 
     @Override

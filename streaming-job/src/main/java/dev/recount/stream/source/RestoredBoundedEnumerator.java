@@ -31,8 +31,8 @@ final class RestoredBoundedEnumerator<S extends SourceSplit, C> implements Split
     private boolean startedDiscovery;
     private boolean discoveryDone;
 
-    RestoredBoundedEnumerator(SplitEnumeratorContext<S> context,
-                              Function<SplitEnumeratorContext<S>, SplitEnumerator<S, C>> restore) {
+    RestoredBoundedEnumerator(
+            SplitEnumeratorContext<S> context, Function<SplitEnumeratorContext<S>, SplitEnumerator<S, C>> restore) {
         this.context = context;
         this.delegate = restore.apply(new Tracking());
     }
@@ -107,7 +107,8 @@ final class RestoredBoundedEnumerator<S extends SourceSplit, C> implements Split
         }
 
         @Override
-        public <T> void callAsync(Callable<T> callable, BiConsumer<T, Throwable> handler, long initialDelay, long period) {
+        public <T> void callAsync(
+                Callable<T> callable, BiConsumer<T, Throwable> handler, long initialDelay, long period) {
             context.callAsync(callable, handler, initialDelay, period);
         }
 

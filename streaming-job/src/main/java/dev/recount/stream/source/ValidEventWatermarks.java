@@ -58,10 +58,16 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
      * @param wallClock      epoch milliseconds now (the watermark never passes it by more than {@code maxFuture})
      * @param eventsAhead    counts events whose time was beyond that cap (shared per source subtask, a metric)
      */
-    public ValidEventWatermarks(Duration outOfOrderness, Duration idleness, Duration maxFuture,
-                                RelativeClock activityClock, LongSupplier wallClock, AtomicInteger idlePartitions,
-                                AtomicLong eventsAhead) {
-        if (outOfOrderness.isNegative()) throw new IllegalArgumentException("outOfOrderness must not be negative: " + outOfOrderness);
+    public ValidEventWatermarks(
+            Duration outOfOrderness,
+            Duration idleness,
+            Duration maxFuture,
+            RelativeClock activityClock,
+            LongSupplier wallClock,
+            AtomicInteger idlePartitions,
+            AtomicLong eventsAhead) {
+        if (outOfOrderness.isNegative())
+            throw new IllegalArgumentException("outOfOrderness must not be negative: " + outOfOrderness);
         if (maxFuture.isNegative()) throw new IllegalArgumentException("maxFuture must not be negative: " + maxFuture);
         this.outOfOrdernessMillis = outOfOrderness.toMillis();
         this.maxFutureMillis = maxFuture.toMillis();

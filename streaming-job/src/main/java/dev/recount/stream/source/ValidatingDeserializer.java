@@ -32,16 +32,22 @@ public final class ValidatingDeserializer implements KafkaRecordDeserializationS
     ParsedRecord parse(ConsumerRecord<byte[], byte[]> record) {
         ValidationResult result;
         try {
-            result = validator.validate(record.value(), record.timestamp(), record.topic(), record.partition(),
-                    record.offset());
+            result = validator.validate(
+                    record.value(), record.timestamp(), record.topic(), record.partition(), record.offset());
         } catch (RuntimeException e) {
             // The validator is meant to be total; if some input still trips it, that input is malformed, and the
             // job must keep running rather than fail over the same record forever.
             result = ValidationResult.invalid(InvalidReason.MALFORMED, "could not be parsed: " + e);
         }
         if (result.isValid()) return ParsedRecord.valid(result.event());
-        String json = DeadLetterRecord.toJson(result.reason(), result.detail(), record.topic(), record.partition(),
-                record.offset(), record.timestamp(), record.value());
+        String json = DeadLetterRecord.toJson(
+                result.reason(),
+                result.detail(),
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.timestamp(),
+                record.value());
         return ParsedRecord.invalid(new DeadLetter(result.reason(), json, record.key()));
     }
 

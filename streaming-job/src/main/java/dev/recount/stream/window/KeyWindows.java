@@ -64,7 +64,9 @@ public final class KeyWindows {
         if (!(o instanceof KeyWindows k) || k.size != size) return false;
         for (int i = 0; i < size; i++) {
             int j = k.find(starts[i]);
-            if (j < 0 || k.revisions[j] != revisions[i] || k.pending[j] != pending[i]
+            if (j < 0
+                    || k.revisions[j] != revisions[i]
+                    || k.pending[j] != pending[i]
                     || !k.sums[j].toMetrics().equals(sums[i].toMetrics())) {
                 return false;
             }
@@ -81,8 +83,13 @@ public final class KeyWindows {
     public String toString() {
         StringBuilder b = new StringBuilder("KeyWindows{");
         for (int i = 0; i < size; i++) {
-            b.append(i == 0 ? "" : ", ").append(starts[i]).append(" r").append(revisions[i])
-                    .append(pending[i] ? "*" : "").append(' ').append(sums[i].toMetrics());
+            b.append(i == 0 ? "" : ", ")
+                    .append(starts[i])
+                    .append(" r")
+                    .append(revisions[i])
+                    .append(pending[i] ? "*" : "")
+                    .append(' ')
+                    .append(sums[i].toMetrics());
         }
         return b.append('}').toString();
     }

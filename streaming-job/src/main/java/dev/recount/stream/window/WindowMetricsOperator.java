@@ -4,8 +4,8 @@ import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
-import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.StreamJob;
+import dev.recount.stream.metrics.JobTotals;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -53,6 +53,7 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWi
     public static final String FIRINGS_METRIC = JobTotals.WINDOW_FIRINGS;
     /** Accumulator: the largest window end this run fired; a finished --bounded run closes windows up to it. */
     public static final String MAX_WINDOW_END_ACCUMULATOR = "maxFiredWindowEnd";
+
     static final String STATE = "key-windows";
 
     private final WindowAlignment windows;
@@ -63,6 +64,7 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWi
     private transient TreeMap<Long, List<Tuple2<String, String>>> keysOf;
     /** Windows starting before this have been through a firing pass already. */
     private transient long fireFrom;
+
     private transient long watermark;
     private transient Counter lateRefirings;
     private transient Counter firings;
@@ -134,10 +136,11 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWi
         if (wm > watermark) {
             watermark = wm;
             // Windows starting at or before lastFiring have their last millisecond at or before the watermark.
-            long lastFiring = wm == Long.MAX_VALUE ? Long.MAX_VALUE
+            long lastFiring = wm == Long.MAX_VALUE
+                    ? Long.MAX_VALUE
                     : wm < Long.MIN_VALUE + windows.sizeMillis() ? Long.MIN_VALUE : wm - windows.sizeMillis() + 1;
-            Map<Long, List<Tuple2<String, String>>> due = lastFiring < fireFrom ? Map.of()
-                    : keysOf.subMap(fireFrom, true, lastFiring, true);
+            Map<Long, List<Tuple2<String, String>>> due =
+                    lastFiring < fireFrom ? Map.of() : keysOf.subMap(fireFrom, true, lastFiring, true);
             for (Map.Entry<Long, List<Tuple2<String, String>>> e : due.entrySet()) {
                 for (Tuple2<String, String> key : e.getValue()) {
                     setCurrentKey(key);
@@ -157,7 +160,9 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWi
 
     /** Forgets the windows whose last millisecond + allowed lateness the watermark has reached. */
     private void forgetUpTo(long wm) throws Exception {
-        for (Iterator<Map.Entry<Long, List<Tuple2<String, String>>>> it = keysOf.entrySet().iterator(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<Long, List<Tuple2<String, String>>>> it =
+                        keysOf.entrySet().iterator();
+                it.hasNext(); ) {
             Map.Entry<Long, List<Tuple2<String, String>>> e = it.next();
             long start = e.getKey();
             if (start + windows.sizeMillis() - 1 + allowedLatenessMillis > wm) break;
@@ -187,8 +192,10 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWi
         long start = w.starts[i];
         long end = start + windows.sizeMillis();
         maxWindowEnd.add(end);
-        output.collect(new StreamRecord<>(new StreamWindowMetricsTable.Row(
-                new WindowRow(new WindowKey(start, key.f0, key.f1), end, w.sums[i].toMetrics()), revision), end - 1));
+        output.collect(new StreamRecord<>(
+                new StreamWindowMetricsTable.Row(
+                        new WindowRow(new WindowKey(start, key.f0, key.f1), end, w.sums[i].toMetrics()), revision),
+                end - 1));
     }
 
     private void index(long windowStart, Tuple2<String, String> key) {

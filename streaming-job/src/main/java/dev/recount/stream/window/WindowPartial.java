@@ -25,7 +25,8 @@ public final class WindowPartial {
 
     public WindowPartial() {}
 
-    public WindowPartial(long windowStart, String campaignId, String channelId, MetricsAccumulator totals, AdEvent event) {
+    public WindowPartial(
+            long windowStart, String campaignId, String channelId, MetricsAccumulator totals, AdEvent event) {
         this.windowStart = windowStart;
         this.campaignId = Objects.requireNonNull(campaignId, "campaignId");
         this.channelId = Objects.requireNonNull(channelId, "channelId");
@@ -35,13 +36,17 @@ public final class WindowPartial {
 
     /** A partial of exactly one event, sent on at once. */
     public static WindowPartial of(long windowStart, AdEvent event) {
-        return new WindowPartial(windowStart, event.campaignId, event.channelId, new MetricsAccumulator().add(event), event);
+        return new WindowPartial(
+                windowStart, event.campaignId, event.channelId, new MetricsAccumulator().add(event), event);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof WindowPartial p && windowStart == p.windowStart && campaignId.equals(p.campaignId)
-                && channelId.equals(p.channelId) && totals.toMetrics().equals(p.totals.toMetrics())
+        return o instanceof WindowPartial p
+                && windowStart == p.windowStart
+                && campaignId.equals(p.campaignId)
+                && channelId.equals(p.channelId)
+                && totals.toMetrics().equals(p.totals.toMetrics())
                 && Objects.equals(event, p.event);
     }
 

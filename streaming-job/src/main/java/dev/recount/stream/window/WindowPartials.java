@@ -30,9 +30,11 @@ public final class WindowPartials {
     private final int maxKeys;
     /** Window start → (campaign, channel) → sums. Ordered, so the windows a watermark fires are a prefix. */
     private final TreeMap<Long, Map<Key, MetricsAccumulator>> windows = new TreeMap<>();
+
     private int keys;
     /** The map of the window the last event went to: consecutive events mostly share a window. */
     private long lastWindowStart = Long.MIN_VALUE;
+
     private Map<Key, MetricsAccumulator> lastWindow;
     private final Key probe = new Key(null, null);
 
@@ -70,7 +72,8 @@ public final class WindowPartials {
         // window start + size - 1 <= watermark  <=>  window start <= watermark - size + 1 (no overflow for real times)
         if (watermark < Long.MIN_VALUE + windowMillis) return; // no window's last millisecond is that early
         long lastFired = watermark == Long.MAX_VALUE ? Long.MAX_VALUE : watermark - windowMillis + 1;
-        Iterator<Map.Entry<Long, Map<Key, MetricsAccumulator>>> it = windows.entrySet().iterator();
+        Iterator<Map.Entry<Long, Map<Key, MetricsAccumulator>>> it =
+                windows.entrySet().iterator();
         while (it.hasNext()) {
             Map.Entry<Long, Map<Key, MetricsAccumulator>> w = it.next();
             if (w.getKey() > lastFired) break;

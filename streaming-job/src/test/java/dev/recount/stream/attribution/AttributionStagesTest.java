@@ -45,10 +45,13 @@ class AttributionStagesTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        join = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(
-                new AttributionJoin(RULE, SETTINGS.windows(), SETTINGS.allowedLateness())), AttributionJoin::key, Types.STRING);
-        sums = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(
-                new AttributionWindows(SETTINGS.windows(), SETTINGS.allowedLateness())), new AttributionWindows.Key(),
+        join = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new AttributionJoin(RULE, SETTINGS.windows(), SETTINGS.allowedLateness())),
+                AttributionJoin::key,
+                Types.STRING);
+        sums = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new AttributionWindows(SETTINGS.windows(), SETTINGS.allowedLateness())),
+                new AttributionWindows.Key(),
                 AttributionWindows.KEY_TYPE);
         join.open();
         sums.open();
@@ -104,9 +107,14 @@ class AttributionStagesTest {
         }
     }
 
-    private static Row row(Instant window, int revision, long attributed, long conversions, long unattributed, long spend) {
-        return new Row(new AttributionRow(new WindowKey(ms(window), "camp-a", "search"), ms(window) + MINUTE,
-                new AttributionMetrics(attributed, conversions, unattributed, spend)), revision);
+    private static Row row(
+            Instant window, int revision, long attributed, long conversions, long unattributed, long spend) {
+        return new Row(
+                new AttributionRow(
+                        new WindowKey(ms(window), "camp-a", "search"),
+                        ms(window) + MINUTE,
+                        new AttributionMetrics(attributed, conversions, unattributed, spend)),
+                revision);
     }
 
     private static long lastMs(Instant window) {
@@ -150,8 +158,8 @@ class AttributionStagesTest {
         feed(impression("late-imp", W0.plusSeconds(5), "r1")); // within lateness: the dedup stage let it through
 
         // One re-firing per change, like a late event's: the click, then the conversion.
-        assertThat(rows).containsExactly(row(W0, 1, 0, 0, 1, 0), row(W0, 2, 1, 0, 0, 250_000),
-                row(W0, 3, 1, 1, 0, 7_250_000));
+        assertThat(rows)
+                .containsExactly(row(W0, 1, 0, 0, 1, 0), row(W0, 2, 1, 0, 0, 250_000), row(W0, 3, 1, 1, 0, 7_250_000));
     }
 
     @Test
@@ -183,7 +191,9 @@ class AttributionStagesTest {
         watermark(lastMs(W0));
 
         assertThat(rows).containsExactly(row(W0, 1, 0, 0, 1, 0));
-        assertThat(join.numKeyedStateEntries()).as("nothing is held for events without a request id").isZero();
+        assertThat(join.numKeyedStateEntries())
+                .as("nothing is held for events without a request id")
+                .isZero();
     }
 
     @Test

@@ -53,14 +53,31 @@ class AttributionStreamITCase {
     @Test
     void streamAttributionEqualsTheRuleOnGeneratedTraffic(@TempDir Path home) throws Exception {
         String input = stack.createTopic("attribution", 1);
-        StreamTestStack.Job job = stack.newJob(input, home, Map.of(
-                "window.size", "1m", "watermark.out-of-orderness", "10s", "window.allowed-lateness", "1m",
-                "watermark.idleness", "5s", "stream.parallelism", "2",
-                "attribution.enabled", "true", "attribution.window", "5m"));
+        StreamTestStack.Job job = stack.newJob(
+                input,
+                home,
+                Map.of(
+                        "window.size",
+                        "1m",
+                        "watermark.out-of-orderness",
+                        "10s",
+                        "window.allowed-lateness",
+                        "1m",
+                        "watermark.idleness",
+                        "5s",
+                        "stream.parallelism",
+                        "2",
+                        "attribution.enabled",
+                        "true",
+                        "attribution.window",
+                        "5m"));
         List<Sent> traffic = traffic(new SplittableRandom(7), 4_000, 30 * MINUTE);
         try (KafkaProducer<byte[], byte[]> producer = stack.producer()) {
             for (Sent s : traffic) {
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(input, 0, s.arrival,
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                        input,
+                        0,
+                        s.arrival,
                         s.event.campaignId.getBytes(StandardCharsets.UTF_8),
                         EventJson.toJson(s.event).getBytes(StandardCharsets.UTF_8)));
             }
@@ -76,8 +93,8 @@ class AttributionStreamITCase {
         Map<WindowKey, AttributionMetrics> actual = new HashMap<>();
         try (Connection c = stack.stack().adminConnection()) {
             c.setSchema(job.schema());
-            for (StreamAttributionMetricsTable.Row r : StreamAttributionMetricsTable.readRange(c,
-                    START.toEpochMilli() - 60 * MINUTE, START.toEpochMilli() + 120 * MINUTE)) {
+            for (StreamAttributionMetricsTable.Row r : StreamAttributionMetricsTable.readRange(
+                    c, START.toEpochMilli() - 60 * MINUTE, START.toEpochMilli() + 120 * MINUTE)) {
                 actual.put(r.attribution().key(), r.attribution().metrics());
             }
         }
@@ -105,9 +122,11 @@ class AttributionStreamITCase {
             double u = random.nextDouble();
             AdEvent e;
             if (u < 0.8 || impressions.isEmpty()) {
-                String request = !promised.isEmpty() ? promised.remove(0)
+                String request = !promised.isEmpty()
+                        ? promised.remove(0)
                         : random.nextDouble() < 0.02 && !impressions.isEmpty()
-                        ? impressions.get(impressions.size() - 1).requestId : "req-" + i;
+                                ? impressions.get(impressions.size() - 1).requestId
+                                : "req-" + i;
                 e = new AdEvent("imp-" + i, EventType.IMPRESSION, ts, campaign, "web", 3_000, request, null, 0, 0, 0);
                 impressions.add(e);
             } else {
@@ -134,7 +153,8 @@ class AttributionStreamITCase {
                     }
                     request = chosen.requestId;
                 }
-                e = new AdEvent("f-" + i, type, ts, campaign, "web", 1 + random.nextLong(900_000), request, null, 0, 0, 0);
+                e = new AdEvent(
+                        "f-" + i, type, ts, campaign, "web", 1 + random.nextLong(900_000), request, null, 0, 0, 0);
             }
             long arrival = ts + random.nextLong(8 * SECOND);
             sent.add(new Sent(e, arrival));

@@ -48,10 +48,43 @@ class AcceptedEventsRoundTripITCase {
     private static final long SEED = 0x1d5_2026_1129L;
     private static final Instant W0 = Instant.parse("2026-11-29T10:00:00Z");
     private static final long RECORD_TS = W0.plusSeconds(61).toEpochMilli();
-    private static final String[] PIECES = {"a", "Z", "7", "-", "_", ".", "?", " ", "\"", "\\", "/", "\u00e9", "\u4e2d",
-            "\u20ac", "\uFFFD", "\uFEFF", "\uFFFF", "\u0301", "\u200D", "\u05D0", "\u00A0", "\uD83D\uDE80", "\uDBFF\uDFFF",
-            "\uD800\uDC00", "\u0000", "\u0001", "\u001F", "\n", "\u007F", "\u0085", "\u009F", "\uD800", "\uDBFF", "\uDC00",
-            "\uDFFF"};
+    private static final String[] PIECES = {
+        "a",
+        "Z",
+        "7",
+        "-",
+        "_",
+        ".",
+        "?",
+        " ",
+        "\"",
+        "\\",
+        "/",
+        "\u00e9",
+        "\u4e2d",
+        "\u20ac",
+        "\uFFFD",
+        "\uFEFF",
+        "\uFFFF",
+        "\u0301",
+        "\u200D",
+        "\u05D0",
+        "\u00A0",
+        "\uD83D\uDE80",
+        "\uDBFF\uDFFF",
+        "\uD800\uDC00",
+        "\u0000",
+        "\u0001",
+        "\u001F",
+        "\n",
+        "\u007F",
+        "\u0085",
+        "\u009F",
+        "\uD800",
+        "\uDBFF",
+        "\uDC00",
+        "\uDFFF"
+    };
 
     private final StreamTestStack stack = new StreamTestStack();
     private final EventValidator validator = new EventValidator(ValidationSettings.defaults());
@@ -66,10 +99,16 @@ class AcceptedEventsRoundTripITCase {
             else rejected.merge(r.reason(), 1, Integer::sum);
         }
         // Two channels that differ only in a lone surrogate against '?': the sinks would store both as "ch-a?".
-        accepted.addAll(acceptedOf(pairRecord("pair-1", "ch-a\\ud800"), pairRecord("pair-2", "ch-a\\ud800"),
-                pairRecord("pair-3", "ch-a?"), pairRecord("pair-4", "ch-a?"), pairRecord("pair-5", "ch-a?")));
+        accepted.addAll(acceptedOf(
+                pairRecord("pair-1", "ch-a\\ud800"),
+                pairRecord("pair-2", "ch-a\\ud800"),
+                pairRecord("pair-3", "ch-a?"),
+                pairRecord("pair-4", "ch-a?"),
+                pairRecord("pair-5", "ch-a?")));
 
-        assertThat(rejected.getOrDefault(InvalidReason.SCHEMA, 0)).as("fuzzed ids the id rule refused").isGreaterThan(300);
+        assertThat(rejected.getOrDefault(InvalidReason.SCHEMA, 0))
+                .as("fuzzed ids the id rule refused")
+                .isGreaterThan(300);
         assertThat(accepted).hasSizeGreaterThan(1_000);
         assertThat(accepted).anyMatch(e -> e.campaignId.codePoints().anyMatch(Character::isSupplementaryCodePoint));
         assertThat(accepted).anyMatch(e -> e.channelId.contains("?") || e.campaignId.contains("?"));
@@ -79,7 +118,9 @@ class AcceptedEventsRoundTripITCase {
         assertThat(postgresRoundTrip(expected)).containsExactlyInAnyOrderEntriesOf(expected);
         assertSameIds(parquetRoundTrip(accepted, dir.resolve("part-0.parquet")), accepted);
         // The pair stayed apart: the lone surrogate was dead-lettered, '?' counts only its own three events.
-        assertThat(expected.get(new WindowKey(W0.toEpochMilli(), "cmp-pair", "ch-a?")).events()).isEqualTo(3);
+        assertThat(expected.get(new WindowKey(W0.toEpochMilli(), "cmp-pair", "ch-a?"))
+                        .events())
+                .isEqualTo(3);
         assertThat(expected.keySet()).noneMatch(k -> k.channelId().equals("ch-a\uD800"));
     }
 
@@ -91,20 +132,37 @@ class AcceptedEventsRoundTripITCase {
     void withoutTheIdRuleTheSinksWouldCorruptOrRefuseIds(@TempDir Path dir) throws Exception {
         WindowKey lone = new WindowKey(W0.toEpochMilli(), "cmp", "ch-a\uD800");
         WindowRow loneRow = new WindowRow(lone, W0.plusSeconds(60).toEpochMilli(), new WindowMetrics(1, 0, 0, 5, 1));
-        WindowRow nulRow = new WindowRow(new WindowKey(W0.toEpochMilli(), "cmp\u0000x", "ch"),
-                W0.plusSeconds(60).toEpochMilli(), new WindowMetrics(1, 0, 0, 5, 1));
+        WindowRow nulRow = new WindowRow(
+                new WindowKey(W0.toEpochMilli(), "cmp\u0000x", "ch"),
+                W0.plusSeconds(60).toEpochMilli(),
+                new WindowMetrics(1, 0, 0, 5, 1));
         String schema = freshSchema();
 
         try (Connection c = connection(schema)) {
             StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(loneRow, 1)));
-            assertThat(StreamWindowMetricsTable.readRange(c, W0.toEpochMilli(), W0.plusSeconds(60).toEpochMilli()))
-                    .extracting(r -> r.window().key().channelId()).containsExactly("ch-a?");
-            assertThatThrownBy(() -> StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(nulRow, 1))))
+            assertThat(StreamWindowMetricsTable.readRange(
+                            c, W0.toEpochMilli(), W0.plusSeconds(60).toEpochMilli()))
+                    .extracting(r -> r.window().key().channelId())
+                    .containsExactly("ch-a?");
+            assertThatThrownBy(() ->
+                            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(nulRow, 1))))
                     .isInstanceOf(SQLException.class);
         }
-        AdEvent e = new AdEvent("e\uDC00", dev.recount.core.event.EventType.CLICK, W0.toEpochMilli(), "cmp", "ch",
-                1, "ad-events", 0, 0, RECORD_TS);
-        assertThat(parquetRoundTrip(List.of(e), dir.resolve("part-0.parquet")).get(0).get("event_id").toString())
+        AdEvent e = new AdEvent(
+                "e\uDC00",
+                dev.recount.core.event.EventType.CLICK,
+                W0.toEpochMilli(),
+                "cmp",
+                "ch",
+                1,
+                "ad-events",
+                0,
+                0,
+                RECORD_TS);
+        assertThat(parquetRoundTrip(List.of(e), dir.resolve("part-0.parquet"))
+                        .get(0)
+                        .get("event_id")
+                        .toString())
                 .isEqualTo("e?");
     }
 
@@ -127,8 +185,12 @@ class AcceptedEventsRoundTripITCase {
             ids.put("campaign_id", campaigns[r.nextInt(campaigns.length)]);
             ids.put("channel_id", channels[r.nextInt(channels.length)]);
             if (r.nextBoolean()) ids.put("request_id", "imp-" + fuzzedId(r, 3));
-            records.add(record(ids, pick(r, new String[] {"impression", "click", "conversion"}),
-                    W0.toEpochMilli() + r.nextInt(60_000), r.nextLong(0, 5_000_000), r));
+            records.add(record(
+                    ids,
+                    pick(r, new String[] {"impression", "click", "conversion"}),
+                    W0.toEpochMilli() + r.nextInt(60_000),
+                    r.nextLong(0, 5_000_000),
+                    r));
         }
         return records;
     }
@@ -143,8 +205,9 @@ class AcceptedEventsRoundTripITCase {
     }
 
     private static byte[] pairRecord(String eventId, String channelJson) {
-        String json = "{\"event_id\":\"" + eventId + "\",\"event_type\":\"impression\",\"event_ts\":" + W0.toEpochMilli()
-                + ",\"campaign_id\":\"cmp-pair\",\"channel_id\":\"" + channelJson + "\",\"cost_micros\":10}";
+        String json =
+                "{\"event_id\":\"" + eventId + "\",\"event_type\":\"impression\",\"event_ts\":" + W0.toEpochMilli()
+                        + ",\"campaign_id\":\"cmp-pair\",\"channel_id\":\"" + channelJson + "\",\"cost_micros\":10}";
         return json.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -167,7 +230,9 @@ class AcceptedEventsRoundTripITCase {
             out.writeBytes((",\"" + field + "\":\"").getBytes(StandardCharsets.UTF_8));
             for (int i = 0; i < id.length(); i++) {
                 char c = id.charAt(i);
-                boolean pair = Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1));
+                boolean pair = Character.isHighSurrogate(c)
+                        && i + 1 < id.length()
+                        && Character.isLowSurrogate(id.charAt(i + 1));
                 if (c == '"' || c == '\\') {
                     out.write('\\');
                     out.write(c);
@@ -197,7 +262,9 @@ class AcceptedEventsRoundTripITCase {
     private static Map<WindowKey, WindowMetrics> windows(List<AdEvent> events) {
         Map<WindowKey, MetricsAccumulator> acc = new HashMap<>();
         for (AdEvent e : events) {
-            acc.computeIfAbsent(new WindowKey(W0.toEpochMilli(), e.campaignId, e.channelId), k -> new MetricsAccumulator()).add(e);
+            acc.computeIfAbsent(
+                            new WindowKey(W0.toEpochMilli(), e.campaignId, e.channelId), k -> new MetricsAccumulator())
+                    .add(e);
         }
         Map<WindowKey, WindowMetrics> out = new HashMap<>();
         acc.forEach((k, a) -> out.put(k, a.toMetrics()));
@@ -206,14 +273,16 @@ class AcceptedEventsRoundTripITCase {
 
     private Map<WindowKey, WindowMetrics> postgresRoundTrip(Map<WindowKey, WindowMetrics> windows) throws SQLException {
         List<StreamWindowMetricsTable.Row> rows = new ArrayList<>();
-        windows.forEach((k, m) -> rows.add(new StreamWindowMetricsTable.Row(
-                new WindowRow(k, k.windowStartMillis() + 60_000, m), 1)));
+        windows.forEach((k, m) ->
+                rows.add(new StreamWindowMetricsTable.Row(new WindowRow(k, k.windowStartMillis() + 60_000, m), 1)));
         try (Connection c = connection(freshSchema())) {
             StreamWindowMetricsTable.upsert(c, rows);
             Map<WindowKey, WindowMetrics> back = new HashMap<>();
-            for (StreamWindowMetricsTable.Row row : StreamWindowMetricsTable.readRange(c, W0.toEpochMilli(),
-                    W0.plusSeconds(60).toEpochMilli())) {
-                assertThat(back.put(row.window().key(), row.window().metrics())).as("duplicate key %s", row.window().key()).isNull();
+            for (StreamWindowMetricsTable.Row row : StreamWindowMetricsTable.readRange(
+                    c, W0.toEpochMilli(), W0.plusSeconds(60).toEpochMilli())) {
+                assertThat(back.put(row.window().key(), row.window().metrics()))
+                        .as("duplicate key %s", row.window().key())
+                        .isNull();
             }
             return back;
         }
@@ -221,14 +290,16 @@ class AcceptedEventsRoundTripITCase {
 
     private static List<GenericRecord> parquetRoundTrip(List<AdEvent> events, Path file) throws Exception {
         org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
-        try (FSDataOutputStream out = FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
+        try (FSDataOutputStream out =
+                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
             for (AdEvent e : events) writer.addElement(e);
             writer.finish();
         }
         List<GenericRecord> records = new ArrayList<>();
         try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
-                new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration())).build()) {
+                        new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
+                .build()) {
             for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
         }
         return records;
@@ -242,13 +313,18 @@ class AcceptedEventsRoundTripITCase {
             assertThat(r.get("event_id").toString()).isEqualTo(e.eventId);
             assertThat(r.get("campaign_id").toString()).isEqualTo(e.campaignId);
             assertThat(r.get("channel_id").toString()).isEqualTo(e.channelId);
-            assertThat(r.get("request_id") == null ? null : r.get("request_id").toString()).isEqualTo(e.requestId);
+            assertThat(r.get("request_id") == null ? null : r.get("request_id").toString())
+                    .isEqualTo(e.requestId);
         }
     }
 
     private String freshSchema() {
         String schema = stack.stack().createSchema("roundtrip");
-        Migrations.apply(stack.stack().jdbcUrl(), stack.stack().adminUser(), stack.stack().adminPassword(), schema);
+        Migrations.apply(
+                stack.stack().jdbcUrl(),
+                stack.stack().adminUser(),
+                stack.stack().adminPassword(),
+                schema);
         return schema;
     }
 

@@ -30,7 +30,8 @@ class LakeParquetWriterFactoryTest {
         AdEvent b = impression("i1", W0.plusSeconds(2), 18);
         b.requestId = "i1";
         org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
-        try (FSDataOutputStream out = FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
+        try (FSDataOutputStream out =
+                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
             writer.addElement(a);
             writer.addElement(b);
@@ -39,16 +40,28 @@ class LakeParquetWriterFactoryTest {
 
         List<GenericRecord> records = new ArrayList<>();
         try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
-                new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration())).build()) {
+                        new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
+                .build()) {
             for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
         }
 
         Schema schema = records.get(0).getSchema();
-        assertThat(schema.getFields()).extracting(f -> f.name() + ":" + f.schema().getType().getName()).containsExactly(
-                "event_id:string", "event_type:string", "event_ts:long", "campaign_id:string", "channel_id:string",
-                "cost_micros:long", "kafka_topic:string", "kafka_partition:int", "kafka_offset:long", "record_ts:long",
-                "request_id:union");
-        assertThat(schema.getField("request_id").schema().getTypes()).extracting(t -> t.getType().getName())
+        assertThat(schema.getFields())
+                .extracting(f -> f.name() + ":" + f.schema().getType().getName())
+                .containsExactly(
+                        "event_id:string",
+                        "event_type:string",
+                        "event_ts:long",
+                        "campaign_id:string",
+                        "channel_id:string",
+                        "cost_micros:long",
+                        "kafka_topic:string",
+                        "kafka_partition:int",
+                        "kafka_offset:long",
+                        "record_ts:long",
+                        "request_id:union");
+        assertThat(schema.getField("request_id").schema().getTypes())
+                .extracting(t -> t.getType().getName())
                 .containsExactly("null", "string");
         GenericRecord first = records.get(0);
         assertThat(first.get("event_id").toString()).isEqualTo("c1");

@@ -37,17 +37,34 @@ class LakeSchemaTest {
      * Written out literally: these bytes are what existing lakes hold, so no change to core may alter them.
      */
     private static final MessageType WRITTEN_SO_FAR = Types.buildMessage()
-            .required(BINARY).as(stringType()).named("event_id")
-            .required(BINARY).as(stringType()).named("event_type")
-            .required(INT64).named("event_ts")
-            .required(BINARY).as(stringType()).named("campaign_id")
-            .required(BINARY).as(stringType()).named("channel_id")
-            .required(INT64).named("cost_micros")
-            .required(BINARY).as(stringType()).named("kafka_topic")
-            .required(INT32).named("kafka_partition")
-            .required(INT64).named("kafka_offset")
-            .required(INT64).named("record_ts")
-            .optional(BINARY).as(stringType()).named("request_id")
+            .required(BINARY)
+            .as(stringType())
+            .named("event_id")
+            .required(BINARY)
+            .as(stringType())
+            .named("event_type")
+            .required(INT64)
+            .named("event_ts")
+            .required(BINARY)
+            .as(stringType())
+            .named("campaign_id")
+            .required(BINARY)
+            .as(stringType())
+            .named("channel_id")
+            .required(INT64)
+            .named("cost_micros")
+            .required(BINARY)
+            .as(stringType())
+            .named("kafka_topic")
+            .required(INT32)
+            .named("kafka_partition")
+            .required(INT64)
+            .named("kafka_offset")
+            .required(INT64)
+            .named("record_ts")
+            .optional(BINARY)
+            .as(stringType())
+            .named("request_id")
             .named("raw_event");
 
     @Test
@@ -58,17 +75,23 @@ class LakeSchemaTest {
             LakeColumns.Column column = LakeColumns.ALL.get(i);
             PrimitiveType field = fields.get(i).asPrimitiveType();
             assertThat(field.getName()).isEqualTo(column.name());
-            assertThat(field.getRepetition()).as(column.name())
+            assertThat(field.getRepetition())
+                    .as(column.name())
                     .isEqualTo(column.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED);
             switch (column.type()) {
                 case STRING -> {
                     assertThat(field.getPrimitiveTypeName()).as(column.name()).isEqualTo(BINARY);
-                    assertThat(field.getLogicalTypeAnnotation()).as(column.name()).isEqualTo(stringType());
+                    assertThat(field.getLogicalTypeAnnotation())
+                            .as(column.name())
+                            .isEqualTo(stringType());
                 }
-                case INT32 -> assertThat(field.getPrimitiveTypeName()).as(column.name()).isEqualTo(INT32);
-                case INT64 -> assertThat(field.getPrimitiveTypeName()).as(column.name()).isEqualTo(INT64);
+                case INT32 ->
+                    assertThat(field.getPrimitiveTypeName()).as(column.name()).isEqualTo(INT32);
+                case INT64 ->
+                    assertThat(field.getPrimitiveTypeName()).as(column.name()).isEqualTo(INT64);
             }
-            if (column.type() != LakeColumns.Type.STRING) assertThat(field.getLogicalTypeAnnotation()).isNull();
+            if (column.type() != LakeColumns.Type.STRING)
+                assertThat(field.getLogicalTypeAnnotation()).isNull();
         }
         assertThat(LakeSchema.SCHEMA.getName()).isEqualTo(LakeColumns.RECORD_NAME);
     }
@@ -85,8 +108,8 @@ class LakeSchemaTest {
         Path file = dir.resolve("part-0.parquet");
         AdEvent event = impression("i1", W0.plusSeconds(2), 18);
         event.requestId = "req-1"; // every column set, the nullable ones too
-        try (FSDataOutputStream out = FileSystem.getLocalFileSystem().create(
-                new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE)) {
+        try (FSDataOutputStream out = FileSystem.getLocalFileSystem()
+                .create(new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
             writer.addElement(event);
             writer.finish();
@@ -97,10 +120,14 @@ class LakeSchemaTest {
         try (ParquetFileReader footer = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))) {
             assertThat(footer.getFileMetaData().getSchema()).isEqualTo(LakeSchema.SCHEMA);
         }
-        try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(), path).withConf(conf).build()) {
+        try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(), path)
+                .withConf(conf)
+                .build()) {
             Group row = reader.read();
             for (LakeColumns.Column column : LakeColumns.ALL) {
-                assertThat(row.getFieldRepetitionCount(column.name())).as(column.name() + " written").isEqualTo(1);
+                assertThat(row.getFieldRepetitionCount(column.name()))
+                        .as(column.name() + " written")
+                        .isEqualTo(1);
             }
             assertThat(reader.read()).isNull();
         }

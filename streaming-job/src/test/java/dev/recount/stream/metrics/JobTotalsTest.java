@@ -21,10 +21,22 @@ class JobTotalsTest {
     /** Renaming one would silently empty a dashboard panel or an alert: these are the names they read. */
     @Test
     void theNamesAreTheOnesDashboardsAndAlertsRead() {
-        assertThat(List.of(JobTotals.VALID_EVENTS, JobTotals.INVALID_EVENTS, JobTotals.DUPLICATES_DROPPED,
-                JobTotals.TOO_LATE_EVENTS, JobTotals.TOO_LATE_AT_WINDOW, JobTotals.WINDOW_FIRINGS, JobTotals.LATE_REFIRINGS))
-                .containsExactly("validEvents", "invalidEvents", "duplicatesDropped", "tooLateEvents", "tooLateAtWindow",
-                        "windowFirings", "lateRefirings");
+        assertThat(List.of(
+                        JobTotals.VALID_EVENTS,
+                        JobTotals.INVALID_EVENTS,
+                        JobTotals.DUPLICATES_DROPPED,
+                        JobTotals.TOO_LATE_EVENTS,
+                        JobTotals.TOO_LATE_AT_WINDOW,
+                        JobTotals.WINDOW_FIRINGS,
+                        JobTotals.LATE_REFIRINGS))
+                .containsExactly(
+                        "validEvents",
+                        "invalidEvents",
+                        "duplicatesDropped",
+                        "tooLateEvents",
+                        "tooLateAtWindow",
+                        "windowFirings",
+                        "lateRefirings");
         assertThat(JobTotals.invalid(InvalidReason.MALFORMED)).isEqualTo("invalidEvents.malformed");
     }
 
@@ -42,9 +54,21 @@ class JobTotalsTest {
 
     @Test
     void summarisesTheTotalsInOneLineCountingBothKindsOfTooLate() {
-        Map<String, Object> totals = Map.of(JobTotals.VALID_EVENTS, 1_000L, JobTotals.invalid(InvalidReason.MALFORMED), 5L,
-                JobTotals.DUPLICATES_DROPPED, 7L, JobTotals.TOO_LATE_EVENTS, 3L, JobTotals.TOO_LATE_AT_WINDOW, 2L,
-                JobTotals.WINDOW_FIRINGS, 40L, JobTotals.LATE_REFIRINGS, 1L);
+        Map<String, Object> totals = Map.of(
+                JobTotals.VALID_EVENTS,
+                1_000L,
+                JobTotals.invalid(InvalidReason.MALFORMED),
+                5L,
+                JobTotals.DUPLICATES_DROPPED,
+                7L,
+                JobTotals.TOO_LATE_EVENTS,
+                3L,
+                JobTotals.TOO_LATE_AT_WINDOW,
+                2L,
+                JobTotals.WINDOW_FIRINGS,
+                40L,
+                JobTotals.LATE_REFIRINGS,
+                1L);
 
         assertThat(JobTotals.summary(totals))
                 .startsWith("valid events 1,000; invalid 5 (malformed 5, schema 0")
@@ -57,7 +81,8 @@ class JobTotalsTest {
     void importsNothingElseOfTheStreamingJob() throws IOException {
         try (Stream<Path> files = Files.list(Path.of("src/main/java/dev/recount/stream/metrics"))) {
             for (Path f : files.toList()) {
-                assertThat(Files.readAllLines(f)).as(f.toString())
+                assertThat(Files.readAllLines(f))
+                        .as(f.toString())
                         .filteredOn(line -> line.startsWith("import dev.recount.stream."))
                         .allMatch(line -> line.startsWith("import dev.recount.stream.metrics."));
             }

@@ -17,9 +17,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
 import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
@@ -27,8 +27,8 @@ import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,19 +49,19 @@ class DedupAndRouteTooLateTest {
 
     /** Opens a fresh operator, restored from {@code snapshot} when one is given. */
     private void open(long closedUntil, OperatorSubtaskState snapshot) throws Exception {
-        function = new DedupAndRouteTooLate(SETTINGS.windows(), SETTINGS.allowedLateness(), SETTINGS.dedupHorizon(),
-                closedUntil);
+        function = new DedupAndRouteTooLate(
+                SETTINGS.windows(), SETTINGS.allowedLateness(), SETTINGS.dedupHorizon(), closedUntil);
         MockEnvironment environment = new MockEnvironmentBuilder()
                 .setMetricGroup(new UnregisteredMetricGroups.UnregisteredTaskMetricGroup() {
                     @Override
-                    public InternalOperatorMetricGroup getOrAddOperator(OperatorID id, String name,
-                                                                        Map<String, String> variables) {
+                    public InternalOperatorMetricGroup getOrAddOperator(
+                            OperatorID id, String name, Map<String, String> variables) {
                         return metrics;
                     }
                 })
                 .build();
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(function,
-                DedupAndRouteTooLate::idBucket, Types.INT, environment);
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                function, DedupAndRouteTooLate::idBucket, Types.INT, environment);
         if (snapshot != null) {
             harness.initializeState(snapshot);
         }
@@ -84,7 +84,9 @@ class DedupAndRouteTooLateTest {
         feed(first);
         feed(click("c1", W0.plusSeconds(10), 2));
         feed(click("c1", W0.plusSeconds(40), 3)); // same id, other payload: the id is the idempotency key
-        assertThat(harness.extractOutputValues()).as("on time: buffered until its window fires").isEmpty();
+        assertThat(harness.extractOutputValues())
+                .as("on time: buffered until its window fires")
+                .isEmpty();
 
         harness.processWatermark(new Watermark(ms(W1) - 1));
         assertThat(harness.extractOutputValues()).containsExactly(sumOf(first));
@@ -103,8 +105,8 @@ class DedupAndRouteTooLateTest {
         feed(late2);
 
         // One partial per event, each carrying its event: each re-fires the window (revision + 1).
-        assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W0), late),
-                WindowPartial.of(ms(W0), late2));
+        assertThat(harness.extractOutputValues())
+                .containsExactly(WindowPartial.of(ms(W0), late), WindowPartial.of(ms(W0), late2));
     }
 
     @Test
@@ -122,7 +124,9 @@ class DedupAndRouteTooLateTest {
         harness.processWatermarkStatus(WatermarkStatus.IDLE);
         List<Object> output = new ArrayList<>(harness.getOutput());
         assertThat(harness.extractOutputValues()).containsExactlyInAnyOrder(sumOf(a), sumOf(other));
-        assertThat(output.get(output.size() - 1)).as("the idle status goes last").isEqualTo(WatermarkStatus.IDLE);
+        assertThat(output.get(output.size() - 1))
+                .as("the idle status goes last")
+                .isEqualTo(WatermarkStatus.IDLE);
     }
 
     @Test
@@ -166,10 +170,11 @@ class DedupAndRouteTooLateTest {
     void beyondItsSizeTheBufferEmptiesEarly() throws Exception {
         open(Long.MIN_VALUE);
         for (int i = 0; i <= DedupAndRouteTooLate.MAX_BUFFERED_SUMS; i++) {
-            feed(Fixtures.event("k-" + i, dev.recount.core.event.EventType.CLICK, W0.plusSeconds(1), "camp-" + i, "web",
-                    1, i));
+            feed(Fixtures.event(
+                    "k-" + i, dev.recount.core.event.EventType.CLICK, W0.plusSeconds(1), "camp-" + i, "web", 1, i));
         }
-        assertThat(harness.extractOutputValues()).hasSize(DedupAndRouteTooLate.MAX_BUFFERED_SUMS + 1)
+        assertThat(harness.extractOutputValues())
+                .hasSize(DedupAndRouteTooLate.MAX_BUFFERED_SUMS + 1)
                 .allSatisfy(p -> assertThat(p.totals.toMetrics().events()).isEqualTo(1));
     }
 
@@ -183,7 +188,8 @@ class DedupAndRouteTooLateTest {
         feed(click("too-late", W0.plusSeconds(30), 8)); // its duplicate is dropped, not backfilled twice
 
         assertThat(harness.extractOutputValues()).isEmpty();
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(StreamRecord::getValue)
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(StreamRecord::getValue)
                 .containsExactly(new BackfillRecord(tooLate, ms(W0), ms(W1), watermark, tooLate.topic, 0, 7));
         assertThat(counter(DedupAndRouteTooLate.TOO_LATE_METRIC)).isEqualTo(1);
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
@@ -201,7 +207,8 @@ class DedupAndRouteTooLateTest {
         harness.processWatermark(new Watermark(watermark + 2_000));
         feed(click("far-behind", W0.plusSeconds(30), 8));
 
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event().offset)
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(r -> r.getValue().event().offset)
                 .containsExactly(7L);
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
     }
@@ -218,7 +225,8 @@ class DedupAndRouteTooLateTest {
         // With lateness = one window, the floor (closedUntil - 1 + lateness) has passed W1's end too: "open" is
         // within lateness of a window the floor treats as fired, so it goes on at once, on its own.
         assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W1), open));
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event())
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(r -> r.getValue().event())
                 .containsExactly(closed);
     }
 
@@ -232,7 +240,8 @@ class DedupAndRouteTooLateTest {
         feed(early);
         feed(later);
         long earlyForgetAt = function.forgetAt(DedupAndRouteTooLate.rememberedFrom(early, Long.MIN_VALUE));
-        assertThat(earlyForgetAt).isGreaterThanOrEqualTo(early.eventTs + HORIZON)
+        assertThat(earlyForgetAt)
+                .isGreaterThanOrEqualTo(early.eventTs + HORIZON)
                 .isLessThan(early.eventTs + HORIZON + HORIZON / 8 + 1_000);
 
         // One tick before: the copy is still known (and dropped, although it is too late by now).
@@ -246,7 +255,8 @@ class DedupAndRouteTooLateTest {
         feed(click(ids.get(0), W0.plusSeconds(10), 4));
         feed(click(ids.get(1), laterTime, 5));
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(2);
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().event().offset)
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(r -> r.getValue().event().offset)
                 .as("a copy arriving after its id was forgotten is too late for its window: never counted twice")
                 .containsExactly(4L);
         assertThat(events(harness.extractOutputValues())).isEqualTo(2); // early and later, once each
@@ -270,7 +280,9 @@ class DedupAndRouteTooLateTest {
         feed(withRecordTs(click("slow", W1, 2), delayed + 5_000));
 
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).as("nothing to the backfill topic").isNull();
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .as("nothing to the backfill topic")
+                .isNull();
         assertThat(events(harness.extractOutputValues())).isEqualTo(1);
 
         // Once the watermark passes the send time plus the horizon, the id is forgotten as before.
@@ -317,11 +329,16 @@ class DedupAndRouteTooLateTest {
         feed(second);
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
         harness.processWatermark(new Watermark(ms(W1) - 1));
-        assertThat(harness.extractOutputValues()).as("the sum restored with the snapshot, plus c2")
+        assertThat(harness.extractOutputValues())
+                .as("the sum restored with the snapshot, plus c2")
                 .containsExactly(sumOf(first, second));
         harness.processWatermark(new Watermark(function.forgetAt(first.recordTs)));
-        assertThat(harness.numEventTimeTimers()).as("the restored timer fired too").isZero();
-        assertThat(harness.numKeyedStateEntries()).as("and forgot the restored ids").isZero();
+        assertThat(harness.numEventTimeTimers())
+                .as("the restored timer fired too")
+                .isZero();
+        assertThat(harness.numKeyedStateEntries())
+                .as("and forgot the restored ids")
+                .isZero();
     }
 
     /**
@@ -345,7 +362,8 @@ class DedupAndRouteTooLateTest {
         harness.processWatermark(new Watermark(Long.MAX_VALUE));
 
         assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W1), current));
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(StreamRecord::getValue)
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(StreamRecord::getValue)
                 .containsExactly(new BackfillRecord(replayed, ms(W0), ms(W1), watermark, replayed.topic, 0, 5));
     }
 
@@ -370,7 +388,8 @@ class DedupAndRouteTooLateTest {
         harness.close();
         open(Long.MIN_VALUE, third);
         feed(click("w1-replayed", W1.plusSeconds(1), 2));
-        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).extracting(r -> r.getValue().watermark())
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(r -> r.getValue().watermark())
                 .containsExactly(later);
     }
 
@@ -401,8 +420,8 @@ class DedupAndRouteTooLateTest {
         MetricsAccumulator sums = new MetricsAccumulator();
         for (AdEvent e : events) sums.add(e);
         AdEvent first = events[0];
-        return new WindowPartial(SETTINGS.windows().windowStart(first.eventTs), first.campaignId, first.channelId, sums,
-                null);
+        return new WindowPartial(
+                SETTINGS.windows().windowStart(first.eventTs), first.campaignId, first.channelId, sums, null);
     }
 
     private static long events(List<WindowPartial> partials) {

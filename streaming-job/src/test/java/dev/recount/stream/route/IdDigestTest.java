@@ -20,7 +20,8 @@ class IdDigestTest {
             check(id.toString());
             id.append((char) ('a' + length % 26));
         }
-        for (String s : List.of("ev-0", "évènement-\uD83D\uDE80", "\u00ff\u0100\uffff", "00000000-0000-0000-0000-000000000000")) {
+        for (String s : List.of(
+                "ev-0", "évènement-\uD83D\uDE80", "\u00ff\u0100\uffff", "00000000-0000-0000-0000-000000000000")) {
             check(s);
         }
     }
@@ -37,7 +38,9 @@ class IdDigestTest {
 
     private static void check(String id) {
         IdDigest d = new IdDigest().of(id);
-        byte[] expected = Hashing.murmur3_128().hashBytes(id.getBytes(StandardCharsets.UTF_16LE)).asBytes();
+        byte[] expected = Hashing.murmur3_128()
+                .hashBytes(id.getBytes(StandardCharsets.UTF_16LE))
+                .asBytes();
         ByteBuffer b = ByteBuffer.wrap(expected).order(ByteOrder.LITTLE_ENDIAN);
         assertThat(d.hi).as("high word of '%s'", id).isEqualTo(b.getLong());
         assertThat(d.lo).as("low word of '%s'", id).isEqualTo(b.getLong());

@@ -14,7 +14,9 @@ class SeenIdsTest {
         SeenIds ids = new SeenIds();
         assertThat(ids.add(digest.of("a"), 100)).isEqualTo(SeenIds.ADDED_NEW_DUE_TIME);
         assertThat(ids.add(digest.of("b"), 100)).isEqualTo(SeenIds.ADDED);
-        assertThat(ids.add(digest.of("a"), 200)).as("the id is the key, whatever its time").isEqualTo(SeenIds.COPY);
+        assertThat(ids.add(digest.of("a"), 200))
+                .as("the id is the key, whatever its time")
+                .isEqualTo(SeenIds.COPY);
         assertThat(ids.size()).isEqualTo(2);
     }
 
@@ -26,7 +28,8 @@ class SeenIdsTest {
         assertThat(ids.forgetUpTo(100)).isEqualTo(5_000);
         assertThat(ids.size()).isEqualTo(5_000);
         for (int i = 0; i < 10_000; i++) {
-            assertThat(ids.add(digest.of("id-" + i), 300)).as("id-%d", i)
+            assertThat(ids.add(digest.of("id-" + i), 300))
+                    .as("id-%d", i)
                     .isEqualTo(i % 2 == 0 ? (i == 0 ? SeenIds.ADDED_NEW_DUE_TIME : SeenIds.ADDED) : SeenIds.COPY);
         }
         assertThat(ids.forgetUpTo(Long.MAX_VALUE)).isEqualTo(10_000);

@@ -35,7 +35,9 @@ class LocalFlinkEnvironmentTest {
         assertThat(c.get(WebOptions.CANCEL_ENABLE)).isFalse();
         assertThat(c.get(WebOptions.RESCALE_ENABLE)).isFalse();
         assertThat(c.get(ReadOnlyRestHandlerFactory.READ_ONLY)).isTrue();
-        assertThat(job.get(ReadOnlyRestHandlerFactory.READ_ONLY)).as("the job's own configuration is untouched").isFalse();
+        assertThat(job.get(ReadOnlyRestHandlerFactory.READ_ONLY))
+                .as("the job's own configuration is untouched")
+                .isFalse();
     }
 
     @Test
@@ -43,7 +45,9 @@ class LocalFlinkEnvironmentTest {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             int port = taken.getLocalPort();
             assertThat(LocalFlinkEnvironment.isFree(port)).isFalse();
-            assertThat(LocalFlinkEnvironment.choosePort(port)).isNotEqualTo(port).isPositive();
+            assertThat(LocalFlinkEnvironment.choosePort(port))
+                    .isNotEqualTo(port)
+                    .isPositive();
         }
         assertThat(LocalFlinkEnvironment.choosePort(0)).isPositive();
     }
@@ -51,17 +55,24 @@ class LocalFlinkEnvironmentTest {
     @Test
     void theRestApiAnswersOnlyReads() {
         ReadOnlyRestHandlerFactory factory = new ReadOnlyRestHandlerFactory();
-        assertThat(factory.createHandler(new Configuration(), Map.of())).as("inactive unless asked for").isEmpty();
+        assertThat(factory.createHandler(new Configuration(), Map.of()))
+                .as("inactive unless asked for")
+                .isEmpty();
         Configuration readOnly = new Configuration();
         readOnly.set(ReadOnlyRestHandlerFactory.READ_ONLY, true);
 
-        EmbeddedChannel channel = new EmbeddedChannel(factory.createHandler(readOnly, Map.of()).orElseThrow());
+        EmbeddedChannel channel =
+                new EmbeddedChannel(factory.createHandler(readOnly, Map.of()).orElseThrow());
         FullHttpRequest get = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/jobs/overview");
         channel.writeInbound(get);
-        assertThat((Object) channel.readInbound()).as("a GET reaches Flink's router").isSameAs(get);
+        assertThat((Object) channel.readInbound())
+                .as("a GET reaches Flink's router")
+                .isSameAs(get);
 
-        for (HttpMethod write : new HttpMethod[] {HttpMethod.POST, HttpMethod.PATCH, HttpMethod.DELETE, HttpMethod.PUT}) {
-            channel = new EmbeddedChannel(factory.createHandler(readOnly, Map.of()).orElseThrow());
+        for (HttpMethod write :
+                new HttpMethod[] {HttpMethod.POST, HttpMethod.PATCH, HttpMethod.DELETE, HttpMethod.PUT}) {
+            channel = new EmbeddedChannel(
+                    factory.createHandler(readOnly, Map.of()).orElseThrow());
             FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, write, "/jobs");
             channel.writeInbound(request);
             assertThat((Object) channel.readInbound()).as(write + " stops here").isNull();

@@ -18,22 +18,36 @@ class ReadOnlyRestHandlerTest {
 
     @Test
     void readsPassAndWritesAreRefused() {
-        assertThat(passes(request(HttpMethod.GET, "/jobs/overview", null), TOKEN)).isTrue();
+        assertThat(passes(request(HttpMethod.GET, "/jobs/overview", null), TOKEN))
+                .isTrue();
         assertThat(passes(request(HttpMethod.HEAD, "/config", null), TOKEN)).isTrue();
-        assertThat(passes(request(HttpMethod.POST, "/jobs", TOKEN), TOKEN)).as("submission, even with the secret").isFalse();
-        assertThat(passes(request(HttpMethod.PATCH, "/jobs/0123456789abcdef0123456789abcdef", TOKEN), TOKEN)).isFalse();
+        assertThat(passes(request(HttpMethod.POST, "/jobs", TOKEN), TOKEN))
+                .as("submission, even with the secret")
+                .isFalse();
+        assertThat(passes(request(HttpMethod.PATCH, "/jobs/0123456789abcdef0123456789abcdef", TOKEN), TOKEN))
+                .isFalse();
     }
 
     @Test
     void aCheckpointRequestPassesOnlyWithTheSecret() {
         assertThat(passes(request(HttpMethod.POST, CHECKPOINTS, TOKEN), TOKEN)).isTrue();
-        assertThat(passes(request(HttpMethod.POST, "/v1" + CHECKPOINTS, TOKEN), TOKEN)).isTrue();
-        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS, null), TOKEN)).as("no secret").isFalse();
-        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS, "b".repeat(64)), TOKEN)).as("a wrong secret").isFalse();
-        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS, TOKEN), null)).as("no secret configured").isFalse();
-        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS + "/../../jobs", TOKEN), TOKEN)).as("another path").isFalse();
+        assertThat(passes(request(HttpMethod.POST, "/v1" + CHECKPOINTS, TOKEN), TOKEN))
+                .isTrue();
+        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS, null), TOKEN))
+                .as("no secret")
+                .isFalse();
+        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS, "b".repeat(64)), TOKEN))
+                .as("a wrong secret")
+                .isFalse();
+        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS, TOKEN), null))
+                .as("no secret configured")
+                .isFalse();
+        assertThat(passes(request(HttpMethod.POST, CHECKPOINTS + "/../../jobs", TOKEN), TOKEN))
+                .as("another path")
+                .isFalse();
         assertThat(passes(request(HttpMethod.POST, "/jobs/0123456789abcdef0123456789abcdef/savepoints", TOKEN), TOKEN))
-                .as("a savepoint").isFalse();
+                .as("a savepoint")
+                .isFalse();
     }
 
     /** True when the request reached the next handler; false when it was answered 403 here. */

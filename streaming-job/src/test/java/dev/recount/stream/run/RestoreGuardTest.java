@@ -18,8 +18,15 @@ class RestoreGuardTest {
     private final List<String> log = new ArrayList<>();
 
     private static ResumePlan restore(String newest, String... older) {
-        return new ResumePlan(ResumePlan.Kind.RESTORE, JobID.generate(), newest, Map.of(), Long.MIN_VALUE, null,
-                List.of(older), LINEAGE);
+        return new ResumePlan(
+                ResumePlan.Kind.RESTORE,
+                JobID.generate(),
+                newest,
+                Map.of(),
+                Long.MIN_VALUE,
+                null,
+                List.of(older),
+                LINEAGE);
     }
 
     /** Snapshots named chk-N read as checkpoint N; "bad" ones cannot be read. */
@@ -44,7 +51,8 @@ class RestoreGuardTest {
         // chk-10 was committed (its commit carried mark 9), then deleted: resuming chk-9 would count twice.
         assertThatThrownBy(() -> check(restore("/c/chk-9", "/c/chk-8"), new Committed(LINEAGE, 9), false))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("/c/chk-9").hasMessageContaining("count events twice")
+                .hasMessageContaining("/c/chk-9")
+                .hasMessageContaining("count events twice")
                 .hasMessageContaining("--from-earliest");
     }
 
@@ -56,7 +64,9 @@ class RestoreGuardTest {
         assertThat(log).singleElement().asString().contains("bad-chk-10").contains("truncated _metadata");
 
         assertThatThrownBy(() -> check(restore("/c/bad-chk-10", "/c/chk-9"), new Committed(LINEAGE, 9), false))
-                .hasMessageContaining("unreadable").hasMessageContaining("bad-chk-10").hasMessageContaining("count events twice");
+                .hasMessageContaining("unreadable")
+                .hasMessageContaining("bad-chk-10")
+                .hasMessageContaining("count events twice");
         assertThatThrownBy(() -> check(restore("/c/bad-chk-10", "/c/bad-chk-9"), null, false))
                 .hasMessageContaining("no readable snapshot");
     }
@@ -71,8 +81,10 @@ class RestoreGuardTest {
     @Test
     void startingFromNothingOverCommittedResultsNeedsFromEarliest() {
         assertThatThrownBy(() -> check(ResumePlan.fresh(), new Committed(LINEAGE, 4), false))
-                .hasMessageContaining("no checkpoint to resume").hasMessageContaining("--from-earliest");
-        assertThat(check(ResumePlan.fresh(), new Committed(LINEAGE, 4), true).kind()).isEqualTo(ResumePlan.Kind.FRESH);
+                .hasMessageContaining("no checkpoint to resume")
+                .hasMessageContaining("--from-earliest");
+        assertThat(check(ResumePlan.fresh(), new Committed(LINEAGE, 4), true).kind())
+                .isEqualTo(ResumePlan.Kind.FRESH);
         assertThat(check(ResumePlan.fresh(), null, false).kind()).isEqualTo(ResumePlan.Kind.FRESH);
     }
 }

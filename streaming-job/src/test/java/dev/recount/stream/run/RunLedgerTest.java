@@ -19,11 +19,12 @@ class RunLedgerTest {
     private static final String TOPIC = "ad-events";
     private static final long MINUTE = 60_000;
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
-    private static final Map<TopicPartition, Long> STOPS = Map.of(new TopicPartition(TOPIC, 0), 100L,
-            new TopicPartition(TOPIC, 1), 7L);
+    private static final Map<TopicPartition, Long> STOPS =
+            Map.of(new TopicPartition(TOPIC, 0), 100L, new TopicPartition(TOPIC, 1), 7L);
 
     @TempDir
     Path dir;
+
     private RunLedger ledger;
 
     @BeforeEach
@@ -68,19 +69,22 @@ class RunLedgerTest {
         snapshot(unbounded, "chk-1", 10);
         assertThat(ledger.plan(true, TOPIC, MINUTE).carriedStopOffsets()).isNull();
 
-        JobID bounded = run(2, new RunRecord(2, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
+        JobID bounded =
+                run(2, new RunRecord(2, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
         snapshot(bounded, "chk-1", 20);
 
         ResumePlan plan = ledger.plan(true, TOPIC, MINUTE);
         assertThat(plan.fromJob()).isEqualTo(bounded);
         assertThat(plan.carriedStopOffsets()).isEqualTo(STOPS);
         assertThatThrownBy(() -> ledger.plan(false, TOPIC, MINUTE))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("--bounded");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("--bounded");
     }
 
     @Test
     void afterAFinishedBoundedRunTheNextContinuesAtItsStopsWithItsWindowsClosed() throws Exception {
-        JobID bounded = run(1, new RunRecord(1, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
+        JobID bounded =
+                run(1, new RunRecord(1, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
         snapshot(bounded, "chk-5", 10);
         ledger.recordFinished(bounded, T0.toEpochMilli());
 
@@ -122,8 +126,18 @@ class RunLedgerTest {
 
     private JobID run(long startedAt, RunRecord record) throws Exception {
         JobID id = JobID.generate();
-        ledger.recordStart(id, new RunRecord(startedAt, record.inputTopic(), record.windowSizeMillis(), record.bounded(),
-                record.closedUntil(), record.stopOffsets(), false, Long.MIN_VALUE, record.lineage()));
+        ledger.recordStart(
+                id,
+                new RunRecord(
+                        startedAt,
+                        record.inputTopic(),
+                        record.windowSizeMillis(),
+                        record.bounded(),
+                        record.closedUntil(),
+                        record.stopOffsets(),
+                        false,
+                        Long.MIN_VALUE,
+                        record.lineage()));
         return id;
     }
 

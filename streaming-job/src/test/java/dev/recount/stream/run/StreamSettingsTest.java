@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StreamSettingsTest {
     /** The deployment files shipped in deploy/ (the tests run in the module directory). */
     private static final Path K8S = Path.of("../deploy/k8s/config/recount.properties");
+
     private static final Path COMPOSE = Path.of("../deploy/compose/recount.properties");
 
     @Test
@@ -33,8 +34,15 @@ class StreamSettingsTest {
         assertThat(c.getOptional(StateRecoveryOptions.SAVEPOINT_PATH)).isEmpty();
 
         JobID own = JobID.generate();
-        ResumePlan restore = new ResumePlan(ResumePlan.Kind.RESTORE, own, "file:/ckpt/chk-3", Map.of(), Long.MIN_VALUE, null,
-                java.util.List.of(), "lineage");
+        ResumePlan restore = new ResumePlan(
+                ResumePlan.Kind.RESTORE,
+                own,
+                "file:/ckpt/chk-3",
+                Map.of(),
+                Long.MIN_VALUE,
+                null,
+                java.util.List.of(),
+                "lineage");
         Configuration byRecount = StreamRun.configuration(settings(COMPOSE), own, restore);
         assertThat(byRecount.get(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID)).isEqualTo(own.toHexString());
         assertThat(byRecount.get(StateRecoveryOptions.SAVEPOINT_PATH)).isEqualTo("file:/ckpt/chk-3");
@@ -43,7 +51,8 @@ class StreamSettingsTest {
     @Test
     void anUnknownRestoreModeIsNamed(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("recount.properties"), "stream.restore=operator\n");
-        assertThatThrownBy(() -> settings(file)).hasMessageContaining("stream.restore must be recount or cluster")
+        assertThatThrownBy(() -> settings(file))
+                .hasMessageContaining("stream.restore must be recount or cluster")
                 .hasMessageContaining("operator");
     }
 

@@ -62,17 +62,20 @@ class WindowCloseCheckpointsTest {
 
     @Test
     void aFailingPollIsSkipped() {
-        WindowCloseCheckpoints failing = new WindowCloseCheckpoints(new WindowCloseCheckpoints.Job() {
-            @Override
-            public OptionalLong windowWatermark() throws Exception {
-                throw new java.io.IOException("REST away");
-            }
+        WindowCloseCheckpoints failing = new WindowCloseCheckpoints(
+                new WindowCloseCheckpoints.Job() {
+                    @Override
+                    public OptionalLong windowWatermark() throws Exception {
+                        throw new java.io.IOException("REST away");
+                    }
 
-            @Override
-            public void triggerCheckpoint() {
-                checkpoints++;
-            }
-        }, MINUTE, () -> now);
+                    @Override
+                    public void triggerCheckpoint() {
+                        checkpoints++;
+                    }
+                },
+                MINUTE,
+                () -> now);
         failing.pollOnce();
         assertThat(checkpoints).isZero();
     }

@@ -37,13 +37,18 @@ import org.junit.jupiter.api.io.TempDir;
 class RejectedRowITCase {
     @RegisterExtension
     static final FlinkCluster FLINK = new FlinkCluster(1);
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final StreamTestStack stack = new StreamTestStack();
 
     private static Row row(String campaign, long events) {
-        return new Row(new WindowRow(new WindowKey(ms(W0), campaign, "web"), ms(W0) + 60_000,
-                new WindowMetrics(events, 0, 0, 10 * events, events)), 1);
+        return new Row(
+                new WindowRow(
+                        new WindowKey(ms(W0), campaign, "web"),
+                        ms(W0) + 60_000,
+                        new WindowMetrics(events, 0, 0, 10 * events, events)),
+                1);
     }
 
     @Test
@@ -62,19 +67,23 @@ class RejectedRowITCase {
                 .sinkTo(StreamRun.sinks(job.settings(), "rejected-row-test").windowMetrics());
         env.execute("rejected-row");
 
-        assertThat(stack.windowRows(job)).extracting(r -> r.window().key().campaignId())
+        assertThat(stack.windowRows(job))
+                .extracting(r -> r.window().key().campaignId())
                 .containsExactlyInAnyOrder("good-1", "good-2");
-        try (Connection c = stack.stack().adminConnection(); Statement s = c.createStatement()) {
+        try (Connection c = stack.stack().adminConnection();
+                Statement s = c.createStatement()) {
             c.setSchema(job.schema());
             try (ResultSet rs = s.executeQuery("SELECT row_json, sql_state FROM stream_rejected_rows")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(JSON.readTree(rs.getString(1)).get("campaign_id").asText()).isEqualTo("bad-\u0000-id");
+                assertThat(JSON.readTree(rs.getString(1)).get("campaign_id").asText())
+                        .isEqualTo("bad-\u0000-id");
                 assertThat(rs.getString(2)).startsWith("22");
                 assertThat(rs.next()).isFalse();
             }
         }
         List<JsonNode> deadLetters = stack.readCommitted(job.settings().topics().deadLetter()).stream()
-                .map(r -> read(new String(r.value(), StandardCharsets.UTF_8))).toList();
+                .map(r -> read(new String(r.value(), StandardCharsets.UTF_8)))
+                .toList();
         assertThat(deadLetters).singleElement().satisfies(d -> {
             assertThat(d.get("reason").asText()).isEqualTo("rejected");
             assertThat(d.get("detail").asText()).contains("PostgreSQL refused");

@@ -63,20 +63,24 @@ class WindowMetricsWriterTest {
                 List.of(row(ms(W0), longId, 3, 7), row(ms(W1), "ü-ß", 1, Long.MAX_VALUE)), new ProgressMark(9, -5));
         WindowMetricsCommittable.Serializer serializer = new WindowMetricsCommittable.Serializer();
 
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(c))).isEqualTo(c);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(c)))
+                .isEqualTo(c);
     }
 
     @Test
     void committablesCarrySpendBeyondALongExactly() throws Exception {
-        WindowMetricsCommittable c = new WindowMetricsCommittable(List.of(
-                spendRow(ms(W0), "a", BigInteger.TWO.pow(100).add(BigInteger.ONE)),
-                spendRow(ms(W0), "b", BigInteger.TWO.pow(63)),
-                spendRow(ms(W0), "c", new BigInteger("10000000000000000000")),
-                spendRow(ms(W0), "d", BigInteger.ZERO)), null);
+        WindowMetricsCommittable c = new WindowMetricsCommittable(
+                List.of(
+                        spendRow(ms(W0), "a", BigInteger.TWO.pow(100).add(BigInteger.ONE)),
+                        spendRow(ms(W0), "b", BigInteger.TWO.pow(63)),
+                        spendRow(ms(W0), "c", new BigInteger("10000000000000000000")),
+                        spendRow(ms(W0), "d", BigInteger.ZERO)),
+                null);
         WindowMetricsCommittable.Serializer serializer = new WindowMetricsCommittable.Serializer();
 
         assertThat(serializer.getVersion()).isEqualTo(2);
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(c))).isEqualTo(c);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(c)))
+                .isEqualTo(c);
     }
 
     @Test
@@ -97,18 +101,32 @@ class WindowMetricsWriterTest {
 
         WindowMetricsCommittable read = new WindowMetricsCommittable.Serializer().deserialize(1, out.getCopyOfBuffer());
 
-        assertThat(read).isEqualTo(new WindowMetricsCommittable(List.of(new Row(new WindowRow(
-                new WindowKey(ms(W1), "camp", "search"), ms(W1) + 60_000, new WindowMetrics(3, 2, 1, Long.MAX_VALUE, 6)), 5)),
-                new ProgressMark(4, ms(W0))));
+        assertThat(read)
+                .isEqualTo(new WindowMetricsCommittable(
+                        List.of(new Row(
+                                new WindowRow(
+                                        new WindowKey(ms(W1), "camp", "search"),
+                                        ms(W1) + 60_000,
+                                        new WindowMetrics(3, 2, 1, Long.MAX_VALUE, 6)),
+                                5)),
+                        new ProgressMark(4, ms(W0))));
     }
 
     private static Row spendRow(long windowStart, String campaign, BigInteger spend) {
-        return new Row(new WindowRow(new WindowKey(windowStart, campaign, "search"), windowStart + 60_000,
-                new WindowMetrics(1, 0, 1, spend, 2)), 1);
+        return new Row(
+                new WindowRow(
+                        new WindowKey(windowStart, campaign, "search"),
+                        windowStart + 60_000,
+                        new WindowMetrics(1, 0, 1, spend, 2)),
+                1);
     }
 
     private static Row row(long windowStart, String campaign, int revision, long events) {
-        return new Row(new WindowRow(new WindowKey(windowStart, campaign, "search"), windowStart + 60_000,
-                new WindowMetrics(events, 0, 0, 0, events)), revision);
+        return new Row(
+                new WindowRow(
+                        new WindowKey(windowStart, campaign, "search"),
+                        windowStart + 60_000,
+                        new WindowMetrics(events, 0, 0, 0, events)),
+                revision);
     }
 }

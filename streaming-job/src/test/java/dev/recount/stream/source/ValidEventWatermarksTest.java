@@ -29,6 +29,7 @@ class ValidEventWatermarksTest {
     private final ManualClock clock = new ManualClock();
     /** The wall clock the cap is judged by: well after the fixtures' event times unless a test moves it. */
     private long wallClock = ms(W0.plusSeconds(86_400));
+
     private final java.util.concurrent.atomic.AtomicLong eventsAhead = new java.util.concurrent.atomic.AtomicLong();
     private final AtomicInteger idlePartitions = new AtomicInteger();
     private final RecordingOutput combined = new RecordingOutput();
@@ -127,7 +128,8 @@ class ValidEventWatermarksTest {
         quiet.onPeriodicEmit(multiplexer.getImmediateOutput("p1"));
         assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(54)) - 1);
         eventNow(quiet, "p1", click("far", W0.plusSeconds(3600), 3));
-        assertThat(combined.last()).as("the minimum over partitions, each capped")
+        assertThat(combined.last())
+                .as("the minimum over partitions, each capped")
                 .isEqualTo(ms(W0.plusSeconds(60 + 300 - 5)) - 1);
         assertThat(eventsAhead).hasValue(2);
     }
@@ -138,8 +140,8 @@ class ValidEventWatermarksTest {
 
     private ValidEventWatermarks partition(String id) {
         multiplexer.registerNewOutput(id);
-        return new ValidEventWatermarks(OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE, clock, () -> wallClock, idlePartitions,
-                eventsAhead);
+        return new ValidEventWatermarks(
+                OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE, clock, () -> wallClock, idlePartitions, eventsAhead);
     }
 
     private void event(ValidEventWatermarks generator, String id, AdEvent e) {
@@ -147,7 +149,9 @@ class ValidEventWatermarksTest {
     }
 
     private void invalid(ValidEventWatermarks generator, String id, long kafkaTimestamp) {
-        generator.onEvent(ParsedRecord.invalid(new DeadLetter(InvalidReason.SCHEMA, "{}", null)), kafkaTimestamp,
+        generator.onEvent(
+                ParsedRecord.invalid(new DeadLetter(InvalidReason.SCHEMA, "{}", null)),
+                kafkaTimestamp,
                 multiplexer.getDeferredOutput(id));
     }
 

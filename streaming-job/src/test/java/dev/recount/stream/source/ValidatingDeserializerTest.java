@@ -9,7 +9,6 @@ import dev.recount.core.event.EventType;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.InvalidReason;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,10 +41,12 @@ class ValidatingDeserializerTest {
         assertDead(new byte[] {(byte) 0xc3, (byte) 0x28}, InvalidReason.MALFORMED);
         assertDead(big, InvalidReason.MALFORMED);
         assertDead("[1,2]".getBytes(StandardCharsets.UTF_8), InvalidReason.MALFORMED);
-        assertDead(VALID.replace("250000", "99999999999999999999999").getBytes(StandardCharsets.UTF_8),
+        assertDead(
+                VALID.replace("250000", "99999999999999999999999").getBytes(StandardCharsets.UTF_8),
                 InvalidReason.SCHEMA);
         assertDead(VALID.replace("\"click\"", "\"tap\"").getBytes(StandardCharsets.UTF_8), InvalidReason.SCHEMA);
-        assertDead(VALID.replace("\"event_ts\":", "\"event_ts\":1").getBytes(StandardCharsets.UTF_8),
+        assertDead(
+                VALID.replace("\"event_ts\":", "\"event_ts\":1").getBytes(StandardCharsets.UTF_8),
                 InvalidReason.TIMESTAMP);
     }
 
@@ -64,9 +65,17 @@ class ValidatingDeserializerTest {
     }
 
     private ParsedRecord parse(byte[] value) {
-        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>("ad-events", 2, 42, RECORD_TS,
-                org.apache.kafka.common.record.TimestampType.CREATE_TIME, 0, value == null ? 0 : value.length,
-                "camp-a".getBytes(StandardCharsets.UTF_8), value, new org.apache.kafka.common.header.internals.RecordHeaders(),
+        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(
+                "ad-events",
+                2,
+                42,
+                RECORD_TS,
+                org.apache.kafka.common.record.TimestampType.CREATE_TIME,
+                0,
+                value == null ? 0 : value.length,
+                "camp-a".getBytes(StandardCharsets.UTF_8),
+                value,
+                new org.apache.kafka.common.header.internals.RecordHeaders(),
                 java.util.Optional.empty());
         return deserializer.parse(record);
     }

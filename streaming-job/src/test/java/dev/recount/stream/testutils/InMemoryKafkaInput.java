@@ -36,8 +36,17 @@ public final class InMemoryKafkaInput {
         }
 
         ConsumerRecord<byte[], byte[]> toConsumerRecord() {
-            return new ConsumerRecord<>(topic, partition, offset, timestamp, TimestampType.CREATE_TIME,
-                    key == null ? -1 : key.length, value == null ? -1 : value.length, key, value, new RecordHeaders(),
+            return new ConsumerRecord<>(
+                    topic,
+                    partition,
+                    offset,
+                    timestamp,
+                    TimestampType.CREATE_TIME,
+                    key == null ? -1 : key.length,
+                    value == null ? -1 : value.length,
+                    key,
+                    value,
+                    new RecordHeaders(),
                     Optional.empty());
         }
     }
@@ -46,8 +55,10 @@ public final class InMemoryKafkaInput {
     public static DataGeneratorSource<ParsedRecord> source(List<Record> records, EventValidator validator) {
         Objects.requireNonNull(records, "records");
         if (records.isEmpty()) throw new IllegalArgumentException("records must not be empty");
-        return new DataGeneratorSource<>(new Deserialize(List.copyOf(records), new ValidatingDeserializer(validator)),
-                records.size(), TypeInformation.of(ParsedRecord.class));
+        return new DataGeneratorSource<>(
+                new Deserialize(List.copyOf(records), new ValidatingDeserializer(validator)),
+                records.size(),
+                TypeInformation.of(ParsedRecord.class));
     }
 
     /** Record number i, through the job's deserializer. */

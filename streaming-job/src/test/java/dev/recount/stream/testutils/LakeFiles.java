@@ -30,13 +30,18 @@ public final class LakeFiles {
             files = s.filter(Files::isRegularFile)
                     .filter(p -> p.getFileName().toString().endsWith(".parquet"))
                     .filter(p -> !p.getFileName().toString().startsWith("."))
-                    .sorted().toList();
+                    .sorted()
+                    .toList();
         }
         for (Path file : files) {
             String partitionPath = lake.relativize(file.getParent()).toString();
-            try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
-                    new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration())).build()) {
-                for (GenericRecord r = reader.read(); r != null; r = reader.read()) rows.add(new LakeRow(partitionPath, r));
+            try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(
+                            HadoopInputFile.fromPath(
+                                    new org.apache.hadoop.fs.Path(file.toUri()),
+                                    new org.apache.hadoop.conf.Configuration()))
+                    .build()) {
+                for (GenericRecord r = reader.read(); r != null; r = reader.read())
+                    rows.add(new LakeRow(partitionPath, r));
             }
         }
         return rows;

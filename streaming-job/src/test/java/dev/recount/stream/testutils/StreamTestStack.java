@@ -16,7 +16,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +38,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The job logs in as the schema's stream login; the tests read results as the administrator.
  */
 public final class StreamTestStack {
-    private static final long ALL_FROM = java.time.Instant.parse("1970-01-01T00:00:00Z").toEpochMilli();
-    private static final long ALL_TO = java.time.Instant.parse("9999-01-01T00:00:00Z").toEpochMilli();
+    private static final long ALL_FROM =
+            java.time.Instant.parse("1970-01-01T00:00:00Z").toEpochMilli();
+    private static final long ALL_TO =
+            java.time.Instant.parse("9999-01-01T00:00:00Z").toEpochMilli();
 
     private final LocalStack stack = LocalStack.shared();
 
@@ -62,7 +63,9 @@ public final class StreamTestStack {
     public String createTopic(String prefix, int partitions) {
         String topic = TestNames.unique(prefix);
         try (Admin admin = Admin.create(adminProps())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot create topic " + topic, e);
         }
@@ -124,7 +127,8 @@ public final class StreamTestStack {
 
     public Optional<Long> lakeCompleteUntil(Job job) throws SQLException {
         try (Connection c = connection(job);
-             PreparedStatement ps = c.prepareStatement("SELECT lake_complete_until FROM stream_progress WHERE job_name = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT lake_complete_until FROM stream_progress WHERE job_name = ?")) {
             ps.setString(1, StreamSettings.JOB_NAME);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(rs.getTimestamp(1).getTime()) : Optional.empty();
@@ -145,11 +149,22 @@ public final class StreamTestStack {
     }
 
     /** Sends one record to a given partition with a given record timestamp, waits for the ack, returns its offset. */
-    public static long send(KafkaProducer<byte[], byte[]> producer, String topic, int partition, long recordTs,
-                            String key, byte[] value) {
+    public static long send(
+            KafkaProducer<byte[], byte[]> producer,
+            String topic,
+            int partition,
+            long recordTs,
+            String key,
+            byte[] value) {
         try {
-            return producer.send(new ProducerRecord<>(topic, partition, recordTs,
-                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), value)).get(30, TimeUnit.SECONDS).offset();
+            return producer.send(new ProducerRecord<>(
+                            topic,
+                            partition,
+                            recordTs,
+                            key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                            value))
+                    .get(30, TimeUnit.SECONDS)
+                    .offset();
         } catch (Exception e) {
             throw new IllegalStateException("cannot send to " + topic + "-" + partition, e);
         }

@@ -50,13 +50,14 @@ class WindowMetricsTest {
         harness.open();
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, WindowPartial, Row> newHarness() throws Exception {
+    private static KeyedOneInputStreamOperatorTestHarness<Tuple2<String, String>, WindowPartial, Row> newHarness()
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        DataStream<WindowPartial> input = env.fromData(TypeInformation.of(WindowPartial.class),
-                WindowPartial.of(ms(W0), click("seed", W0, 0)));
+        DataStream<WindowPartial> input =
+                env.fromData(TypeInformation.of(WindowPartial.class), WindowPartial.of(ms(W0), click("seed", W0, 0)));
         @SuppressWarnings("unchecked")
-        OneInputTransformation<WindowPartial, Row> window =
-                (OneInputTransformation<WindowPartial, Row>) StreamJob.windowMetrics(input, Fixtures.SETTINGS).getTransformation();
+        OneInputTransformation<WindowPartial, Row> window = (OneInputTransformation<WindowPartial, Row>)
+                StreamJob.windowMetrics(input, Fixtures.SETTINGS).getTransformation();
         StreamOperatorFactory<Row> factory = window.getOperatorFactory();
         return new KeyedOneInputStreamOperatorTestHarness<>(factory, new CampaignChannelKey(), CampaignChannelKey.TYPE);
     }
@@ -85,9 +86,9 @@ class WindowMetricsTest {
         feed(click("late", W0.plusSeconds(30), 2));
         harness.processWatermark(new Watermark(ms(W1) + 20_000));
 
-        assertThat(rows()).containsExactly(
-                row(1, new WindowMetrics(1, 0, 0, 1_000, 1)),
-                row(2, new WindowMetrics(1, 1, 0, 251_000, 2)));
+        assertThat(rows())
+                .containsExactly(
+                        row(1, new WindowMetrics(1, 0, 0, 1_000, 1)), row(2, new WindowMetrics(1, 1, 0, 251_000, 2)));
         assertThat(harness.getSideOutput(StreamJob.LATE_AT_WINDOW_TAG)).isNull();
     }
 
@@ -100,7 +101,8 @@ class WindowMetricsTest {
 
         assertThat(rows()).containsExactly(row(1, new WindowMetrics(1, 0, 0, 1_000, 1)));
         assertThat(harness.getSideOutput(StreamJob.LATE_AT_WINDOW_TAG))
-                .extracting(r -> r.getValue().event).containsExactly(tooLate);
+                .extracting(r -> r.getValue().event)
+                .containsExactly(tooLate);
     }
 
     @Test
@@ -110,10 +112,14 @@ class WindowMetricsTest {
         harness.processWatermark(new Watermark(ms(W1) + 10_000));
         feed(click("late", W0.plusSeconds(30), 3)); // a re-firing also keeps revision state
         assertThat(harness.numKeyedStateEntries()).isPositive();
-        assertThat(harness.numEventTimeTimers()).as("no timers: the windows are aligned, an index fires them").isZero();
+        assertThat(harness.numEventTimeTimers())
+                .as("no timers: the windows are aligned, an index fires them")
+                .isZero();
 
         harness.processWatermark(new Watermark(ms(W1) - 1 + LATENESS));
-        assertThat(harness.numKeyedStateEntries()).as("W1 is still within lateness").isPositive();
+        assertThat(harness.numKeyedStateEntries())
+                .as("W1 is still within lateness")
+                .isPositive();
         harness.processWatermark(new Watermark(ms(W2) - 1 + LATENESS));
 
         assertThat(harness.numKeyedStateEntries()).isZero();
@@ -139,9 +145,10 @@ class WindowMetricsTest {
         harness.processWatermark(new Watermark(ms(W2) - 1));
 
         WindowKey keyW1 = new WindowKey(ms(W1), "camp-a", "search");
-        assertThat(rows()).containsExactlyInAnyOrder(
-                row(2, new WindowMetrics(1, 1, 0, 251_000, 2)),
-                new Row(new WindowRow(keyW1, ms(W2), new WindowMetrics(0, 1, 0, 250_000, 1)), 1));
+        assertThat(rows())
+                .containsExactlyInAnyOrder(
+                        row(2, new WindowMetrics(1, 1, 0, 251_000, 2)),
+                        new Row(new WindowRow(keyW1, ms(W2), new WindowMetrics(0, 1, 0, 250_000, 1)), 1));
     }
 
     @Test
@@ -151,7 +158,8 @@ class WindowMetricsTest {
 
         harness.processWatermark(new Watermark(ms(W1) - 1));
 
-        assertThat(rows()).containsExactly(row(1, new WindowMetrics(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
+        assertThat(rows())
+                .containsExactly(row(1, new WindowMetrics(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
     }
 
     @Test
@@ -169,7 +177,9 @@ class WindowMetricsTest {
         feed(conversion("v4", W0.plusSeconds(4), 1));
         harness.processWatermark(new Watermark(ms(W1) - 1));
 
-        BigInteger expected = BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)).add(BigInteger.ONE);
+        BigInteger expected = BigInteger.valueOf(Long.MAX_VALUE)
+                .multiply(BigInteger.valueOf(3))
+                .add(BigInteger.ONE);
         assertThat(rows()).containsExactly(row(1, new WindowMetrics(0, 0, 4, expected, 4)));
     }
 
@@ -179,23 +189,29 @@ class WindowMetricsTest {
 
     /** One event as the de-dup operator sends an event of a fired window on: a partial of its own. */
     private void feed(AdEvent e) throws Exception {
-        harness.processElement(new StreamRecord<>(WindowPartial.of(Fixtures.SETTINGS.windows().windowStart(e.eventTs), e),
-                e.eventTs));
+        harness.processElement(
+                new StreamRecord<>(WindowPartial.of(Fixtures.SETTINGS.windows().windowStart(e.eventTs), e), e.eventTs));
     }
 
     /** Buffered sums as the de-dup operator sends them before the watermark: timestamped with the window's end - 1. */
     @Test
     void partialSumsAddUpExactlyAsTheirEventsWould() throws Exception {
         dev.recount.core.metrics.MetricsAccumulator first = new dev.recount.core.metrics.MetricsAccumulator()
-                .add(impression("i1", W0.plusSeconds(5), 1)).add(click("c1", W0.plusSeconds(20), 2));
+                .add(impression("i1", W0.plusSeconds(5), 1))
+                .add(click("c1", W0.plusSeconds(20), 2));
         dev.recount.core.metrics.MetricsAccumulator second = new dev.recount.core.metrics.MetricsAccumulator()
                 .add(conversion("v1", W0.plusSeconds(30), Long.MAX_VALUE));
-        harness.processElement(new StreamRecord<>(new WindowPartial(ms(W0), "camp-a", "search", first, null), ms(W1) - 1));
-        harness.processElement(new StreamRecord<>(new WindowPartial(ms(W0), "camp-a", "search", second, null), ms(W1) - 1));
+        harness.processElement(
+                new StreamRecord<>(new WindowPartial(ms(W0), "camp-a", "search", first, null), ms(W1) - 1));
+        harness.processElement(
+                new StreamRecord<>(new WindowPartial(ms(W0), "camp-a", "search", second, null), ms(W1) - 1));
         harness.processWatermark(new Watermark(ms(W1) - 1));
 
-        assertThat(rows()).containsExactly(row(1, new WindowMetrics(1, 1, 1,
-                BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(251_000)), 3)));
+        assertThat(rows())
+                .containsExactly(row(
+                        1,
+                        new WindowMetrics(
+                                1, 1, 1, BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(251_000)), 3)));
     }
 
     private List<Row> rows() {

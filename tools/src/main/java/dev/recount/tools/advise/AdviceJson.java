@@ -20,8 +20,14 @@ final class AdviceJson {
     private AdviceJson() {}
 
     /** What was read, before any advice: the first line of the text. */
-    record ReadFacts(String topic, String bootstrapServers, Instant from, Instant to, KafkaArrivalReader.Read read,
-                     long maxRecords, ArrivalSample sample) {}
+    record ReadFacts(
+            String topic,
+            String bootstrapServers,
+            Instant from,
+            Instant to,
+            KafkaArrivalReader.Read read,
+            long maxRecords,
+            ArrivalSample sample) {}
 
     static ObjectNode of(ReadFacts facts, Advice advice) {
         ObjectNode json = JsonOutput.object();
@@ -60,7 +66,9 @@ final class AdviceJson {
         setting(recommendation, "watermark.idleness", r.idleness());
         recommendation.put("largest_gap_p99_9_ms", advice.largestGapP999());
         if (!advice.gaps().isEmpty()) {
-            recommendation.put("gaps_longer_than_idleness_share", advice.gaps().shareAbove(r.idleness().toMillis()));
+            recommendation.put(
+                    "gaps_longer_than_idleness_share",
+                    advice.gaps().shareAbove(r.idleness().toMillis()));
         }
 
         ArrayNode candidates = json.putArray("candidates");

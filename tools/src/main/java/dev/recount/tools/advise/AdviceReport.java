@@ -15,8 +15,18 @@ final class AdviceReport {
     static void print(Advice advice, PrintWriter out) {
         out.println();
         out.println("Arrival delay = Kafka record timestamp - event_ts, per partition (valid, first-seen events):");
-        out.printf(Locale.ROOT, "  %-9s %10s %9s %9s %9s %9s %9s   %-14s %s%n",
-                "partition", "events", "p50", "p90", "p99", "p99.9", "max", "gap p99.9", "largest gaps");
+        out.printf(
+                Locale.ROOT,
+                "  %-9s %10s %9s %9s %9s %9s %9s   %-14s %s%n",
+                "partition",
+                "events",
+                "p50",
+                "p90",
+                "p99",
+                "p99.9",
+                "max",
+                "gap p99.9",
+                "largest gaps");
         for (PartitionStats p : advice.partitions()) {
             row(out, String.valueOf(p.partition()), p.delays(), p.gaps());
         }
@@ -25,26 +35,48 @@ final class AdviceReport {
         Recommendation r = advice.recommendation();
         out.println();
         out.println("Recommended (config/recount.properties keys):");
-        out.printf(Locale.ROOT, "  watermark.out-of-orderness=%-8s # p99 of the delay is %s, rounded up%n",
-                Durations.format(r.outOfOrderness()), millis(advice.delays().percentile(0.99)));
-        out.printf(Locale.ROOT, "  window.allowed-lateness=%-11s # with out-of-orderness covers the p99.9 delay of %s%n",
-                Durations.format(r.allowedLateness()), millis(advice.delays().percentile(0.999)));
-        out.printf(Locale.ROOT, "  watermark.idleness=%-16s # largest per-partition p99.9 gap between events is %s%n",
-                Durations.format(r.idleness()), millis(advice.largestGapP999()));
+        out.printf(
+                Locale.ROOT,
+                "  watermark.out-of-orderness=%-8s # p99 of the delay is %s, rounded up%n",
+                Durations.format(r.outOfOrderness()),
+                millis(advice.delays().percentile(0.99)));
+        out.printf(
+                Locale.ROOT,
+                "  window.allowed-lateness=%-11s # with out-of-orderness covers the p99.9 delay of %s%n",
+                Durations.format(r.allowedLateness()),
+                millis(advice.delays().percentile(0.999)));
+        out.printf(
+                Locale.ROOT,
+                "  watermark.idleness=%-16s # largest per-partition p99.9 gap between events is %s%n",
+                Durations.format(r.idleness()),
+                millis(advice.largestGapP999()));
         if (!advice.gaps().isEmpty() && advice.gaps().max() > r.idleness().toMillis()) {
-            out.printf(Locale.ROOT, "  note: %.3f%% of gaps are longer than that (up to %s): a partition goes idle"
+            out.printf(
+                    Locale.ROOT,
+                    "  note: %.3f%% of gaps are longer than that (up to %s): a partition goes idle"
                             + " there, so the others' windows close without it%n",
-                    100 * advice.gaps().shareAbove(r.idleness().toMillis()), millis(advice.gaps().max()));
+                    100 * advice.gaps().shareAbove(r.idleness().toMillis()),
+                    millis(advice.gaps().max()));
         }
 
         out.println();
         out.println("What each setting would do to these events (replayed in arrival order through per-partition");
         out.println("watermarks; late = arrives after its window fired: re-firing, revision + 1; too late = after");
         out.println("window end + allowed lateness: backfill topic, corrected by the nightly batch):");
-        out.printf(Locale.ROOT, "  %-32s %9s %9s %9s %9s   %-22s %s%n",
-                "setting", "window", "ooo", "lateness", "idleness", "late (re-firing)", "too late (backfill)");
+        out.printf(
+                Locale.ROOT,
+                "  %-32s %9s %9s %9s %9s   %-22s %s%n",
+                "setting",
+                "window",
+                "ooo",
+                "lateness",
+                "idleness",
+                "late (re-firing)",
+                "too late (backfill)");
         for (Candidate c : advice.candidates()) {
-            out.printf(Locale.ROOT, "  %-32s %9s %9s %9s %9s   %-22s %s%n",
+            out.printf(
+                    Locale.ROOT,
+                    "  %-32s %9s %9s %9s %9s   %-22s %s%n",
                     c.label(),
                     Durations.format(c.settings().windowSize()),
                     Durations.format(c.settings().outOfOrderness()),
@@ -65,11 +97,18 @@ final class AdviceReport {
             if (largest.length() > 0) largest.append(", ");
             largest.append(millis(g));
         }
-        out.printf(Locale.ROOT, "  %-9s %10d %9s %9s %9s %9s %9s   %-14s %s%n",
-                label, delays.count(),
-                millis(delays.percentile(0.5)), millis(delays.percentile(0.9)),
-                millis(delays.percentile(0.99)), millis(delays.percentile(0.999)), millis(delays.max()),
-                gaps.isEmpty() ? "-" : millis(gaps.percentile(0.999)), largest);
+        out.printf(
+                Locale.ROOT,
+                "  %-9s %10d %9s %9s %9s %9s %9s   %-14s %s%n",
+                label,
+                delays.count(),
+                millis(delays.percentile(0.5)),
+                millis(delays.percentile(0.9)),
+                millis(delays.percentile(0.99)),
+                millis(delays.percentile(0.999)),
+                millis(delays.max()),
+                gaps.isEmpty() ? "-" : millis(gaps.percentile(0.999)),
+                largest);
     }
 
     private static String share(long count, double share) {

@@ -83,7 +83,11 @@ final class ArrivalSample {
         return first;
     }
 
-    enum Verdict { VALID, INVALID, DUPLICATE }
+    enum Verdict {
+        VALID,
+        INVALID,
+        DUPLICATE
+    }
 
     /** Collects records one by one, in the order they were read from each partition. */
     static final class Builder {

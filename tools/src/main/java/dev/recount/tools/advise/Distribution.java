@@ -31,6 +31,7 @@ final class Distribution {
     private long max = Long.MIN_VALUE;
     /** The largest values seen, largest first; the first {@code largestCount} are set. */
     private final long[] largest = new long[LARGEST_KEPT];
+
     private int largestCount;
 
     /** An empty distribution to {@link #record} into. */
@@ -51,7 +52,8 @@ final class Distribution {
         if (value > LIMIT || value < -LIMIT) {
             throw new IllegalArgumentException("value must be within +-" + LIMIT + " ms, got " + value);
         }
-        if (value >= 0) nonNegative.recordValue(value); else negated.recordValue(-value);
+        if (value >= 0) nonNegative.recordValue(value);
+        else negated.recordValue(-value);
         min = Math.min(min, value);
         max = Math.max(max, value);
         keepIfLargest(value);
@@ -105,7 +107,8 @@ final class Distribution {
             above = nonNegative.getCountBetweenValues(threshold + 1, Math.max(threshold + 1, max));
         } else {
             // Every non-negative value, and the negative ones above the threshold: negated, below -threshold.
-            above = nonNegative.getTotalCount() + (-threshold - 1 >= 0 ? negated.getCountBetweenValues(0, -threshold - 1) : 0);
+            above = nonNegative.getTotalCount()
+                    + (-threshold - 1 >= 0 ? negated.getCountBetweenValues(0, -threshold - 1) : 0);
         }
         return (double) Math.min(above, n) / n;
     }

@@ -12,6 +12,7 @@ final class EventIdSet {
     private static final long EMPTY = 0L;
     /** Stands for the id whose hash is {@link #EMPTY}, which the table cannot hold. */
     private boolean holdsEmptyHash;
+
     private long[] table = new long[1 << 16];
     private int size;
 

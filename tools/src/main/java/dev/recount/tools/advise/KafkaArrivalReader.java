@@ -42,13 +42,20 @@ final class KafkaArrivalReader {
 
     Read read(String topic, Instant from, Instant to, long maxRecords, ArrivalSample.Builder sample) {
         Map<String, Object> config = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.CLIENT_ID_CONFIG, "recount-advise",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000,
-                ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.CLIENT_ID_CONFIG,
+                "recount-advise",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                5_000,
+                ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                30_000);
         long fromMs = from.toEpochMilli();
         long toMs = to.toEpochMilli();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
@@ -109,12 +116,13 @@ final class KafkaArrivalReader {
             }
             return new Read(records, outside, false);
         } catch (KafkaException e) {
-            throw new IllegalStateException("reading " + topic + " at " + bootstrapServers + " failed: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "reading " + topic + " at " + bootstrapServers + " failed: " + e.getMessage(), e);
         }
     }
 
-    private static Map<TopicPartition, Long> offsetsAt(KafkaConsumer<byte[], byte[]> consumer,
-                                                       List<TopicPartition> partitions, long timestamp) {
+    private static Map<TopicPartition, Long> offsetsAt(
+            KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions, long timestamp) {
         Map<TopicPartition, Long> query = new HashMap<>();
         partitions.forEach(tp -> query.put(tp, timestamp));
         Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query);

@@ -34,9 +34,28 @@ final class WatermarkAdvisor {
 
     /** Readable steps to round settings up to; beyond the last, whole days. */
     private static final long[] STEPS_MS = {
-        100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000,
-        60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
-        3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000};
+        100,
+        200,
+        500,
+        1_000,
+        2_000,
+        5_000,
+        10_000,
+        15_000,
+        30_000,
+        60_000,
+        120_000,
+        300_000,
+        600_000,
+        900_000,
+        1_800_000,
+        3_600_000,
+        7_200_000,
+        10_800_000,
+        21_600_000,
+        43_200_000,
+        86_400_000
+    };
 
     private WatermarkAdvisor() {}
 
@@ -48,8 +67,13 @@ final class WatermarkAdvisor {
     /** One setting and what it would do to the sample. */
     record Candidate(String label, Settings settings, Outcome outcome) {}
 
-    record Advice(List<PartitionStats> partitions, Distribution delays, Distribution gaps,
-                  Recommendation recommendation, List<Candidate> candidates, long largestGapP999) {}
+    record Advice(
+            List<PartitionStats> partitions,
+            Distribution delays,
+            Distribution gaps,
+            Recommendation recommendation,
+            List<Candidate> candidates,
+            long largestGapP999) {}
 
     /**
      * @param current the configured settings: their window size is used throughout, and they are one candidate
@@ -84,7 +108,8 @@ final class WatermarkAdvisor {
             partitions.add(new PartitionStats(sample.partition(i), partitionDelays, partitionGaps));
         }
         Recommendation rec = recommend(delays, largestGapP999);
-        return new Advice(partitions, delays, gaps, rec, candidates(sample, current, delays, gaps, rec), largestGapP999);
+        return new Advice(
+                partitions, delays, gaps, rec, candidates(sample, current, delays, gaps, rec), largestGapP999);
     }
 
     /**
@@ -118,25 +143,32 @@ final class WatermarkAdvisor {
      * (lateness adjusted so the pair still covers p99.9: trading re-firings against waiting), no lateness at all
      * (what the backfill alone would have to absorb), and idleness at the longest gap (never idle on this data).
      */
-    private static List<Candidate> candidates(ArrivalSample sample, EventTimeSettings current, Distribution delays,
-                                              Distribution gaps, Recommendation rec) {
+    private static List<Candidate> candidates(
+            ArrivalSample sample,
+            EventTimeSettings current,
+            Distribution delays,
+            Distribution gaps,
+            Recommendation rec) {
         Duration window = current.windowSize();
         long p999 = delays.percentile(0.999);
         Map<Settings, String> settings = new LinkedHashMap<>();
-        settings.putIfAbsent(new Settings(window, current.outOfOrderness(), current.allowedLateness(), current.idleness()),
+        settings.putIfAbsent(
+                new Settings(window, current.outOfOrderness(), current.allowedLateness(), current.idleness()),
                 "current config");
-        settings.putIfAbsent(new Settings(window, rec.outOfOrderness(), rec.allowedLateness(), rec.idleness()),
-                "recommended");
+        settings.putIfAbsent(
+                new Settings(window, rec.outOfOrderness(), rec.allowedLateness(), rec.idleness()), "recommended");
         for (double q : new double[] {0.5, 0.9, 0.999}) {
             Duration ooo = max(roundUp(delays.percentile(q)), MIN_OUT_OF_ORDERNESS);
-            settings.putIfAbsent(new Settings(window, ooo, latenessCovering(p999, ooo), rec.idleness()),
+            settings.putIfAbsent(
+                    new Settings(window, ooo, latenessCovering(p999, ooo), rec.idleness()),
                     "out-of-orderness at p" + percentLabel(q));
         }
-        settings.putIfAbsent(new Settings(window, rec.outOfOrderness(), Duration.ZERO, rec.idleness()),
-                "recommended, no lateness");
+        settings.putIfAbsent(
+                new Settings(window, rec.outOfOrderness(), Duration.ZERO, rec.idleness()), "recommended, no lateness");
         if (!gaps.isEmpty()) {
             Duration never = max(roundUp(gaps.max() + 1), MIN_IDLENESS);
-            settings.putIfAbsent(new Settings(window, rec.outOfOrderness(), rec.allowedLateness(), never),
+            settings.putIfAbsent(
+                    new Settings(window, rec.outOfOrderness(), rec.allowedLateness(), never),
                     "idleness above the largest gap");
         }
         List<Candidate> out = new ArrayList<>();

@@ -28,10 +28,14 @@ final class WatermarkSimulation {
             Objects.requireNonNull(outOfOrderness, "outOfOrderness");
             Objects.requireNonNull(allowedLateness, "allowedLateness");
             Objects.requireNonNull(idleness, "idleness");
-            if (windowSize.isZero() || windowSize.isNegative()) throw new IllegalArgumentException("windowSize must be positive, got " + windowSize);
-            if (outOfOrderness.isNegative()) throw new IllegalArgumentException("outOfOrderness must not be negative, got " + outOfOrderness);
-            if (allowedLateness.isNegative()) throw new IllegalArgumentException("allowedLateness must not be negative, got " + allowedLateness);
-            if (idleness.isZero() || idleness.isNegative()) throw new IllegalArgumentException("idleness must be positive, got " + idleness);
+            if (windowSize.isZero() || windowSize.isNegative())
+                throw new IllegalArgumentException("windowSize must be positive, got " + windowSize);
+            if (outOfOrderness.isNegative())
+                throw new IllegalArgumentException("outOfOrderness must not be negative, got " + outOfOrderness);
+            if (allowedLateness.isNegative())
+                throw new IllegalArgumentException("allowedLateness must not be negative, got " + allowedLateness);
+            if (idleness.isZero() || idleness.isNegative())
+                throw new IllegalArgumentException("idleness must be positive, got " + idleness);
         }
     }
 

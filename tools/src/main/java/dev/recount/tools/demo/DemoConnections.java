@@ -37,8 +37,8 @@ final class DemoConnections {
     /** How many window keys in [from, to) {@code window_metrics} serves as final (a reconciliation covered them). */
     static long finalWindowKeys(Map<String, String> env, Instant from, Instant to) throws SQLException {
         try (Connection c = admin(env);
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + DemoWorkspace.SCHEMA + ".window_metrics"
-                     + " WHERE is_final AND window_start >= ? AND window_start < ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + DemoWorkspace.SCHEMA
+                        + ".window_metrics" + " WHERE is_final AND window_start >= ? AND window_start < ?")) {
             Timestamps.bind(ps, 1, from.toEpochMilli());
             Timestamps.bind(ps, 2, to.toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {
@@ -57,7 +57,8 @@ final class DemoConnections {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
             List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
-                    .map(i -> new TopicPartition(topic, i.partition())).toList();
+                    .map(i -> new TopicPartition(topic, i.partition()))
+                    .toList();
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             Map<TopicPartition, Long> end = consumer.endOffsets(parts);

@@ -33,10 +33,19 @@ final class DemoRun {
     private static final int STEPS = 8;
     /** {@code correct}'s exit code when nothing needed correcting beyond tolerance, and when some key did. */
     private static final int CORRECT_OK = 0;
+
     private static final Duration STACK_TIMEOUT = Duration.ofMinutes(2);
 
-    record Options(Path home, long events, String span, double rate, long seed, String start, String idleness,
-                   boolean keep, Path config) {}
+    record Options(
+            Path home,
+            long events,
+            String span,
+            double rate,
+            long seed,
+            String start,
+            String idleness,
+            boolean keep,
+            Path config) {}
 
     /** The demo's event-time range: the main range whose windows are reconciled, then a thin tail that closes them. */
     record Range(Instant start, Instant mainEnd, Duration span, Duration tail) {}
@@ -58,7 +67,8 @@ final class DemoRun {
 
     int run() throws Exception {
         RecountConfig base = RecountConfig.fromEnvironment(o.config());
-        StackLayout layout = new StackLayout((o.home() != null ? o.home() : Path.of(base.get("local.home"))).toAbsolutePath());
+        StackLayout layout =
+                new StackLayout((o.home() != null ? o.home() : Path.of(base.get("local.home"))).toAbsolutePath());
         // The stack's own progress lines stay out of the demo's: one line per step.
         LocalStackControl stack = new LocalStackControl(layout, line -> {});
         DemoWorkspace workspace = new DemoWorkspace(layout);
@@ -81,8 +91,9 @@ final class DemoRun {
             String webUi = stream.awaitRunning();
             out.println("      Flink Web UI: " + webUi);
 
-            progress("generating " + o.events() + " events over " + Durations.format(range.span()) + " of event time from "
-                    + range.start() + " at " + (long) o.rate() + " records/s, with late, duplicate and invalid records");
+            progress("generating " + o.events() + " events over " + Durations.format(range.span())
+                    + " of event time from " + range.start() + " at " + (long) o.rate()
+                    + " records/s, with late, duplicate and invalid records");
             GroundTruth truth = generate(cfg, range, workspace);
 
             Instant closed = range.mainEnd().plus(cfg.eventTime().allowedLateness());
@@ -101,7 +112,8 @@ final class DemoRun {
             correct(env, workspace);
             Duration correctedAfter = Duration.between(closedAt, Instant.now());
             long finalWindows = DemoConnections.finalWindowKeys(env, range.start(), range.mainEnd());
-            out.println("      " + finalWindows + " window keys final in window_metrics with their too-late events counted, "
+            out.println("      " + finalWindows
+                    + " window keys final in window_metrics with their too-late events counted, "
                     + Durations.format(correctedAfter.truncatedTo(ChronoUnit.SECONDS)) + " after the stream had read"
                     + " every record (scheduled every few minutes, `correct` keeps late windows that fresh)");
 
@@ -109,13 +121,20 @@ final class DemoRun {
                     + workspace.log("backfill") + ")");
             backfill(env, range, workspace);
 
-            progress("reconcile [" + range.start() + ", " + range.mainEnd() + ") (log: " + workspace.log("reconcile") + ")");
+            progress("reconcile [" + range.start() + ", " + range.mainEnd() + ") (log: " + workspace.log("reconcile")
+                    + ")");
             int reconcile = reconcile(env, range, workspace);
 
             DemoSummary summary = DemoSummary.collect(env, cfg, range.start(), range.mainEnd(), truth);
-            summary.print(out, reconcile == 0 ? "within tolerance"
+            summary.print(
+                    out,
+                    reconcile == 0
+                            ? "within tolerance"
                             : "beyond tolerance (the stream missed too-late events; the batch values are now served)",
-                    workspace.newestReport(), webUi, streamKept, lookYourself(layout, !o.keep() && startedStack));
+                    workspace.newestReport(),
+                    webUi,
+                    streamKept,
+                    lookYourself(layout, !o.keep() && startedStack));
         } finally {
             if (!streamKept) stream.stop();
         }
@@ -132,24 +151,47 @@ final class DemoRun {
     private Range range(EventTimeSettings time) {
         Duration span = Durations.parse(o.span());
         Duration tail = TrafficShape.closingTail(time);
-        Instant start = o.start() != null ? Instants.parseInstant(o.start())
-                : Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(span).minus(tail).truncatedTo(ChronoUnit.MINUTES);
+        Instant start = o.start() != null
+                ? Instants.parseInstant(o.start())
+                : Instant.now()
+                        .truncatedTo(ChronoUnit.MINUTES)
+                        .minus(span)
+                        .minus(tail)
+                        .truncatedTo(ChronoUnit.MINUTES);
         return new Range(start, start.plus(span), span, tail);
     }
 
     /** The generator's traffic (its default shape) to the demo's input topic; returns what the pipeline must compute. */
     private GroundTruth generate(RecountConfig cfg, Range range, DemoWorkspace workspace) throws Exception {
-        TrafficProfile profile = TrafficShape.defaults().profile(cfg.eventTime(), range.start(), range.span(), range.tail(),
-                o.events(), o.seed(), DemoWorkspace.PARTITIONS);
+        TrafficProfile profile = TrafficShape.defaults()
+                .profile(
+                        cfg.eventTime(),
+                        range.start(),
+                        range.span(),
+                        range.tail(),
+                        o.events(),
+                        o.seed(),
+                        DemoWorkspace.PARTITIONS);
         // The generator's own progress lines stay out of the demo's, as the stack's do.
         Progress quiet = new Progress(new PrintWriter(Writer.nullWriter()), "generate");
-        return TrafficRun.toKafka(cfg, profile, DemoWorkspace.INPUT, o.rate(), workspace.truthDir(), quiet).truth();
+        return TrafficRun.toKafka(cfg, profile, DemoWorkspace.INPUT, o.rate(), workspace.truthDir(), quiet)
+                .truth();
     }
 
     private void backfill(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
         Path log = workspace.log("backfill");
-        int exit = ChildProcess.start(launcher, env, log, "backfill", "range", "--from", range.start().toString(),
-                "--to", range.mainEnd().toString(), "--config", workspace.configFile().toString())
+        int exit = ChildProcess.start(
+                        launcher,
+                        env,
+                        log,
+                        "backfill",
+                        "range",
+                        "--from",
+                        range.start().toString(),
+                        "--to",
+                        range.mainEnd().toString(),
+                        "--config",
+                        workspace.configFile().toString())
                 .await(Duration.ofMinutes(5));
         if (exit != 0) throw new IllegalStateException("backfill exited " + exit + "; see " + log);
     }
@@ -160,8 +202,15 @@ final class DemoRun {
      */
     private void correct(Map<String, String> env, DemoWorkspace workspace) throws Exception {
         Path log = workspace.log("correct");
-        int exit = ChildProcess.start(launcher, env, log, "correct", "--config", workspace.configFile().toString(),
-                        "--report-dir", workspace.reportDir().toString())
+        int exit = ChildProcess.start(
+                        launcher,
+                        env,
+                        log,
+                        "correct",
+                        "--config",
+                        workspace.configFile().toString(),
+                        "--report-dir",
+                        workspace.reportDir().toString())
                 .await(Duration.ofMinutes(5));
         if (exit != CORRECT_OK && exit != ReconcileExit.BEYOND_TOLERANCE) {
             throw new IllegalStateException("correct exited " + exit + "; see " + log);
@@ -171,9 +220,19 @@ final class DemoRun {
     /** @return reconcile's exit code: 0, or {@link ReconcileExit#BEYOND_TOLERANCE} (the demo's too-late events) */
     private int reconcile(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
         Path log = workspace.log("reconcile");
-        int exit = ChildProcess.start(launcher, env, log, "reconcile", "--from", range.start().toString(),
-                "--to", range.mainEnd().toString(), "--config", workspace.configFile().toString(),
-                "--report-dir", workspace.reportDir().toString())
+        int exit = ChildProcess.start(
+                        launcher,
+                        env,
+                        log,
+                        "reconcile",
+                        "--from",
+                        range.start().toString(),
+                        "--to",
+                        range.mainEnd().toString(),
+                        "--config",
+                        workspace.configFile().toString(),
+                        "--report-dir",
+                        workspace.reportDir().toString())
                 .await(Duration.ofMinutes(3));
         if (exit != 0 && exit != ReconcileExit.BEYOND_TOLERANCE) {
             throw new IllegalStateException("reconcile exited " + exit + "; see " + log);
@@ -186,13 +245,16 @@ final class DemoRun {
         StackLayout layout = stack.layout();
         if (o.keep()) {
             out.println("The stack keeps running (--keep). Stop it with: ./recount down" + homeFlag(layout)
-                    + (keptStreamPid > 0 ? "; stop the streaming job first with: kill " + keptStreamPid
-                            + " (a clean stop: it takes a savepoint)" : ""));
+                    + (keptStreamPid > 0
+                            ? "; stop the streaming job first with: kill " + keptStreamPid
+                                    + " (a clean stop: it takes a savepoint)"
+                            : ""));
         } else if (startedStack) {
             stack.down(false);
             out.println("Stopped the local stack this demo started (use --keep to leave it running).");
         } else {
-            out.println("The local stack was already running and stays up. Stop it with: ./recount down" + homeFlag(layout));
+            out.println("The local stack was already running and stays up. Stop it with: ./recount down"
+                    + homeFlag(layout));
         }
         out.flush();
     }

@@ -47,8 +47,8 @@ final class DemoStream {
     }
 
     static DemoStream start(Path launcher, Map<String, String> env, Path log, Path configFile) throws Exception {
-        return new DemoStream(ChildProcess.start(launcher, env, log, "stream", "--config", configFile.toString(),
-                "--from-earliest"));
+        return new DemoStream(
+                ChildProcess.start(launcher, env, log, "stream", "--config", configFile.toString(), "--from-earliest"));
     }
 
     long pid() {
@@ -62,11 +62,13 @@ final class DemoStream {
             Matcher m = WEB_UI_LINE.matcher(process.logText());
             return m.find() ? Optional.of(m.group(1).replaceAll("/+$", "")) : Optional.empty();
         });
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         ObjectMapper json = new ObjectMapper();
         Waits.awaitCondition(START_TIMEOUT, "the streaming job to be RUNNING", () -> {
             requireAlive();
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/jobs/overview")).build(),
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(url + "/jobs/overview")).build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 && anyJobRunning(json.readTree(r.body()));
         });
@@ -85,31 +87,38 @@ final class DemoStream {
      */
     void awaitWindowsClosed(Map<String, String> env, Instant until, PrintWriter out) throws Exception {
         try (Admin admin = Admin.create(DemoConnections.kafka(env));
-             WatermarkProgress progress = new WatermarkProgress(out, until, System.console() != null)) {
-            Waits.awaitCondition(CLOSE_TIMEOUT, "the watermark to pass " + until + " and the input to be fully read", () -> {
-                requireAlive();
-                Optional<Long> complete;
-                try (Connection c = DemoConnections.admin(env); Statement s = c.createStatement()) {
-                    s.execute("SET search_path TO " + DemoWorkspace.SCHEMA);
-                    complete = StreamProgressTable.lakeCompleteUntil(c);
-                }
-                complete.ifPresent(ms -> progress.at(Instant.ofEpochMilli(ms)));
-                return complete.isPresent() && complete.get() >= until.toEpochMilli() && inputFullyCommitted(admin);
-            });
+                WatermarkProgress progress = new WatermarkProgress(out, until, System.console() != null)) {
+            Waits.awaitCondition(
+                    CLOSE_TIMEOUT, "the watermark to pass " + until + " and the input to be fully read", () -> {
+                        requireAlive();
+                        Optional<Long> complete;
+                        try (Connection c = DemoConnections.admin(env);
+                                Statement s = c.createStatement()) {
+                            s.execute("SET search_path TO " + DemoWorkspace.SCHEMA);
+                            complete = StreamProgressTable.lakeCompleteUntil(c);
+                        }
+                        complete.ifPresent(ms -> progress.at(Instant.ofEpochMilli(ms)));
+                        return complete.isPresent()
+                                && complete.get() >= until.toEpochMilli()
+                                && inputFullyCommitted(admin);
+                    });
         }
     }
 
     private static boolean inputFullyCommitted(Admin admin) throws Exception {
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (int p = 0; p < DemoWorkspace.PARTITIONS; p++) latest.put(new TopicPartition(DemoWorkspace.INPUT, p), OffsetSpec.latest());
+        for (int p = 0; p < DemoWorkspace.PARTITIONS; p++)
+            latest.put(new TopicPartition(DemoWorkspace.INPUT, p), OffsetSpec.latest());
         var ends = admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
         for (GroupListing g : admin.listGroups().all().get(10, TimeUnit.SECONDS)) {
-            Map<TopicPartition, OffsetAndMetadata> committed =
-                    admin.listConsumerGroupOffsets(g.groupId()).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(g.groupId())
+                    .partitionsToOffsetAndMetadata()
+                    .get(10, TimeUnit.SECONDS);
             if (committed.keySet().stream().noneMatch(tp -> tp.topic().equals(DemoWorkspace.INPUT))) continue;
             boolean caughtUp = ends.entrySet().stream().allMatch(e -> {
                 OffsetAndMetadata c = committed.get(e.getKey());
-                return e.getValue().offset() == 0 || (c != null && c.offset() >= e.getValue().offset());
+                return e.getValue().offset() == 0
+                        || (c != null && c.offset() >= e.getValue().offset());
             });
             if (caughtUp) return true;
         }
@@ -124,8 +133,10 @@ final class DemoStream {
     private void requireAlive() {
         if (!process.isAlive()) {
             String text = process.logText();
-            String tail = text.lines().skip(Math.max(0, text.lines().count() - 15)).collect(Collectors.joining("\n"));
-            throw new IllegalStateException("the streaming job stopped unexpectedly; see " + process.log() + "\n" + tail);
+            String tail =
+                    text.lines().skip(Math.max(0, text.lines().count() - 15)).collect(Collectors.joining("\n"));
+            throw new IllegalStateException(
+                    "the streaming job stopped unexpectedly; see " + process.log() + "\n" + tail);
         }
     }
 }

@@ -28,6 +28,7 @@ final class DemoWorkspace {
     static final String SCHEMA = "demo";
     /** The demo's attribution window: shorter than its few minutes of traffic, so some clicks fall beyond it. */
     static final String ATTRIBUTION_WINDOW = "2m";
+
     static final String INPUT = "demo-ad-events";
     static final String DEAD_LETTER = "demo-ad-events-dlq";
     static final String BACKFILL = "demo-ad-events-late";
@@ -88,8 +89,10 @@ final class DemoWorkspace {
         // are heavy-tailed): the summary and the report then show attributed and unattributed clicks.
         settings.put("attribution.enabled", "true");
         settings.put("attribution.window", ATTRIBUTION_WINDOW);
-        StringBuilder file = new StringBuilder("# Written by `./recount demo` for its own workspace; rewritten every run.\n");
-        settings.forEach((k, v) -> file.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        StringBuilder file =
+                new StringBuilder("# Written by `./recount demo` for its own workspace; rewritten every run.\n");
+        settings.forEach((k, v) ->
+                file.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         Files.writeString(configFile(), file.toString(), StandardCharsets.UTF_8);
         return configFile();
     }
@@ -103,16 +106,25 @@ final class DemoWorkspace {
             List<String> old = topics.stream().filter(existing::contains).toList();
             if (!old.isEmpty()) {
                 admin.deleteTopics(old).all().get(30, TimeUnit.SECONDS);
-                Waits.awaitCondition(Duration.ofSeconds(60), "old demo topics to be deleted",
-                        () -> admin.listTopics().names().get(10, TimeUnit.SECONDS).stream().noneMatch(old::contains));
+                Waits.awaitCondition(
+                        Duration.ofSeconds(60),
+                        "old demo topics to be deleted",
+                        () -> admin.listTopics().names().get(10, TimeUnit.SECONDS).stream()
+                                .noneMatch(old::contains));
             }
-            admin.createTopics(topics.stream().map(t -> new NewTopic(t, PARTITIONS, (short) 1)).toList())
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(topics.stream()
+                            .map(t -> new NewTopic(t, PARTITIONS, (short) 1))
+                            .toList())
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             List<String> groups = admin.listGroups().all().get(30, TimeUnit.SECONDS).stream()
-                    .map(GroupListing::groupId).filter(g -> g.startsWith("demo")).toList();
+                    .map(GroupListing::groupId)
+                    .filter(g -> g.startsWith("demo"))
+                    .toList();
             if (!groups.isEmpty()) admin.deleteConsumerGroups(groups).all().get(30, TimeUnit.SECONDS);
         }
-        try (Connection c = DemoConnections.admin(env); Statement s = c.createStatement()) {
+        try (Connection c = DemoConnections.admin(env);
+                Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
         }
         Migrations.apply(env.get("RECOUNT_JDBC_URL"), env.get("PGUSER"), env.get("PGPASSWORD"), SCHEMA);
@@ -128,7 +140,8 @@ final class DemoWorkspace {
         try (var dirs = Files.list(reports)) {
             return dirs.filter(Files::isDirectory)
                     .max(Comparator.comparingLong(d -> d.toFile().lastModified()))
-                    .map(d -> d.resolve("report.html")).orElse(reports);
+                    .map(d -> d.resolve("report.html"))
+                    .orElse(reports);
         }
     }
 

@@ -32,12 +32,18 @@ final class WatermarkProgress implements AutoCloseable {
     void at(Instant watermark) {
         if (first == null) first = watermark.isBefore(target) ? watermark : target;
         long total = Duration.between(first, target).toSeconds();
-        long done = Math.min(total, Math.max(0, Duration.between(first, watermark).toSeconds()));
+        long done =
+                Math.min(total, Math.max(0, Duration.between(first, watermark).toSeconds()));
         if (onTerminal) {
             if (bar == null) {
-                bar = new ProgressBarBuilder().setTaskName("watermark").setInitialMax(Math.max(1, total))
-                        .setStyle(ProgressBarStyle.ASCII).setUnit(" s of event time", 1).setUpdateIntervalMillis(250)
-                        .clearDisplayOnFinish().build();
+                bar = new ProgressBarBuilder()
+                        .setTaskName("watermark")
+                        .setInitialMax(Math.max(1, total))
+                        .setStyle(ProgressBarStyle.ASCII)
+                        .setUnit(" s of event time", 1)
+                        .setUpdateIntervalMillis(250)
+                        .clearDisplayOnFinish()
+                        .build();
             }
             bar.stepTo(done);
             return;
@@ -53,8 +59,10 @@ final class WatermarkProgress implements AutoCloseable {
     /** "      watermark at 2026-11-29T10:04:30Z, 150s of event time to go". */
     String line(Instant watermark) {
         Duration left = Duration.between(watermark, target);
-        return "      watermark at " + watermark + (left.isNegative() || left.isZero() ? ", reached; waiting for the input"
-                + " to be fully read" : ", " + dev.recount.core.config.Durations.format(left) + " of event time to go");
+        return "      watermark at " + watermark
+                + (left.isNegative() || left.isZero()
+                        ? ", reached; waiting for the input" + " to be fully read"
+                        : ", " + dev.recount.core.config.Durations.format(left) + " of event time to go");
     }
 
     @Override

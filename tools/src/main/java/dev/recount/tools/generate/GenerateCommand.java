@@ -26,51 +26,119 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code ./recount generate}: synthetic ad traffic to Kafka or a JSON-lines file, plus its ground truth. */
-@Command(name = "generate", mixinStandardHelpOptions = true,
+@Command(
+        name = "generate",
+        mixinStandardHelpOptions = true,
         description = {
             "Synthetic ad traffic: skewed campaigns and channels, impressions/clicks/conversions with realistic costs,",
             "heavy-tailed arrival delays, too-late events, duplicate sends, every class of invalid record, and a phase",
             "in which one input partition goes quiet. Writes the exact expected per-window totals (expected.csv) and a",
             "summary.json next to the output. Records carry their simulated arrival time as Kafka timestamp. Every",
             "event has a request_id: an impression its own id, a click or conversion that of an earlier impression of",
-            "its campaign and channel."})
+            "its campaign and channel."
+        })
 public final class GenerateCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-    @Option(names = "--events", defaultValue = "50000", description = "Valid unique events in the main range (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--events",
+            defaultValue = "50000",
+            description = "Valid unique events in the main range (default: ${DEFAULT-VALUE}).")
     long events;
-    @Option(names = "--span", defaultValue = "5m", description = "Event-time length of the main range (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--span",
+            defaultValue = "5m",
+            description = "Event-time length of the main range (default: ${DEFAULT-VALUE}).")
     String span;
-    @Option(names = "--tail", description = "Thin traffic after the main range so its windows close (default: window + out-of-orderness + allowed lateness + 30s).")
+
+    @Option(
+            names = "--tail",
+            description =
+                    "Thin traffic after the main range so its windows close (default: window + out-of-orderness + allowed lateness + 30s).")
     String tail;
-    @Option(names = "--start", description = "Event time of the main range's start, ISO-8601 (default: now, floored to the minute, minus span).")
+
+    @Option(
+            names = "--start",
+            description =
+                    "Event time of the main range's start, ISO-8601 (default: now, floored to the minute, minus span).")
     String start;
-    @Option(names = "--campaigns", defaultValue = TrafficShape.DEFAULT_CAMPAIGNS, description = "Number of campaigns, Zipf-skewed (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--campaigns",
+            defaultValue = TrafficShape.DEFAULT_CAMPAIGNS,
+            description = "Number of campaigns, Zipf-skewed (default: ${DEFAULT-VALUE}).")
     int campaigns;
-    @Option(names = "--seed", defaultValue = "1", description = "Random seed; the same seed and options give the same records (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--seed",
+            defaultValue = "1",
+            description = "Random seed; the same seed and options give the same records (default: ${DEFAULT-VALUE}).")
     long seed;
-    @Option(names = "--delay-median", defaultValue = TrafficShape.DEFAULT_DELAY_MEDIAN, description = "Median arrival delay (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--delay-median",
+            defaultValue = TrafficShape.DEFAULT_DELAY_MEDIAN,
+            description = "Median arrival delay (default: ${DEFAULT-VALUE}).")
     String delayMedian;
-    @Option(names = "--delay-p99", defaultValue = TrafficShape.DEFAULT_DELAY_P99, description = "99th percentile arrival delay (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--delay-p99",
+            defaultValue = TrafficShape.DEFAULT_DELAY_P99,
+            description = "99th percentile arrival delay (default: ${DEFAULT-VALUE}).")
     String delayP99;
-    @Option(names = "--too-late-share", defaultValue = TrafficShape.DEFAULT_TOO_LATE_SHARE, description = "Share of events delayed beyond the allowed lateness (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--too-late-share",
+            defaultValue = TrafficShape.DEFAULT_TOO_LATE_SHARE,
+            description = "Share of events delayed beyond the allowed lateness (default: ${DEFAULT-VALUE}).")
     double tooLateShare;
-    @Option(names = "--duplicate-share", defaultValue = TrafficShape.DEFAULT_DUPLICATE_SHARE, description = "Share of events sent twice (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--duplicate-share",
+            defaultValue = TrafficShape.DEFAULT_DUPLICATE_SHARE,
+            description = "Share of events sent twice (default: ${DEFAULT-VALUE}).")
     double duplicateShare;
-    @Option(names = "--invalid-share", defaultValue = TrafficShape.DEFAULT_INVALID_SHARE, description = "Invalid records per valid event (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--invalid-share",
+            defaultValue = TrafficShape.DEFAULT_INVALID_SHARE,
+            description = "Invalid records per valid event (default: ${DEFAULT-VALUE}).")
     double invalidShare;
-    @Option(names = "--quiet", defaultValue = TrafficShape.DEFAULT_QUIET, description = "Fractions of the main range during which one partition is quiet, or 'none' (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--quiet",
+            defaultValue = TrafficShape.DEFAULT_QUIET,
+            description =
+                    "Fractions of the main range during which one partition is quiet, or 'none' (default: ${DEFAULT-VALUE}).")
     String quiet;
-    @Option(names = "--rate", defaultValue = "0", description = "Records per second to Kafka; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--rate",
+            defaultValue = "0",
+            description = "Records per second to Kafka; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
     double rate;
-    @Option(names = "--file", description = "Write JSON lines to this file instead of Kafka (null values are skipped there).")
+
+    @Option(
+            names = "--file",
+            description = "Write JSON lines to this file instead of Kafka (null values are skipped there).")
     Path file;
-    @Option(names = "--partitions", description = "Partitions to plan for in --file mode (default: topics.input-partitions).")
+
+    @Option(
+            names = "--partitions",
+            description = "Partitions to plan for in --file mode (default: topics.input-partitions).")
     Integer partitions;
+
     @Option(names = "--topic", description = "Topic (default: topics.input).")
     String topic;
-    @Option(names = "--truth-dir", description = "Where expected.csv and summary.json go (default: <file>.truth/, or .recount/generated/seed-<seed>/).")
+
+    @Option(
+            names = "--truth-dir",
+            description =
+                    "Where expected.csv and summary.json go (default: <file>.truth/, or .recount/generated/seed-<seed>/).")
     Path truthDir;
+
     @Option(names = "--config", description = "Config file (default: $RECOUNT_CONFIG or the built-in defaults).")
     Path config;
 
@@ -79,11 +147,13 @@ public final class GenerateCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         // Checked before Kafka is asked for the topic's partitions: a bad count is a usage error, whatever runs.
         if (events < 1) throw new ParameterException(spec.commandLine(), "--events must be >= 1, got " + events);
-        if (campaigns < 1) throw new ParameterException(spec.commandLine(), "--campaigns must be >= 1, got " + campaigns);
+        if (campaigns < 1)
+            throw new ParameterException(spec.commandLine(), "--campaigns must be >= 1, got " + campaigns);
         RecountConfig cfg = RecountConfig.fromEnvironment(config);
         EventTimeSettings time = cfg.eventTime();
         String targetTopic = topic != null ? topic : cfg.topics().input();
-        int parts = file != null ? (partitions != null ? partitions : cfg.topics().inputPartitions())
+        int parts = file != null
+                ? (partitions != null ? partitions : cfg.topics().inputPartitions())
                 : topicPartitions(cfg, targetTopic);
         TrafficProfile profile;
         try {
@@ -91,7 +161,8 @@ public final class GenerateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage(), e); // every input of the profile is an option or a setting
         }
-        Path truthAt = truthDir != null ? truthDir
+        Path truthAt = truthDir != null
+                ? truthDir
                 : file != null ? Path.of(file + ".truth") : Path.of(cfg.get("local.home"), "generated", "seed-" + seed);
 
         long sent;
@@ -107,9 +178,17 @@ public final class GenerateCommand implements Callable<Integer> {
                 truth = run.truth();
             }
         }
-        out.printf("generate: %d records (%d valid in [%s, %s), %d tail, %d duplicates, %d invalid %s) -> %s%n",
-                sent, truth.validMain(), profile.start(), profile.mainEnd(), truth.validTail(), truth.duplicates(),
-                truth.invalidTotal(), truth.invalidByReason(), file != null ? file : "topic " + targetTopic);
+        out.printf(
+                "generate: %d records (%d valid in [%s, %s), %d tail, %d duplicates, %d invalid %s) -> %s%n",
+                sent,
+                truth.validMain(),
+                profile.start(),
+                profile.mainEnd(),
+                truth.validTail(),
+                truth.duplicates(),
+                truth.invalidTotal(),
+                truth.invalidByReason(),
+                file != null ? file : "topic " + targetTopic);
         out.printf("generate: ground truth in %s (expected.csv, expected_attribution.csv, summary.json)%n", truthAt);
         out.flush();
         return 0;
@@ -118,7 +197,8 @@ public final class GenerateCommand implements Callable<Integer> {
     TrafficProfile profile(EventTimeSettings time, int parts) {
         Duration spanD = Durations.parse(span);
         Duration tailD = tail != null ? Durations.parse(tail) : TrafficShape.closingTail(time);
-        Instant startAt = start != null ? Instants.parseInstant(start)
+        Instant startAt = start != null
+                ? Instants.parseInstant(start)
                 : Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(spanD);
         return new TrafficShape(campaigns, delayMedian, delayP99, tooLateShare, duplicateShare, invalidShare, quiet)
                 .profile(time, startAt, spanD, tailD, events, seed, parts);
@@ -144,11 +224,18 @@ public final class GenerateCommand implements Callable<Integer> {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.get("kafka.bootstrap-servers"));
         try (Admin admin = Admin.create(p)) {
-            return admin.describeTopics(java.util.List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(topic).partitions().size();
+            return admin.describeTopics(java.util.List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .size();
         } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException("cannot read topic " + topic + " at " + cfg.get("kafka.bootstrap-servers")
-                    + " (is the stack up? `./recount up`): " + e.getCause().getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot read topic " + topic + " at " + cfg.get("kafka.bootstrap-servers")
+                            + " (is the stack up? `./recount up`): "
+                            + e.getCause().getMessage(),
+                    e);
         }
     }
 }

@@ -10,7 +10,11 @@ import dev.recount.core.event.InvalidReason;
  * @param invalidReason  null for valid events and duplicates
  * @param eventTs        event time of a valid event or duplicate (else 0); used for the main/tail split
  */
-public record GeneratedRecord(int partition, long arrivalTs, byte[] key, byte[] value, Kind kind,
-                              InvalidReason invalidReason, long eventTs) {
-    public enum Kind { VALID, DUPLICATE, INVALID }
+public record GeneratedRecord(
+        int partition, long arrivalTs, byte[] key, byte[] value, Kind kind, InvalidReason invalidReason, long eventTs) {
+    public enum Kind {
+        VALID,
+        DUPLICATE,
+        INVALID
+    }
 }

@@ -47,6 +47,7 @@ public final class GroundTruth {
     private final Map<String, Long> latestImpression = new HashMap<>();
     /** Clicks and conversions at {@link #judgedBefore}'s millisecond, not judged yet, and whether each is main. */
     private final List<AdEvent> unjudged = new ArrayList<>();
+
     private final List<Boolean> unjudgedInMain = new ArrayList<>();
     private long judgedBefore = Long.MIN_VALUE;
     private long forgetBefore = Long.MIN_VALUE;
@@ -78,8 +79,11 @@ public final class GroundTruth {
 
     void addValid(AdEvent e, boolean inMain, boolean tooLate) {
         WindowKey key = new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId);
-        (inMain ? main : tail).computeIfAbsent(key, k -> new MetricsAccumulator()).add(e);
-        if (inMain) validMain++; else validTail++;
+        (inMain ? main : tail)
+                .computeIfAbsent(key, k -> new MetricsAccumulator())
+                .add(e);
+        if (inMain) validMain++;
+        else validTail++;
         if (tooLate) tooLateIntended++;
         attribute(e, inMain);
     }
@@ -106,7 +110,8 @@ public final class GroundTruth {
             boolean attributed = impressionTs != null && attribution.attributes(impressionTs, c.eventTs);
             WindowKey key = new WindowKey(windows.windowStart(c.eventTs), c.campaignId, c.channelId);
             (unjudgedInMain.get(i) ? attributionMain : attributionTail)
-                    .computeIfAbsent(key, k -> new AttributionAccumulator()).decided(c, attributed);
+                    .computeIfAbsent(key, k -> new AttributionAccumulator())
+                    .decided(c, attributed);
         }
         unjudged.clear();
         unjudgedInMain.clear();
@@ -160,20 +165,43 @@ public final class GroundTruth {
         return out;
     }
 
-    public long validMain() { return validMain; }
-    public long validTail() { return validTail; }
-    public long duplicates() { return duplicates; }
-    public long tooLateIntended() { return tooLateIntended; }
-    public Map<InvalidReason, Long> invalidByReason() { return Map.copyOf(invalid); }
-    public long invalidTotal() { return invalid.values().stream().mapToLong(Long::longValue).sum(); }
-    public int quietPartition() { return quietPartition; }
+    public long validMain() {
+        return validMain;
+    }
+
+    public long validTail() {
+        return validTail;
+    }
+
+    public long duplicates() {
+        return duplicates;
+    }
+
+    public long tooLateIntended() {
+        return tooLateIntended;
+    }
+
+    public Map<InvalidReason, Long> invalidByReason() {
+        return Map.copyOf(invalid);
+    }
+
+    public long invalidTotal() {
+        return invalid.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    public int quietPartition() {
+        return quietPartition;
+    }
 
     public WindowMetrics mainTotals() {
-        return main.values().stream().map(MetricsAccumulator::toMetrics).reduce(WindowMetrics.ZERO, WindowMetrics::plus);
+        return main.values().stream()
+                .map(MetricsAccumulator::toMetrics)
+                .reduce(WindowMetrics.ZERO, WindowMetrics::plus);
     }
 
     static final Comparator<WindowKey> KEY_ORDER = Comparator.comparingLong(WindowKey::windowStartMillis)
-            .thenComparing(WindowKey::campaignId).thenComparing(WindowKey::channelId);
+            .thenComparing(WindowKey::campaignId)
+            .thenComparing(WindowKey::channelId);
 
     /** Writes {@code expected.csv} (one row per window key, main and tail) and {@code summary.json} into {@code dir}. */
     public void write(Path dir) throws IOException {
@@ -186,7 +214,8 @@ public final class GroundTruth {
             writeRows(w, "tail", tail);
         }
         try (Writer w = Files.newBufferedWriter(dir.resolve("expected_attribution.csv"), StandardCharsets.UTF_8)) {
-            w.write("range,window_start,window_end,campaign_id,channel_id," + String.join(",", AttributionMetrics.COLUMNS));
+            w.write("range,window_start,window_end,campaign_id,channel_id,"
+                    + String.join(",", AttributionMetrics.COLUMNS));
             w.write("\n");
             writeAttributionRows(w, "main", attributionMain());
             writeAttributionRows(w, "tail", attributionTail());
@@ -210,17 +239,25 @@ public final class GroundTruth {
         field(j, "invalid_by_reason", reasons.append('}').toString());
         field(j, "windows_main", Integer.toString(main.size()));
         WindowMetrics t = mainTotals();
-        field(j, "main_totals", "{\"impressions\": " + t.impressions() + ", \"clicks\": " + t.clicks()
-                + ", \"conversions\": " + t.conversions() + ", \"spend_micros\": " + t.spendMicros()
-                + ", \"events\": " + t.events() + "}");
+        field(
+                j,
+                "main_totals",
+                "{\"impressions\": " + t.impressions() + ", \"clicks\": " + t.clicks()
+                        + ", \"conversions\": " + t.conversions() + ", \"spend_micros\": " + t.spendMicros()
+                        + ", \"events\": " + t.events() + "}");
         AttributionMetrics a = attributionMainTotals();
         field(j, "attribution_window_ms", Long.toString(attribution.windowMillis()));
-        field(j, "attribution_main_totals", "{\"attributed_clicks\": " + a.attributedClicks()
-                + ", \"attributed_conversions\": " + a.attributedConversions() + ", \"unattributed_clicks\": "
-                + a.unattributedClicks() + ", \"attributed_spend_micros\": " + a.attributedSpendMicros() + "}");
+        field(
+                j,
+                "attribution_main_totals",
+                "{\"attributed_clicks\": " + a.attributedClicks()
+                        + ", \"attributed_conversions\": " + a.attributedConversions() + ", \"unattributed_clicks\": "
+                        + a.unattributedClicks() + ", \"attributed_spend_micros\": " + a.attributedSpendMicros() + "}");
         field(j, "quiet_partition", Integer.toString(quietPartition));
         field(j, "quiet_from", quote(Instant.ofEpochMilli(quietFromTs).toString()));
-        j.append("  \"quiet_to\": ").append(quote(Instant.ofEpochMilli(quietToTs).toString())).append("\n}\n");
+        j.append("  \"quiet_to\": ")
+                .append(quote(Instant.ofEpochMilli(quietToTs).toString()))
+                .append("\n}\n");
         Files.writeString(dir.resolve("summary.json"), j.toString(), StandardCharsets.UTF_8);
     }
 
@@ -238,13 +275,15 @@ public final class GroundTruth {
         }
     }
 
-    private void writeAttributionRows(Writer w, String range, Map<WindowKey, AttributionMetrics> rows) throws IOException {
+    private void writeAttributionRows(Writer w, String range, Map<WindowKey, AttributionMetrics> rows)
+            throws IOException {
         for (Map.Entry<WindowKey, AttributionMetrics> e : rows.entrySet()) {
             WindowKey k = e.getKey();
             w.write(range + "," + Instant.ofEpochMilli(k.windowStartMillis()) + ","
                     + Instant.ofEpochMilli(k.windowStartMillis() + windows.sizeMillis()) + ","
                     + k.campaignId() + "," + k.channelId());
-            for (int i = 0; i < AttributionMetrics.COLUMNS.length; i++) w.write("," + e.getValue().get(i));
+            for (int i = 0; i < AttributionMetrics.COLUMNS.length; i++)
+                w.write("," + e.getValue().get(i));
             w.write("\n");
         }
     }

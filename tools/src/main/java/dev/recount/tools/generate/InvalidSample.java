@@ -7,18 +7,26 @@ import java.nio.charset.StandardCharsets;
 /** One example of each kind of bad record producers really send, with the reason the contract gives it. */
 enum InvalidSample {
     NOT_JSON(InvalidReason.MALFORMED, false) {
-        @Override String text(String campaign, long at, TrafficProfile p) { return "impression," + campaign + "," + at; }
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
+            return "impression," + campaign + "," + at;
+        }
     },
     TRUNCATED_JSON(InvalidReason.MALFORMED, false) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return "{\"event_id\":\"x\",\"event_type\":\"click\",\"event_ts\":" + at + ",\"campa";
         }
     },
     JSON_ARRAY(InvalidReason.MALFORMED, false) {
-        @Override String text(String campaign, long at, TrafficProfile p) { return "[\"" + campaign + "\"," + at + "]"; }
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
+            return "[\"" + campaign + "\"," + at + "]";
+        }
     },
     NOT_UTF8(InvalidReason.MALFORMED, false) {
-        @Override byte[] value(String campaign, long at, TrafficProfile p) {
+        @Override
+        byte[] value(String campaign, long at, TrafficProfile p) {
             byte[] b = valid(campaign, at, "bad-utf8").getBytes(StandardCharsets.UTF_8);
             b[b.length / 2] = (byte) 0xC3; // a lone lead byte
             b[b.length / 2 + 1] = (byte) 0x28;
@@ -26,71 +34,87 @@ enum InvalidSample {
         }
     },
     NULL_VALUE(InvalidReason.MALFORMED, true) {
-        @Override byte[] value(String campaign, long at, TrafficProfile p) { return null; }
+        @Override
+        byte[] value(String campaign, long at, TrafficProfile p) {
+            return null;
+        }
     },
     MISSING_FIELD(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "missing").replace(",\"channel_id\":\"web\"", "");
         }
     },
     EMPTY_ID(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "").replace("\"event_id\":\"ev-bad-\"", "\"event_id\":\"\"");
         }
     },
     NUMBER_AS_STRING(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "str").replace("\"cost_micros\":1500", "\"cost_micros\":\"1500\"");
         }
     },
     UNKNOWN_TYPE(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "type").replace("\"impression\"", "\"view\"");
         }
     },
     NEGATIVE_COST(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "neg").replace("\"cost_micros\":1500", "\"cost_micros\":-1500");
         }
     },
     BEYOND_LONG(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "huge").replace("\"cost_micros\":1500", "\"cost_micros\":92233720368547758070");
         }
     },
     /** A NUL written as a JSON escape: PostgreSQL would refuse the id (CONTRACT §1: no control characters). */
     NUL_IN_ID(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
-            return valid(campaign, at, "nul").replace("\"campaign_id\":\"" + campaign + "\"",
-                    "\"campaign_id\":\"" + campaign + "\\u0000x\"");
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
+            return valid(campaign, at, "nul")
+                    .replace("\"campaign_id\":\"" + campaign + "\"", "\"campaign_id\":\"" + campaign + "\\u0000x\"");
         }
     },
     /** A C1 control (NEL, U+0085) written raw, as a Latin-1 confused producer does: legal JSON, an illegal id. */
     C1_CONTROL_IN_ID(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "c1").replace("\"channel_id\":\"web\"", "\"channel_id\":\"web\u0085\"");
         }
     },
     /** Half a surrogate pair (a UTF-16 string cut between its halves): the sinks would store it as '?'. */
     LONE_SURROGATE_ID(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return valid(campaign, at, "surrogate").replace("\"channel_id\":\"web\"", "\"channel_id\":\"web\\ud83d\"");
         }
     },
     /** One micro-unit above validation.max-cost-micros. */
     COST_ABOVE_MAX(InvalidReason.SCHEMA, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
-            BigInteger above = BigInteger.valueOf(p.validation().maxCostMicros()).add(BigInteger.ONE);
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
+            BigInteger above =
+                    BigInteger.valueOf(p.validation().maxCostMicros()).add(BigInteger.ONE);
             return valid(campaign, at, "cost").replace("\"cost_micros\":1500", "\"cost_micros\":" + above);
         }
     },
     FAR_FUTURE(InvalidReason.TIMESTAMP, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return validAt(campaign, at + p.validation().maxFuture().toMillis() + 3_600_000L, "future");
         }
     },
     FAR_PAST(InvalidReason.TIMESTAMP, true) {
-        @Override String text(String campaign, long at, TrafficProfile p) {
+        @Override
+        String text(String campaign, long at, TrafficProfile p) {
             return validAt(campaign, at - p.validation().maxPast().toMillis() - 86_400_000L, "past");
         }
     };

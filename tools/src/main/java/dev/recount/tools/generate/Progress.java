@@ -18,6 +18,7 @@ public final class Progress implements AutoCloseable {
     private final String what;
     /** About how many records will be sent; 0 when unknown. */
     private final long expected;
+
     private final ProgressBar bar;
     private final long startNanos = System.nanoTime();
     private long lastPrint = System.nanoTime();
@@ -32,9 +33,17 @@ public final class Progress implements AutoCloseable {
         this.out = out;
         this.what = what;
         this.expected = Math.max(0, expected);
-        this.bar = onTerminal ? new ProgressBarBuilder().setTaskName(what).setInitialMax(expected > 0 ? expected : -1)
-                .setStyle(ProgressBarStyle.ASCII).setUnit(" records", 1).showSpeed().setUpdateIntervalMillis(250)
-                .clearDisplayOnFinish().build() : null;
+        this.bar = onTerminal
+                ? new ProgressBarBuilder()
+                        .setTaskName(what)
+                        .setInitialMax(expected > 0 ? expected : -1)
+                        .setStyle(ProgressBarStyle.ASCII)
+                        .setUnit(" records", 1)
+                        .showSpeed()
+                        .setUpdateIntervalMillis(250)
+                        .clearDisplayOnFinish()
+                        .build()
+                : null;
     }
 
     /** For a command: a bar when it runs on a terminal, else plain lines; {@code expected} records (about). */
@@ -66,7 +75,8 @@ public final class Progress implements AutoCloseable {
         double rate = seconds > 0 ? n / seconds : 0;
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%s: %,d", what, n));
         if (expected > 0) {
-            s.append(String.format(Locale.ROOT, " of about %,d records (%d %%)", expected, Math.min(100, n * 100 / expected)));
+            s.append(String.format(
+                    Locale.ROOT, " of about %,d records (%d %%)", expected, Math.min(100, n * 100 / expected)));
         } else {
             s.append(" records");
         }
@@ -82,7 +92,8 @@ public final class Progress implements AutoCloseable {
     }
 
     void rethrow() {
-        if (failure != null) throw new IllegalStateException("sending to Kafka failed: " + failure.getMessage(), failure);
+        if (failure != null)
+            throw new IllegalStateException("sending to Kafka failed: " + failure.getMessage(), failure);
     }
 
     /** Clears the bar (nothing to do for lines). */

@@ -49,15 +49,19 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
      * delay far beyond the attribution window still finds its impression on a busy campaign.
      */
     private static final int HISTORY_BUCKETS = 256;
+
     private static final long HISTORY_BUCKET_MS = 30_000;
     /** Click delay after its impression, log-normal: a median of 90 s and a p99 of 45 min (beyond a 30 min window). */
     static final long CLICK_DELAY_MEDIAN_MS = 90_000;
+
     static final long CLICK_DELAY_P99_MS = 45 * 60_000;
     /** Conversions come later than clicks: a median of 5 min, p99 of 3 h. */
     static final long CONVERSION_DELAY_MEDIAN_MS = 5 * 60_000;
+
     static final long CONVERSION_DELAY_P99_MS = 3 * 3_600_000;
     /** Shares of clicks and conversions with no request id, with one no impression has, with a later impression's. */
     static final double NO_REQUEST_ID_SHARE = 0.03;
+
     static final double UNKNOWN_REQUEST_ID_SHARE = 0.02;
     static final double IMPRESSION_LATER_SHARE = 0.03;
     /** Share of impressions logged with the request id of an earlier impression of their campaign and channel. */
@@ -75,11 +79,13 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private final long[] cpaMicros;
     /** Per campaign × channel and history bucket (bucket number mod HISTORY_BUCKETS): its latest impression. */
     private final String[][] historyRequestIds;
+
     private final long[][] historyTs;
     /** Per campaign × channel, the latest impression's request id (null: none yet). */
     private final String[] latestRequestId;
     /** Per campaign × channel, request ids clicks already carry whose impression is still to come. */
     private final List<ArrayDeque<String>> promisedRequestIds;
+
     private final int quietPartition;
     private final long quietFromTs;
     private final long quietToTs;
@@ -142,7 +148,9 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         quietToTs = startTs + Math.round(profile.span().toMillis() * profile.quietTo());
 
         delayMu = Math.log(profile.delayMedian().toMillis());
-        delaySigma = Math.log((double) profile.delayP99().toMillis() / profile.delayMedian().toMillis()) / Z99;
+        delaySigma = Math.log((double) profile.delayP99().toMillis()
+                        / profile.delayMedian().toMillis())
+                / Z99;
         truth.describe(profile, quietPartition, quietFromTs, quietToTs);
     }
 
@@ -205,7 +213,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         int ch = pick(CHANNEL_WEIGHTS);
         String channel = CHANNELS[ch];
         double u = random.nextDouble();
-        EventType type = u < IMPRESSION_SHARE ? EventType.IMPRESSION
+        EventType type = u < IMPRESSION_SHARE
+                ? EventType.IMPRESSION
                 : u < IMPRESSION_SHARE + CLICK_SHARE ? EventType.CLICK : EventType.CONVERSION;
         long cost = switch (type) {
             case IMPRESSION -> jitter(cpmMicros[c]);
@@ -215,23 +224,29 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         cost = Math.min(cost, profile.validation().maxCostMicros());
         String eventId = "ev-" + Long.toString(profile.seed(), 36) + "-" + nextId++;
         int key = c * CHANNELS.length + ch;
-        String requestId = type == EventType.IMPRESSION ? impressionRequestId(key, eventTs)
+        String requestId = type == EventType.IMPRESSION
+                ? impressionRequestId(key, eventTs)
                 : followedRequestId(key, eventTs, type);
         AdEvent e = new AdEvent(eventId, type, eventTs, campaign, channel, cost, requestId, null, 0, 0, 0);
         boolean tooLate = main && random.nextDouble() < profile.tooLateShare();
         long delay = tooLate
-                ? profile.tooLateDelay().toMillis() + (long) (random.nextDouble() * profile.tooLateDelay().toMillis())
-                : Math.min(Math.round(logNormal(delayMu, delaySigma)), profile.tooLateDelay().toMillis() - 1);
+                ? profile.tooLateDelay().toMillis()
+                        + (long) (random.nextDouble() * profile.tooLateDelay().toMillis())
+                : Math.min(
+                        Math.round(logNormal(delayMu, delaySigma)),
+                        profile.tooLateDelay().toMillis() - 1);
         int partition = campaignPartition[c];
         long arrival = deliverable(partition, eventTs + delay);
         byte[] recordKey = campaign.getBytes(StandardCharsets.UTF_8);
         byte[] value = EventJson.toJson(e).getBytes(StandardCharsets.UTF_8);
         check(value, arrival, null);
-        inFlight.add(new GeneratedRecord(partition, arrival, recordKey, value, GeneratedRecord.Kind.VALID, null, eventTs));
+        inFlight.add(
+                new GeneratedRecord(partition, arrival, recordKey, value, GeneratedRecord.Kind.VALID, null, eventTs));
         truth.addValid(e, main, tooLate);
         if (main && random.nextDouble() < profile.duplicateShare()) {
             long again = deliverable(partition, arrival + 100 + (long) (random.nextDouble() * 20_000));
-            inFlight.add(new GeneratedRecord(partition, again, recordKey, value, GeneratedRecord.Kind.DUPLICATE, null, eventTs));
+            inFlight.add(new GeneratedRecord(
+                    partition, again, recordKey, value, GeneratedRecord.Kind.DUPLICATE, null, eventTs));
             truth.addDuplicate();
         }
     }
@@ -244,7 +259,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         String requestId = promisedRequestIds.get(key).poll();
         if (requestId == null) {
             requestId = latestRequestId[key] != null && random.nextDouble() < RELOGGED_IMPRESSION_SHARE
-                    ? latestRequestId[key] : newRequestId();
+                    ? latestRequestId[key]
+                    : newRequestId();
         }
         int slot = (int) Math.floorMod(Math.floorDiv(eventTs, HISTORY_BUCKET_MS), (long) HISTORY_BUCKETS);
         historyRequestIds[key][slot] = requestId;
@@ -262,7 +278,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         double u = random.nextDouble();
         if (u < NO_REQUEST_ID_SHARE) return null;
         if (u < NO_REQUEST_ID_SHARE + UNKNOWN_REQUEST_ID_SHARE) return newRequestId();
-        if (u < NO_REQUEST_ID_SHARE + UNKNOWN_REQUEST_ID_SHARE + IMPRESSION_LATER_SHARE || latestRequestId[key] == null) {
+        if (u < NO_REQUEST_ID_SHARE + UNKNOWN_REQUEST_ID_SHARE + IMPRESSION_LATER_SHARE
+                || latestRequestId[key] == null) {
             String promised = newRequestId();
             promisedRequestIds.get(key).add(promised);
             return promised;
@@ -270,7 +287,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         long median = type == EventType.CLICK ? CLICK_DELAY_MEDIAN_MS : CONVERSION_DELAY_MEDIAN_MS;
         long p99 = type == EventType.CLICK ? CLICK_DELAY_P99_MS : CONVERSION_DELAY_P99_MS;
         long target = eventTs - Math.round(logNormal(Math.log(median), Math.log((double) p99 / median) / Z99));
-        long bucket = Math.floorDiv(Math.max(target, eventTs - (HISTORY_BUCKETS - 1) * HISTORY_BUCKET_MS), HISTORY_BUCKET_MS);
+        long bucket =
+                Math.floorDiv(Math.max(target, eventTs - (HISTORY_BUCKETS - 1) * HISTORY_BUCKET_MS), HISTORY_BUCKET_MS);
         long nowBucket = Math.floorDiv(eventTs, HISTORY_BUCKET_MS);
         // The target's bucket, else the first bucket after it that has an impression (latestRequestId at worst).
         for (long b = bucket; b <= nowBucket; b++) {
@@ -301,8 +319,9 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         ValidationResult r = validator.validate(value, recordTs, "generator", 0, 0);
         InvalidReason got = r.isValid() ? null : r.reason();
         if (got != expected) {
-            throw new IllegalStateException("generator bug: record meant to be " + (expected == null ? "valid" : expected)
-                    + " validates as " + r + ": " + new String(value == null ? new byte[0] : value, StandardCharsets.UTF_8));
+            throw new IllegalStateException(
+                    "generator bug: record meant to be " + (expected == null ? "valid" : expected) + " validates as "
+                            + r + ": " + new String(value == null ? new byte[0] : value, StandardCharsets.UTF_8));
         }
     }
 
@@ -314,7 +333,8 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
             int hi = campaignCumulative.length - 1;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (campaignCumulative[mid] < u) lo = mid + 1; else hi = mid;
+                if (campaignCumulative[mid] < u) lo = mid + 1;
+                else hi = mid;
             }
             if (!quiet || campaignPartition[lo] != quietPartition) return lo;
         }

@@ -27,9 +27,21 @@ import java.util.Objects;
  *                       them for the intended reason (and the out-of-range samples are built from them)
  */
 public record TrafficProfile(
-        Instant start, Duration span, Duration tail, long events, int campaigns, long seed, int partitions,
-        Duration delayMedian, Duration delayP99, double tooLateShare, Duration tooLateDelay,
-        double duplicateShare, double invalidShare, double quietFrom, double quietTo,
+        Instant start,
+        Duration span,
+        Duration tail,
+        long events,
+        int campaigns,
+        long seed,
+        int partitions,
+        Duration delayMedian,
+        Duration delayP99,
+        double tooLateShare,
+        Duration tooLateDelay,
+        double duplicateShare,
+        double invalidShare,
+        double quietFrom,
+        double quietTo,
         ValidationSettings validation) {
 
     public TrafficProfile {
@@ -42,14 +54,15 @@ public record TrafficProfile(
         if (partitions < 1) throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
         requirePositive(delayMedian, "delayMedian");
         if (delayP99.compareTo(delayMedian) <= 0) {
-            throw new IllegalArgumentException("delayP99 (" + delayP99 + ") must exceed delayMedian (" + delayMedian + ")");
+            throw new IllegalArgumentException(
+                    "delayP99 (" + delayP99 + ") must exceed delayMedian (" + delayMedian + ")");
         }
         requireShare(tooLateShare, "tooLateShare");
         requireShare(duplicateShare, "duplicateShare");
         requireShare(invalidShare, "invalidShare");
         if (quietFrom < 0 || quietTo > 1 || quietFrom > quietTo) {
-            throw new IllegalArgumentException("quiet phase must satisfy 0 <= quietFrom <= quietTo <= 1, got "
-                    + quietFrom + ".." + quietTo);
+            throw new IllegalArgumentException(
+                    "quiet phase must satisfy 0 <= quietFrom <= quietTo <= 1, got " + quietFrom + ".." + quietTo);
         }
     }
 

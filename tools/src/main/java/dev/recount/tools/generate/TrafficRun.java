@@ -22,11 +22,19 @@ public final class TrafficRun {
      * {@code ratePerSecond} records a second (0: as fast as possible), and writes the ground truth into
      * {@code truthDir} (expected.csv, expected_attribution.csv, summary.json).
      */
-    public static Result toKafka(RecountConfig config, TrafficProfile profile, String topic, double ratePerSecond,
-                                 Path truthDir, Progress progress) throws IOException {
-        GroundTruth truth = new GroundTruth(config.eventTime().windows(), config.attribution().rule());
+    public static Result toKafka(
+            RecountConfig config,
+            TrafficProfile profile,
+            String topic,
+            double ratePerSecond,
+            Path truthDir,
+            Progress progress)
+            throws IOException {
+        GroundTruth truth = new GroundTruth(
+                config.eventTime().windows(), config.attribution().rule());
         TrafficGenerator generator = new TrafficGenerator(profile, truth);
-        long sent = KafkaTrafficSender.send(config.get("kafka.bootstrap-servers"), topic, generator, ratePerSecond, progress);
+        long sent = KafkaTrafficSender.send(
+                config.get("kafka.bootstrap-servers"), topic, generator, ratePerSecond, progress);
         truth.write(truthDir);
         return new Result(sent, truth);
     }

@@ -12,8 +12,14 @@ import java.time.Instant;
  *
  * @param quiet the fractions of the main range during which one partition is quiet, {@code 0.4-0.6}, or {@code none}
  */
-public record TrafficShape(int campaigns, String delayMedian, String delayP99, double tooLateShare,
-                           double duplicateShare, double invalidShare, String quiet) {
+public record TrafficShape(
+        int campaigns,
+        String delayMedian,
+        String delayP99,
+        double tooLateShare,
+        double duplicateShare,
+        double invalidShare,
+        String quiet) {
     // Strings, so that the command's options can name them as their defaults.
     static final String DEFAULT_CAMPAIGNS = "20";
     static final String DEFAULT_DELAY_MEDIAN = "2s";
@@ -24,14 +30,22 @@ public record TrafficShape(int campaigns, String delayMedian, String delayP99, d
     static final String DEFAULT_QUIET = "0.4-0.6";
 
     public static TrafficShape defaults() {
-        return new TrafficShape(Integer.parseInt(DEFAULT_CAMPAIGNS), DEFAULT_DELAY_MEDIAN, DEFAULT_DELAY_P99,
-                Double.parseDouble(DEFAULT_TOO_LATE_SHARE), Double.parseDouble(DEFAULT_DUPLICATE_SHARE),
-                Double.parseDouble(DEFAULT_INVALID_SHARE), DEFAULT_QUIET);
+        return new TrafficShape(
+                Integer.parseInt(DEFAULT_CAMPAIGNS),
+                DEFAULT_DELAY_MEDIAN,
+                DEFAULT_DELAY_P99,
+                Double.parseDouble(DEFAULT_TOO_LATE_SHARE),
+                Double.parseDouble(DEFAULT_DUPLICATE_SHARE),
+                Double.parseDouble(DEFAULT_INVALID_SHARE),
+                DEFAULT_QUIET);
     }
 
     /** Thin traffic after the main range long enough for its last windows to close: window + out-of-orderness + lateness + 30 s. */
     public static Duration closingTail(EventTimeSettings time) {
-        return time.windowSize().plus(time.outOfOrderness()).plus(time.allowedLateness()).plusSeconds(30);
+        return time.windowSize()
+                .plus(time.outOfOrderness())
+                .plus(time.allowedLateness())
+                .plusSeconds(30);
     }
 
     /**
@@ -40,22 +54,44 @@ public record TrafficShape(int campaigns, String delayMedian, String delayP99, d
      *
      * @throws IllegalArgumentException when a value is out of range (the message names it)
      */
-    public TrafficProfile profile(EventTimeSettings time, Instant start, Duration span, Duration tail, long events,
-                                  long seed, int partitions) {
+    public TrafficProfile profile(
+            EventTimeSettings time,
+            Instant start,
+            Duration span,
+            Duration tail,
+            long events,
+            long seed,
+            int partitions) {
         double quietFrom = 0;
         double quietTo = 0;
         if (!"none".equalsIgnoreCase(quiet)) {
             String[] q = quiet.split("-");
-            if (q.length != 2) throw new IllegalArgumentException("--quiet must look like 0.4-0.6 or be 'none', got '" + quiet + "'");
+            if (q.length != 2)
+                throw new IllegalArgumentException("--quiet must look like 0.4-0.6 or be 'none', got '" + quiet + "'");
             quietFrom = Double.parseDouble(q[0]);
             quietTo = Double.parseDouble(q[1]);
         }
         // Too late means beyond window + out-of-orderness + lateness. Twice the out-of-orderness and lateness
         // keeps "intended too late" clear of the boundary even when partitions' watermarks lag each other, as
         // they do when a replay or demo pushes minutes of event time through in seconds.
-        Duration tooLateDelay = time.windowSize().plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
-        return new TrafficProfile(start, span, tail, events, campaigns, seed, partitions,
-                Durations.parse(delayMedian), Durations.parse(delayP99), tooLateShare, tooLateDelay,
-                duplicateShare, invalidShare, quietFrom, quietTo, time.validation());
+        Duration tooLateDelay = time.windowSize()
+                .plus(time.outOfOrderness().plus(time.allowedLateness()).multipliedBy(2));
+        return new TrafficProfile(
+                start,
+                span,
+                tail,
+                events,
+                campaigns,
+                seed,
+                partitions,
+                Durations.parse(delayMedian),
+                Durations.parse(delayP99),
+                tooLateShare,
+                tooLateDelay,
+                duplicateShare,
+                invalidShare,
+                quietFrom,
+                quietTo,
+                time.validation());
     }
 }

@@ -18,17 +18,23 @@ import picocli.CommandLine.Spec;
  * {@code ./recount migrate}: recount's schema on a PostgreSQL of the user's own (the local stack's {@code up} does
  * this itself), as the administrative login of the settings, and what Flyway did.
  */
-@Command(name = "migrate", sortOptions = false,
-        description = {"Apply recount's schema migrations to postgres.schema on postgres.jdbc-url, as the administrative"
-                + " login (postgres.user; its password from postgres.password-env or postgres.password-file), and print"
-                + " the versions applied and the schema's version now.",
-                "Safe to rerun: a migrated schema is left as it is. The migrations create the schema's group roles;"
-                        + " the components' logins are yours to create (docs/operations.md)."})
+@Command(
+        name = "migrate",
+        sortOptions = false,
+        description = {
+            "Apply recount's schema migrations to postgres.schema on postgres.jdbc-url, as the administrative"
+                    + " login (postgres.user; its password from postgres.password-env or postgres.password-file), and print"
+                    + " the versions applied and the schema's version now.",
+            "Safe to rerun: a migrated schema is left as it is. The migrations create the schema's group roles;"
+                    + " the components' logins are yours to create (docs/operations.md)."
+        })
 public final class MigrateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE",
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
             description = "Config file over the built-in defaults (default: $RECOUNT_CONFIG if set).")
     Path configFile;
 
@@ -51,7 +57,8 @@ public final class MigrateCommand implements Callable<Integer> {
         if (result.migrationsExecuted == 0 || result.migrations == null || result.migrations.isEmpty()) {
             return "migrate: nothing to apply; the schema is at " + version;
         }
-        String applied = result.migrations.stream().map(MigrateCommand::describe).collect(Collectors.joining(", "));
+        String applied =
+                result.migrations.stream().map(MigrateCommand::describe).collect(Collectors.joining(", "));
         return "migrate: applied " + result.migrationsExecuted + " (" + applied + "); the schema is at " + version;
     }
 

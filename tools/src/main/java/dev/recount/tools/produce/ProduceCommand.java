@@ -5,13 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.tools.LocalConnection;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,12 +14,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.concurrent.Callable;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code produce} (CONTRACT §5): sends a file of JSON lines to Kafka in file order, one record per line. The value
@@ -42,51 +41,77 @@ import java.util.HexFormat;
  * Consumers that read with isolation.level=read_committed (recount's stream job does) see each line once.
  * Blank lines carry no record and are skipped (and counted).
  */
-@Command(name = "produce", mixinStandardHelpOptions = true,
-        description = {"Send a file of JSON lines to Kafka, one record per line, in file order, keyed by campaign_id.",
-                "Exactly once: if it stops (broker away, Ctrl-C), running the same command again continues after the "
-                        + "last line that was committed."})
+@Command(
+        name = "produce",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Send a file of JSON lines to Kafka, one record per line, in file order, keyed by campaign_id.",
+            "Exactly once: if it stops (broker away, Ctrl-C), running the same command again continues after the "
+                    + "last line that was committed."
+        })
 public final class ProduceCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(1);
     private static final Duration TRANSACTION_EVERY = Duration.ofSeconds(1);
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--file", paramLabel = "F", required = true, description = "File of JSON lines (one event per line).")
+    @Option(
+            names = "--file",
+            paramLabel = "F",
+            required = true,
+            description = "File of JSON lines (one event per line).")
     Path file;
 
-    @Option(names = "--rate", paramLabel = "N", defaultValue = "0",
+    @Option(
+            names = "--rate",
+            paramLabel = "N",
+            defaultValue = "0",
             description = "At most N records per second (default: 0 = as fast as possible).")
     double rate;
 
     @Option(names = "--topic", paramLabel = "T", description = "Topic (default: topics.input from the config).")
     String topic;
 
-    @Option(names = "--batch", paramLabel = "N", defaultValue = "1000",
-            description = "At most N lines per transaction (default: ${DEFAULT-VALUE}); a transaction also ends every second.")
+    @Option(
+            names = "--batch",
+            paramLabel = "N",
+            defaultValue = "1000",
+            description =
+                    "At most N lines per transaction (default: ${DEFAULT-VALUE}); a transaction also ends every second.")
     int batch;
 
-    @Option(names = "--from-start", description = "Send the whole file again, even if an earlier run sent part or all of it.")
+    @Option(
+            names = "--from-start",
+            description = "Send the whole file again, even if an earlier run sent part or all of it.")
     boolean fromStart;
 
     /** What a record's Kafka timestamp is: the job judges event_ts against it (validation.max-past/-future). */
-    enum Timestamp { now, event }
+    enum Timestamp {
+        now,
+        event
+    }
 
-    @Option(names = "--timestamp", paramLabel = "now|event", defaultValue = "now",
+    @Option(
+            names = "--timestamp",
+            paramLabel = "now|event",
+            defaultValue = "now",
             description = "Kafka record timestamp: now (the wall clock, as a live producer; default) or event (the "
                     + "line's event_ts, to replay old events: with now, events older than validation.max-past are "
                     + "dead-lettered as timestamp errors).")
     Timestamp timestamp;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "HOST:PORT",
             description = "Kafka (default: $KAFKA_BOOTSTRAP_SERVERS or the config's kafka.bootstrap-servers; "
                     + "else the local stack's local.env).")
     String bootstrapServers;
 
-    @Option(names = "--config", paramLabel = "FILE",
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
             description = "Config file over the built-in defaults (default: $RECOUNT_CONFIG if set).")
     Path configFile;
 
@@ -107,11 +132,13 @@ public final class ProduceCommand implements Callable<Integer> {
         long start = System.nanoTime();
         long nextProgress = start + PROGRESS_EVERY.toNanos();
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-             ProduceProgress progress = new ProduceProgress(bootstrap, target, fileId)) {
+                ProduceProgress progress = new ProduceProgress(bootstrap, target, fileId)) {
             long done = fromStart ? 0 : progress.linesDone();
             if (done > 0) {
-                out.printf("produce: an earlier run sent lines 1-%,d of %s to %s already; continuing after them "
-                        + "(--from-start sends everything again)%n", done, file, target);
+                out.printf(
+                        "produce: an earlier run sent lines 1-%,d of %s to %s already; continuing after them "
+                                + "(--from-start sends everything again)%n",
+                        done, file, target);
             }
             long lineNo = 0;
             byte[] line;
@@ -128,7 +155,8 @@ public final class ProduceCommand implements Callable<Integer> {
                     byte[] key = fields.key();
                     if (key == null) counts.unkeyed++;
                     if (inTxn == 0) progress.begin();
-                    progress.send(new ProducerRecord<>(target, null, timeRule.recordTimestamp(fields.eventTs(), lineNo), key, line));
+                    progress.send(new ProducerRecord<>(
+                            target, null, timeRule.recordTimestamp(fields.eventTs(), lineNo), key, line));
                     inTxn++;
                     counts.sent++;
                 }
@@ -150,8 +178,14 @@ public final class ProduceCommand implements Callable<Integer> {
             }
             timeRule.summarise();
             double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
-            out.printf("produced %d records from %s to %s at %s in %.1f s (%d without a campaign_id key%s)%n",
-                    counts.sent, file, target, bootstrap, seconds, counts.unkeyed,
+            out.printf(
+                    "produced %d records from %s to %s at %s in %.1f s (%d without a campaign_id key%s)%n",
+                    counts.sent,
+                    file,
+                    target,
+                    bootstrap,
+                    seconds,
+                    counts.unkeyed,
                     counts.blank == 0 ? "" : ", " + counts.blank + " blank lines skipped");
             return 0;
         } catch (NoSuchFileException e) {
@@ -159,9 +193,12 @@ public final class ProduceCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + file + ": " + e.getMessage(), e);
         } catch (ProduceProgress.Stopped e) {
-            throw new IllegalStateException("sending to " + target + " at " + bootstrap + " stopped: " + e.getMessage()
-                    + "; lines 1-" + e.linesDone + " of " + file + " are sent; run the same command again to continue"
-                    + " after line " + e.linesDone, e.getCause());
+            throw new IllegalStateException(
+                    "sending to " + target + " at " + bootstrap + " stopped: " + e.getMessage()
+                            + "; lines 1-" + e.linesDone + " of " + file
+                            + " are sent; run the same command again to continue"
+                            + " after line " + e.linesDone,
+                    e.getCause());
         }
     }
 
@@ -205,13 +242,17 @@ public final class ProduceCommand implements Callable<Integer> {
         Long recordTimestamp(Long eventTs, long lineNo) {
             if (mode == Timestamp.event) return eventTs; // a line without one is invalid anyway: now is fine
             long now = System.currentTimeMillis();
-            if (eventTs != null && (eventTs < now - validation.maxPast().toMillis()
-                    || eventTs > now + validation.maxFuture().toMillis())) {
+            if (eventTs != null
+                    && (eventTs < now - validation.maxPast().toMillis()
+                            || eventTs > now + validation.maxFuture().toMillis())) {
                 if (outside++ == 0) {
-                    out.printf("produce: warning: line %,d has event_ts %s, outside what the job accepts around now "
+                    out.printf(
+                            "produce: warning: line %,d has event_ts %s, outside what the job accepts around now "
                                     + "(max-past %s, max-future %s): it will be dead-lettered as a timestamp error. "
-                                    + "Replaying old events? Use --timestamp event.%n", lineNo,
-                            java.time.Instant.ofEpochMilli(eventTs), dev.recount.core.config.Durations.format(validation.maxPast()),
+                                    + "Replaying old events? Use --timestamp event.%n",
+                            lineNo,
+                            java.time.Instant.ofEpochMilli(eventTs),
+                            dev.recount.core.config.Durations.format(validation.maxPast()),
                             dev.recount.core.config.Durations.format(validation.maxFuture()));
                     out.flush();
                 }
@@ -221,11 +262,12 @@ public final class ProduceCommand implements Callable<Integer> {
 
         void summarise() {
             if (outside > 0) {
-                out.printf("produce: warning: %,d line(s) of %s had an event_ts the job will refuse against the "
-                        + "current time (see above)%n", outside, file);
+                out.printf(
+                        "produce: warning: %,d line(s) of %s had an event_ts the job will refuse against the "
+                                + "current time (see above)%n",
+                        outside, file);
             }
         }
-
     }
 
     /**
@@ -240,7 +282,9 @@ public final class ProduceCommand implements Callable<Integer> {
                 JsonNode campaign = node.get("campaign_id");
                 JsonNode ts = node.get("event_ts");
                 return new LineFields(
-                        campaign != null && campaign.isTextual() ? campaign.textValue().getBytes(StandardCharsets.UTF_8) : null,
+                        campaign != null && campaign.isTextual()
+                                ? campaign.textValue().getBytes(StandardCharsets.UTF_8)
+                                : null,
                         ts != null && ts.isIntegralNumber() && ts.canConvertToLong() ? ts.longValue() : null);
             } catch (IOException e) {
                 return new LineFields(null, null);

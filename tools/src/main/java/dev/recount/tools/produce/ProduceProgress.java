@@ -58,7 +58,8 @@ final class ProduceProgress implements AutoCloseable {
             producer = new KafkaProducer<>(p);
             producer.initTransactions(); // aborts what a killed earlier run of this file left open
             reader = new KafkaConsumer<>(c);
-            OffsetAndMetadata done = reader.committed(Set.of(markerPartition), Duration.ofSeconds(30)).get(markerPartition);
+            OffsetAndMetadata done = reader.committed(Set.of(markerPartition), Duration.ofSeconds(30))
+                    .get(markerPartition);
             linesDone = done == null ? 0 : done.offset();
         } catch (KafkaException e) {
             if (producer != null) producer.close(Duration.ZERO);
@@ -96,8 +97,8 @@ final class ProduceProgress implements AutoCloseable {
     /** Commits the open transaction together with "lines 1..lineNo are done". */
     void commit(long lineNo) {
         try {
-            producer.sendOffsetsToTransaction(Map.of(markerPartition, new OffsetAndMetadata(lineNo)),
-                    markerReader.groupMetadata());
+            producer.sendOffsetsToTransaction(
+                    Map.of(markerPartition, new OffsetAndMetadata(lineNo)), markerReader.groupMetadata());
             producer.commitTransaction();
         } catch (KafkaException e) {
             throw new Stopped(linesDone, e);

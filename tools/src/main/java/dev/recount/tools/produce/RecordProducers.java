@@ -13,17 +13,27 @@ public final class RecordProducers {
     /** An idempotent producer of raw byte records that waits for all replicas: no record lost or sent twice. */
     public static Map<String, Object> idempotentBytes(String bootstrap, String clientId) {
         return Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.CLIENT_ID_CONFIG, clientId,
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 10,
-                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.CLIENT_ID_CONFIG,
+                clientId,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class.getName(),
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true,
+                ProducerConfig.LINGER_MS_CONFIG,
+                10,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                256 * 1024,
                 // Fail within seconds, not a minute, when nothing listens at the bootstrap address.
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(15),
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(60));
+                ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                (int) TimeUnit.SECONDS.toMillis(15),
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                (int) TimeUnit.SECONDS.toMillis(60));
     }
 
     /** Waits until record number {@code sent} (0-based) is due at {@code rate} records per second since {@code startNanos}. */

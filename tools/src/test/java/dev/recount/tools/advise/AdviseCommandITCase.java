@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.recount.tools.ToolsMain;
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.TestNames;
+import dev.recount.tools.ToolsMain;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +39,8 @@ class AdviseCommandITCase {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
             // Old fixed timestamps: keep them whatever the date is when this runs.
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1).configs(Map.of("retention.ms", "-1"))))
-                    .all().get(30, TimeUnit.SECONDS);
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
         long from = FROM.toEpochMilli();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
@@ -48,12 +49,14 @@ class AdviseCommandITCase {
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                 ProducerConfig.ACKS_CONFIG, "all"))) {
             for (int p = 0; p < 2; p++) {
-                send(producer, topic, p, from - 60_000, event("before-" + p, from - 65_000));   // before the range
+                send(producer, topic, p, from - 60_000, event("before-" + p, from - 65_000)); // before the range
                 for (int i = 0; i < 50; i++) {
                     long arrival = from + i * 60_000L;
                     send(producer, topic, p, arrival, event("in-" + p + "-" + i, arrival - 2_000 - i * 100L));
-                    if (i == 10 && p == 0) send(producer, topic, p, arrival + 1, "not json".getBytes(StandardCharsets.UTF_8));
-                    if (i == 10 && p == 1) send(producer, topic, p, arrival + 1, event("in-1-0", from - 2_000)); // repeated id
+                    if (i == 10 && p == 0)
+                        send(producer, topic, p, arrival + 1, "not json".getBytes(StandardCharsets.UTF_8));
+                    if (i == 10 && p == 1)
+                        send(producer, topic, p, arrival + 1, event("in-1-0", from - 2_000)); // repeated id
                     // A timestamp that steps back before `from` inside the offset range: skipped, and said so.
                     if (i == 20 && p == 0) send(producer, topic, p, from - 5_000, event("stale-0", from - 6_000));
                 }
@@ -65,9 +68,18 @@ class AdviseCommandITCase {
         CommandLine cl = ToolsMain.commandLine();
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exit = cl.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(
-                "advise", "--from", FROM.toString(), "--to", TO.toString(), "--topic", topic,
-                "--bootstrap-servers", stack.bootstrapServers());
+        int exit = cl.setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true))
+                .execute(
+                        "advise",
+                        "--from",
+                        FROM.toString(),
+                        "--to",
+                        TO.toString(),
+                        "--topic",
+                        topic,
+                        "--bootstrap-servers",
+                        stack.bootstrapServers());
 
         assertThat(exit).as(err.toString()).isZero();
         // 2 × 50 in range, plus the invalid record and the repeated id; the records before and after are not read.
@@ -81,11 +93,23 @@ class AdviseCommandITCase {
 
         // --json: the same facts, one object.
         StringWriter jsonOut = new StringWriter();
-        int jsonExit = cl.setOut(new PrintWriter(jsonOut, true)).setErr(new PrintWriter(err, true)).execute(
-                "advise", "--from", FROM.toString(), "--to", TO.toString(), "--topic", topic,
-                "--bootstrap-servers", stack.bootstrapServers(), "--json");
+        int jsonExit = cl.setOut(new PrintWriter(jsonOut, true))
+                .setErr(new PrintWriter(err, true))
+                .execute(
+                        "advise",
+                        "--from",
+                        FROM.toString(),
+                        "--to",
+                        TO.toString(),
+                        "--topic",
+                        topic,
+                        "--bootstrap-servers",
+                        stack.bootstrapServers(),
+                        "--json");
         assertThat(jsonExit).as(err.toString()).isZero();
-        assertThat(jsonOut.toString().strip().lines()).as("exactly one JSON object on stdout").hasSize(1);
+        assertThat(jsonOut.toString().strip().lines())
+                .as("exactly one JSON object on stdout")
+                .hasSize(1);
         JsonNode json = new ObjectMapper().readTree(jsonOut.toString());
         assertThat(json.get("topic").asText()).isEqualTo(topic);
         assertThat(json.get("records").asLong()).isEqualTo(102);
@@ -104,11 +128,15 @@ class AdviseCommandITCase {
         // Events one minute apart.
         assertThat(p0.get("gap_ms").get("largest").get(0).asLong()).isEqualTo(60_000);
         JsonNode recommended = json.get("recommendation");
-        assertThat(recommended.get("watermark.out-of-orderness").get("value").asText()).isEqualTo("10s");
-        assertThat(recommended.get("watermark.out-of-orderness").get("ms").asLong()).isEqualTo(10_000);
+        assertThat(recommended.get("watermark.out-of-orderness").get("value").asText())
+                .isEqualTo("10s");
+        assertThat(recommended.get("watermark.out-of-orderness").get("ms").asLong())
+                .isEqualTo(10_000);
         JsonNode first = json.get("candidates").get(0);
         assertThat(first.get("label").asText()).isEqualTo("current config");
-        assertThat(first.get("on_time").asLong() + first.get("late").asLong() + first.get("too_late").asLong())
+        assertThat(first.get("on_time").asLong()
+                        + first.get("late").asLong()
+                        + first.get("too_late").asLong())
                 .isEqualTo(100);
     }
 
@@ -119,6 +147,7 @@ class AdviseCommandITCase {
 
     static byte[] event(String id, long eventTs) {
         return ("{\"event_id\":\"" + id + "\",\"event_type\":\"impression\",\"event_ts\":" + eventTs
-                + ",\"campaign_id\":\"c-1\",\"channel_id\":\"web\",\"cost_micros\":1000}").getBytes(StandardCharsets.UTF_8);
+                        + ",\"campaign_id\":\"c-1\",\"channel_id\":\"web\",\"cost_micros\":1000}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 }

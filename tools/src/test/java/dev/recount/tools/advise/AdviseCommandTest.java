@@ -21,7 +21,9 @@ class AdviseCommandTest {
         CommandLine cl = ToolsMain.commandLine();
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exit = cl.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
+        int exit = cl.setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true))
+                .execute(args);
         return new Run(exit, out.toString(), err.toString());
     }
 
@@ -30,8 +32,17 @@ class AdviseCommandTest {
         Run r = run("advise", "--help");
 
         assertThat(r.exitCode()).isZero();
-        assertThat(r.out()).contains("--from", "--to", "--topic", "--config", "--bootstrap-servers", "--max-records",
-                "out-of-orderness", "allowed-lateness", "idleness");
+        assertThat(r.out())
+                .contains(
+                        "--from",
+                        "--to",
+                        "--topic",
+                        "--config",
+                        "--bootstrap-servers",
+                        "--max-records",
+                        "out-of-orderness",
+                        "allowed-lateness",
+                        "idleness");
     }
 
     @Test

@@ -32,6 +32,7 @@ class AdvisorTest {
     static final Duration MINUTE = Duration.ofMinutes(1);
     /** Standard normal quantiles of 0.5, 0.9, 0.99, 0.999. */
     static final double Z90 = 1.2815515655446004;
+
     static final double Z99 = 2.3263478740408408;
     static final double Z999 = 3.090232306167813;
 
@@ -68,7 +69,8 @@ class AdvisorTest {
 
         assertThat(delays.count()).isEqualTo(n);
         assertThat((double) delays.percentile(0.5)).isCloseTo(median, within(median * 0.03));
-        assertThat((double) delays.percentile(0.9)).isCloseTo(median * Math.exp(Z90 * sigma), within(median * Math.exp(Z90 * sigma) * 0.03));
+        assertThat((double) delays.percentile(0.9))
+                .isCloseTo(median * Math.exp(Z90 * sigma), within(median * Math.exp(Z90 * sigma) * 0.03));
         assertThat((double) delays.percentile(0.99)).isCloseTo(7_000, within(7_000 * 0.05));
         double p999 = median * Math.exp(Z999 * sigma);
         assertThat((double) delays.percentile(0.999)).isCloseTo(p999, within(p999 * 0.08));
@@ -85,9 +87,11 @@ class AdvisorTest {
         assertThat(recommended.outcome().lateShare()).isLessThanOrEqualTo(0.01);
         assertThat(recommended.outcome().tooLateShare()).isLessThanOrEqualTo(0.001);
         Candidate atMedian = candidate(advice, "out-of-orderness at p50");
-        assertThat(atMedian.outcome().lateShare()).isGreaterThan(5 * recommended.outcome().lateShare());
+        assertThat(atMedian.outcome().lateShare())
+                .isGreaterThan(5 * recommended.outcome().lateShare());
         Candidate noLateness = candidate(advice, "recommended, no lateness");
-        assertThat(noLateness.outcome().tooLate()).isEqualTo(recommended.outcome().late() + recommended.outcome().tooLate());
+        assertThat(noLateness.outcome().tooLate())
+                .isEqualTo(recommended.outcome().late() + recommended.outcome().tooLate());
     }
 
     @Test
@@ -104,12 +108,13 @@ class AdvisorTest {
     @Test
     void recommendationFollowsTheRules() {
         long[] delays = new long[1000];
-        for (int i = 0; i < delays.length; i++) delays[i] = (i + 1) * 100L; // 100 ms .. 100 s, p99 = 99 s, p99.9 = 99.9 s
+        for (int i = 0; i < delays.length; i++)
+            delays[i] = (i + 1) * 100L; // 100 ms .. 100 s, p99 = 99 s, p99.9 = 99.9 s
         Recommendation r = WatermarkAdvisor.recommend(Distribution.of(delays), 4_200);
 
         assertThat(r.outOfOrderness()).isEqualTo(Duration.ofMinutes(2)); // 99 s rounded up
-        assertThat(r.allowedLateness()).isEqualTo(Duration.ZERO);         // 2 min already covers p99.9
-        assertThat(r.idleness()).isEqualTo(Duration.ofSeconds(5));        // 4.2 s rounded up
+        assertThat(r.allowedLateness()).isEqualTo(Duration.ZERO); // 2 min already covers p99.9
+        assertThat(r.idleness()).isEqualTo(Duration.ofSeconds(5)); // 4.2 s rounded up
 
         Recommendation tiny = WatermarkAdvisor.recommend(Distribution.of(0, 1, 2), 0);
         assertThat(tiny.outOfOrderness()).isEqualTo(WatermarkAdvisor.MIN_OUT_OF_ORDERNESS);
@@ -128,13 +133,14 @@ class AdvisorTest {
         ArrivalSample sample = new ArrivalSample.Builder(null)
                 .addValid(0, T0, T0)
                 .addValid(0, T0 + 70_000, T0 + 70_000)
-                .addValid(0, T0 + 71_000, T0 + 5_000)    // late
+                .addValid(0, T0 + 71_000, T0 + 5_000) // late
                 .addValid(0, T0 + 101_000, T0 + 101_000)
-                .addValid(0, T0 + 102_000, T0 + 30_000)  // too late
-                .addValid(0, T0 + 103_000, T0 + 95_000)  // window [60 s, 120 s) is still open
+                .addValid(0, T0 + 102_000, T0 + 30_000) // too late
+                .addValid(0, T0 + 103_000, T0 + 95_000) // window [60 s, 120 s) is still open
                 .build();
 
-        Outcome o = WatermarkSimulation.run(sample, new Settings(MINUTE, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofHours(1)));
+        Outcome o = WatermarkSimulation.run(
+                sample, new Settings(MINUTE, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofHours(1)));
 
         assertThat(o).isEqualTo(new Outcome(6, 4, 1, 1));
         // The last millisecond of a window: the event of 59.999 s at watermark 59.999 s is late, not on time.
@@ -156,8 +162,10 @@ class AdvisorTest {
                 .addValid(0, T0 + 72_000, T0 + 10_000)
                 .build();
 
-        Outcome held = WatermarkSimulation.run(sample, new Settings(MINUTE, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofHours(1)));
-        Outcome idle = WatermarkSimulation.run(sample, new Settings(MINUTE, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(5)));
+        Outcome held = WatermarkSimulation.run(
+                sample, new Settings(MINUTE, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofHours(1)));
+        Outcome idle = WatermarkSimulation.run(
+                sample, new Settings(MINUTE, Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(5)));
 
         assertThat(held).isEqualTo(new Outcome(4, 4, 0, 0));
         assertThat(idle).isEqualTo(new Outcome(4, 3, 1, 0));
@@ -172,9 +180,23 @@ class AdvisorTest {
      */
     @Test
     void generatedTrafficGivesItsDelayProfileBack() {
-        TrafficProfile profile = new TrafficProfile(Instant.ofEpochMilli(T0), Duration.ofMinutes(30), Duration.ofMinutes(5),
-                40_000, 30, 77L, 3, Duration.ofSeconds(2), Duration.ofSeconds(20), 0.0, Duration.ofHours(1),
-                0.01, 0.01, 0.0, 0.0, ValidationSettings.defaults());
+        TrafficProfile profile = new TrafficProfile(
+                Instant.ofEpochMilli(T0),
+                Duration.ofMinutes(30),
+                Duration.ofMinutes(5),
+                40_000,
+                30,
+                77L,
+                3,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(20),
+                0.0,
+                Duration.ofHours(1),
+                0.01,
+                0.01,
+                0.0,
+                0.0,
+                ValidationSettings.defaults());
         GroundTruth truth = new GroundTruth(new WindowAlignment(60_000));
         List<GeneratedRecord> records = TrafficGenerator.all(profile, truth);
         ArrivalSample.Builder builder = new ArrivalSample.Builder(new EventValidator(ValidationSettings.defaults()));
@@ -196,13 +218,15 @@ class AdvisorTest {
 
         Recommendation r = advice.recommendation();
         assertThat(r.outOfOrderness()).isEqualTo(Duration.ofSeconds(30)); // p99 ≈ 20 s, rounded up
-        assertThat(r.outOfOrderness().plus(r.allowedLateness()).toMillis()).isGreaterThanOrEqualTo(advice.delays().percentile(0.999));
+        assertThat(r.outOfOrderness().plus(r.allowedLateness()).toMillis())
+                .isGreaterThanOrEqualTo(advice.delays().percentile(0.999));
         assertThat(r.idleness()).isBetween(Duration.ofSeconds(1), Duration.ofMinutes(1));
         Candidate recommended = candidate(advice, "recommended");
         assertThat(recommended.outcome().events()).isEqualTo(sample.events());
         assertThat(recommended.outcome().tooLateShare()).isLessThanOrEqualTo(0.002);
         assertThat(recommended.outcome().lateShare()).isLessThan(0.015);
-        assertThat(candidate(advice, "current config").settings().outOfOrderness()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(candidate(advice, "current config").settings().outOfOrderness())
+                .isEqualTo(Duration.ofSeconds(30));
 
         StringWriter text = new StringWriter();
         AdviceReport.print(advice, new PrintWriter(text));
@@ -238,7 +262,9 @@ class AdvisorTest {
     }
 
     static Candidate candidate(Advice advice, String label) {
-        return advice.candidates().stream().filter(c -> c.label().equals(label)).findFirst()
+        return advice.candidates().stream()
+                .filter(c -> c.label().equals(label))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no candidate '" + label + "' in " + advice.candidates()));
     }
 }

@@ -46,7 +46,8 @@ class DistributionTest {
             long want = exact(sorted, q);
             long got = d.percentile(q);
             assertThat(got).as("p%s: an upper bound", q * 100).isGreaterThanOrEqualTo(want);
-            assertThat(got - want).as("p%s = %d, exact %d: within 0.1 %%", q * 100, got, want)
+            assertThat(got - want)
+                    .as("p%s = %d, exact %d: within 0.1 %%", q * 100, got, want)
                     .isLessThanOrEqualTo(Math.abs(want) / 1000);
         }
         // Some of the quantiles above fall among the negative values: both histograms were exercised.
@@ -54,7 +55,8 @@ class DistributionTest {
         assertThat(exact(sorted, 0.999)).isGreaterThan(2_048 * 16);
 
         long threshold = exact(sorted, 0.9);
-        double exactShare = (double) Arrays.stream(sorted).filter(v -> v > threshold).count() / n;
+        double exactShare =
+                (double) Arrays.stream(sorted).filter(v -> v > threshold).count() / n;
         assertThat(d.shareAbove(threshold)).isCloseTo(exactShare, org.assertj.core.data.Offset.offset(0.002));
     }
 
@@ -66,7 +68,8 @@ class DistributionTest {
         Distribution d = Distribution.of(values);
         long[] sorted = values.clone();
         Arrays.sort(sorted);
-        for (double q : QUANTILES) assertThat(d.percentile(q)).as("p%s", q * 100).isEqualTo(exact(sorted, q));
+        for (double q : QUANTILES)
+            assertThat(d.percentile(q)).as("p%s", q * 100).isEqualTo(exact(sorted, q));
     }
 
     @Test
@@ -90,7 +93,8 @@ class DistributionTest {
         assertThat(Distribution.empty().shareAbove(0)).isZero();
         assertThat(Distribution.empty().largest(3)).isEmpty();
         assertThatThrownBy(() -> new Distribution().record(Long.MAX_VALUE))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("value must be within");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("value must be within");
     }
 
     @Test
@@ -111,7 +115,8 @@ class DistributionTest {
 
     @Test
     void theDefaultRecordLimitFollowsTheHeap() {
-        assertThat(AdviseCommand.defaultMaxRecords(6L << 30)).isEqualTo((6L << 30) / ArrivalSample.PEAK_BYTES_PER_EVENT);
+        assertThat(AdviseCommand.defaultMaxRecords(6L << 30))
+                .isEqualTo((6L << 30) / ArrivalSample.PEAK_BYTES_PER_EVENT);
         assertThat(AdviseCommand.defaultMaxRecords(64L << 20)).isEqualTo(1_000_000);
     }
 

@@ -12,14 +12,15 @@ class DemoHintTest {
 
     @Test
     void namesTheStacksOwnEnvFileWhileTheStackStaysUp() {
-        assertThat(DemoRun.lookYourself(HOME, false)).isEqualTo(
-                ". /tmp/recount-demo-home/local.env && psql -c 'SELECT * FROM demo.window_metrics LIMIT 10'")
+        assertThat(DemoRun.lookYourself(HOME, false))
+                .isEqualTo(". /tmp/recount-demo-home/local.env && psql -c 'SELECT * FROM demo.window_metrics LIMIT 10'")
                 .doesNotContain("<");
     }
 
     @Test
     void bringsTheStackUpFirstWhenTheDemoStoppedIt() {
-        assertThat(DemoRun.lookYourself(HOME, true)).isEqualTo("./recount up --home /tmp/recount-demo-home && "
-                + ". /tmp/recount-demo-home/local.env && psql -c 'SELECT * FROM demo.window_metrics LIMIT 10'");
+        assertThat(DemoRun.lookYourself(HOME, true))
+                .isEqualTo("./recount up --home /tmp/recount-demo-home && "
+                        + ". /tmp/recount-demo-home/local.env && psql -c 'SELECT * FROM demo.window_metrics LIMIT 10'");
     }
 }

@@ -12,13 +12,15 @@ class DemoStreamTest {
     @Test
     void aRunningJobCounts() throws Exception {
         assertThat(DemoStream.anyJobRunning(json.readTree(
-                "{\"jobs\":[{\"jid\":\"a\",\"name\":\"recount-stream\",\"state\":\"RUNNING\"}]}"))).isTrue();
+                        "{\"jobs\":[{\"jid\":\"a\",\"name\":\"recount-stream\",\"state\":\"RUNNING\"}]}")))
+                .isTrue();
     }
 
     @Test
     void aJobThatIsNotRunningYetDoesNotCountEvenIfItsNameSaysRunning() throws Exception {
-        assertThat(DemoStream.anyJobRunning(json.readTree(
-                "{\"jobs\":[{\"jid\":\"a\",\"name\":\"RUNNING\",\"state\":\"INITIALIZING\"}]}"))).isFalse();
+        assertThat(DemoStream.anyJobRunning(
+                        json.readTree("{\"jobs\":[{\"jid\":\"a\",\"name\":\"RUNNING\",\"state\":\"INITIALIZING\"}]}")))
+                .isFalse();
         assertThat(DemoStream.anyJobRunning(json.readTree("{\"jobs\":[]}"))).isFalse();
         assertThat(DemoStream.anyJobRunning(json.readTree("{}"))).isFalse();
     }

@@ -8,8 +8,8 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class WatermarkProgressTest {
-    private final WatermarkProgress progress = new WatermarkProgress(new PrintWriter(new StringWriter()),
-            Instant.parse("2026-11-29T10:07:00Z"), false);
+    private final WatermarkProgress progress =
+            new WatermarkProgress(new PrintWriter(new StringWriter()), Instant.parse("2026-11-29T10:07:00Z"), false);
 
     @Test
     void aLineSaysWhereTheWatermarkIsAndHowMuchEventTimeIsLeft() {

@@ -11,7 +11,8 @@ class ProgressTest {
 
     @Test
     void aLineSaysHowFarOfTheExpectedTotalAndAboutHowLongIsLeft() {
-        assertThat(lines.line(12_000, 4.0)).isEqualTo("generate: 12,000 of about 61,800 records (19 %), 3,000/s, about 17 s left");
+        assertThat(lines.line(12_000, 4.0))
+                .isEqualTo("generate: 12,000 of about 61,800 records (19 %), 3,000/s, about 17 s left");
     }
 
     @Test
@@ -27,9 +28,15 @@ class ProgressTest {
 
     @Test
     void theExpectedTotalCountsDuplicatesAndInvalidRecords() {
-        TrafficProfile profile = TrafficShape.defaults().profile(dev.recount.core.config.EventTimeSettings.defaults(),
-                java.time.Instant.parse("2026-11-29T10:00:00Z"), java.time.Duration.ofMinutes(5),
-                java.time.Duration.ofMinutes(4), 60_000, 1, 3);
+        TrafficProfile profile = TrafficShape.defaults()
+                .profile(
+                        dev.recount.core.config.EventTimeSettings.defaults(),
+                        java.time.Instant.parse("2026-11-29T10:00:00Z"),
+                        java.time.Duration.ofMinutes(5),
+                        java.time.Duration.ofMinutes(4),
+                        60_000,
+                        1,
+                        3);
         assertThat(Progress.expectedRecords(profile))
                 .isEqualTo(Math.round(60_000 * (1 + profile.duplicateShare() + profile.invalidShare())));
     }

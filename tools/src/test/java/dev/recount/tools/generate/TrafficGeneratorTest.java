@@ -32,8 +32,22 @@ class TrafficGeneratorTest {
     static final Duration TOO_LATE = Duration.ofMinutes(4);
 
     static TrafficProfile profile(long seed) {
-        return new TrafficProfile(START, Duration.ofMinutes(5), Duration.ofMinutes(4), 20_000, 20, seed, 3,
-                Duration.ofSeconds(2), Duration.ofSeconds(45), 0.01, TOO_LATE, 0.02, 0.01, 0.4, 0.6,
+        return new TrafficProfile(
+                START,
+                Duration.ofMinutes(5),
+                Duration.ofMinutes(4),
+                20_000,
+                20,
+                seed,
+                3,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(45),
+                0.01,
+                TOO_LATE,
+                0.02,
+                0.01,
+                0.4,
+                0.6,
                 ValidationSettings.defaults());
     }
 
@@ -46,7 +60,9 @@ class TrafficGeneratorTest {
         for (int i = 0; i < a.size(); i++) {
             assertThat(a.get(i).arrivalTs()).isEqualTo(b.get(i).arrivalTs());
             assertThat(a.get(i).value()).isEqualTo(b.get(i).value());
-            if (i > 0) assertThat(a.get(i).arrivalTs()).isGreaterThanOrEqualTo(a.get(i - 1).arrivalTs());
+            if (i > 0)
+                assertThat(a.get(i).arrivalTs())
+                        .isGreaterThanOrEqualTo(a.get(i - 1).arrivalTs());
         }
     }
 
@@ -74,8 +90,10 @@ class TrafficGeneratorTest {
                 continue;
             }
             if (e.eventTs < mainEnd) {
-                recount.computeIfAbsent(new WindowKey(MINUTE.windowStart(e.eventTs), e.campaignId, e.channelId),
-                        k -> new MetricsAccumulator()).add(e);
+                recount.computeIfAbsent(
+                                new WindowKey(MINUTE.windowStart(e.eventTs), e.campaignId, e.channelId),
+                                k -> new MetricsAccumulator())
+                        .add(e);
             }
         }
         Map<WindowKey, WindowMetrics> expected = new HashMap<>();
@@ -93,11 +111,15 @@ class TrafficGeneratorTest {
     void everyInvalidClassAppearsWithItsReason() {
         List<GeneratedRecord> records = TrafficGenerator.all(profile(3), new GroundTruth(MINUTE));
         long nulls = records.stream().filter(r -> r.value() == null).count();
-        long notUtf8 = records.stream().filter(r -> r.value() != null && !isUtf8(r.value())).count();
+        long notUtf8 = records.stream()
+                .filter(r -> r.value() != null && !isUtf8(r.value()))
+                .count();
 
         assertThat(nulls).isPositive();
         assertThat(notUtf8).isPositive();
-        assertThat(records.stream().filter(r -> r.kind() == GeneratedRecord.Kind.INVALID).map(GeneratedRecord::invalidReason))
+        assertThat(records.stream()
+                        .filter(r -> r.kind() == GeneratedRecord.Kind.INVALID)
+                        .map(GeneratedRecord::invalidReason))
                 .contains(InvalidReason.values());
     }
 
@@ -114,10 +136,14 @@ class TrafficGeneratorTest {
             assertThat(r.reason()).as(s.name() + ": " + r).isEqualTo(s.reason);
             details.put(s, r.detail());
         }
-        assertThat(details.get(InvalidSample.NUL_IN_ID)).contains("campaign_id has control character U+0000 at index 8");
-        assertThat(details.get(InvalidSample.C1_CONTROL_IN_ID)).contains("channel_id has control character U+0085 at index 3");
-        assertThat(details.get(InvalidSample.LONE_SURROGATE_ID)).contains("channel_id has unpaired surrogate U+D83D at index 3");
-        assertThat(details.get(InvalidSample.COST_ABOVE_MAX)).contains("cost_micros 1000000000001 is above the maximum");
+        assertThat(details.get(InvalidSample.NUL_IN_ID))
+                .contains("campaign_id has control character U+0000 at index 8");
+        assertThat(details.get(InvalidSample.C1_CONTROL_IN_ID))
+                .contains("channel_id has control character U+0085 at index 3");
+        assertThat(details.get(InvalidSample.LONE_SURROGATE_ID))
+                .contains("channel_id has unpaired surrogate U+D83D at index 3");
+        assertThat(details.get(InvalidSample.COST_ABOVE_MAX))
+                .contains("cost_micros 1000000000001 is above the maximum");
     }
 
     /**
@@ -136,7 +162,9 @@ class TrafficGeneratorTest {
             AdEvent e = validator.validate(r.value(), r.arrivalTs(), "t", 0, 0).event();
             if (e.eventType == EventType.IMPRESSION) {
                 assertThat(e.requestId).as(e.toString()).matches("req-[0-9a-f]{16}");
-                impressions.computeIfAbsent(e.requestId, k -> new java.util.ArrayList<>()).add(e);
+                impressions
+                        .computeIfAbsent(e.requestId, k -> new java.util.ArrayList<>())
+                        .add(e);
             } else {
                 followUps.add(e);
             }
@@ -145,9 +173,15 @@ class TrafficGeneratorTest {
         long none = 0, unknown = 0, impressionLater = 0, within = 0;
         long window = dev.recount.core.attribution.AttributionRule.DEFAULT_WINDOW.toMillis();
         for (AdEvent e : followUps) {
-            if (e.requestId == null) { none++; continue; }
+            if (e.requestId == null) {
+                none++;
+                continue;
+            }
             List<AdEvent> of = impressions.get(e.requestId);
-            if (of == null) { unknown++; continue; }
+            if (of == null) {
+                unknown++;
+                continue;
+            }
             AdEvent first = of.get(0);
             assertThat(first.campaignId).isEqualTo(e.campaignId);
             assertThat(first.channelId).isEqualTo(e.channelId);
@@ -159,14 +193,30 @@ class TrafficGeneratorTest {
         assertThat(none).as("no request id").isPositive();
         assertThat(unknown).as("an unknown request id").isPositive();
         assertThat(impressionLater).as("the impression after the click").isPositive();
-        assertThat((double) within / followUps.size()).as("attributable within the window").isGreaterThan(0.8);
+        assertThat((double) within / followUps.size())
+                .as("attributable within the window")
+                .isGreaterThan(0.8);
     }
 
     /** Over three hours, heavy-tailed delays put some clicks and conversions beyond a 30 min window. */
     @Test
     void someClicksFollowTheirImpressionBeyondTheAttributionWindow() {
-        TrafficProfile longRun = new TrafficProfile(START, Duration.ofHours(3), Duration.ofMinutes(4), 60_000, 5, 21, 3,
-                Duration.ofSeconds(2), Duration.ofSeconds(20), 0.0, Duration.ofMinutes(10), 0.0, 0.0, 0.0, 0.0,
+        TrafficProfile longRun = new TrafficProfile(
+                START,
+                Duration.ofHours(3),
+                Duration.ofMinutes(4),
+                60_000,
+                5,
+                21,
+                3,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(20),
+                0.0,
+                Duration.ofMinutes(10),
+                0.0,
+                0.0,
+                0.0,
+                0.0,
                 ValidationSettings.defaults());
         GroundTruth truth = new GroundTruth(MINUTE);
         List<GeneratedRecord> records = TrafficGenerator.all(longRun, truth);
@@ -181,14 +231,16 @@ class TrafficGeneratorTest {
     /** The generator's incremental ground truth equals core's rule applied to every valid event sent, key by key. */
     @Test
     void attributionGroundTruthEqualsTheRuleAppliedToWhatWasSent() {
-        GroundTruth truth = new GroundTruth(MINUTE, dev.recount.core.attribution.AttributionRule.of(Duration.ofSeconds(40)));
+        GroundTruth truth =
+                new GroundTruth(MINUTE, dev.recount.core.attribution.AttributionRule.of(Duration.ofSeconds(40)));
         List<GeneratedRecord> records = TrafficGenerator.all(profile(17), truth);
         EventValidator validator = new EventValidator(ValidationSettings.defaults());
-        dev.recount.core.attribution.Attribution reference = new dev.recount.core.attribution.Attribution(
-                truth.attributionRule(), MINUTE);
+        dev.recount.core.attribution.Attribution reference =
+                new dev.recount.core.attribution.Attribution(truth.attributionRule(), MINUTE);
         for (GeneratedRecord r : records) {
             if (r.kind() == GeneratedRecord.Kind.INVALID) continue;
-            reference.add(validator.validate(r.value(), r.arrivalTs(), "t", 0, 0).event());
+            reference.add(
+                    validator.validate(r.value(), r.arrivalTs(), "t", 0, 0).event());
         }
         Map<dev.recount.core.window.WindowKey, dev.recount.core.attribution.AttributionMetrics> expected =
                 new HashMap<>(truth.attributionMain());
@@ -208,21 +260,29 @@ class TrafficGeneratorTest {
         long quietTo = START.plus(Duration.ofMinutes(3)).toEpochMilli();
         int quiet = truth.quietPartition();
 
-        List<GeneratedRecord> onQuiet = records.stream().filter(r -> r.partition() == quiet).toList();
+        List<GeneratedRecord> onQuiet =
+                records.stream().filter(r -> r.partition() == quiet).toList();
         assertThat(onQuiet).isNotEmpty();
         // Silent in arrival time (what idleness sees) ...
         assertThat(onQuiet).noneMatch(r -> r.arrivalTs() >= quietFrom && r.arrivalTs() < quietTo);
         // ... with no events of its campaigns in the phase, while the other partitions carry on.
-        assertThat(onQuiet).noneMatch(r -> r.kind() != GeneratedRecord.Kind.INVALID && r.eventTs() >= quietFrom && r.eventTs() < quietTo);
-        assertThat(records).anyMatch(r -> r.partition() != quiet && r.arrivalTs() >= quietFrom && r.arrivalTs() < quietTo);
+        assertThat(onQuiet)
+                .noneMatch(r ->
+                        r.kind() != GeneratedRecord.Kind.INVALID && r.eventTs() >= quietFrom && r.eventTs() < quietTo);
+        assertThat(records)
+                .anyMatch(r -> r.partition() != quiet && r.arrivalTs() >= quietFrom && r.arrivalTs() < quietTo);
     }
 
     @Test
     void arrivalDelaysFollowTheConfiguredMedianAndTail() {
         List<GeneratedRecord> records = TrafficGenerator.all(profile(9), new GroundTruth(MINUTE));
-        long[] delays = records.stream().filter(r -> r.kind() == GeneratedRecord.Kind.VALID)
-                .mapToLong(r -> r.arrivalTs() - r.eventTs()).sorted().toArray();
-        long tooLate = Arrays.stream(delays).filter(d -> d >= TOO_LATE.toMillis()).count();
+        long[] delays = records.stream()
+                .filter(r -> r.kind() == GeneratedRecord.Kind.VALID)
+                .mapToLong(r -> r.arrivalTs() - r.eventTs())
+                .sorted()
+                .toArray();
+        long tooLate =
+                Arrays.stream(delays).filter(d -> d >= TOO_LATE.toMillis()).count();
 
         assertThat(delays[delays.length / 2]).isBetween(1_700L, 2_300L);
         // 1 % too late plus the log-normal's own 1 % above 45 s: p98 sits near 45 s.
@@ -237,10 +297,14 @@ class TrafficGeneratorTest {
         truth.write(dir);
 
         List<String> csv = Files.readAllLines(dir.resolve("expected.csv"));
-        assertThat(csv.get(0)).isEqualTo("range,window_start,window_end,campaign_id,channel_id,impressions,clicks,conversions,spend_micros,events");
-        assertThat(csv.stream().filter(l -> l.startsWith("main,")).count()).isEqualTo(truth.mainWindows().size());
+        assertThat(csv.get(0))
+                .isEqualTo(
+                        "range,window_start,window_end,campaign_id,channel_id,impressions,clicks,conversions,spend_micros,events");
+        assertThat(csv.stream().filter(l -> l.startsWith("main,")).count())
+                .isEqualTo(truth.mainWindows().size());
         assertThat(Files.readString(dir.resolve("summary.json")))
-                .contains("\"valid_main\": 20000").contains("\"main_from\": \"2026-11-29T10:00:00Z\"");
+                .contains("\"valid_main\": 20000")
+                .contains("\"main_from\": \"2026-11-29T10:00:00Z\"");
     }
 
     static boolean isUtf8(byte[] b) {

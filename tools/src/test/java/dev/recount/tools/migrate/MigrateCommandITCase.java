@@ -30,13 +30,18 @@ class MigrateCommandITCase {
         Path password = dir.resolve("admin.password");
         Files.writeString(password, stack.adminPassword() + "\n");
         Path config = dir.resolve("recount.properties");
-        Files.writeString(config, String.join("\n",
-                "postgres.jdbc-url=" + stack.jdbcUrl(),
-                "postgres.schema=" + schema,
-                "postgres.user=" + stack.adminUser(),
-                // a variable no environment sets, so the password comes from the file whatever the test's environment
-                "postgres.password-env=RECOUNT_MIGRATE_ITCASE_UNSET",
-                "postgres.password-file=" + password, ""));
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "postgres.jdbc-url=" + stack.jdbcUrl(),
+                        "postgres.schema=" + schema,
+                        "postgres.user=" + stack.adminUser(),
+                        // a variable no environment sets, so the password comes from the file whatever the test's
+                        // environment
+                        "postgres.password-env=RECOUNT_MIGRATE_ITCASE_UNSET",
+                        "postgres.password-file=" + password,
+                        ""));
         return config;
     }
 
@@ -49,7 +54,8 @@ class MigrateCommandITCase {
         assertThat(first.exitCode()).as(first.err()).isZero();
         int latest = latestVersion(schema);
         // Version numbers may have gaps (a number reserved by work not merged yet): count what was applied.
-        assertThat(first.out()).contains("migrate: schema " + schema + " on " + stack.jdbcUrl())
+        assertThat(first.out())
+                .contains("migrate: schema " + schema + " on " + stack.jdbcUrl())
                 .contains("migrate: applied " + appliedCount(schema) + " (V1 roles, V2 stream tables")
                 .contains("the schema is at version " + latest);
 
@@ -71,17 +77,20 @@ class MigrateCommandITCase {
     }
 
     private int appliedCount(String schema) throws Exception {
-        try (Connection c = stack.adminConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + schema + ".flyway_schema_history"
-                     + " WHERE success AND version IS NOT NULL")) {
+        try (Connection c = stack.adminConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + schema + ".flyway_schema_history"
+                        + " WHERE success AND version IS NOT NULL")) {
             rs.next();
             return rs.getInt(1);
         }
     }
 
     private int latestVersion(String schema) throws Exception {
-        try (Connection c = stack.adminConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT max(version::int) FROM " + schema + ".flyway_schema_history WHERE success")) {
+        try (Connection c = stack.adminConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT max(version::int) FROM " + schema + ".flyway_schema_history WHERE success")) {
             rs.next();
             return rs.getInt(1);
         }

@@ -1,6 +1,6 @@
 package dev.recount.tools.produce;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -8,8 +8,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** How produce splits a file into records and picks each record's key. */
 class ProduceCommandTest {
@@ -33,8 +32,10 @@ class ProduceCommandTest {
         assertThat(ProduceCommand.keyOf(utf8("\"c-1\""))).isNull();
         assertThat(ProduceCommand.keyOf(utf8("not json at all"))).isNull();
         assertThat(ProduceCommand.keyOf(utf8("{\"campaign_id\":\"c-1\""))).isNull(); // truncated
-        assertThat(ProduceCommand.keyOf(utf8("{\"campaign_id\":\"c-1\"} trailing"))).isNull();
-        assertThat(ProduceCommand.keyOf(new byte[] {(byte) 0xff, (byte) 0xfe, '{'})).isNull();
+        assertThat(ProduceCommand.keyOf(utf8("{\"campaign_id\":\"c-1\"} trailing")))
+                .isNull();
+        assertThat(ProduceCommand.keyOf(new byte[] {(byte) 0xff, (byte) 0xfe, '{'}))
+                .isNull();
     }
 
     @Test

@@ -3,9 +3,9 @@ package dev.recount.tools.produce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.testkit.LocalStack;
-import dev.recount.tools.CommandRun;
 import dev.recount.testkit.TestNames;
 import dev.recount.testkit.Topics;
+import dev.recount.tools.CommandRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,14 +59,22 @@ class ProduceITCase {
         CommandRun event = produce(file, topic, "--from-start", "--timestamp", "event");
         assertThat(event.out()).doesNotContain("warning");
         List<ConsumerRecord<byte[], byte[]>> records = read(topic);
-        assertThat(records.subList(3, 6)).extracting(ConsumerRecord::timestamp)
+        assertThat(records.subList(3, 6))
+                .extracting(ConsumerRecord::timestamp)
                 .containsExactly(OLD.toEpochMilli(), OLD.toEpochMilli() + 1, OLD.toEpochMilli() + 2);
-        assertThat(records.get(0).timestamp()).isGreaterThan(Instant.parse("2026-11-29T00:00:00Z").toEpochMilli());
+        assertThat(records.get(0).timestamp())
+                .isGreaterThan(Instant.parse("2026-11-29T00:00:00Z").toEpochMilli());
     }
 
     private CommandRun produce(Path file, String topic, String... more) {
-        List<String> args = new ArrayList<>(List.of("produce", "--file", file.toString(), "--topic", topic,
-                "--bootstrap-servers", stack.bootstrapServers()));
+        List<String> args = new ArrayList<>(List.of(
+                "produce",
+                "--file",
+                file.toString(),
+                "--topic",
+                topic,
+                "--bootstrap-servers",
+                stack.bootstrapServers()));
         args.addAll(List.of(more));
         return CommandRun.of(args.toArray(String[]::new));
     }
@@ -74,8 +82,12 @@ class ProduceITCase {
     private static Path file(Path dir, int lines) throws Exception {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < lines; i++) {
-            b.append("{\"event_id\":\"e").append(i).append("\",\"event_type\":\"click\",\"event_ts\":")
-                    .append(OLD.toEpochMilli() + i).append(",\"campaign_id\":\"c").append(i % 3)
+            b.append("{\"event_id\":\"e")
+                    .append(i)
+                    .append("\",\"event_type\":\"click\",\"event_ts\":")
+                    .append(OLD.toEpochMilli() + i)
+                    .append(",\"campaign_id\":\"c")
+                    .append(i % 3)
                     .append("\",\"channel_id\":\"web\",\"cost_micros\":5}\n");
         }
         return Files.writeString(dir.resolve("events-" + lines + ".jsonl"), b.toString(), StandardCharsets.UTF_8);

@@ -30,8 +30,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *
  * <p>Runs with parallelism 1 (one ordered publication per topic; side outputs are a small share of the input).
  */
-public final class CheckpointedTopicSink<T> implements Sink<T>, SupportsCommitter<TopicBatch>,
-        SupportsWriterState<T, Long> {
+public final class CheckpointedTopicSink<T>
+        implements Sink<T>, SupportsCommitter<TopicBatch>, SupportsWriterState<T, Long> {
     private static final long serialVersionUID = 1L;
 
     private final String bootstrapServers;
@@ -46,8 +46,13 @@ public final class CheckpointedTopicSink<T> implements Sink<T>, SupportsCommitte
      *                      cluster, stable across restarts of the same job
      * @param lineage       the chain of runs this one continues (a fresh start begins a new one)
      */
-    public CheckpointedTopicSink(String bootstrapServers, String topic, String publicationId, String lineage,
-                                 TopicRecordSerializer<T> serializer, Properties producerOverrides) {
+    public CheckpointedTopicSink(
+            String bootstrapServers,
+            String topic,
+            String publicationId,
+            String lineage,
+            TopicRecordSerializer<T> serializer,
+            Properties producerOverrides) {
         this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.publicationId = Objects.requireNonNull(publicationId, "publicationId");
@@ -78,13 +83,15 @@ public final class CheckpointedTopicSink<T> implements Sink<T>, SupportsCommitte
     private void requireParallelismOne(WriterInitContext context) {
         int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
         if (parallelism != 1) {
-            throw new IllegalStateException("the sink to " + topic + " must run with parallelism 1, not " + parallelism);
+            throw new IllegalStateException(
+                    "the sink to " + topic + " must run with parallelism 1, not " + parallelism);
         }
     }
 
     @Override
     public Committer<TopicBatch> createCommitter(CommitterInitContext context) {
-        return new TopicBatchCommitter(bootstrapServers, topic, publicationId, producerOverrides, context.metricGroup());
+        return new TopicBatchCommitter(
+                bootstrapServers, topic, publicationId, producerOverrides, context.metricGroup());
     }
 
     @Override

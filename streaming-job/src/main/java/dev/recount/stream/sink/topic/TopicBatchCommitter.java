@@ -34,12 +34,16 @@ final class TopicBatchCommitter implements Committer<TopicBatch>, AutoCloseable 
     private final Counter recordsPublished;
     private final Counter batchesSkipped;
 
-    TopicBatchCommitter(String bootstrapServers, String topic, String publicationId, Properties producerOverrides,
-                        MetricGroup metrics) {
+    TopicBatchCommitter(
+            String bootstrapServers,
+            String topic,
+            String publicationId,
+            Properties producerOverrides,
+            MetricGroup metrics) {
         this.topic = topic;
         this.publicationId = publicationId;
-        this.publisher = new TransactionalPublisher(bootstrapServers, topic, publicationId, markerGroup(publicationId),
-                producerOverrides);
+        this.publisher = new TransactionalPublisher(
+                bootstrapServers, topic, publicationId, markerGroup(publicationId), producerOverrides);
         this.batchesPublished = metrics.counter(PUBLISHED_BATCHES_METRIC);
         this.recordsPublished = metrics.counter(PUBLISHED_RECORDS_METRIC);
         this.batchesSkipped = metrics.counter(SKIPPED_BATCHES_METRIC);
@@ -67,8 +71,10 @@ final class TopicBatchCommitter implements Committer<TopicBatch>, AutoCloseable 
                 batchesPublished.inc();
                 recordsPublished.inc(batch.records().size());
             } catch (ProducerFencedException e) {
-                request.signalFailedWithUnknownReason(new IllegalStateException("another publisher took over "
-                        + "transactional id '" + publicationId + "' (a second job on the same schema and topics?)", e));
+                request.signalFailedWithUnknownReason(new IllegalStateException(
+                        "another publisher took over " + "transactional id '" + publicationId
+                                + "' (a second job on the same schema and topics?)",
+                        e));
             } catch (RuntimeException e) {
                 // Broker away, timeouts, ...: the job restarts from the checkpoint and publishes again.
                 request.signalFailedWithUnknownReason(e);

@@ -44,8 +44,12 @@ public final class TransactionalPublisher implements AutoCloseable {
      * @param transactionalId unique across the Kafka cluster to this publisher, stable across its restarts
      * @param markerGroup     the consumer group whose offset on partition 0 of {@code topic} is the marker
      */
-    public TransactionalPublisher(String bootstrapServers, String topic, String transactionalId, String markerGroup,
-                                  Properties producerOverrides) {
+    public TransactionalPublisher(
+            String bootstrapServers,
+            String topic,
+            String transactionalId,
+            String markerGroup,
+            Properties producerOverrides) {
         this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.transactionalId = Objects.requireNonNull(transactionalId, "transactionalId");
@@ -110,8 +114,9 @@ public final class TransactionalPublisher implements AutoCloseable {
             c.setProperty(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             c.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             markerReader = new KafkaConsumer<>(c);
-            marker = PublicationMarker.of(
-                    markerReader.committed(Set.of(markerPartition()), Duration.ofSeconds(60)).get(markerPartition()));
+            marker = PublicationMarker.of(markerReader
+                    .committed(Set.of(markerPartition()), Duration.ofSeconds(60))
+                    .get(markerPartition()));
             LOG.info("publishing to {} as '{}'; marker {}", topic, transactionalId, marker);
         } catch (RuntimeException e) {
             close();

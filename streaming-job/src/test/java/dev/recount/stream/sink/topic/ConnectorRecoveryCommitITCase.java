@@ -44,23 +44,29 @@ class ConnectorRecoveryCommitITCase {
     void recommittingACommittedTransactionIsAnsweredFencedAlthoughTheBrokerHasItCommitted() throws Exception {
         String topic = stack.createTopic("recovery", 1);
         String transactionalId = TestNames.unique("recovery-commit");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.stack().bootstrapServers()))) {
-            FlinkKafkaInternalProducer<byte[], byte[]> writer = new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
+        try (Admin admin = Admin.create(
+                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.stack().bootstrapServers()))) {
+            FlinkKafkaInternalProducer<byte[], byte[]> writer =
+                    new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
             writer.initTransactions();
             writer.beginTransaction();
-            writer.send(new ProducerRecord<>(topic, "committed".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+            writer.send(new ProducerRecord<>(topic, "committed".getBytes(StandardCharsets.UTF_8)))
+                    .get(30, TimeUnit.SECONDS);
             writer.flush();
             long producerId = writer.getProducerId();
             short epoch = writer.getEpoch();
             writer.commitTransaction(); // before the "crash"
 
-            FlinkKafkaInternalProducer<byte[], byte[]> recovery = new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
+            FlinkKafkaInternalProducer<byte[], byte[]> recovery =
+                    new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
             recovery.resumeTransaction(producerId, epoch);
             assertThatThrownBy(recovery::commitTransaction).isInstanceOf(ProducerFencedException.class);
-            TransactionDescription d = admin.describeTransactions(List.of(transactionalId)).description(transactionalId)
+            TransactionDescription d = admin.describeTransactions(List.of(transactionalId))
+                    .description(transactionalId)
                     .get(30, TimeUnit.SECONDS);
             assertThat(d.state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
-            assertThat(stack.readCommitted(topic)).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+            assertThat(stack.readCommitted(topic))
+                    .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
                     .containsExactly("committed");
             recovery.close(Duration.ZERO);
             writer.close(Duration.ZERO);
@@ -71,16 +77,20 @@ class ConnectorRecoveryCommitITCase {
     void aTransactionLeftOpenIsCommittedByTheRecovery() throws Exception {
         String topic = stack.createTopic("recovery", 1);
         String transactionalId = TestNames.unique("recovery-open");
-        FlinkKafkaInternalProducer<byte[], byte[]> writer = new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
+        FlinkKafkaInternalProducer<byte[], byte[]> writer =
+                new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
         writer.initTransactions();
         writer.beginTransaction();
-        writer.send(new ProducerRecord<>(topic, "open".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+        writer.send(new ProducerRecord<>(topic, "open".getBytes(StandardCharsets.UTF_8)))
+                .get(30, TimeUnit.SECONDS);
         writer.flush();
 
-        FlinkKafkaInternalProducer<byte[], byte[]> recovery = new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
+        FlinkKafkaInternalProducer<byte[], byte[]> recovery =
+                new FlinkKafkaInternalProducer<>(producerProperties(), transactionalId);
         recovery.resumeTransaction(writer.getProducerId(), writer.getEpoch());
         recovery.commitTransaction();
-        assertThat(stack.readCommitted(topic)).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+        assertThat(stack.readCommitted(topic))
+                .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
                 .containsExactly("open");
         recovery.close(Duration.ZERO);
         writer.close(Duration.ZERO);

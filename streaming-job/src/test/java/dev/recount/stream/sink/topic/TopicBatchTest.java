@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 /** The committable, its serializer, the writer that makes it and the marker that decides whether it is out. */
 class TopicBatchTest {
     private static TopicRecord record(String key, String value) {
-        return new TopicRecord(key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value.getBytes(StandardCharsets.UTF_8));
+        return new TopicRecord(
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -25,20 +25,24 @@ class TopicBatchTest {
 
         assertThat(back).isEqualTo(batch);
         assertThat(back.records().get(1).key()).isNull();
-        assertThatThrownBy(() -> serializer.deserialize(99, serializer.serialize(batch))).hasMessageContaining("99");
+        assertThatThrownBy(() -> serializer.deserialize(99, serializer.serialize(batch)))
+                .hasMessageContaining("99");
     }
 
     @Test
     void theWriterMakesOneBatchPerCheckpointWithRecordsAndContinuesItsSequenceAfterARestore() {
-        TopicBatchWriter<String> writer = new TopicBatchWriter<>("L", 0, s -> record(null, s), new UnregisteredMetricsGroup());
+        TopicBatchWriter<String> writer =
+                new TopicBatchWriter<>("L", 0, s -> record(null, s), new UnregisteredMetricsGroup());
         assertThat(writer.prepareCommit()).as("no records, no batch").isEmpty();
         writer.write("a", null);
         writer.write("b", null);
-        assertThat(writer.prepareCommit()).containsExactly(new TopicBatch("L", 1, List.of(record(null, "a"), record(null, "b"))));
+        assertThat(writer.prepareCommit())
+                .containsExactly(new TopicBatch("L", 1, List.of(record(null, "a"), record(null, "b"))));
         assertThat(writer.snapshotState(10)).containsExactly(1L);
         assertThat(writer.prepareCommit()).isEmpty();
 
-        TopicBatchWriter<String> restored = new TopicBatchWriter<>("L", 1, s -> record(null, s), new UnregisteredMetricsGroup());
+        TopicBatchWriter<String> restored =
+                new TopicBatchWriter<>("L", 1, s -> record(null, s), new UnregisteredMetricsGroup());
         restored.write("c", null);
         assertThat(restored.prepareCommit()).extracting(TopicBatch::sequence).containsExactly(2L);
     }
@@ -49,7 +53,10 @@ class TopicBatchTest {
         assertThat(marker.covers(new TopicBatch("L1", 5, List.of()))).isTrue();
         assertThat(marker.covers(new TopicBatch("L1", 4, List.of()))).isTrue();
         assertThat(marker.covers(new TopicBatch("L1", 6, List.of()))).isFalse();
-        assertThat(marker.covers(new TopicBatch("L2", 1, List.of()))).as("a new lineage starts again at 1").isFalse();
-        assertThat(PublicationMarker.of(null).covers(new TopicBatch("L1", 1, List.of()))).isFalse();
+        assertThat(marker.covers(new TopicBatch("L2", 1, List.of())))
+                .as("a new lineage starts again at 1")
+                .isFalse();
+        assertThat(PublicationMarker.of(null).covers(new TopicBatch("L1", 1, List.of())))
+                .isFalse();
     }
 }

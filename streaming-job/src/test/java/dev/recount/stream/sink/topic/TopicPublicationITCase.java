@@ -36,12 +36,18 @@ class TopicPublicationITCase {
     }
 
     private TopicBatchCommitter committer(String topic, String publicationId) {
-        return new TopicBatchCommitter(stack.stack().bootstrapServers(), topic, publicationId, new Properties(),
+        return new TopicBatchCommitter(
+                stack.stack().bootstrapServers(),
+                topic,
+                publicationId,
+                new Properties(),
                 new UnregisteredMetricsGroup());
     }
 
     private List<String> values(String topic) {
-        return stack.readCommitted(topic).stream().map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList();
+        return stack.readCommitted(topic).stream()
+                .map(r -> new String(r.value(), StandardCharsets.UTF_8))
+                .toList();
     }
 
     @Test
@@ -79,8 +85,8 @@ class TopicPublicationITCase {
         zombie.send(new ProducerRecord<>(topic, "x".getBytes(StandardCharsets.UTF_8)));
         zombie.send(new ProducerRecord<>(topic, "y".getBytes(StandardCharsets.UTF_8)));
         try (KafkaConsumer<byte[], byte[]> groupOwner = markerConsumer(id)) {
-            zombie.sendOffsetsToTransaction(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(1, "L")),
-                    groupOwner.groupMetadata());
+            zombie.sendOffsetsToTransaction(
+                    Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(1, "L")), groupOwner.groupMetadata());
         }
         zombie.flush();
 
@@ -101,7 +107,10 @@ class TopicPublicationITCase {
             commit(c, new TopicBatch("new", 1, List.of(record("n1"))));
         }
         try (TopicBatchCommitter restarted = committer(topic, id)) {
-            commit(restarted, new TopicBatch("new", 1, List.of(record("n1"))), new TopicBatch("new", 2, List.of(record("n2"))));
+            commit(
+                    restarted,
+                    new TopicBatch("new", 1, List.of(record("n1"))),
+                    new TopicBatch("new", 2, List.of(record("n2"))));
         }
         assertThat(values(topic)).containsExactly("o1", "o2", "n1", "n2");
     }
