@@ -31,8 +31,6 @@ import java.util.Map;
  */
 final class DemoRun {
     private static final int STEPS = 8;
-    /** {@code correct}'s exit code when nothing needed correcting beyond tolerance, and when some key did. */
-    private static final int CORRECT_OK = 0;
 
     private static final Duration STACK_TIMEOUT = Duration.ofMinutes(2);
 
@@ -179,21 +177,19 @@ final class DemoRun {
     }
 
     private void backfill(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
-        Path log = workspace.log("backfill");
-        int exit = ChildProcess.start(
-                        launcher,
-                        env,
-                        log,
-                        "backfill",
-                        "range",
-                        "--from",
-                        range.start().toString(),
-                        "--to",
-                        range.mainEnd().toString(),
-                        "--config",
-                        workspace.configFile().toString())
-                .await(Duration.ofMinutes(5));
-        if (exit != 0) throw new IllegalStateException("backfill exited " + exit + "; see " + log);
+        launch(
+                env,
+                workspace,
+                "backfill",
+                Duration.ofMinutes(5),
+                false,
+                "range",
+                "--from",
+                range.start().toString(),
+                "--to",
+                range.mainEnd().toString(),
+                "--config",
+                workspace.configFile().toString());
     }
 
     /**
@@ -201,41 +197,55 @@ final class DemoRun {
      * tolerance is expected (the stream missed the too-late events: that is what it corrects).
      */
     private void correct(Map<String, String> env, DemoWorkspace workspace) throws Exception {
-        Path log = workspace.log("correct");
-        int exit = ChildProcess.start(
-                        launcher,
-                        env,
-                        log,
-                        "correct",
-                        "--config",
-                        workspace.configFile().toString(),
-                        "--report-dir",
-                        workspace.reportDir().toString())
-                .await(Duration.ofMinutes(5));
-        if (exit != CORRECT_OK && exit != ReconcileExit.BEYOND_TOLERANCE) {
-            throw new IllegalStateException("correct exited " + exit + "; see " + log);
-        }
+        launch(
+                env,
+                workspace,
+                "correct",
+                Duration.ofMinutes(5),
+                true,
+                "--config",
+                workspace.configFile().toString(),
+                "--report-dir",
+                workspace.reportDir().toString());
     }
 
     /** @return reconcile's exit code: 0, or {@link ReconcileExit#BEYOND_TOLERANCE} (the demo's too-late events) */
     private int reconcile(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
-        Path log = workspace.log("reconcile");
-        int exit = ChildProcess.start(
-                        launcher,
-                        env,
-                        log,
-                        "reconcile",
-                        "--from",
-                        range.start().toString(),
-                        "--to",
-                        range.mainEnd().toString(),
-                        "--config",
-                        workspace.configFile().toString(),
-                        "--report-dir",
-                        workspace.reportDir().toString())
-                .await(Duration.ofMinutes(3));
-        if (exit != 0 && exit != ReconcileExit.BEYOND_TOLERANCE) {
-            throw new IllegalStateException("reconcile exited " + exit + "; see " + log);
+        return launch(
+                env,
+                workspace,
+                "reconcile",
+                Duration.ofMinutes(3),
+                true,
+                "--from",
+                range.start().toString(),
+                "--to",
+                range.mainEnd().toString(),
+                "--config",
+                workspace.configFile().toString(),
+                "--report-dir",
+                workspace.reportDir().toString());
+    }
+
+    /**
+     * {@code ./recount <command> <args>} in its own JVM, logged to the workspace's {@code <command>.log}; fails unless
+     * it exits 0 (or {@link ReconcileExit#BEYOND_TOLERANCE} when {@code beyondToleranceIsFine}).
+     */
+    private int launch(
+            Map<String, String> env,
+            DemoWorkspace workspace,
+            String command,
+            Duration timeout,
+            boolean beyondToleranceIsFine,
+            String... args)
+            throws Exception {
+        Path log = workspace.log(command);
+        String[] commandLine = new String[args.length + 1];
+        commandLine[0] = command;
+        System.arraycopy(args, 0, commandLine, 1, args.length);
+        int exit = ChildProcess.start(launcher, env, log, commandLine).await(timeout);
+        if (exit != 0 && !(beyondToleranceIsFine && exit == ReconcileExit.BEYOND_TOLERANCE)) {
+            throw new IllegalStateException(command + " exited " + exit + "; see " + log);
         }
         return exit;
     }
