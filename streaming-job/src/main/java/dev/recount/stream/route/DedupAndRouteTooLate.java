@@ -101,6 +101,8 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     private static final int ID_BUCKET_BITS = Integer.numberOfTrailingZeros(ID_BUCKETS);
 
     static final int CLEANUP_STEPS_PER_HORIZON = 8;
+    /** How many horizons past its event time an id's record timestamp may extend its memory ({@link #rememberedFrom}). */
+    static final long RECORD_TIME_SLACK_HORIZONS = 8;
     /** Operator (union) state: the watermark each subtask acted on when the snapshot was taken. */
     static final String WATERMARK_FLOOR_STATE = "watermark-floor";
     /** Operator state: the partial sums buffered when the snapshot was taken. */
@@ -329,15 +331,19 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      *       unless data from a clock running ahead (up to {@code validation.max-future}) or from partitions far
      *       ahead of the copy's own is read first. So a copy sent within the horizon of the first is dropped however
      *       unevenly the watermark moves. It costs nothing extra when data arrives live (send time is about event
-     *       time plus delay) and keeps ids longer when old data is replayed with new timestamps.</li>
+     *       time plus delay). Old data replayed with new timestamps (produce's default) would keep every id until
+     *       the replay ends, so the record timestamp counts for at most {@link #RECORD_TIME_SLACK_HORIZONS} horizons
+     *       past the event time: memory stays bounded by event time, and a lagging watermark may still jump that
+     *       far without a copy slipping through.</li>
      *   <li>The watermark: an event far behind it (too late) is remembered from the watermark on, so that a copy
      *       read a moment later is not sent to the backfill topic a second time.</li>
      * </ul>
      * None of the three lets an id be remembered for longer than a valid event time would: validation bounds the
      * record timestamp to the event time's valid range.
      */
-    static long rememberedFrom(AdEvent event, long watermark) {
-        return Math.max(Math.max(event.eventTs, event.recordTs), watermark);
+    long rememberedFrom(AdEvent event, long watermark) {
+        long sent = Math.min(event.recordTs, saturatedAdd(event.eventTs, RECORD_TIME_SLACK_HORIZONS * horizonMillis));
+        return Math.max(Math.max(event.eventTs, sent), watermark);
     }
 
     /** {@code from + horizon}, rounded up to the cleanup step, so that a bucket has one timer per step. */

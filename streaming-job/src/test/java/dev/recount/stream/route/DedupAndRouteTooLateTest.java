@@ -239,7 +239,7 @@ class DedupAndRouteTooLateTest {
         AdEvent later = click(ids.get(1), laterTime, 2);
         feed(early);
         feed(later);
-        long earlyForgetAt = function.forgetAt(DedupAndRouteTooLate.rememberedFrom(early, Long.MIN_VALUE));
+        long earlyForgetAt = function.forgetAt(function.rememberedFrom(early, Long.MIN_VALUE));
         assertThat(earlyForgetAt)
                 .isGreaterThanOrEqualTo(early.eventTs + HORIZON)
                 .isLessThan(early.eventTs + HORIZON + HORIZON / 8 + 1_000);
@@ -288,6 +288,24 @@ class DedupAndRouteTooLateTest {
         // Once the watermark passes the send time plus the horizon, the id is forgotten as before.
         harness.processWatermark(new Watermark(function.forgetAt(delayed)));
         assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    /**
+     * Old events replayed with new record timestamps (produce's default): the record time extends an id's memory by
+     * at most a bounded number of horizons past its event time, so a long replay does not keep every id until it ends.
+     */
+    @Test
+    void aReplayedEventsRecordTimeExtendsItsMemoryOnlyBoundedly() throws Exception {
+        open(Long.MIN_VALUE);
+        AdEvent replayed = withRecordTs(click("replayed", W0, 1), ms(W0) + 3 * 24 * 3_600_000L); // sent 3 days later
+        feed(replayed);
+        long bound = ms(W0) + DedupAndRouteTooLate.RECORD_TIME_SLACK_HORIZONS * HORIZON;
+        assertThat(function.rememberedFrom(replayed, Long.MIN_VALUE)).isEqualTo(bound);
+
+        harness.processWatermark(new Watermark(function.forgetAt(bound)));
+        assertThat(harness.numKeyedStateEntries())
+                .as("forgotten long before the replay's record time")
+                .isZero();
     }
 
     @Test
