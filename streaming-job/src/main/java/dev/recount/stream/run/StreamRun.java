@@ -38,8 +38,6 @@ import org.apache.kafka.common.TopicPartition;
  * restores the newest one. Together with the two-phase sinks that makes a kill -9 at any moment harmless.
  */
 public final class StreamRun {
-    /** The job's name in Flink (metrics label it job_name; dashboards and alerts select by it). */
-    public static final String JOB_NAME = StreamSettings.JOB_NAME;
 
     /** Creates the execution environment: a local MiniCluster with Web UI, a cluster's context, or a test's. */
     @FunctionalInterface
@@ -146,7 +144,7 @@ public final class StreamRun {
                 s.eventTime(),
                 s.attribution().enabled() ? s.attribution().rule() : null,
                 plan.closedUntil());
-        return env.executeAsync(JOB_NAME);
+        return env.executeAsync(StreamSettings.JOB_NAME);
     }
 
     /**
@@ -211,7 +209,7 @@ public final class StreamRun {
 
     static Configuration configuration(StreamSettings s, JobID jobId, ResumePlan plan) {
         Configuration c = new Configuration();
-        c.set(PipelineOptions.NAME, JOB_NAME);
+        c.set(PipelineOptions.NAME, StreamSettings.JOB_NAME);
         // Known ids, so the run record can be written before the first checkpoint exists (not when the cluster
         // assigns the id: stream.restore=cluster).
         if (jobId != null) c.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, jobId.toHexString());
