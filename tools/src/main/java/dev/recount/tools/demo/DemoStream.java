@@ -3,6 +3,7 @@ package dev.recount.tools.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.db.tables.StreamProgressTable;
+import dev.recount.tools.generate.Progress;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -87,7 +88,7 @@ final class DemoStream {
      */
     void awaitWindowsClosed(Map<String, String> env, Instant until, PrintWriter out) throws Exception {
         try (Admin admin = Admin.create(DemoConnections.kafka(env));
-                WatermarkProgress progress = new WatermarkProgress(out, until, System.console() != null)) {
+                WatermarkProgress progress = new WatermarkProgress(out, until, Progress.onTerminal())) {
             Waits.awaitCondition(
                     CLOSE_TIMEOUT, "the watermark to pass " + until + " and the input to be fully read", () -> {
                         requireAlive();

@@ -1,11 +1,10 @@
 package dev.recount.tools.demo;
 
+import dev.recount.tools.generate.Progress;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
  * How far the demo's wait for the watermark is: on a terminal a bar (me.tongfei:progressbar) of event-time seconds
@@ -36,13 +35,7 @@ final class WatermarkProgress implements AutoCloseable {
                 Math.min(total, Math.max(0, Duration.between(first, watermark).toSeconds()));
         if (onTerminal) {
             if (bar == null) {
-                bar = new ProgressBarBuilder()
-                        .setTaskName("watermark")
-                        .setInitialMax(Math.max(1, total))
-                        .setStyle(ProgressBarStyle.ASCII)
-                        .setUnit(" s of event time", 1)
-                        .setUpdateIntervalMillis(250)
-                        .clearDisplayOnFinish()
+                bar = Progress.terminalBar("watermark", Math.max(1, total), " s of event time")
                         .build();
             }
             bar.stepTo(done);

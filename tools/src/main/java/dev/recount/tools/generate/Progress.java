@@ -34,21 +34,34 @@ public final class Progress implements AutoCloseable {
         this.what = what;
         this.expected = Math.max(0, expected);
         this.bar = onTerminal
-                ? new ProgressBarBuilder()
-                        .setTaskName(what)
-                        .setInitialMax(expected > 0 ? expected : -1)
-                        .setStyle(ProgressBarStyle.ASCII)
-                        .setUnit(" records", 1)
+                ? terminalBar(what, expected > 0 ? expected : -1, " records")
                         .showSpeed()
-                        .setUpdateIntervalMillis(250)
-                        .clearDisplayOnFinish()
                         .build()
                 : null;
     }
 
     /** For a command: a bar when it runs on a terminal, else plain lines; {@code expected} records (about). */
     public static Progress forCommand(PrintWriter out, String what, long expected) {
-        return new Progress(out, what, expected, System.console() != null);
+        return new Progress(out, what, expected, onTerminal());
+    }
+
+    /** Whether the command runs attached to a terminal (then progress is a bar, else plain lines). */
+    public static boolean onTerminal() {
+        return System.console() != null;
+    }
+
+    /**
+     * The tools' progress bar on stderr: {@code task}, {@code max} steps of {@code unit} (-1: unknown), redrawn
+     * every 250 ms, cleared when closed so the command's result stands alone.
+     */
+    public static ProgressBarBuilder terminalBar(String task, long max, String unit) {
+        return new ProgressBarBuilder()
+                .setTaskName(task)
+                .setInitialMax(max)
+                .setStyle(ProgressBarStyle.ASCII)
+                .setUnit(unit, 1)
+                .setUpdateIntervalMillis(250)
+                .clearDisplayOnFinish();
     }
 
     /** About how many records {@code profile} sends: its events, their duplicates and the invalid records. */
