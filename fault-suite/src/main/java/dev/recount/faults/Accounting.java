@@ -222,6 +222,12 @@ final class Accounting {
      */
     private String backfillDetail(List<BackfillRecord> records) {
         StringBuilder s = new StringBuilder();
+        String files;
+        try {
+            files = lakeFileList();
+        } catch (IOException e) {
+            return "; lake unreadable (" + e.getMessage() + ")";
+        }
         for (BackfillRecord b : records) {
             s.append("; backfill ")
                     .append(b.event().eventId)
@@ -234,17 +240,16 @@ final class Accounting {
                     .append(", judged at watermark ")
                     .append(Instant.ofEpochMilli(b.watermark()))
                     .append(", lake copies ")
-                    .append(lakeCopies(b.event().eventId))
+                    .append(lakeCopies(files, b.event().eventId))
                     .append(')');
         }
         return s.toString();
     }
 
-    private String lakeCopies(String eventId) {
+    private static String lakeCopies(String files, String eventId) {
+        if (files.isEmpty()) return "none (no lake files)";
         List<String> copies = new ArrayList<>();
         try {
-            String files = lakeFileList();
-            if (files.isEmpty()) return "none (no lake files)";
             try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
                     PreparedStatement ps =
                             duck.prepareStatement("SELECT kafka_partition, kafka_offset, record_ts FROM read_parquet(["
@@ -256,7 +261,7 @@ final class Accounting {
                     }
                 }
             }
-        } catch (IOException | SQLException e) {
+        } catch (SQLException e) {
             return "unreadable (" + e.getMessage() + ")";
         }
         return copies.toString();
