@@ -14,6 +14,7 @@ import dev.recount.stream.route.LateAtWindowToBackfill;
 import dev.recount.stream.route.RouteInvalidRecords;
 import dev.recount.stream.source.InputWatermarks;
 import dev.recount.stream.source.ParsedRecord;
+import dev.recount.stream.types.EventTypes;
 import dev.recount.stream.window.CampaignChannelKey;
 import dev.recount.stream.window.WindowMetricsOperator;
 import dev.recount.stream.window.WindowPartial;
@@ -116,11 +117,10 @@ public final class StreamJob {
                         input,
                         new InputWatermarks(settings.outOfOrderness(), settings.idleness(), settings.maxFuture()),
                         SOURCE,
-                        TypeInformation.of(ParsedRecord.class))
+                        EventTypes.PARSED_RECORD)
                 .uid(SOURCE);
 
-        SingleOutputStreamOperator<AdEvent> valid = records.process(
-                        new RouteInvalidRecords(), TypeInformation.of(AdEvent.class))
+        SingleOutputStreamOperator<AdEvent> valid = records.process(new RouteInvalidRecords(), EventTypes.AD_EVENT)
                 .name(VALIDATE)
                 .uid(VALIDATE);
         valid.getSideOutput(RouteInvalidRecords.DEAD_LETTERS)

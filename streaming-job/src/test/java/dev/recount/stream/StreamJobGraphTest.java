@@ -7,6 +7,8 @@ import dev.recount.core.event.EventValidator;
 import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
 import dev.recount.stream.source.KafkaInput;
+import dev.recount.stream.types.AdEventSerializer;
+import dev.recount.stream.types.ParsedRecordSerializer;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -99,6 +101,36 @@ class StreamJobGraphTest {
                 .doesNotContain(StreamJob.ATTRIBUTION_SINK);
     }
 
+    /**
+     * Events cross the shuffles (to the de-dup and to the lake) with the hand-written serializer, while the type
+     * that state declares with {@code TypeInformation.of} stays the POJO its checkpoints were written with.
+     */
+    @Test
+    void eventsTravelWithTheHandWrittenSerializerAndStateKeepsThePojoOne() {
+        StreamGraph graph = graph(true);
+        StreamNode source = node(graph, StreamJob.SOURCE);
+        StreamNode validate = node(graph, StreamJob.VALIDATE);
+        StreamNode dedup = node(graph, StreamJob.DEDUP_UID);
+        StreamNode lake = graph.getStreamNodes().stream()
+                .filter(n -> n.getOperatorName().startsWith(StreamJob.LAKE_SINK))
+                .findFirst()
+                .orElseThrow();
+        StreamNode join = node(graph, StreamJob.ATTRIBUTION_JOIN);
+        assertThat(source.getTypeSerializerOut()).isInstanceOf(ParsedRecordSerializer.class);
+        assertThat(validate.getTypeSerializerOut()).isInstanceOf(AdEventSerializer.class);
+        assertThat(dedup.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);
+        assertThat(lake.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);
+        assertThat(join.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);
+        assertThat(TypeInformation.of(dev.recount.core.event.AdEvent.class)).isInstanceOf(PojoTypeInfo.class);
+    }
+
+    private static StreamNode node(StreamGraph graph, String uid) {
+        return graph.getStreamNodes().stream()
+                .filter(n -> uid.equals(n.getTransformationUID()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no operator with uid " + uid));
+    }
+
     /** On, it only adds operators (new uids): every uid of the job without it is still there, unchanged. */
     @Test
     void attributionAddsItsOwnOperatorsAndChangesNoOtherUid() {
@@ -112,6 +144,14 @@ class StreamJobGraphTest {
     }
 
     private static List<String> uids(boolean attribution) {
+        return graph(attribution).getStreamNodes().stream()
+                .map(StreamNode::getTransformationUID)
+                .filter(uid -> uid != null)
+                .sorted()
+                .collect(Collectors.toList());
+    }
+
+    private static StreamGraph graph(boolean attribution) {
         StreamSettings settings = StreamSettings.from(
                 RecountConfig.load(null, Map.of()).with("attribution.enabled", Boolean.toString(attribution)));
         Configuration conf = new Configuration();
@@ -131,10 +171,6 @@ class StreamJobGraphTest {
                 settings.eventTime(),
                 attribution ? settings.attribution().rule() : null,
                 Long.MIN_VALUE);
-        return env.getStreamGraph().getStreamNodes().stream()
-                .map(StreamNode::getTransformationUID)
-                .filter(uid -> uid != null)
-                .sorted()
-                .collect(Collectors.toList());
+        return env.getStreamGraph();
     }
 }

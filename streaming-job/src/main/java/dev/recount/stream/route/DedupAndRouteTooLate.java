@@ -5,6 +5,7 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.stream.metrics.JobTotals;
+import dev.recount.stream.types.EventTypes;
 import dev.recount.stream.window.WindowPartial;
 import dev.recount.stream.window.WindowPartials;
 import java.time.Duration;
@@ -86,7 +87,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      * neither this operator's state nor its uid.
      */
     public static final OutputTag<AdEvent> ATTRIBUTION_EVENTS =
-            new OutputTag<>("attribution-events", TypeInformation.of(AdEvent.class));
+            new OutputTag<>("attribution-events", EventTypes.AD_EVENT);
 
     public static final String DUPLICATES_METRIC = JobTotals.DUPLICATES_DROPPED;
     public static final String TOO_LATE_METRIC = JobTotals.TOO_LATE_EVENTS;
