@@ -33,8 +33,8 @@ import org.apache.flink.util.OutputTag;
  * <pre>
  * kafka-input (validates; per-partition watermarks from valid events only)
  *   └ validate ──dead letters──▶ dead-letter-sink
- *       ├─ rebalance ──────────▶ lake-sink (every valid event, before de-duplication: the lake is raw)
  *       └ keyBy hash bucket of event_id ▶ dedup (+ partial sums per window key) ──too late──▶ backfill-sink
+ *           ├─every event it receives, chained─▶ lake-sink (every valid event, before de-duplication: the lake is raw)
  *           ├ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
  *           │   └ window-metrics-sink (PostgreSQL, two-phase)
  *           └─attribution events (only with attribution on)─▶ keyBy request_id ▶ attribution-join
@@ -117,7 +117,7 @@ public final class StreamJob {
                         input,
                         new InputWatermarks(settings.outOfOrderness(), settings.idleness(), settings.maxFuture()),
                         SOURCE,
-                        EventTypes.PARSED_RECORD)
+                        TypeInformation.of(ParsedRecord.class))
                 .uid(SOURCE);
 
         SingleOutputStreamOperator<AdEvent> valid = records.process(new RouteInvalidRecords(), EventTypes.AD_EVENT)
@@ -129,11 +129,6 @@ public final class StreamJob {
                 .uid(DEAD_LETTER_SINK_UID)
                 // One ordered publication per topic (CheckpointedTopicSink); side outputs are a small share.
                 .setParallelism(1);
-        // Not chained to the source: writing Parquet was a third of the source thread, and with skewed partitions
-        // the source subtask reading the biggest one is the job's critical path. Rebalanced, both lake subtasks
-        // share the writing on the other threads. Exactly-once as before: a checkpoint barrier follows every event
-        // before it into the lake writer, whose files are committed with that checkpoint.
-        valid.rebalance().sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
 
         SingleOutputStreamOperator<WindowPartial> unique = valid.keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
                 .transform(
@@ -146,6 +141,15 @@ public final class StreamJob {
                                 closedUntil,
                                 attributing))
                 .uid(DEDUP_UID);
+
+        // Every valid event, before de-duplication, from the de-dup operator's input (its ALL_EVENTS side output):
+        // the lake writer is chained there, so the source thread — the job's critical path with skewed partitions —
+        // serializes each event once, and nothing reads it back a second time. Exactly-once as before: a checkpoint
+        // barrier follows every event before it into the lake writer, whose files are committed with that checkpoint.
+        unique.getSideOutput(DedupAndRouteTooLate.ALL_EVENTS)
+                .sinkTo(sinks.lake())
+                .name(LAKE_SINK)
+                .uid(LAKE_SINK);
 
         SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
         DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(LATE_AT_WINDOW_TAG)

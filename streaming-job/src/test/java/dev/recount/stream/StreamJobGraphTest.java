@@ -8,7 +8,6 @@ import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
 import dev.recount.stream.source.KafkaInput;
 import dev.recount.stream.types.AdEventSerializer;
-import dev.recount.stream.types.ParsedRecordSerializer;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -108,7 +107,6 @@ class StreamJobGraphTest {
     @Test
     void eventsTravelWithTheHandWrittenSerializerAndStateKeepsThePojoOne() {
         StreamGraph graph = graph(true);
-        StreamNode source = node(graph, StreamJob.SOURCE);
         StreamNode validate = node(graph, StreamJob.VALIDATE);
         StreamNode dedup = node(graph, StreamJob.DEDUP_UID);
         StreamNode lake = graph.getStreamNodes().stream()
@@ -116,7 +114,6 @@ class StreamJobGraphTest {
                 .findFirst()
                 .orElseThrow();
         StreamNode join = node(graph, StreamJob.ATTRIBUTION_JOIN);
-        assertThat(source.getTypeSerializerOut()).isInstanceOf(ParsedRecordSerializer.class);
         assertThat(validate.getTypeSerializerOut()).isInstanceOf(AdEventSerializer.class);
         assertThat(dedup.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);
         assertThat(lake.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);

@@ -82,6 +82,12 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public static final OutputTag<BackfillRecord> TOO_LATE =
             new OutputTag<>("too-late", TypeInformation.of(BackfillRecord.class));
     /**
+     * Every valid event this operator receives, before de-duplication, as it came: the lake's input. The lake sink
+     * is chained to this operator, so an event is serialized once on the source thread (for the de-dup) instead of
+     * twice, and read back once.
+     */
+    public static final OutputTag<AdEvent> ALL_EVENTS = new OutputTag<>("all-events", EventTypes.AD_EVENT);
+    /**
      * With attribution on: every unique event that is not too late and that attribution looks at (clicks,
      * conversions, impressions with a request id), as it is. No state of its own: turning it on or off changes
      * neither this operator's state nor its uid.
@@ -221,6 +227,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     @Override
     public void processElement(StreamRecord<AdEvent> record) throws Exception {
         AdEvent event = record.getValue();
+        output.collect(ALL_EVENTS, record);
         long watermark = effectiveWatermark();
         long forgetAt = forgetAt(rememberedFrom(event, watermark));
         SeenIds ids = seen.value();

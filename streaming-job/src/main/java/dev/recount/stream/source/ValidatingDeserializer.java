@@ -4,7 +4,6 @@ import dev.recount.core.event.DeadLetterRecord;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.InvalidReason;
 import dev.recount.core.event.ValidationResult;
-import dev.recount.stream.types.EventTypes;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -54,6 +53,6 @@ public final class ValidatingDeserializer implements KafkaRecordDeserializationS
 
     @Override
     public TypeInformation<ParsedRecord> getProducedType() {
-        return EventTypes.PARSED_RECORD;
+        return TypeInformation.of(ParsedRecord.class);
     }
 }

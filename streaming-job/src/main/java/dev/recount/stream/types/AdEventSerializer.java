@@ -12,8 +12,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Core's {@link AdEvent} as the job's channels carry it: every field in declaration order, read and written
  * directly (Flink's POJO serializer reaches each field by reflection, with a null flag per field and a subclass
- * tag per record, and was a tenth of the busiest source thread, which writes every event twice: to the de-dup and
- * to the lake). Strings through {@link CompactStrings}: exact for any content, one byte per ASCII character.
+ * tag per record; it was a tenth of the busiest source thread). Strings through {@link CompactStrings}: exact for
+ * any content, one byte per ASCII character.
  *
  * <p>Used for records in flight only; state that holds events (the attribution join's unattributed events, the
  * de-dup's buffered partials) keeps the POJO serializer it was checkpointed with. Should this serializer ever
