@@ -27,13 +27,17 @@ class WindowChangesTest {
         return new ScopeSurvey(byStart, List.of());
     }
 
+    /** A window recorded by run {@code runId} with the current row hash. */
+    static Row row(long start, Side stream, Side batch, Side finalized, long runId) {
+        return new Row(start, stream, batch, finalized, runId, ReconcileStatements.FINGERPRINT_VERSION);
+    }
+
     @Test
     void aWindowIsUnchangedOnlyWhenAllThreeSidesAreAsRecorded() {
         Side s = new Side(700, 11), b = new Side(700, 22), f = new Side(700, 33);
         ScopeSurvey now =
                 survey(window(W0, s, b, f), window(W1, new Side(700, 12), b, f), window(W2, s, b, new Side(699, 33)));
-        Map<Long, Row> recorded =
-                Map.of(W0, new Row(W0, s, b, f, 7), W1, new Row(W1, s, b, f, 7), W2, new Row(W2, s, b, f, 8));
+        Map<Long, Row> recorded = Map.of(W0, row(W0, s, b, f, 7), W1, row(W1, s, b, f, 7), W2, row(W2, s, b, f, 8));
 
         WindowChanges changes = WindowChanges.of(now, recorded);
 
@@ -52,9 +56,22 @@ class WindowChangesTest {
         WindowChanges first = WindowChanges.of(now, Map.of());
         assertThat(first.changedPart(DAY)).containsSame(DAY);
 
-        WindowChanges rerun = WindowChanges.of(
-                now, Map.of(W0, new Row(W0, s, b, Side.EMPTY, 3), W1, new Row(W1, s, b, Side.EMPTY, 3)));
+        WindowChanges rerun =
+                WindowChanges.of(now, Map.of(W0, row(W0, s, b, Side.EMPTY, 3), W1, row(W1, s, b, Side.EMPTY, 3)));
         assertThat(rerun.changed()).isEmpty();
         assertThat(rerun.changedPart(DAY)).isEmpty();
+    }
+
+    @Test
+    void aWindowRecordedWithAnotherRowHashIsChangedEvenWithEqualFingerprints() {
+        Side s = new Side(5, 1), b = new Side(5, 2), f = new Side(5, 3);
+        ScopeSurvey now = survey(window(W0, s, b, f), window(W1, s, b, f));
+        Map<Long, Row> recorded = Map.of(
+                W0, new Row(W0, s, b, f, 4, ReconcileStatements.FINGERPRINT_VERSION - 1), W1, row(W1, s, b, f, 4));
+
+        WindowChanges changes = WindowChanges.of(now, recorded);
+
+        assertThat(changes.changed()).containsExactly(W0);
+        assertThat(changes.unchanged()).isEqualTo(Map.of(W1, 4L));
     }
 }
