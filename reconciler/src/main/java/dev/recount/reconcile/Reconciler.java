@@ -9,6 +9,7 @@ import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
 import dev.recount.db.tables.ServingSettingsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.db.tables.WindowCorrectionsWritesTable;
 import dev.recount.db.tables.WindowSizes;
 import dev.recount.reconcile.report.ReportData;
 import dev.recount.reconcile.report.ReportWriter;
@@ -250,7 +251,10 @@ public final class Reconciler {
             long t0 = System.nanoTime();
             // Which windows changed since they were last reconciled: each side per window, no join of keys.
             ScopeDays days = ScopeDays.of(scope, settings.zone());
-            ScopeSurvey survey = ScopeSurvey.read(conn, scope, days);
+            Map<Long, ReconciledWindowsTable.Row> recorded =
+                    ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis());
+            ScopeSurvey survey =
+                    ScopeSurvey.read(conn, scope, days, recorded, WindowCorrectionsWritesTable.count(conn));
             requireOneWindowSize(conn, scope, survey);
             // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
             // nothing that is served, so it leaves the recorded zone alone.
@@ -260,18 +264,20 @@ public final class Reconciler {
                     mode == Mode.APPLY
                             ? "comparing stream and batch, correcting window_metrics"
                             : "comparing stream and batch (dry run)");
-            WindowChanges changes =
-                    WindowChanges.of(survey, ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis()));
+            WindowChanges changes = WindowChanges.of(survey, recorded);
             Optional<Scope> changed = changes.changedPart(scope);
             Reconciled reconciled =
                     changed.isPresent() ? reconcileOnce(conn, changed.get(), mode, runId) : Reconciled.NOTHING;
             copyUnchangedDiffs(conn, runId, changes);
             Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
             LOG.info(
-                    "run {}: {} of {} windows changed since they were last reconciled",
+                    "run {}: {} of {} windows changed since they were last reconciled{}",
                     runId,
                     changes.changed().size(),
-                    survey.windows().size());
+                    survey.windows().size(),
+                    survey.finalizedAsRecorded()
+                            ? " (window_corrections not written since: its side taken as recorded)"
+                            : "");
             // Attribution, in the same transaction: its diffs, corrections and log entries commit with the rest.
             progress.stage("reconciling attribution");
             AttributionReconciliation.Outcome attribution =
@@ -454,8 +460,8 @@ public final class Reconciler {
     /**
      * Records, for every window of the survey, what this run saw and left, for the next run to compare with: the
      * stream and batch as surveyed, the finalized rows as they are now ({@code finalNow}, read by the check of the
-     * windows this run wrote; the others it did not touch), this run as the one whose diffs hold, and the row hash
-     * the fingerprints were computed with.
+     * windows this run wrote; the others it did not touch), this run as the one whose diffs hold, the row hash
+     * the fingerprints were computed with, and how many statements have written window_corrections by now.
      */
     private static void recordWindows(
             Connection conn,
@@ -464,6 +470,8 @@ public final class Reconciler {
             WindowChanges changes,
             Map<Long, FinalizedCheck.Window> finalNow)
             throws SQLException {
+        // Counted after this run's own writes: the next run finds the same number unless something wrote since.
+        long finalWrites = WindowCorrectionsWritesTable.count(conn);
         List<ReconciledWindowsTable.Row> rows = new ArrayList<>();
         for (ScopeSurvey.Window w : survey.windows().values()) {
             ReconciledWindowsTable.Side finalized = changes.unchanged().containsKey(w.windowStartMillis())
@@ -476,7 +484,8 @@ public final class Reconciler {
                     w.batch(),
                     finalized,
                     runId,
-                    ReconcileStatements.FINGERPRINT_VERSION));
+                    ReconcileStatements.FINGERPRINT_VERSION,
+                    finalWrites));
         }
         ReconciledWindowsTable.upsert(conn, rows);
     }

@@ -31,14 +31,20 @@ public final class ReconciledWindowsTable {
         }
     }
 
-    /** @param fingerprintVersion which row hash the three fingerprints were computed with (1: V15's) */
+    /**
+     * @param fingerprintVersion which row hash the three fingerprints were computed with (1: V15's)
+     * @param finalWrites        how many statements had written window_corrections ({@link
+     *                           WindowCorrectionsWritesTable#count}) when {@code finalized} was recorded; null: not
+     *                           recorded (before V17)
+     */
     public record Row(
             long windowStartMillis,
             Side stream,
             Side batch,
             Side finalized,
             long reconciliationRunId,
-            int fingerprintVersion) {
+            int fingerprintVersion,
+            Long finalWrites) {
         public Row {
             Objects.requireNonNull(stream, "stream");
             Objects.requireNonNull(batch, "batch");
@@ -49,14 +55,15 @@ public final class ReconciledWindowsTable {
     }
 
     private static final String UPSERT = "INSERT INTO " + TABLE + " (window_start, stream_keys, stream_fingerprint,"
-            + " batch_keys, batch_fingerprint, final_keys, final_fingerprint, reconciliation_run_id, fingerprint_version)"
+            + " batch_keys, batch_fingerprint, final_keys, final_fingerprint, reconciliation_run_id, fingerprint_version, final_writes)"
             + " SELECT * FROM unnest(?::timestamptz[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],"
-            + " ?::bigint[], ?::bigint[], ?::smallint[])"
+            + " ?::bigint[], ?::bigint[], ?::smallint[], ?::bigint[])"
             + " ON CONFLICT (window_start) DO UPDATE SET stream_keys = EXCLUDED.stream_keys,"
             + " stream_fingerprint = EXCLUDED.stream_fingerprint, batch_keys = EXCLUDED.batch_keys,"
             + " batch_fingerprint = EXCLUDED.batch_fingerprint, final_keys = EXCLUDED.final_keys,"
             + " final_fingerprint = EXCLUDED.final_fingerprint, reconciliation_run_id = EXCLUDED.reconciliation_run_id,"
-            + " fingerprint_version = EXCLUDED.fingerprint_version, reconciled_at = now()";
+            + " fingerprint_version = EXCLUDED.fingerprint_version, final_writes = EXCLUDED.final_writes,"
+            + " reconciled_at = now()";
 
     private ReconciledWindowsTable() {}
 
@@ -78,7 +85,8 @@ public final class ReconciledWindowsTable {
                                     new Side(rs.getLong("batch_keys"), rs.getLong("batch_fingerprint")),
                                     new Side(rs.getLong("final_keys"), rs.getLong("final_fingerprint")),
                                     rs.getLong("reconciliation_run_id"),
-                                    rs.getInt("fingerprint_version")));
+                                    rs.getInt("fingerprint_version"),
+                                    rs.getObject("final_writes", Long.class)));
                 }
             }
         }
@@ -90,7 +98,7 @@ public final class ReconciledWindowsTable {
         if (rows.isEmpty()) return;
         int n = rows.size();
         Object[] windows = new Object[n];
-        Long[][] columns = new Long[7][n];
+        Long[][] columns = new Long[8][n];
         Short[] versions = new Short[n];
         for (int i = 0; i < n; i++) {
             Row r = rows.get(i);
@@ -102,12 +110,14 @@ public final class ReconciledWindowsTable {
             columns[4][i] = r.finalized().keys();
             columns[5][i] = r.finalized().fingerprint();
             columns[6][i] = r.reconciliationRunId();
+            columns[7][i] = r.finalWrites();
             versions[i] = (short) r.fingerprintVersion();
         }
         try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
             ps.setArray(1, conn.createArrayOf("timestamptz", windows));
-            for (int c = 0; c < columns.length; c++) ps.setArray(c + 2, conn.createArrayOf("bigint", columns[c]));
-            ps.setArray(columns.length + 2, conn.createArrayOf("smallint", versions));
+            for (int c = 0; c < 7; c++) ps.setArray(c + 2, conn.createArrayOf("bigint", columns[c]));
+            ps.setArray(9, conn.createArrayOf("smallint", versions));
+            ps.setArray(10, conn.createArrayOf("bigint", columns[7]));
             ps.executeUpdate();
         }
     }
