@@ -20,6 +20,9 @@ BEGIN
 END
 $$;
 
+-- Nobody calls it: a trigger function's EXECUTE is checked when the trigger is created, not when it fires.
+REVOKE EXECUTE ON FUNCTION window_corrections_written() FROM PUBLIC;
+
 CREATE TRIGGER window_corrections_written
     AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON window_corrections
     FOR EACH STATEMENT EXECUTE FUNCTION window_corrections_written();
