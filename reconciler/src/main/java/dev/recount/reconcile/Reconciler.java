@@ -3,13 +3,13 @@ package dev.recount.reconcile;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.CorrectionLogTable;
-import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.ReconciledWindowsTable;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
 import dev.recount.db.tables.ServingSettingsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.db.tables.WindowCorrectionsWritesTable;
 import dev.recount.db.tables.WindowSizes;
 import dev.recount.reconcile.report.ReportData;
 import dev.recount.reconcile.report.ReportWriter;
@@ -251,7 +251,10 @@ public final class Reconciler {
             long t0 = System.nanoTime();
             // Which windows changed since they were last reconciled: each side per window, no join of keys.
             ScopeDays days = ScopeDays.of(scope, settings.zone());
-            ScopeSurvey survey = ScopeSurvey.read(conn, scope, days);
+            Map<Long, ReconciledWindowsTable.Row> recorded =
+                    ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis());
+            ScopeSurvey survey =
+                    ScopeSurvey.read(conn, scope, days, recorded, WindowCorrectionsWritesTable.count(conn));
             requireOneWindowSize(conn, scope, survey);
             // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
             // nothing that is served, so it leaves the recorded zone alone.
@@ -261,18 +264,20 @@ public final class Reconciler {
                     mode == Mode.APPLY
                             ? "comparing stream and batch, correcting window_metrics"
                             : "comparing stream and batch (dry run)");
-            WindowChanges changes =
-                    WindowChanges.of(survey, ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis()));
+            WindowChanges changes = WindowChanges.of(survey, recorded);
             Optional<Scope> changed = changes.changedPart(scope);
             Reconciled reconciled =
                     changed.isPresent() ? reconcileOnce(conn, changed.get(), mode, runId) : Reconciled.NOTHING;
             copyUnchangedDiffs(conn, runId, changes);
             Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
             LOG.info(
-                    "run {}: {} of {} windows changed since they were last reconciled",
+                    "run {}: {} of {} windows changed since they were last reconciled{}",
                     runId,
                     changes.changed().size(),
-                    survey.windows().size());
+                    survey.windows().size(),
+                    survey.finalizedAsRecorded()
+                            ? " (window_corrections not written since: its side taken as recorded)"
+                            : "");
             // Attribution, in the same transaction: its diffs, corrections and log entries commit with the rest.
             progress.stage("reconciling attribution");
             AttributionReconciliation.Outcome attribution =
@@ -285,9 +290,9 @@ public final class Reconciler {
             // A dry run changed nothing the view serves: what it would serve is the batch totals, by construction.
             WindowMetrics finalTotals = comparison.range().batch();
             if (mode == Mode.APPLY) {
-                if (changed.isPresent())
-                    verifyServed(conn, changed.get(), batchTotals(survey, changes, changed.get() == scope));
-                recordWindows(conn, runId, survey, changes, changed);
+                Map<Long, FinalizedCheck.Window> finalNow =
+                        changed.isPresent() ? FinalizedCheck.check(conn, changed.get(), runId, survey) : Map.of();
+                recordWindows(conn, runId, survey, changes, finalNow);
             }
             long t2 = System.nanoTime();
             // Attribution is exact: any key stream and batch disagree on is beyond tolerance.
@@ -452,53 +457,37 @@ public final class Reconciler {
         }
     }
 
-    /** The summed batch metrics of the changed windows (of all, when {@code all}). */
-    private static WindowMetrics batchTotals(ScopeSurvey survey, WindowChanges changes, boolean all) {
-        WindowMetrics sum = WindowMetrics.ZERO;
-        for (ScopeSurvey.Window w : survey.windows().values()) {
-            if (all || !changes.unchanged().containsKey(w.windowStartMillis()))
-                sum = sum.plus(w.batchRows().sums());
-        }
-        return sum;
-    }
-
     /**
      * Records, for every window of the survey, what this run saw and left, for the next run to compare with: the
-     * stream and batch as surveyed, the finalized rows as they are now (read again for the windows this run wrote;
-     * the others it did not touch), and this run as the one whose diffs hold.
+     * stream and batch as surveyed, the finalized rows as they are now ({@code finalNow}, read by the check of the
+     * windows this run wrote; the others it did not touch), this run as the one whose diffs hold, the row hash
+     * the fingerprints were computed with, and how many statements have written window_corrections by now.
      */
     private static void recordWindows(
-            Connection conn, long runId, ScopeSurvey survey, WindowChanges changes, Optional<Scope> changed)
+            Connection conn,
+            long runId,
+            ScopeSurvey survey,
+            WindowChanges changes,
+            Map<Long, FinalizedCheck.Window> finalNow)
             throws SQLException {
-        Map<Long, ReconciledWindowsTable.Side> finalNow =
-                changed.isPresent() ? ScopeSurvey.readFinalized(conn, changed.get()) : Map.of();
+        // Counted after this run's own writes: the next run finds the same number unless something wrote since.
+        long finalWrites = WindowCorrectionsWritesTable.count(conn);
         List<ReconciledWindowsTable.Row> rows = new ArrayList<>();
         for (ScopeSurvey.Window w : survey.windows().values()) {
             ReconciledWindowsTable.Side finalized = changes.unchanged().containsKey(w.windowStartMillis())
                     ? w.finalized()
-                    : finalNow.getOrDefault(w.windowStartMillis(), ReconciledWindowsTable.Side.EMPTY);
-            rows.add(new ReconciledWindowsTable.Row(w.windowStartMillis(), w.stream(), w.batch(), finalized, runId));
+                    : finalNow.getOrDefault(w.windowStartMillis(), FinalizedCheck.Window.NONE)
+                            .all();
+            rows.add(new ReconciledWindowsTable.Row(
+                    w.windowStartMillis(),
+                    w.stream(),
+                    w.batch(),
+                    finalized,
+                    runId,
+                    ReconcileStatements.FINGERPRINT_VERSION,
+                    finalWrites));
         }
         ReconciledWindowsTable.upsert(conn, rows);
-    }
-
-    /**
-     * What the serving view shows for the windows this run reconciled key by key. Within this transaction every key
-     * of them has just been finalized to its batch value, so anything else means the view and the corrections
-     * disagree: the run fails rather than tell finance numbers it cannot vouch for. The other windows are as an
-     * earlier run left and checked them (their fingerprints say so).
-     */
-    private static void verifyServed(Connection conn, Scope scope, WindowMetrics batch) throws SQLException {
-        try (PreparedStatement ps = ReconcileStatements.served(scope).prepare(conn);
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            WindowMetrics served = MetricColumns.read(rs);
-            long notFinal = rs.getLong("not_final");
-            if (notFinal != 0 || !served.equals(batch)) {
-                throw new IllegalStateException("after corrections window_metrics serves " + served + " as final, and "
-                        + notFinal + " keys not final, but the batch totals are " + batch);
-            }
-        }
     }
 
     /** One advisory lock per schema: reconciliations of different schemas (environments, tests) never wait for each other. */

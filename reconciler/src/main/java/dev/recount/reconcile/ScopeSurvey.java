@@ -2,6 +2,7 @@ package dev.recount.reconcile;
 
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.db.tables.MetricColumns;
+import dev.recount.db.tables.ReconciledWindowsTable;
 import dev.recount.db.tables.ReconciledWindowsTable.Side;
 import dev.recount.db.tables.Timestamps;
 import java.sql.Connection;
@@ -22,10 +23,12 @@ import java.util.TreeSet;
  * {@link ReconcileStatements#finalFingerprints}): enough to tell which windows changed since they were last
  * reconciled, and, with the run's diffs, every group's totals.
  *
- * @param windows      by window start, every window any side has rows in
- * @param campaignDays the batch's rows per campaign-day
+ * @param windows             by window start, every window any side has rows in
+ * @param campaignDays        the batch's rows per campaign-day
+ * @param finalizedAsRecorded whether the finalized side was taken from {@code reconciled_windows} instead of read:
+ *                            nothing has written {@code window_corrections} since every window was recorded
  */
-record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
+record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, boolean finalizedAsRecorded) {
     ScopeSurvey {
         windows = Map.copyOf(windows);
         campaignDays = List.copyOf(campaignDays);
@@ -66,7 +69,19 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
 
     record CampaignDay(String campaignId, LocalDate day, Rows batch) {}
 
-    static ScopeSurvey read(Connection conn, Scope scope, ScopeDays days) throws SQLException {
+    /**
+     * Reads the stream's and the batch's side of {@code scope}, and the finalized side unless it is known: when every
+     * window of the scope was recorded ({@code recorded}) with the current row hash and with {@code finalWrites}
+     * statements having written {@code window_corrections} — the number there are now — nothing has written it
+     * since, and each window's finalized rows are the recorded ones.
+     */
+    static ScopeSurvey read(
+            Connection conn,
+            Scope scope,
+            ScopeDays days,
+            Map<Long, ReconciledWindowsTable.Row> recorded,
+            long finalWrites)
+            throws SQLException {
         Map<Long, Side> stream = new TreeMap<>(), batch = new TreeMap<>();
         Map<Long, Ends> streamEnds = new TreeMap<>(), batchEnds = new TreeMap<>();
         Map<Long, Rows> batchRows = new TreeMap<>();
@@ -99,7 +114,9 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
                         new Rows(rs.getLong("keys"), MetricColumns.read(rs))));
             }
         }
-        Map<Long, Side> finalized = readFinalized(conn, scope);
+        Map<Long, Side> finalized = finalizedAsRecorded(scope, stream.keySet(), batch.keySet(), recorded, finalWrites);
+        boolean asRecorded = finalized != null;
+        if (!asRecorded) finalized = readFinalized(conn, scope);
         TreeSet<Long> all = new TreeSet<>(stream.keySet());
         all.addAll(batch.keySet());
         all.addAll(finalized.keySet());
@@ -116,7 +133,35 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays) {
                             batchRows.getOrDefault(w, Rows.NONE),
                             finalized.getOrDefault(w, Side.EMPTY)));
         }
-        return new ScopeSurvey(windows, campaignDays);
+        return new ScopeSurvey(windows, campaignDays, asRecorded);
+    }
+
+    /**
+     * The finalized side per window as recorded, or null when it must be read: some window of the scope (one the
+     * stream or the batch has rows in, or a recorded one) was not recorded with the current row hash and with
+     * {@code finalWrites} writes to {@code window_corrections}. A window with finalized rows only (neither stream
+     * nor batch) was recorded by the run that surveyed it; rows written to a window since would be a write.
+     */
+    static Map<Long, Side> finalizedAsRecorded(
+            Scope scope,
+            java.util.Set<Long> streamWindows,
+            java.util.Set<Long> batchWindows,
+            Map<Long, ReconciledWindowsTable.Row> recorded,
+            long finalWrites) {
+        if (recorded.isEmpty()) return null;
+        java.util.Set<Long> only = scope.windowStarts() == null ? null : new java.util.HashSet<>(scope.windowStarts());
+        Map<Long, Side> finalized = new TreeMap<>();
+        for (ReconciledWindowsTable.Row r : recorded.values()) {
+            if (only != null && !only.contains(r.windowStartMillis())) continue;
+            if (r.finalWrites() == null
+                    || r.finalWrites() != finalWrites
+                    || r.fingerprintVersion() != ReconcileStatements.FINGERPRINT_VERSION) return null;
+            if (r.finalized().keys() > 0) finalized.put(r.windowStartMillis(), r.finalized());
+        }
+        for (java.util.Set<Long> side : List.of(streamWindows, batchWindows)) {
+            for (long w : side) if (!recorded.containsKey(w)) return null;
+        }
+        return finalized;
     }
 
     /** Per window of {@code scope}: the key count and fingerprint of its rows in window_corrections. */

@@ -8,7 +8,8 @@ import java.util.TreeMap;
 
 /**
  * Which windows of a scope must be reconciled key by key, and which are exactly as the last applied run of each
- * left them: the same stream, batch and finalized key counts and fingerprints as it recorded. Such a window needs no
+ * left them: the same stream, batch and finalized key counts and fingerprints as it recorded, computed with the
+ * same row hash ({@link ReconcileStatements#FINGERPRINT_VERSION}; a window recorded with another is changed). Such a window needs no
  * correction and no log entry, and its diffs are that run's.
  *
  * @param changed   window starts, ascending: never reconciled, or some side changed since
@@ -26,6 +27,7 @@ record WindowChanges(List<Long> changed, Map<Long, Long> unchanged) {
         for (ScopeSurvey.Window w : survey.windows().values()) {
             ReconciledWindowsTable.Row r = recorded.get(w.windowStartMillis());
             if (r != null
+                    && r.fingerprintVersion() == ReconcileStatements.FINGERPRINT_VERSION
                     && r.stream().equals(w.stream())
                     && r.batch().equals(w.batch())
                     && r.finalized().equals(w.finalized())) {

@@ -34,7 +34,7 @@ class ComparisonAssemblerTest {
         ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, new WindowMetrics(30, 3, 0, 300, 33));
         Map<Long, ScopeSurvey.Window> windows =
                 new TreeMap<>(Map.of(W0, window(W0, 3, b0), W1, window(W1, 2, ScopeSurvey.Rows.NONE)));
-        ScopeSurvey survey = new ScopeSurvey(windows, List.of(new ScopeSurvey.CampaignDay("c", DAY, b0)));
+        ScopeSurvey survey = new ScopeSurvey(windows, List.of(new ScopeSurvey.CampaignDay("c", DAY, b0)), false);
         DiffCounts.Counts d0 = new DiffCounts.Counts(1, 1, 1, 3, new WindowMetrics(-1, 2, 0, 0, 1));
         DiffCounts.Counts d1 = new DiffCounts.Counts(0, 0, 2, 2, new WindowMetrics(6, 0, 0, 60, 6));
         DiffCounts diffs = new DiffCounts(
@@ -61,7 +61,7 @@ class ComparisonAssemblerTest {
     @Test
     void diffsThatDoNotFitTheSurveyedStreamKeysFailTheRun() {
         ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, WindowMetrics.ZERO);
-        ScopeSurvey survey = new ScopeSurvey(Map.of(W0, window(W0, 5, b0)), List.of());
+        ScopeSurvey survey = new ScopeSurvey(Map.of(W0, window(W0, 5, b0)), List.of(), false);
         assertThatThrownBy(() -> ComparisonAssembler.assemble(survey, new DiffCounts(Map.of(), Map.of())))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the stream has 5 keys");

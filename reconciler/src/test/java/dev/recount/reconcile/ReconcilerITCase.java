@@ -368,10 +368,26 @@ class ReconcilerITCase {
     void aFinalizedValueEditedByHandIsPutBackByTheNextRun() throws Exception {
         Scope range = ScopeResolver.range(FROM, TO);
         reconciler(Tolerances.exact()).reconcile(range);
+        // A rerun with nothing new writes no statement to window_corrections, so the count of writes it records is
+        // the one the next run finds (and that run may take the finalized side as recorded).
+        long writes;
+        try (Connection c = db.admin()) {
+            writes = count(c, "SELECT count(*) FROM window_corrections_writes");
+            assertThat(writes).as("the first run's insert").isPositive();
+        }
+        assertThat(reconciler(Tolerances.exact()).reconcile(range).keysFinalized())
+                .isZero();
         try (Connection c = db.admin();
                 Statement st = c.createStatement()) {
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_writes"))
+                    .isEqualTo(writes);
+            assertThat(count(c, "SELECT count(*) FROM reconciled_windows WHERE final_writes = " + writes))
+                    .isEqualTo(3);
+            // The hand edit appends a write (the trigger): the next run reads the finalized side again.
             st.executeUpdate("UPDATE window_corrections SET impressions = 999"
                     + " WHERE campaign_id = 'camp-a' AND channel_id = 'web' AND window_start = '" + W0 + "'");
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_writes"))
+                    .isEqualTo(writes + 1);
         }
 
         RunResult r = reconciler(Tolerances.exact()).reconcile(range);
@@ -383,6 +399,37 @@ class ReconcilerITCase {
                     .containsExactly(MATCH + " impressions:999->100:batch_changed");
             assertThat(WindowMetricsView.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, MATCH_V));
         }
+    }
+
+    @Test
+    void windowsRecordedWithAnEarlierRowHashAreReconciledOnceAndFindTheSame() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        RunResult first = reconciler(Tolerances.exact()).reconcile(range);
+        try (Connection c = db.admin();
+                Statement st = c.createStatement()) {
+            // As a database migrated from V15 has them: fingerprints of another function, no count of writes.
+            st.executeUpdate("UPDATE reconciled_windows SET fingerprint_version = 1, final_writes = NULL");
+        }
+
+        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+
+        assertThat(again.comparison()).isEqualTo(first.comparison());
+        assertThat(again.keysFinalized()).isZero();
+        assertThat(again.corrections()).isEmpty();
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, again.runId()))
+                    .isEqualTo(ReconciliationDiffsTable.readRun(c, first.runId()));
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM reconciled_windows WHERE fingerprint_version = "
+                                    + ReconcileStatements.FINGERPRINT_VERSION + " AND final_writes IS NOT NULL"
+                                    + " AND reconciliation_run_id = " + again.runId()))
+                    .as("every window recorded again, by the run that reconciled it key by key")
+                    .isEqualTo(3);
+        }
+        RunResult third = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(third.comparison()).isEqualTo(first.comparison());
+        assertThat(third.keysFinalized()).isZero();
     }
 
     static long count(Connection c, String sql) throws Exception {

@@ -8,6 +8,7 @@ import dev.recount.db.tables.ReconciledWindowsTable.Side;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class WindowChangesTest {
@@ -24,7 +25,15 @@ class WindowChangesTest {
     static ScopeSurvey survey(ScopeSurvey.Window... windows) {
         Map<Long, ScopeSurvey.Window> byStart = new java.util.TreeMap<>();
         for (ScopeSurvey.Window w : windows) byStart.put(w.windowStartMillis(), w);
-        return new ScopeSurvey(byStart, List.of());
+        return new ScopeSurvey(byStart, List.of(), false);
+    }
+
+    /** How many statements had written window_corrections when the test's windows were recorded. */
+    static final long WRITES = 5;
+
+    /** A window recorded by run {@code runId} with the current row hash. */
+    static Row row(long start, Side stream, Side batch, Side finalized, long runId) {
+        return new Row(start, stream, batch, finalized, runId, ReconcileStatements.FINGERPRINT_VERSION, WRITES);
     }
 
     @Test
@@ -32,8 +41,7 @@ class WindowChangesTest {
         Side s = new Side(700, 11), b = new Side(700, 22), f = new Side(700, 33);
         ScopeSurvey now =
                 survey(window(W0, s, b, f), window(W1, new Side(700, 12), b, f), window(W2, s, b, new Side(699, 33)));
-        Map<Long, Row> recorded =
-                Map.of(W0, new Row(W0, s, b, f, 7), W1, new Row(W1, s, b, f, 7), W2, new Row(W2, s, b, f, 8));
+        Map<Long, Row> recorded = Map.of(W0, row(W0, s, b, f, 7), W1, row(W1, s, b, f, 7), W2, row(W2, s, b, f, 8));
 
         WindowChanges changes = WindowChanges.of(now, recorded);
 
@@ -52,9 +60,60 @@ class WindowChangesTest {
         WindowChanges first = WindowChanges.of(now, Map.of());
         assertThat(first.changedPart(DAY)).containsSame(DAY);
 
-        WindowChanges rerun = WindowChanges.of(
-                now, Map.of(W0, new Row(W0, s, b, Side.EMPTY, 3), W1, new Row(W1, s, b, Side.EMPTY, 3)));
+        WindowChanges rerun =
+                WindowChanges.of(now, Map.of(W0, row(W0, s, b, Side.EMPTY, 3), W1, row(W1, s, b, Side.EMPTY, 3)));
         assertThat(rerun.changed()).isEmpty();
         assertThat(rerun.changedPart(DAY)).isEmpty();
+    }
+
+    @Test
+    void aWindowRecordedWithAnotherRowHashIsChangedEvenWithEqualFingerprints() {
+        Side s = new Side(5, 1), b = new Side(5, 2), f = new Side(5, 3);
+        ScopeSurvey now = survey(window(W0, s, b, f), window(W1, s, b, f));
+        Map<Long, Row> recorded = Map.of(
+                W0,
+                new Row(W0, s, b, f, 4, ReconcileStatements.FINGERPRINT_VERSION - 1, WRITES),
+                W1,
+                row(W1, s, b, f, 4));
+
+        WindowChanges changes = WindowChanges.of(now, recorded);
+
+        assertThat(changes.changed()).containsExactly(W0);
+        assertThat(changes.unchanged()).isEqualTo(Map.of(W1, 4L));
+    }
+
+    @Test
+    void theFinalizedSideIsTakenAsRecordedOnlyWhenNothingWroteWindowCorrectionsSinceEveryWindowWasRecorded() {
+        Side s = new Side(5, 1), b = new Side(5, 2), f = new Side(6, 3);
+        // W2: only finalized rows (neither side has it any more), recorded by the run that saw it.
+        Map<Long, Row> recorded = Map.of(
+                W0, row(W0, s, b, f, 4), W1, row(W1, s, b, Side.EMPTY, 4), W2, row(W2, Side.EMPTY, Side.EMPTY, f, 4));
+        Set<Long> both = Set.of(W0, W1);
+
+        assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, recorded, WRITES))
+                .as("nothing wrote since: every window's recorded finalized side")
+                .isEqualTo(Map.of(W0, f, W2, f));
+        assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, recorded, WRITES + 1))
+                .as("a statement wrote window_corrections since")
+                .isNull();
+        assertThat(ScopeSurvey.finalizedAsRecorded(DAY, Set.of(W0, W1, W0 + 180_000), both, recorded, WRITES))
+                .as("a window never recorded")
+                .isNull();
+        Map<Long, Row> oneOlder = new java.util.HashMap<>(recorded);
+        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION, WRITES - 1));
+        assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, oneOlder, WRITES))
+                .as("one window recorded before a later write")
+                .isNull();
+        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION, null));
+        assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, oneOlder, WRITES))
+                .as("recorded before writes were counted")
+                .isNull();
+        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION - 1, WRITES));
+        assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, oneOlder, WRITES))
+                .as("recorded with another row hash")
+                .isNull();
+        assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, Map.of(), 0))
+                .as("nothing recorded (a first run)")
+                .isNull();
     }
 }

@@ -1,0 +1,27 @@
+package dev.recount.db.tables;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * {@code window_corrections_writes} (V17): one row per statement that wrote {@code window_corrections}, appended by
+ * that table's statement-level trigger. Its row count only grows while nothing writes {@code window_corrections}
+ * stays the same: the reconciler compares it with the count it recorded to know that the finalized rows are as it
+ * left them without reading them.
+ */
+public final class WindowCorrectionsWritesTable {
+    public static final String TABLE = "window_corrections_writes";
+
+    private WindowCorrectionsWritesTable() {}
+
+    /** How many statements have written window_corrections, as this transaction sees it (its own included). */
+    public static long count(Connection conn) throws SQLException {
+        try (Statement st = conn.createStatement();
+                ResultSet rs = st.executeQuery("SELECT count(*) FROM " + TABLE)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
