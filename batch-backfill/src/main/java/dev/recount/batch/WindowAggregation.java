@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.negate;
+import static org.apache.spark.sql.functions.shiftright;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.xxhash64;
@@ -29,7 +30,7 @@ import org.apache.spark.storage.StorageLevel;
 
 /**
  * The batch layer's window maths, as Spark transformations over lake rows. Metrics come from
- * {@link Metric#sqlContribution} and windows follow {@link WindowAlignment}: the same definitions the stream
+ * {@link Metric#sqlContributionAsBigint} and windows follow {@link WindowAlignment}: the same definitions the stream
  * job uses, not a second copy.
  */
 public final class WindowAggregation {
@@ -39,6 +40,11 @@ public final class WindowAggregation {
 
     private static final String ID_HASH = "id_hash";
     private static final String KEPT = "kept";
+    /** Suffixes of the two BIGINT halves a spend sum is added up in ({@link #sumPerWindowKey}). */
+    private static final String HIGH_BITS = "_high32";
+
+    private static final String LOW_BITS = "_low32";
+    private static final long LOW_32_BITS = 0xFFFF_FFFFL;
     /** Up to this many repeated id hashes are broadcast (~16 bytes each in the hash relation). */
     static final long MAX_BROADCAST_HASHES = 4_000_000;
 
@@ -74,8 +80,12 @@ public final class WindowAggregation {
      *       {@link #MAX_BROADCAST_HASHES}) are summed once to be subtracted, and grouped by the id itself to keep
      *       the least {@code (coordinates, payload)}, which is added back.</li>
      * </ol>
-     * Keys left with no event (only copies whose kept copy is in another window) are dropped. Every sum is exact
-     * (BIGINT counts, DECIMAL(38,0) spend, ANSI mode), so the difference is exactly the sum over kept copies. The
+     * The three terms are one Spark aggregation: each row becomes its signed contributions (the copies' rows
+     * negated) and the union of the three is summed per window key once, so the whole lake's sums and the small
+     * corrections meet in the same partial aggregation instead of being aggregated apart and joined by a second
+     * shuffle. Keys left with no event (only copies whose kept copy is in another window) are dropped. Every sum is
+     * exact (BIGINT counts, spend as in {@link #aggregate}, ANSI mode), so the difference is exactly the sum over
+     * kept copies. The
      * hash only decides which rows take the longer path; the copy kept is decided on the ids, so a hash collision
      * costs a little work and never changes a result ({@code WindowAggregationTest} runs it with hashes that
      * collide for every id, against ranking every row).
@@ -111,20 +121,11 @@ public final class WindowAggregation {
                         "left_semi")
                 .persist(StorageLevel.MEMORY_AND_DISK());
 
-        Dataset<Row> everyRow = aggregate(asSingleCopies(lakeRows), windows);
-        Dataset<Row> copyRows = aggregate(asSingleCopies(copies), windows);
-        Dataset<Row> keptCopies = aggregate(keepLowest(copies), windows);
-        List<Column> negated = new ArrayList<>(keyColumns());
-        List<Column> sums = new ArrayList<>();
-        for (String m : sumColumns()) {
-            negated.add(negate(col(m)).as(m));
-            sums.add(sum(col(m)).as(m));
-        }
-        Dataset<Row> rows = everyRow.unionByName(copyRows.select(negated.toArray(Column[]::new)))
-                .unionByName(keptCopies)
-                .groupBy(keyColumns().toArray(Column[]::new))
-                .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new))
-                .filter(col(Metric.EVENTS.column()).gt(0));
+        Dataset<Row> signed = contributions(asSingleCopies(lakeRows), windows, false)
+                .unionByName(contributions(asSingleCopies(copies), windows, true))
+                .unionByName(contributions(keepLowest(copies), windows, false));
+        Dataset<Row> rows =
+                sumPerWindowKey(signed).filter(col(Metric.EVENTS.column()).gt(0));
         return new Recomputed(rows, repeated, copies, repeatedHashes);
     }
 
@@ -167,11 +168,63 @@ public final class WindowAggregation {
         return List.of(col(WINDOW_START), col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID));
     }
 
-    private static List<String> sumColumns() {
-        List<String> names = new ArrayList<>();
-        for (Metric m : Metric.values()) names.add(m.column());
-        names.add(LAKE_ROWS);
-        return names;
+    /**
+     * Per row of {@code events} (event columns and {@link #LAKE_ROWS}): its window key and what it adds to each sum,
+     * negated if {@code negate}. Every value is a BIGINT ({@link Metric#sqlContributionAsBigint}); a metric that is
+     * not a count (spend) is split into its high and low 32 bits ({@link #HIGH_BITS}, {@link #LOW_BITS}), so its sum
+     * is two BIGINT sums that {@link #sumPerWindowKey} puts back together exactly.
+     */
+    private static Dataset<Row> contributions(Dataset<Row> events, WindowAlignment windows, boolean negate) {
+        UnaryOperator<Column> sign = c -> negate ? negate(c) : c;
+        List<Column> out = new ArrayList<>();
+        out.add(windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START));
+        out.add(col(LakeLayout.CAMPAIGN_ID));
+        out.add(col(LakeLayout.CHANNEL_ID));
+        for (Metric m : Metric.values()) {
+            Column value = expr(m.sqlContributionAsBigint(LakeLayout.EVENT_TYPE, LakeLayout.COST_MICROS));
+            if (m.isCount()) {
+                out.add(sign.apply(value).as(m.column()));
+            } else {
+                out.add(sign.apply(shiftright(value, 32)).as(m.column() + HIGH_BITS));
+                out.add(sign.apply(value.bitwiseAND(LOW_32_BITS)).as(m.column() + LOW_BITS));
+            }
+        }
+        out.add(sign.apply(col(LAKE_ROWS)).as(LAKE_ROWS));
+        return events.select(out.toArray(Column[]::new));
+    }
+
+    /**
+     * {@link #contributions} summed per window key, columns as {@link #aggregate} documents.
+     *
+     * <p>Spend: a value v is {@code (v >> 32) * 2^32 + (v & 0xFFFFFFFF)} exactly (arithmetic shift, so for negative
+     * values too), hence its sum is {@code sum(high) * 2^32 + sum(low)}, put together as DECIMAL(38,0) once per key.
+     * Summing DECIMAL(38,0) per row (Spark's decimals above 18 digits are java.math.BigDecimal) cost about a fifth of
+     * the whole-lake pass. Each half sum is a BIGINT that cannot overflow below 2^31 rows per key (|high| and low are
+     * below 2^32); beyond that ANSI mode fails the run rather than wrap.
+     */
+    private static Dataset<Row> sumPerWindowKey(Dataset<Row> contributions) {
+        List<Column> sums = new ArrayList<>();
+        List<Column> out = new ArrayList<>(keyColumns());
+        for (Metric m : Metric.values()) {
+            if (m.isCount()) {
+                sums.add(sum(col(m.column())).as(m.column()));
+                out.add(col(m.column()));
+            } else {
+                String high = m.column() + HIGH_BITS;
+                String low = m.column() + LOW_BITS;
+                sums.add(sum(col(high)).as(high));
+                sums.add(sum(col(low)).as(low));
+                out.add(expr("CAST(CAST(" + high + " AS " + m.sqlType() + ") * " + (1L << 32) + " + CAST(" + low
+                                + " AS " + m.sqlType() + ") AS " + m.sqlType() + ")")
+                        .as(m.column()));
+            }
+        }
+        sums.add(sum(col(LAKE_ROWS)).as(LAKE_ROWS));
+        out.add(col(LAKE_ROWS));
+        return contributions
+                .groupBy(keyColumns().toArray(Column[]::new))
+                .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new))
+                .select(out.toArray(Column[]::new));
     }
 
     /**
@@ -253,23 +306,13 @@ public final class WindowAggregation {
     /**
      * Per window key {@code (window_start, campaign_id, channel_id)}: every {@link Metric} (column named
      * {@link Metric#column()}, of type {@link Metric#sqlType()}: BIGINT counts, a DECIMAL(38,0) spend) summed over
-     * de-duplicated events, and {@link #LAKE_ROWS}. {@code window_start} is epoch milliseconds. The session must
+     * de-duplicated events (spend added up exactly in two BIGINT halves: {@link #sumPerWindowKey}), and
+     * {@link #LAKE_ROWS}. {@code window_start} is epoch milliseconds. The session must
      * run in ANSI mode ({@link SparkSessions#ANSI_MODE}), so an overflowing sum fails the run instead of wrapping.
      */
     public static Dataset<Row> aggregate(Dataset<Row> deduplicated, WindowAlignment windows) {
         requireAnsiMode(deduplicated.sparkSession());
-        List<Column> sums = new ArrayList<>();
-        for (Metric m : Metric.values()) {
-            sums.add(sum(expr(m.sqlContribution(LakeLayout.EVENT_TYPE, LakeLayout.COST_MICROS)))
-                    .as(m.column()));
-        }
-        sums.add(sum(col(LAKE_ROWS)).as(LAKE_ROWS));
-        return deduplicated
-                .groupBy(
-                        windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START),
-                        col(LakeLayout.CAMPAIGN_ID),
-                        col(LakeLayout.CHANNEL_ID))
-                .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new));
+        return sumPerWindowKey(contributions(deduplicated, windows, false));
     }
 
     /** Refuses a session that would wrap a BIGINT sum or turn an overflowing decimal sum into NULL. */

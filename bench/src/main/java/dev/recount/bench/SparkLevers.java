@@ -29,8 +29,10 @@ import org.apache.spark.sql.expressions.WindowSpec;
 /**
  * Measures the batch layer's levers one at a time: each variant is a plan plus Spark SQL settings, run over one day
  * of the lake in recount's own session ({@link SparkSessions#OWNED}), all variants alternating, {@code rounds} times.
- * A variant is {@code plan[@key=value...]}; plans: {@code recount} (LakeReader + WindowAggregation as shipped) and
- * {@code before} (the previous de-duplication: every row ranked among its id's copies by a window). Settings that
+ * A variant is {@code plan[@key=value...]}; plans: {@code recount} (LakeReader + WindowAggregation as shipped),
+ * {@code previous} (the same de-duplication with the sums of the plan before: DECIMAL(38,0) spend per row and the
+ * three terms aggregated apart, {@link PreviousRecompute}) and {@code before} (the de-duplication before that:
+ * every row ranked among its id's copies by a window). Settings that
  * need a new session (shuffle compression, serializer) are given as {@code -Dspark.*} to separate runs by
  * bench/run.sh. Args: lake date rounds variant,variant,... Prints {@code RESULT <variant> <round> <seconds>}.
  */
@@ -65,6 +67,8 @@ public final class SparkLevers {
                     Row r;
                     if (variant.startsWith("before")) {
                         r = totals(WindowAggregation.aggregate(rankEveryRow(lakeRows), minute));
+                    } else if (variant.startsWith("previous")) {
+                        r = PreviousRecompute.totals(lakeRows, minute);
                     } else {
                         try (WindowAggregation.Recomputed windows = WindowAggregation.recompute(lakeRows, minute)) {
                             r = totals(windows.rows());

@@ -78,6 +78,10 @@ class DefinitionsTest {
                 long expected = m.contribution(event(type, 77));
                 long sqlValue = evaluate(sql, m.sqlType(), type.wireName(), 77);
                 assertThat(sqlValue).as(m + " for " + type + ": " + sql).isEqualTo(expected);
+                String asBigint = m.sqlContributionAsBigint("t", "c");
+                assertThat(evaluate(asBigint, "BIGINT", type.wireName(), 77))
+                        .as(m + " as BIGINT for " + type + ": " + asBigint)
+                        .isEqualTo(expected);
             }
         }
     }

@@ -66,8 +66,21 @@ public enum Metric {
      * {@link #SPEND_SQL_TYPE} keeps the sum exact where a BIGINT sum would overflow.
      */
     public String sqlContribution(String eventTypeColumn, String costColumn) {
+        return sqlContribution(eventTypeColumn, costColumn, sqlType());
+    }
+
+    /**
+     * {@link #sqlContribution} with the value as {@link #COUNT_SQL_TYPE} for every metric: what one event adds always
+     * fits a long ({@link #contribution}). For an engine that keeps the <em>sum</em> exact another way than
+     * summing {@link #SPEND_SQL_TYPE} values (the batch layer adds spend up as two BIGINT halves, much cheaper per
+     * row than a 38-digit decimal).
+     */
+    public String sqlContributionAsBigint(String eventTypeColumn, String costColumn) {
+        return sqlContribution(eventTypeColumn, costColumn, COUNT_SQL_TYPE);
+    }
+
+    private String sqlContribution(String eventTypeColumn, String costColumn, String type) {
         String value = sumsCost ? costColumn : "1";
-        String type = sqlType();
         if (onlyType == null) return "CAST(" + value + " AS " + type + ")";
         return "CASE WHEN " + eventTypeColumn + " = '" + onlyType.wireName() + "' THEN CAST(" + value + " AS " + type
                 + ") ELSE CAST(0 AS " + type + ") END";
