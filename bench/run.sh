@@ -353,8 +353,17 @@ if wants freshness; then
     for _ in $(seq 1 120); do grep -q "running" "$OUT/f-$mode-job.log" 2>/dev/null && break; sleep 1; done
     java -cp "$BENCH_CP" dev.recount.bench.RateProducer "$FT" "$RATE" "$FRESH_SECONDS" >"$OUT/f-$mode-generate.log" 2>&1 &
     GEN_PID=$!
+    # What the job does meanwhile (checkpoint durations per operator, watermark lag, Kafka lag, busy/back-pressure,
+    # GC, load average): bench/freshness-sampler.sh, from the job's read-only REST API.
+    SAMPLER_PID=""
+    WEB_UI=$(grep -o 'Flink Web UI: http://[0-9.:]*' "$OUT/f-$mode-job.log" | head -1 | cut -d' ' -f4)
+    if [ -n "$WEB_UI" ] && command -v jq >/dev/null; then
+      "$ROOT/bench/freshness-sampler.sh" "$WEB_UI" "$OUT/f-$mode-sampler" >"$OUT/f-$mode-sampler.log" 2>&1 &
+      SAMPLER_PID=$!
+    fi
     java -cp "$BENCH_CP" dev.recount.bench.FreshnessProbe "bench_f_${mode//-/_}_$run_id" $((FRESH_SECONDS + 10)) 30000 1 >"$OUT/freshness-$mode.log" 2>&1
     wait "$GEN_PID" 2>/dev/null || true; kill "$JOB_PID" 2>/dev/null || true; wait "$JOB_PID" 2>/dev/null || true
+    [ -n "$SAMPLER_PID" ] && { wait "$SAMPLER_PID" 2>/dev/null || true; }
     read -r P50 P99 NW < <(awk '/^RESULT freshness/{print $3, $4, $5}' "$OUT/freshness-$mode.log")
     record "freshness_${mode}_p50_ms" "$P50" ms "$(tail -1 "$OUT/f-$mode-generate.log"), $NW windows (first skipped)"
     record "freshness_${mode}_p99_ms" "$P99" ms "$(grep -o 'all \[.*' "$OUT/freshness-$mode.log" | cut -c1-300)"

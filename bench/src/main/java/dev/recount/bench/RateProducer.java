@@ -15,7 +15,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Steady traffic for the freshness measurement: R valid events per second for S seconds, event time = the wall
  * clock minus up to 2 s of disorder, 100 campaigns x 5 channels, 90/8/2 % impressions/clicks/conversions.
  * (./recount generate puts most of a short main range into one window, so it cannot pace event time.)
- * Args: topic rate seconds. Prints the rate it achieved.
+ * Args: topic rate seconds. Prints what it offered every 10 s and the rate it achieved.
  */
 public final class RateProducer {
     public static void main(String[] args) throws Exception {
@@ -30,6 +30,8 @@ public final class RateProducer {
         p.setProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         long start = System.currentTimeMillis();
         long sent = 0;
+        long lastReport = start;
+        long sentAtReport = 0;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
             while (true) {
                 long now = System.currentTimeMillis();
@@ -50,6 +52,18 @@ public final class RateProducer {
                             now,
                             campaign.getBytes(StandardCharsets.UTF_8),
                             EventJson.toJson(e).getBytes(StandardCharsets.UTF_8)));
+                }
+                if (now - lastReport >= 10_000) {
+                    // What it really offered, per 10 s: a producer that cannot keep up would look like a slow job.
+                    System.out.printf(
+                            Locale.ROOT,
+                            "at %d s: %d events/s in the last %d ms, %d behind schedule%n",
+                            (now - start) / 1000,
+                            (sent - sentAtReport) * 1000 / (now - lastReport),
+                            now - lastReport,
+                            (System.currentTimeMillis() - start) * rate / 1000 - sent);
+                    lastReport = now;
+                    sentAtReport = sent;
                 }
                 Thread.sleep(1); // pacing the offered rate, not synchronisation
             }

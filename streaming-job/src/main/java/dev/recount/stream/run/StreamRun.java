@@ -19,6 +19,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -253,6 +254,14 @@ public final class StreamRun {
         // once more, then the job restarts with the back-off above.
         c.set(SinkOptions.COMMITTER_RETRIES, 1);
         if (plan.kind() == ResumePlan.Kind.RESTORE) c.set(StateRecoveryOptions.SAVEPOINT_PATH, plan.snapshot());
+        if (s.checkpointOnWindowClose()) {
+            // WindowCloseCheckpoints reads the watermark through the REST API, which answers from a copy of the
+            // metrics refreshed at most every metrics.fetcher.update-interval (10 s by default): the watermark it saw
+            // was up to 10 s old, so the checkpoint came up to 10 s after the window closed, drifting with the
+            // refresh (docs/benchmarks.md §4). Refreshed as often as it polls, the copy is at most two polls old.
+            // Only the local MiniCluster's Web UI takes this from here; a cluster keeps its own setting.
+            c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(WINDOW_CLOSE_POLL_MILLIS));
+        }
         return c;
     }
 }

@@ -7,9 +7,11 @@ import dev.recount.core.config.RecountConfig;
 import dev.recount.stream.run.StreamSettings.Restore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.junit.jupiter.api.Test;
@@ -54,6 +56,25 @@ class StreamSettingsTest {
         assertThatThrownBy(() -> settings(file))
                 .hasMessageContaining("stream.restore must be recount or cluster")
                 .hasMessageContaining("operator");
+    }
+
+    @Test
+    void checkpointsOnWindowCloseGetAWatermarkAsFreshAsTheirPoll(@TempDir Path dir) throws Exception {
+        // The REST API answers from metrics refreshed every 10 s by default: the window-close checkpoint came up to
+        // 10 s after the window closed.
+        Configuration on = StreamRun.configuration(
+                settings(Files.writeString(dir.resolve("on.properties"), "stream.checkpoint-on-window-close=true\n")),
+                null,
+                ResumePlan.clusterDecides());
+        assertThat(on.get(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL))
+                .isEqualTo(Duration.ofMillis(StreamRun.WINDOW_CLOSE_POLL_MILLIS));
+
+        Configuration off = StreamRun.configuration(
+                settings(Files.writeString(dir.resolve("off.properties"), "stream.checkpoint-on-window-close=false\n")),
+                null,
+                ResumePlan.clusterDecides());
+        assertThat(off.getOptional(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL))
+                .isEmpty();
     }
 
     private static StreamSettings settings(Path file) {
