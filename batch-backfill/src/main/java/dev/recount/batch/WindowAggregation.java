@@ -129,8 +129,8 @@ public final class WindowAggregation {
         return new Recomputed(rows, repeated, copies, repeatedHashes);
     }
 
-    /** Lake rows as events of one copy each (what {@link #aggregate} sums). */
-    private static Dataset<Row> asSingleCopies(Dataset<Row> lakeRows) {
+    /** Lake rows as events of one copy each (what {@link #aggregate} sums). Public for the benchmark's old plan. */
+    public static Dataset<Row> asSingleCopies(Dataset<Row> lakeRows) {
         return lakeRows.select(
                 col(LakeLayout.EVENT_TS),
                 col(LakeLayout.EVENT_TYPE),
@@ -140,8 +140,11 @@ public final class WindowAggregation {
                 lit(1L).as(LAKE_ROWS));
     }
 
-    /** Per {@code event_id}, its least copy by (coordinates, payload): min over a struct compares field by field. */
-    private static Dataset<Row> keepLowest(Dataset<Row> copies) {
+    /**
+     * Per {@code event_id}, its least copy by (coordinates, payload): min over a struct compares field by field.
+     * Public for the benchmark's old plan, which keeps the same copy.
+     */
+    public static Dataset<Row> keepLowest(Dataset<Row> copies) {
         return copies.groupBy(col(LakeLayout.EVENT_ID))
                 .agg(
                         min(struct(
@@ -229,9 +232,10 @@ public final class WindowAggregation {
 
     /**
      * Over values sorted within a partition (equal values adjacent), each value that occurs more than once, once.
-     * Streams: Spark's sort spills, so a partition never has to fit in memory.
+     * Streams: Spark's sort spills, so a partition never has to fit in memory. Public for the benchmark that runs
+     * the previous plan beside this one.
      */
-    static final class RepeatedValues implements MapPartitionsFunction<Row, Long> {
+    public static final class RepeatedValues implements MapPartitionsFunction<Row, Long> {
         private static final long serialVersionUID = 1L;
 
         @Override

@@ -5,9 +5,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.negate;
-import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.xxhash64;
 
@@ -16,10 +14,7 @@ import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowAlignment;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -43,7 +38,7 @@ final class PreviousRecompute {
                         xxhash64(col(LakeLayout.EVENT_ID)).as(H))
                 .repartition(col(H))
                 .sortWithinPartitions(col(H))
-                .mapPartitions(new RepeatedValues(), Encoders.LONG())
+                .mapPartitions(new WindowAggregation.RepeatedValues(), Encoders.LONG())
                 .toDF(H)
                 .persist(StorageLevel.MEMORY_AND_DISK());
         Dataset<Row> copies = null;
@@ -53,9 +48,9 @@ final class PreviousRecompute {
             copies = lakeRows.join(
                             lookup, xxhash64(lakeRows.col(LakeLayout.EVENT_ID)).equalTo(lookup.col(H)), "left_semi")
                     .persist(StorageLevel.MEMORY_AND_DISK());
-            Dataset<Row> everyRow = aggregate(single(lakeRows), windows);
-            Dataset<Row> copyRows = aggregate(single(copies), windows);
-            Dataset<Row> kept = aggregate(keepLowest(copies), windows);
+            Dataset<Row> everyRow = aggregate(WindowAggregation.asSingleCopies(lakeRows), windows);
+            Dataset<Row> copyRows = aggregate(WindowAggregation.asSingleCopies(copies), windows);
+            Dataset<Row> kept = aggregate(WindowAggregation.keepLowest(copies), windows);
             List<Column> negated = new ArrayList<>(keys());
             List<Column> sums = new ArrayList<>();
             for (String m : sumColumns()) {
@@ -90,39 +85,6 @@ final class PreviousRecompute {
                 .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new));
     }
 
-    private static Dataset<Row> single(Dataset<Row> lakeRows) {
-        return lakeRows.select(
-                col(LakeLayout.EVENT_TS),
-                col(LakeLayout.EVENT_TYPE),
-                col(LakeLayout.CAMPAIGN_ID),
-                col(LakeLayout.CHANNEL_ID),
-                col(LakeLayout.COST_MICROS),
-                lit(1L).as(WindowAggregation.LAKE_ROWS));
-    }
-
-    private static Dataset<Row> keepLowest(Dataset<Row> copies) {
-        return copies.groupBy(col(LakeLayout.EVENT_ID))
-                .agg(
-                        min(struct(
-                                        col(LakeLayout.KAFKA_TOPIC),
-                                        col(LakeLayout.KAFKA_PARTITION),
-                                        col(LakeLayout.KAFKA_OFFSET),
-                                        col(LakeLayout.EVENT_TS),
-                                        col(LakeLayout.EVENT_TYPE),
-                                        col(LakeLayout.CAMPAIGN_ID),
-                                        col(LakeLayout.CHANNEL_ID),
-                                        col(LakeLayout.COST_MICROS)))
-                                .as("kept"),
-                        count(lit(1)).as(WindowAggregation.LAKE_ROWS))
-                .select(
-                        col("kept." + LakeLayout.EVENT_TS).as(LakeLayout.EVENT_TS),
-                        col("kept." + LakeLayout.EVENT_TYPE).as(LakeLayout.EVENT_TYPE),
-                        col("kept." + LakeLayout.CAMPAIGN_ID).as(LakeLayout.CAMPAIGN_ID),
-                        col("kept." + LakeLayout.CHANNEL_ID).as(LakeLayout.CHANNEL_ID),
-                        col("kept." + LakeLayout.COST_MICROS).as(LakeLayout.COST_MICROS),
-                        col(WindowAggregation.LAKE_ROWS));
-    }
-
     private static List<Column> keys() {
         return List.of(col(WindowAggregation.WINDOW_START), col(LakeLayout.CAMPAIGN_ID), col(LakeLayout.CHANNEL_ID));
     }
@@ -132,47 +94,5 @@ final class PreviousRecompute {
         for (Metric m : Metric.values()) names.add(m.column());
         names.add(WindowAggregation.LAKE_ROWS);
         return names;
-    }
-
-    /** Over sorted values, each value that occurs more than once, once. */
-    static final class RepeatedValues implements MapPartitionsFunction<Row, Long> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Iterator<Long> call(Iterator<Row> sorted) {
-            return new Iterator<>() {
-                private boolean pending;
-                private long next;
-                private boolean started;
-                private long previous;
-                private boolean emitted;
-
-                @Override
-                public boolean hasNext() {
-                    while (!pending && sorted.hasNext()) {
-                        long v = sorted.next().getLong(0);
-                        if (started && v == previous) {
-                            if (!emitted) {
-                                next = v;
-                                pending = true;
-                                emitted = true;
-                            }
-                        } else {
-                            emitted = false;
-                        }
-                        previous = v;
-                        started = true;
-                    }
-                    return pending;
-                }
-
-                @Override
-                public Long next() {
-                    if (!hasNext()) throw new NoSuchElementException();
-                    pending = false;
-                    return next;
-                }
-            };
-        }
     }
 }
