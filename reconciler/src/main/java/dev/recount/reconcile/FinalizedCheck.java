@@ -9,10 +9,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongPredicate;
 
 /**
  * What {@code window_metrics} serves for the windows a run just reconciled key by key, checked without reading the
@@ -47,9 +46,9 @@ final class FinalizedCheck {
      */
     static Map<Long, Window> check(Connection conn, Scope changed, long runId, ScopeSurvey survey) throws SQLException {
         Map<Long, Window> windows = read(conn, changed);
-        Set<Long> only = changed.windowStarts() == null ? null : new HashSet<>(changed.windowStarts());
+        LongPredicate covered = changed.coversWindow();
         for (ScopeSurvey.Window w : survey.windows().values()) {
-            if (only != null && !only.contains(w.windowStartMillis())) continue;
+            if (!covered.test(w.windowStartMillis())) continue;
             Window f = windows.getOrDefault(w.windowStartMillis(), Window.NONE);
             if (!f.kept().equals(w.batch())
                     || !f.keptSums().equals(w.batchRows().sums())) {

@@ -1,7 +1,10 @@
 package dev.recount.reconcile;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.LongPredicate;
 
 /**
  * What one reconciliation covers: the windows starting in {@code [fromMillis, toMillis)} and, for a batch run
@@ -25,6 +28,16 @@ public record Scope(long fromMillis, long toMillis, List<Long> windowStarts, Lon
 
     public static Scope range(Instant from, Instant to, String label) {
         return new Scope(from.toEpochMilli(), to.toEpochMilli(), null, null, label);
+    }
+
+    /**
+     * For window starts within the range: whether the scope covers the window (every one when it names none). A
+     * set is built once, so testing every window of a day against a scope that names most of them stays cheap.
+     */
+    public LongPredicate coversWindow() {
+        if (windowStarts == null) return w -> true;
+        Set<Long> named = new HashSet<>(windowStarts);
+        return named::contains;
     }
 
     public Instant from() {

@@ -14,8 +14,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongPredicate;
 
 /**
  * What each side of a scope holds per window, and the batch per campaign-day, read side by side without joining
@@ -144,21 +147,21 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
      */
     static Map<Long, Side> finalizedAsRecorded(
             Scope scope,
-            java.util.Set<Long> streamWindows,
-            java.util.Set<Long> batchWindows,
+            Set<Long> streamWindows,
+            Set<Long> batchWindows,
             Map<Long, ReconciledWindowsTable.Row> recorded,
             long finalWrites) {
         if (recorded.isEmpty()) return null;
-        java.util.Set<Long> only = scope.windowStarts() == null ? null : new java.util.HashSet<>(scope.windowStarts());
+        LongPredicate covered = scope.coversWindow();
         Map<Long, Side> finalized = new TreeMap<>();
         for (ReconciledWindowsTable.Row r : recorded.values()) {
-            if (only != null && !only.contains(r.windowStartMillis())) continue;
+            if (!covered.test(r.windowStartMillis())) continue;
             if (r.finalWrites() == null
                     || r.finalWrites() != finalWrites
                     || r.fingerprintVersion() != ReconcileStatements.FINGERPRINT_VERSION) return null;
             if (r.finalized().keys() > 0) finalized.put(r.windowStartMillis(), r.finalized());
         }
-        for (java.util.Set<Long> side : List.of(streamWindows, batchWindows)) {
+        for (Set<Long> side : List.of(streamWindows, batchWindows)) {
             for (long w : side) if (!recorded.containsKey(w)) return null;
         }
         return finalized;
@@ -182,8 +185,8 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
      * per-window first and last ends show them: exact when every window holds one size (two sizes in one window are
      * both seen; a third between them is not, which only matters for naming them in an error).
      */
-    java.util.SortedSet<Long> windowSizes(boolean ofStream) {
-        java.util.SortedSet<Long> sizes = new TreeSet<>();
+    SortedSet<Long> windowSizes(boolean ofStream) {
+        SortedSet<Long> sizes = new TreeSet<>();
         for (Window w : windows.values()) {
             if ((ofStream ? w.stream() : w.batch()).keys() == 0) continue;
             Ends e = ofStream ? w.streamEnds() : w.batchEnds();
