@@ -1,20 +1,11 @@
 package dev.recount.stack.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.recount.stack.embedded.Ports;
-import dev.recount.stack.embedded.StackException;
 import dev.recount.stack.embedded.StackFiles;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A Flink 2.2 standalone session cluster from Flink's own classes on the Maven classpath (no distribution): a
@@ -49,8 +40,6 @@ final class FlinkStandalone {
             "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
             "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
             "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ClusterLayout layout;
     private final DetachedJvm jobManager;
@@ -173,44 +162,19 @@ final class FlinkStandalone {
 
     /** Waits until the REST API answers and every TaskManager has registered. */
     void awaitReady(ClusterPorts ports, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 100;
-        while (true) {
-            for (DetachedJvm p : processes()) {
-                if (p.runningPid().isEmpty()) {
-                    throw new StackException("the " + p.name() + " exited during start-up; see "
-                            + layout.stack().logs());
-                }
-            }
-            if (registeredTaskManagers(ports.flinkRest()) >= TASK_MANAGERS) return;
-            if (System.nanoTime() > deadline) {
-                throw new StackException("the Flink cluster did not have " + TASK_MANAGERS + " TaskManagers within "
-                        + timeout.toSeconds() + " s; see " + layout.stack().logs());
-            }
-            LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
-            pause = Math.min(500, pause * 2);
-        }
+        ClusterReadiness.await(
+                processes(),
+                () -> registeredTaskManagers(ports.flinkRest()) >= TASK_MANAGERS,
+                timeout,
+                "the Flink cluster did not have " + TASK_MANAGERS + " TaskManagers",
+                layout.stack().logs());
     }
 
     /** TaskManagers registered at the JobManager (GET /overview), or -1 when the REST API does not answer. */
     static int registeredTaskManagers(int restPort) {
-        if (restPort <= 0 || !Ports.isOpen(restPort)) return -1;
-        try {
-            HttpResponse<String> r = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort + "/overview"))
-                                    .timeout(Duration.ofSeconds(5))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) return -1;
-            JsonNode overview = JSON.readTree(r.body());
-            return overview.path("taskmanagers").asInt(-1);
-        } catch (java.io.IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
+        return ClusterReadiness.getJson(restPort, "/overview")
+                .map(overview -> overview.path("taskmanagers").asInt(-1))
+                .orElse(-1);
     }
 
     List<String> stop(Duration timeout) {

@@ -1,15 +1,9 @@
 package dev.recount.stack.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.recount.stack.embedded.Ports;
 import dev.recount.stack.embedded.StackException;
 import dev.recount.stack.embedded.StackFiles;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -21,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A Spark 3.5 standalone cluster from Spark's own classes on the Maven classpath (no distribution): a Master and one
@@ -56,8 +49,6 @@ final class SparkStandalone {
             "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
             "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
             "-Djdk.reflect.useDirectMethodHandle=false");
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ClusterLayout layout;
     private final DetachedJvm master;
@@ -222,46 +213,24 @@ final class SparkStandalone {
 
     /** Waits until the Master's UI answers and the Worker is ALIVE there. */
     void awaitReady(ClusterPorts ports, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 100;
-        while (true) {
-            for (DetachedJvm p : processes()) {
-                if (p.runningPid().isEmpty()) {
-                    throw new StackException("the " + p.name() + " exited during start-up; see "
-                            + layout.stack().logs());
-                }
-            }
-            if (aliveWorkers(ports.sparkMasterUi()) >= 1) return;
-            if (System.nanoTime() > deadline) {
-                throw new StackException("the Spark worker did not register with the master within "
-                        + timeout.toSeconds() + " s; see " + layout.stack().logs());
-            }
-            LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
-            pause = Math.min(500, pause * 2);
-        }
+        ClusterReadiness.await(
+                processes(),
+                () -> aliveWorkers(ports.sparkMasterUi()) >= 1,
+                timeout,
+                "the Spark worker did not register with the master",
+                layout.stack().logs());
     }
 
     /** Workers the Master lists as ALIVE (its UI's /json/), or -1 when it does not answer. */
     static int aliveWorkers(int masterUiPort) {
-        if (masterUiPort <= 0 || !Ports.isOpen(masterUiPort)) return -1;
-        try {
-            HttpResponse<String> r = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + masterUiPort + "/json/"))
-                                    .timeout(Duration.ofSeconds(5))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) return -1;
-            int alive = 0;
-            for (JsonNode w : JSON.readTree(r.body()).path("workers"))
-                if ("ALIVE".equals(w.path("state").asText())) alive++;
-            return alive;
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
+        return ClusterReadiness.getJson(masterUiPort, "/json/")
+                .map(master -> {
+                    int alive = 0;
+                    for (JsonNode w : master.path("workers"))
+                        if ("ALIVE".equals(w.path("state").asText())) alive++;
+                    return alive;
+                })
+                .orElse(-1);
     }
 
     List<String> stop(Duration timeout) {
