@@ -85,8 +85,7 @@ public final class WindowAggregation {
      * corrections meet in the same partial aggregation instead of being aggregated apart and joined by a second
      * shuffle. Keys left with no event (only copies whose kept copy is in another window) are dropped. Every sum is
      * exact (BIGINT counts, spend as in {@link #aggregate}, ANSI mode), so the difference is exactly the sum over
-     * kept copies. The
-     * hash only decides which rows take the longer path; the copy kept is decided on the ids, so a hash collision
+     * kept copies. The hash only decides which rows take the longer path; the copy kept is decided on the ids, so a hash collision
      * costs a little work and never changes a result ({@code WindowAggregationTest} runs it with hashes that
      * collide for every id, against ranking every row).
      *
