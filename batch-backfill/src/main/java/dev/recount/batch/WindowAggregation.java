@@ -16,14 +16,10 @@ import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowAlignment;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.function.UnaryOperator;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
@@ -73,8 +69,8 @@ public final class WindowAggregation {
      * </pre>
      * per window key, where the middle and last terms only touch those few rows:
      * <ol>
-     *   <li>a 64-bit hash of every {@code event_id} (one narrow column, shuffled and sorted by value) finds the
-     *       hashes that occur more than once;</li>
+     *   <li>a 64-bit hash of every {@code event_id} (one narrow column, shipped in buckets of primitive arrays and
+     *       sorted per bucket: {@link RepeatedHashes}) finds the hashes that occur more than once;</li>
      *   <li>every row is summed per window key without looking at ids — the one pass over the whole lake;</li>
      *   <li>the rows whose hash repeats (a broadcast semi-join against that small set; a shuffle join above
      *       {@link #MAX_BROADCAST_HASHES}) are summed once to be subtracted, and grouped by the id itself to keep
@@ -105,12 +101,9 @@ public final class WindowAggregation {
     static Recomputed recompute(
             Dataset<Row> lakeRows, WindowAlignment windows, UnaryOperator<Column> idHash, long maxBroadcastHashes) {
         requireAnsiMode(lakeRows.sparkSession());
-        Dataset<Row> repeated = lakeRows.select(
-                        idHash.apply(col(LakeLayout.EVENT_ID)).as(ID_HASH))
-                .repartition(col(ID_HASH))
-                .sortWithinPartitions(col(ID_HASH))
-                .mapPartitions(new RepeatedValues(), Encoders.LONG())
-                .toDF(ID_HASH)
+        Dataset<Row> repeated = RepeatedHashes.of(
+                        lakeRows.select(idHash.apply(col(LakeLayout.EVENT_ID)).as(ID_HASH)),
+                        shufflePartitions(lakeRows.sparkSession()))
                 .persist(StorageLevel.MEMORY_AND_DISK());
         long repeatedHashes = repeated.count();
         Dataset<Row> lookup = repeatedHashes <= maxBroadcastHashes ? broadcast(repeated) : repeated;
@@ -126,6 +119,10 @@ public final class WindowAggregation {
         Dataset<Row> rows =
                 sumPerWindowKey(signed).filter(col(Metric.EVENTS.column()).gt(0));
         return new Recomputed(rows, repeated, copies, repeatedHashes);
+    }
+
+    private static int shufflePartitions(SparkSession spark) {
+        return Integer.parseInt(spark.conf().get("spark.sql.shuffle.partitions"));
     }
 
     /** Lake rows as events of one copy each (what {@link #aggregate} sums). Public for the benchmark's old plan. */
@@ -227,52 +224,6 @@ public final class WindowAggregation {
                 .groupBy(keyColumns().toArray(Column[]::new))
                 .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new))
                 .select(out.toArray(Column[]::new));
-    }
-
-    /**
-     * Over values sorted within a partition (equal values adjacent), each value that occurs more than once, once.
-     * Streams: Spark's sort spills, so a partition never has to fit in memory. Public for the benchmark that runs
-     * the previous plan beside this one.
-     */
-    public static final class RepeatedValues implements MapPartitionsFunction<Row, Long> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Iterator<Long> call(Iterator<Row> sorted) {
-            return new Iterator<>() {
-                private boolean pending;
-                private long next;
-                private boolean started;
-                private long previous;
-                private boolean emitted;
-
-                @Override
-                public boolean hasNext() {
-                    while (!pending && sorted.hasNext()) {
-                        long v = sorted.next().getLong(0);
-                        if (started && v == previous) {
-                            if (!emitted) {
-                                next = v;
-                                pending = true;
-                                emitted = true;
-                            }
-                        } else {
-                            emitted = false;
-                        }
-                        previous = v;
-                        started = true;
-                    }
-                    return pending;
-                }
-
-                @Override
-                public Long next() {
-                    if (!hasNext()) throw new NoSuchElementException();
-                    pending = false;
-                    return next;
-                }
-            };
-        }
     }
 
     /** The window rows of a recompute ({@link #rows()}) and the cached sets they read; {@link #close()} frees them. */

@@ -38,7 +38,7 @@ final class PreviousRecompute {
                         xxhash64(col(LakeLayout.EVENT_ID)).as(H))
                 .repartition(col(H))
                 .sortWithinPartitions(col(H))
-                .mapPartitions(new WindowAggregation.RepeatedValues(), Encoders.LONG())
+                .mapPartitions(new SortedHashRecompute.RepeatedValues(), Encoders.LONG())
                 .toDF(H)
                 .persist(StorageLevel.MEMORY_AND_DISK());
         Dataset<Row> copies = null;

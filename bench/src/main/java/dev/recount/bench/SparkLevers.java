@@ -34,10 +34,13 @@ import org.apache.spark.sql.expressions.WindowSpec;
  * three terms aggregated apart, {@link PreviousRecompute}) and {@code before} (the de-duplication before that:
  * every row ranked among its id's copies by a window). Settings that
  * need a new session (shuffle compression, serializer) are given as {@code -Dspark.*} to separate runs by
- * bench/run.sh. Args: lake date rounds variant,variant,... Prints {@code RESULT <variant> <round> <seconds>}.
+ * bench/run.sh. {@code sort} is recount's plan before its repeated id hashes were found by bucketed arrays
+ * ({@link SortedHashRecompute}). Args: lake date rounds variant,variant,... Prints
+ * {@code RESULT <variant> <round> <seconds>}, with the window rows' checksum (bit_xor of xxhash64 over every
+ * column of every row) where the plan gives its rows, and, per stage of the run, {@code STAGE} lines ({@link StageTimes}).
  */
 public final class SparkLevers {
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         String lake = args[0];
         LocalDate day = LocalDate.parse(args[1]);
         int rounds = Integer.parseInt(args[2]);
@@ -48,6 +51,8 @@ public final class SparkLevers {
         System.setProperty("spark.ui.enabled", "false");
         SparkSession spark = SparkSessions.OWNED.open(BackfillSettings.from(RecountConfig.defaults()), "local[2]");
         spark.sparkContext().setLogLevel("WARN");
+        StageTimes stages = new StageTimes();
+        spark.sparkContext().addSparkListener(stages);
         WindowAlignment minute = new WindowAlignment(60_000);
         Map<String, String> initial = new LinkedHashMap<>();
         for (String v : variants)
@@ -62,11 +67,14 @@ public final class SparkLevers {
                         else spark.conf().set(k, v);
                     });
                     settings(variant).forEach((k, v) -> spark.conf().set(k, v));
+                    stages.clear();
                     long t0 = System.nanoTime();
                     Dataset<Row> lakeRows = new LakeReader(spark, lake).read(List.of(range));
                     Row r;
                     if (variant.startsWith("before")) {
                         r = totals(WindowAggregation.aggregate(rankEveryRow(lakeRows), minute));
+                    } else if (variant.startsWith("sort")) {
+                        r = SortedHashRecompute.totals(lakeRows, minute);
                     } else if (variant.startsWith("previous")) {
                         r = PreviousRecompute.totals(lakeRows, minute);
                     } else {
@@ -77,14 +85,18 @@ public final class SparkLevers {
                     double seconds = (System.nanoTime() - t0) / 1e9;
                     System.out.printf(
                             Locale.ROOT,
-                            "%s round %d: %d window keys, %d events, %d lake rows in %.2f s%n",
+                            "%s round %d: %d window keys, %d events, %d lake rows, checksum %s in %.2f s%n",
                             variant,
                             round,
                             r.getLong(0),
                             r.getLong(1),
                             r.getLong(2),
+                            r.size() > 3 ? Long.toHexString(r.getLong(3)) : "-",
                             seconds);
                     System.out.printf(Locale.ROOT, "RESULT %s %d %.2f%n", variant, round, seconds);
+                    // Stage events reach listeners asynchronously: let them all arrive first (Spark-internal API).
+                    spark.sparkContext().listenerBus().waitUntilEmpty();
+                    stages.print(variant, round);
                 }
             }
         } finally {
@@ -134,7 +146,7 @@ public final class SparkLevers {
     private static Row totals(Dataset<Row> windows) {
         windows.createOrReplaceTempView("windows");
         return windows.sparkSession()
-                .sql("SELECT count(*), sum(events), sum(lake_rows) FROM windows")
+                .sql("SELECT count(*), sum(events), sum(lake_rows), bit_xor(xxhash64(*)) FROM windows")
                 .first();
     }
 }
