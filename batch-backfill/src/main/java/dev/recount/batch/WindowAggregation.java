@@ -1,6 +1,7 @@
 package dev.recount.batch;
 
 import static org.apache.spark.sql.functions.broadcast;
+import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.expr;
@@ -36,13 +37,20 @@ public final class WindowAggregation {
 
     private static final String ID_HASH = "id_hash";
     private static final String KEPT = "kept";
-    /** Suffixes of the two BIGINT halves a spend sum is added up in ({@link #sumPerWindowKey}). */
+    /** Suffixes of the two BIGINT halves a spend sum is added up in ({@link #recombined}). */
     private static final String HIGH_BITS = "_high32";
 
     private static final String LOW_BITS = "_low32";
     private static final long LOW_32_BITS = 0xFFFF_FFFFL;
     /** Up to this many repeated id hashes are broadcast (~16 bytes each in the hash relation). */
     static final long MAX_BROADCAST_HASHES = 4_000_000;
+    /**
+     * Up to this many repeated id hashes the corrections per window key (at most a few rows per hash, ~100 bytes
+     * each) are broadcast to the whole lake's sums; above, both sides are joined by a shuffle.
+     */
+    static final long MAX_BROADCAST_CORRECTIONS = 1_000_000;
+
+    private static final String CORRECTION = "correction_";
 
     private WindowAggregation() {}
 
@@ -76,14 +84,17 @@ public final class WindowAggregation {
      *       {@link #MAX_BROADCAST_HASHES}) are summed once to be subtracted, and grouped by the id itself to keep
      *       the least {@code (coordinates, payload)}, which is added back.</li>
      * </ol>
-     * The three terms are one Spark aggregation: each row becomes its signed contributions (the copies' rows
-     * negated) and the union of the three is summed per window key once, so the whole lake's sums and the small
-     * corrections meet in the same partial aggregation instead of being aggregated apart and joined by a second
-     * shuffle. Keys left with no event (only copies whose kept copy is in another window) are dropped. Every sum is
-     * exact (BIGINT counts, spend as in {@link #aggregate}, ANSI mode), so the difference is exactly the sum over
-     * kept copies. The hash only decides which rows take the longer path; the copy kept is decided on the ids, so a hash collision
-     * costs a little work and never changes a result ({@code WindowAggregationTest} runs it with hashes that
-     * collide for every id, against ranking every row).
+     * The whole lake's sums are one aggregation fed straight by the scan (Spark compiles scan, contributions and
+     * partial sums into one loop); the two small terms are aggregated together apart, as signed contributions (the
+     * copies' rows negated), and added to the whole lake's sums by a left join on the window key — every key they
+     * touch comes from a lake row, so it is a key of the whole lake too; the corrections are broadcast while the
+     * repeated hashes are at most {@link #MAX_BROADCAST_CORRECTIONS}. (Summing the union of all three terms at once
+     * cost more: Spark does not compile a union into its consumer, so every lake row was written out as a row
+     * between the scan and the sums.) Keys left with no event (only copies whose kept copy is in another window)
+     * are dropped. Every sum is exact (BIGINT counts, spend as in {@link #aggregate}, ANSI mode), so the difference
+     * is exactly the sum over kept copies. The hash only decides which rows take the longer path; the copy kept is
+     * decided on the ids, so a hash collision costs a little work and never changes a result
+     * ({@code WindowAggregationTest} runs it with hashes that collide for every id, against ranking every row).
      *
      * <p>Assumes the copies of an event share its {@code event_ts} (they are the same event sent twice): callers
      * filter by time first, so only copies inside the range take part.
@@ -113,12 +124,38 @@ public final class WindowAggregation {
                         "left_semi")
                 .persist(StorageLevel.MEMORY_AND_DISK());
 
-        Dataset<Row> signed = contributions(asSingleCopies(lakeRows), windows, false)
-                .unionByName(contributions(asSingleCopies(copies), windows, true))
-                .unionByName(contributions(keepLowest(copies), windows, false));
-        Dataset<Row> rows =
-                sumPerWindowKey(signed).filter(col(Metric.EVENTS.column()).gt(0));
+        Dataset<Row> whole = summed(contributions(asSingleCopies(lakeRows), windows, false));
+        Dataset<Row> corrections = summed(contributions(asSingleCopies(copies), windows, true)
+                .unionByName(contributions(keepLowest(copies), windows, false)));
+        boolean broadcastCorrections = repeatedHashes <= Math.min(maxBroadcastHashes, MAX_BROADCAST_CORRECTIONS);
+        Dataset<Row> rows = recombined(addedPerWindowKey(whole, corrections, broadcastCorrections))
+                .filter(col(Metric.EVENTS.column()).gt(0));
         return new Recomputed(rows, repeated, copies, repeatedHashes);
+    }
+
+    /**
+     * {@code whole}'s sums plus {@code corrections}'s for the same window key (0 where it has none); every key of
+     * {@code corrections} is one of {@code whole}'s. Both have the columns of {@link #summed}.
+     */
+    private static Dataset<Row> addedPerWindowKey(
+            Dataset<Row> whole, Dataset<Row> corrections, boolean broadcastCorrections) {
+        List<Column> prefixed = new ArrayList<>();
+        for (String c : corrections.columns()) prefixed.add(col(c).as(CORRECTION + c));
+        Dataset<Row> added = corrections.select(prefixed.toArray(Column[]::new));
+        if (broadcastCorrections) added = broadcast(added);
+        Column sameKey = lit(true);
+        List<Column> out = new ArrayList<>();
+        for (String c : whole.columns()) {
+            if (isKeyColumn(c)) {
+                sameKey = sameKey.and(whole.col(c).eqNullSafe(added.col(CORRECTION + c)));
+                out.add(whole.col(c));
+            } else {
+                out.add(whole.col(c)
+                        .plus(coalesce(added.col(CORRECTION + c), lit(0L)))
+                        .as(c));
+            }
+        }
+        return whole.join(added, sameKey, "left_outer").select(out.toArray(Column[]::new));
     }
 
     private static int shufflePartitions(SparkSession spark) {
@@ -171,7 +208,7 @@ public final class WindowAggregation {
      * Per row of {@code events} (event columns and {@link #LAKE_ROWS}): its window key and what it adds to each sum,
      * negated if {@code negate}. Every value is a BIGINT ({@link Metric#sqlContributionAsBigint}); a metric that is
      * not a count (spend) is split into its high and low 32 bits ({@link #HIGH_BITS}, {@link #LOW_BITS}), so its sum
-     * is two BIGINT sums that {@link #sumPerWindowKey} puts back together exactly.
+     * is two BIGINT sums that {@link #recombined} puts back together exactly.
      */
     private static Dataset<Row> contributions(Dataset<Row> events, WindowAlignment windows, boolean negate) {
         UnaryOperator<Column> sign = c -> negate ? negate(c) : c;
@@ -193,7 +230,28 @@ public final class WindowAggregation {
     }
 
     /**
-     * {@link #contributions} summed per window key, columns as {@link #aggregate} documents.
+     * {@link #contributions} (or sums of them) summed per window key: the key columns and every other column's sum,
+     * named as before; spend still as its two halves ({@link #recombined} puts them together).
+     */
+    private static Dataset<Row> summed(Dataset<Row> contributions) {
+        List<Column> sums = new ArrayList<>();
+        for (String c : contributions.columns()) {
+            if (!isKeyColumn(c)) sums.add(sum(col(c)).as(c));
+        }
+        return contributions
+                .groupBy(keyColumns().toArray(Column[]::new))
+                .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new));
+    }
+
+    private static boolean isKeyColumn(String column) {
+        return column.equals(WINDOW_START)
+                || column.equals(LakeLayout.CAMPAIGN_ID)
+                || column.equals(LakeLayout.CHANNEL_ID);
+    }
+
+    /**
+     * {@link #summed} rows with every metric of its {@link Metric#sqlType()}, columns as {@link #aggregate}
+     * documents.
      *
      * <p>Spend: a value v is {@code (v >> 32) * 2^32 + (v & 0xFFFFFFFF)} exactly (arithmetic shift, so for negative
      * values too), hence its sum is {@code sum(high) * 2^32 + sum(low)}, put together as DECIMAL(38,0) once per key.
@@ -201,29 +259,21 @@ public final class WindowAggregation {
      * the whole-lake pass. Each half sum is a BIGINT that cannot overflow below 2^31 rows per key (|high| and low are
      * below 2^32); beyond that ANSI mode fails the run rather than wrap.
      */
-    private static Dataset<Row> sumPerWindowKey(Dataset<Row> contributions) {
-        List<Column> sums = new ArrayList<>();
+    private static Dataset<Row> recombined(Dataset<Row> summed) {
         List<Column> out = new ArrayList<>(keyColumns());
         for (Metric m : Metric.values()) {
             if (m.isCount()) {
-                sums.add(sum(col(m.column())).as(m.column()));
                 out.add(col(m.column()));
             } else {
                 String high = m.column() + HIGH_BITS;
                 String low = m.column() + LOW_BITS;
-                sums.add(sum(col(high)).as(high));
-                sums.add(sum(col(low)).as(low));
                 out.add(expr("CAST(CAST(" + high + " AS " + m.sqlType() + ") * " + (1L << 32) + " + CAST(" + low
                                 + " AS " + m.sqlType() + ") AS " + m.sqlType() + ")")
                         .as(m.column()));
             }
         }
-        sums.add(sum(col(LAKE_ROWS)).as(LAKE_ROWS));
         out.add(col(LAKE_ROWS));
-        return contributions
-                .groupBy(keyColumns().toArray(Column[]::new))
-                .agg(sums.get(0), sums.subList(1, sums.size()).toArray(Column[]::new))
-                .select(out.toArray(Column[]::new));
+        return summed.select(out.toArray(Column[]::new));
     }
 
     /** The window rows of a recompute ({@link #rows()}) and the cached sets they read; {@link #close()} frees them. */
@@ -260,13 +310,13 @@ public final class WindowAggregation {
     /**
      * Per window key {@code (window_start, campaign_id, channel_id)}: every {@link Metric} (column named
      * {@link Metric#column()}, of type {@link Metric#sqlType()}: BIGINT counts, a DECIMAL(38,0) spend) summed over
-     * de-duplicated events (spend added up exactly in two BIGINT halves: {@link #sumPerWindowKey}), and
+     * de-duplicated events (spend added up exactly in two BIGINT halves: {@link #recombined}), and
      * {@link #LAKE_ROWS}. {@code window_start} is epoch milliseconds. The session must
      * run in ANSI mode ({@link SparkSessions#ANSI_MODE}), so an overflowing sum fails the run instead of wrapping.
      */
     public static Dataset<Row> aggregate(Dataset<Row> deduplicated, WindowAlignment windows) {
         requireAnsiMode(deduplicated.sparkSession());
-        return sumPerWindowKey(contributions(deduplicated, windows, false));
+        return recombined(summed(contributions(deduplicated, windows, false)));
     }
 
     /** Refuses a session that would wrap a BIGINT sum or turn an overflowing decimal sum into NULL. */
