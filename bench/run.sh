@@ -261,7 +261,7 @@ fi
 # Settings a session can change run alternately in one JVM; settings that need a new session run in separate JVMs,
 # alternating with the default. Every variant recomputes the same day of the same lake.
 if wants levers; then
-  VARIANTS="recount,previous,before,recount@spark.sql.shuffle.partitions=4,recount@spark.sql.shuffle.partitions=8,recount@spark.sql.shuffle.partitions=32"
+  VARIANTS="recount,sort,previous,before,recount@spark.sql.shuffle.partitions=4,recount@spark.sql.shuffle.partitions=8,recount@spark.sql.shuffle.partitions=32"
   VARIANTS="$VARIANTS,recount@spark.sql.files.maxPartitionBytes=128m,recount@spark.sql.files.maxPartitionBytes=8m"
   VARIANTS="$VARIANTS,recount@spark.sql.adaptive.enabled=false,recount@spark.sql.codegen.wholeStage=false"
   echo "bench: batch levers, $LEVER_ROUNDS rounds of: $VARIANTS" >&2

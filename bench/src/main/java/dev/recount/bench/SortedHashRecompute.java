@@ -25,10 +25,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.storage.StorageLevel;
 
 /**
- * {@code WindowAggregation.recompute} as it was before its repeated id hashes were found by bucketed primitive
- * arrays, kept to measure against: every id hash a row of Spark's shuffle, sorted within its reduce partition,
- * repeats read off the sorted run ({@link RepeatedValues}); the rest (semi-join, signed contributions summed once,
- * spend in two BIGINT halves) is the same plan.
+ * {@code WindowAggregation.recompute} as it was before its last two changes, kept to measure against: every id hash
+ * a row of Spark's shuffle, sorted within its reduce partition, repeats read off the sorted run
+ * ({@link RepeatedValues}); and the three terms (every row, minus the copies, plus the copy kept) summed as one
+ * union of signed contributions per window key. The semi-join for the copies' rows and the spend in two BIGINT
+ * halves are as now.
  */
 final class SortedHashRecompute {
     private static final String WINDOW_START = WindowAggregation.WINDOW_START;

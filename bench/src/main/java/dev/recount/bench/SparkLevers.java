@@ -35,7 +35,7 @@ import org.apache.spark.sql.expressions.WindowSpec;
  * every row ranked among its id's copies by a window). Settings that
  * need a new session (shuffle compression, serializer) are given as {@code -Dspark.*} to separate runs by
  * bench/run.sh. {@code sort} is recount's plan before its repeated id hashes were found by bucketed arrays
- * ({@link SortedHashRecompute}). Args: lake date rounds variant,variant,... Prints
+ * and its whole-lake sums were aggregated apart from the corrections ({@link SortedHashRecompute}). Args: lake date rounds variant,variant,... Prints
  * {@code RESULT <variant> <round> <seconds>}, with the window rows' checksum (bit_xor of xxhash64 over every
  * column of every row) where the plan gives its rows, and, per stage of the run, {@code STAGE} lines ({@link StageTimes}).
  */
