@@ -56,7 +56,10 @@ public final class LargestCtrDiffs implements Consumer<ReconciliationDiffsTable.
         if (limit == 0 || row.status() != Status.MISMATCH) return;
         BigDecimal stream = Ratio.CTR.of(row.stream()), fin = Ratio.CTR.of(row.batch());
         if (stream == null || fin == null || stream.compareTo(fin) == 0) return;
-        kept.add(new Difference(row, stream, fin));
+        Difference d = new Difference(row, stream, fin);
+        // As LargestDiffs: a row that is not larger than the smallest kept is dropped after one comparison.
+        if (kept.size() == limit && LARGEST_FIRST.compare(d, kept.peek()) > 0) return;
+        kept.add(d);
         if (kept.size() > limit) kept.poll();
     }
 

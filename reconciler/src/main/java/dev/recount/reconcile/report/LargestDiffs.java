@@ -42,6 +42,9 @@ public final class LargestDiffs implements Consumer<ReconciliationDiffsTable.Row
         if (limit == 0) return;
         PriorityQueue<ReconciliationDiffsTable.Row> q =
                 kept.computeIfAbsent(row.status(), s -> new PriorityQueue<>(limit + 1, LARGEST_FIRST.reversed()));
+        // Most rows are not among the largest: one comparison with the smallest kept tells, instead of the heap's
+        // several (each sums the other metrics' differences anew).
+        if (q.size() == limit && LARGEST_FIRST.compare(row, q.peek()) > 0) return;
         q.add(row);
         if (q.size() > limit) q.poll();
     }

@@ -14,11 +14,28 @@ public final class Money {
 
     /** {@code 1234567 → "1.234567"}, {@code -5 → "-0.000005"}: six decimals, no grouping (for CSV and JSON). */
     public static String units(BigInteger micros) {
+        if (micros.bitLength() < 63) return sixDecimals(micros.longValue());
         return new BigDecimal(micros, 6).toPlainString();
     }
 
     public static String units(long micros) {
-        return units(BigInteger.valueOf(micros));
+        return micros == Long.MIN_VALUE
+                ? new BigDecimal(BigInteger.valueOf(micros), 6).toPlainString()
+                : sixDecimals(micros);
+    }
+
+    /**
+     * {@code unscaled} / 10^6 as {@code new BigDecimal(unscaled, 6).toPlainString()} writes it, without building one:
+     * diffs.csv writes several such numbers for every differing key.
+     */
+    private static String sixDecimals(long unscaled) {
+        long abs = Math.abs(unscaled);
+        String fraction = Long.toString(abs % 1_000_000);
+        StringBuilder sb = new StringBuilder(28);
+        if (unscaled < 0) sb.append('-');
+        sb.append(abs / 1_000_000).append('.');
+        for (int i = fraction.length(); i < 6; i++) sb.append('0');
+        return sb.append(fraction).toString();
     }
 
     /** As {@link #units} with thousands separators, for people: {@code 1234567890123 → "1,234,567.890123"}. */
@@ -71,6 +88,22 @@ public final class Money {
     }
 
     public static String relative(long stream, long batch) {
-        return relative(BigInteger.valueOf(stream), BigInteger.valueOf(batch));
+        long diff = stream - batch;
+        // The same digits in long arithmetic when nothing can overflow (every count and nearly every spend):
+        // the difference, it times 10^6, and twice the remainder.
+        if (((stream ^ batch) & (stream ^ diff)) < 0
+                || batch == Long.MIN_VALUE
+                || Math.abs(batch) > Long.MAX_VALUE / 2
+                || diff > Long.MAX_VALUE / 1_000_000
+                || diff < -(Long.MAX_VALUE / 1_000_000)) {
+            return relative(BigInteger.valueOf(stream), BigInteger.valueOf(batch));
+        }
+        if (batch == 0) return diff == 0 ? "0" : "";
+        long base = Math.abs(batch), scaled = diff * 1_000_000;
+        long quotient = scaled / base, twiceRemainder = 2 * Math.abs(scaled % base);
+        if (twiceRemainder > base || (twiceRemainder == base && (quotient & 1) != 0)) {
+            quotient += Long.signum(scaled); // HALF_EVEN: over half away from zero, exactly half to even
+        }
+        return sixDecimals(quotient);
     }
 }

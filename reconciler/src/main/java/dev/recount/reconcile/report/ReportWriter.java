@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -122,17 +123,17 @@ public final class ReportWriter {
     static void writeCsv(Writer out, ReportData data, DiffSource diffs) throws IOException, SQLException {
         Csv csv = new Csv(out);
         csv.row(csvHeader());
+        // The diffs come in key order, window by window: a window's start, end and day are written once per window.
+        WindowCells window = new WindowCells(data.zone());
         try {
             diffs.forEach(r -> {
                 try {
+                    window.of(r.key().windowStartMillis(), r.windowEndMillis());
                     List<String> row = new ArrayList<>(List.of(
                             "key",
-                            Instant.ofEpochMilli(r.key().windowStartMillis()).toString(),
-                            Instant.ofEpochMilli(r.windowEndMillis()).toString(),
-                            Instant.ofEpochMilli(r.key().windowStartMillis())
-                                    .atZone(data.zone())
-                                    .toLocalDate()
-                                    .toString(),
+                            window.start,
+                            window.end,
+                            window.day,
                             Csv.text(r.key().campaignId()),
                             Csv.text(r.key().channelId()),
                             r.status().wireName(),
@@ -185,6 +186,30 @@ public final class ReportWriter {
         csv.flush();
     }
 
+    /** The start, end and day cells of the last window written, computed again only when the window changes. */
+    private static final class WindowCells {
+        private final ZoneId zone;
+        private long startMillis = Long.MIN_VALUE, endMillis = Long.MIN_VALUE;
+        private String start, end, day;
+
+        WindowCells(ZoneId zone) {
+            this.zone = zone;
+        }
+
+        void of(long windowStartMillis, long windowEndMillis) {
+            if (windowStartMillis != startMillis || start == null) {
+                Instant s = Instant.ofEpochMilli(windowStartMillis);
+                start = s.toString();
+                day = s.atZone(zone).toLocalDate().toString();
+                startMillis = windowStartMillis;
+            }
+            if (windowEndMillis != endMillis || end == null) {
+                end = Instant.ofEpochMilli(windowEndMillis).toString();
+                endMillis = windowEndMillis;
+            }
+        }
+    }
+
     private static void totalRow(
             Csv csv, String type, String start, String end, String day, String campaign, GroupTotals t)
             throws IOException {
@@ -213,11 +238,25 @@ public final class ReportWriter {
     private static void metricCells(
             List<String> row, WindowMetrics s, WindowMetrics b, boolean noStream, boolean noBatch) {
         for (Metric m : Metric.values()) {
-            BigInteger sv = s.get(m), bv = b.get(m);
-            row.add(noStream ? "" : Csv.number(sv.toString()));
-            row.add(noBatch ? "" : Csv.number(bv.toString()));
-            row.add(Csv.number(sv.subtract(bv).toString()));
-            row.add(Csv.number(Money.relative(sv, bv)));
+            boolean longs = m.isCount()
+                    || (s.spendMicros().bitLength() < 64 && b.spendMicros().bitLength() < 64);
+            long sl = !longs ? 0 : m.isCount() ? s.count(m) : s.spendMicros().longValue();
+            long bl = !longs ? 0 : m.isCount() ? b.count(m) : b.spendMicros().longValue();
+            long dl = sl - bl;
+            if (longs && ((sl ^ bl) & (sl ^ dl)) >= 0) {
+                // Counts, and spends that fit a long (nearly all), in long arithmetic: the same digits without the
+                // BigIntegers (several per cell, on every row of diffs.csv).
+                row.add(noStream ? "" : Long.toString(sl));
+                row.add(noBatch ? "" : Long.toString(bl));
+                row.add(Long.toString(dl));
+                row.add(Csv.number(Money.relative(sl, bl)));
+            } else {
+                BigInteger sv = s.get(m), bv = b.get(m);
+                row.add(noStream ? "" : Csv.number(sv.toString()));
+                row.add(noBatch ? "" : Csv.number(bv.toString()));
+                row.add(Csv.number(sv.subtract(bv).toString()));
+                row.add(Csv.number(Money.relative(sv, bv)));
+            }
         }
         row.add(noStream ? "" : Csv.number(Money.units(s.spendMicros())));
         row.add(noBatch ? "" : Csv.number(Money.units(b.spendMicros())));

@@ -3,8 +3,11 @@ package dev.recount.reconcile.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.StringWriter;
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class MoneyAndCsvTest {
@@ -50,6 +53,59 @@ class MoneyAndCsvTest {
         assertThat(Money.relative(1_500_000, 1_750_000)).isEqualTo("-0.142857");
         assertThat(Money.relative(0, 7)).isEqualTo("-1.000000");
         assertThat(Money.relative(3, 0)).isEmpty();
+    }
+
+    @Test
+    void longArithmeticWritesTheDigitsBigDecimalWrites() {
+        // relative(long, long) and units(long) skip BigDecimal where nothing can overflow: every digit and every
+        // rounding (HALF_EVEN) must be BigDecimal's, including at the edges where they fall back to it.
+        long[] edges = {
+            0,
+            1,
+            -1,
+            2,
+            3,
+            7,
+            10,
+            999_999,
+            1_000_000,
+            1_000_001,
+            Long.MAX_VALUE / 1_000_000,
+            Long.MAX_VALUE / 1_000_000 + 1,
+            Long.MAX_VALUE / 2,
+            Long.MAX_VALUE / 2 + 1,
+            Long.MAX_VALUE,
+            Long.MIN_VALUE,
+            Long.MIN_VALUE + 1,
+            -Long.MAX_VALUE / 1_000_000 - 1
+        };
+        Random random = new Random(7);
+        List<long[]> pairs = new java.util.ArrayList<>();
+        for (long a : edges) for (long b : edges) pairs.add(new long[] {a, b});
+        for (int i = 0; i < 200_000; i++) {
+            long a = random.nextInt(4) == 0 ? random.nextLong() : random.nextInt(2_000_001) - 1_000_000;
+            long b = random.nextInt(4) == 0 ? random.nextLong() : random.nextInt(2_000_001) - 1_000_000;
+            pairs.add(new long[] {a, b});
+            // Exact halves: (stream - batch) * 10^6 / batch ends in .5, for even and odd quotients alike.
+            long odd = 2L * random.nextInt(1_000) - 999;
+            pairs.add(new long[] {2_000_000 + odd, 2_000_000});
+        }
+        for (long[] p : pairs) {
+            BigInteger s = BigInteger.valueOf(p[0]), b = BigInteger.valueOf(p[1]);
+            assertThat(Money.relative(p[0], p[1]))
+                    .as("relative(%d, %d)", p[0], p[1])
+                    .isEqualTo(Money.relative(s, b));
+            assertThat(Money.units(p[0])).as("units(%d)", p[0]).isEqualTo(new BigDecimal(s, 6).toPlainString());
+        }
+        assertThat(Money.relative(8_000_001, 8_000_000)).isEqualTo("0.000000"); // 0.000000125: down
+        assertThat(Money.relative(2_000_003, 2_000_000)).isEqualTo("0.000002"); // 0.0000015: half, to even
+        assertThat(Money.relative(2_000_005, 2_000_000)).isEqualTo("0.000002"); // 0.0000025: half, to even
+        assertThat(Money.relative(1_999_995, 2_000_000)).isEqualTo("-0.000002");
+        assertThat(Money.relative(7_999_999, 8_000_000)).isEqualTo("0.000000"); // no negative zero
+        assertThat(new BigDecimal(-1)
+                        .divide(new BigDecimal(8_000_000), 6, RoundingMode.HALF_EVEN)
+                        .toPlainString())
+                .isEqualTo("0.000000");
     }
 
     @Test
