@@ -283,7 +283,8 @@ public final class WindowAggregation {
         private final Dataset<Row> copies;
         private final long repeatedHashes;
 
-        private Recomputed(Dataset<Row> rows, Dataset<Row> repeated, Dataset<Row> copies, long repeatedHashes) {
+        /** Also built by the bench's earlier plans, which cache the same two sets. */
+        public Recomputed(Dataset<Row> rows, Dataset<Row> repeated, Dataset<Row> copies, long repeatedHashes) {
             this.rows = rows;
             this.repeated = repeated;
             this.copies = copies;

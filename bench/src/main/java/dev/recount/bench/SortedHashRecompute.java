@@ -9,6 +9,7 @@ import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.xxhash64;
 
 import dev.recount.batch.WindowAggregation;
+import dev.recount.batch.WindowAggregation.Recomputed;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowAlignment;
@@ -184,37 +185,6 @@ final class SortedHashRecompute {
                     return next;
                 }
             };
-        }
-    }
-
-    /** The window rows of a recompute ({@link #rows()}) and the cached sets they read; {@link #close()} frees them. */
-    public static final class Recomputed implements AutoCloseable {
-        private final Dataset<Row> rows;
-        private final Dataset<Row> repeated;
-        private final Dataset<Row> copies;
-        private final long repeatedHashes;
-
-        private Recomputed(Dataset<Row> rows, Dataset<Row> repeated, Dataset<Row> copies, long repeatedHashes) {
-            this.rows = rows;
-            this.repeated = repeated;
-            this.copies = copies;
-            this.repeatedHashes = repeatedHashes;
-        }
-
-        /** Per window key: window_start, campaign_id, channel_id, every metric, lake_rows. */
-        public Dataset<Row> rows() {
-            return rows;
-        }
-
-        /** How many id hashes occur more than once (events with copies, and ids that collide). */
-        public long repeatedHashes() {
-            return repeatedHashes;
-        }
-
-        @Override
-        public void close() {
-            copies.unpersist();
-            repeated.unpersist();
         }
     }
 
