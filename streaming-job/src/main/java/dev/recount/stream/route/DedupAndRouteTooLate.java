@@ -9,6 +9,9 @@ import dev.recount.stream.types.EventTypes;
 import dev.recount.stream.window.WindowPartial;
 import dev.recount.stream.window.WindowPartials;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -21,6 +24,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
@@ -46,8 +50,10 @@ import org.apache.flink.util.OutputTag;
  * event cost a state entry and its own cleanup timer, and the timer heap was a third of the job's busiest task
  * (docs/benchmarks.md §6). Here the stream is keyed by {@link #idBucket} (1024 buckets); a bucket keeps one
  * {@link SeenIds} table of 128-bit {@link IdDigest}s with the time each may be forgotten (bytes, not objects:
- * ~50 bytes per id in memory, 24 in a checkpoint), and one cleanup timer per step — a timer namespace, which a
- * process function cannot use. When a step's timer fires, the bucket's table forgets what is due.
+ * ~50 bytes per id in memory, 24 in a checkpoint). Forgetting needs no timers: when the watermark reaches the
+ * earliest time any bucket has ids due at, one sweep over this subtask's buckets forgets everything due — once
+ * per cleanup step, as the timers did, but without a timer per bucket and step (a timer heap insert and poll per
+ * bucket was 15 % of the de-dup thread while a backlog was replayed, when steps pass every few milliseconds).
  *
  * <p>What goes on is not the events but partial sums per (window, campaign, channel) ({@link WindowPartials}): an
  * on-time event is added to its window key's sum, and the sums of a window leave right before the watermark that
@@ -100,7 +106,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
 
     /**
      * Number of id buckets: far more than Flink's key groups (128 by default), so every subtask gets a share at
-     * any parallelism; few enough that cleanup timers stay a handful per step. Part of the state layout, like
+     * any parallelism; few enough that a sweep over a subtask's buckets stays cheap. Part of the state layout, like
      * {@link #idBucket}: changing either re-buckets the ids, so the operator would need a new uid.
      */
     public static final int ID_BUCKETS = 1024;
@@ -137,6 +143,14 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
 
     /** The bucket's remembered ids. */
     private transient ValueState<SeenIds> seen;
+
+    static final String SEEN_IDS_STATE = "seen-id-digests";
+    /**
+     * The earliest forgetAt of any remembered id of this subtask: the watermark that reaches it sweeps the buckets
+     * ({@link #forgetDueIds}). Not checkpointed: {@code Long.MIN_VALUE} (unknown) after a restore, so the first
+     * watermark sweeps and learns it again.
+     */
+    private transient long nextDue;
 
     private transient IdDigest digest;
     private transient InternalTimerService<Long> cleanup;
@@ -215,8 +229,11 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public void open() throws Exception {
         super.open();
         getMetricGroup().gauge(WATERMARK_FLOOR_METRIC, (Gauge<Long>) () -> floorWatermark);
-        seen = getPartitionedState(new ValueStateDescriptor<>("seen-id-digests", SeenIds.Serializer.INSTANCE));
+        seen = getPartitionedState(new ValueStateDescriptor<>(SEEN_IDS_STATE, SeenIds.Serializer.INSTANCE));
         digest = new IdDigest();
+        nextDue = Long.MIN_VALUE;
+        // No timers are registered any more; the service stays so that cleanup timers restored from a checkpoint of
+        // an earlier version still fire (and forget, as they did) instead of finding no one to call.
         cleanup = getInternalTimerService("dedup-cleanup", LongSerializer.INSTANCE, this);
         duplicates = getMetricGroup().counter(DUPLICATES_METRIC);
         tooLate = getMetricGroup().counter(TOO_LATE_METRIC);
@@ -240,8 +257,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         }
         // In place on the heap backend; update() keeps it right on any backend.
         seen.update(ids);
-        // One timer per bucket and step, registered when the step gets its first id (timers are checkpointed).
-        if (added == SeenIds.ADDED_NEW_DUE_TIME) cleanup.registerEventTimeTimer(forgetAt, forgetAt);
+        if (forgetAt < nextDue) nextDue = forgetAt;
 
         long windowStart = windows.windowStart(event.eventTs);
         if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
@@ -275,13 +291,43 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     }
 
     /**
-     * The sums of every window this watermark fires leave first, then the watermark (and the cleanup timers it
-     * passes): downstream, each window fires only after all its partials have arrived.
+     * The sums of every window this watermark fires leave first, then the ids it makes due are forgotten, then the
+     * watermark goes on: downstream, each window fires only after all its partials have arrived.
      */
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         partials.takeFiredBy(mark.getTimestamp(), this::emit);
+        forgetDueIds(mark.getTimestamp());
         super.processWatermark(mark);
+    }
+
+    /**
+     * Once the watermark reaches {@link #nextDue}: every bucket of this subtask forgets the ids due at or before
+     * {@code watermark}, and empty buckets leave the state. Ids are forgotten exactly when the watermark passes their
+     * forgetAt, before any later event is looked up, as a timer per bucket would have done.
+     */
+    private void forgetDueIds(long watermark) throws Exception {
+        if (watermark < nextDue) return;
+        List<Integer> buckets;
+        try (Stream<Integer> keys =
+                this.<Integer>getKeyedStateBackend().getKeys(SEEN_IDS_STATE, VoidNamespace.INSTANCE)) {
+            buckets = keys.collect(Collectors.toList()); // collected first: clearing a bucket changes the key set
+        }
+        long next = Long.MAX_VALUE;
+        for (Integer bucket : buckets) {
+            setCurrentKey(bucket);
+            SeenIds ids = seen.value();
+            if (ids == null) continue;
+            if (ids.forgetUpTo(watermark) > 0) {
+                if (ids.isEmpty()) {
+                    seen.clear();
+                    continue;
+                }
+                seen.update(ids);
+            }
+            next = Math.min(next, ids.firstDueTime());
+        }
+        nextDue = next;
     }
 
     /**
@@ -307,6 +353,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         output.collect(new StreamRecord<>(p, p.windowStart + windows.sizeMillis() - 1));
     }
 
+    /** Only cleanup timers restored from an earlier version's checkpoint: they forget what they were set for. */
     @Override
     public void onEventTime(InternalTimer<Integer, Long> timer) throws Exception {
         SeenIds ids = seen.value();
@@ -354,7 +401,10 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         return Math.max(Math.max(event.eventTs, sent), watermark);
     }
 
-    /** {@code from + horizon}, rounded up to the cleanup step, so that a bucket has one timer per step. */
+    /**
+     * {@code from + horizon}, rounded up to the cleanup step, so that the buckets are swept once per step and a
+     * table's due index has one list per step.
+     */
     long forgetAt(long from) {
         long due = saturatedAdd(from, horizonMillis);
         long rest = Math.floorMod(due, cleanupStepMillis);

@@ -110,6 +110,7 @@ public final class SeenIds {
 
     /** Forgets every id whose forgetAt is at or before {@code time}; returns how many. */
     public int forgetUpTo(long time) {
+        if (dueCount == 0 || dueTimes[0] > time) return 0;
         int forgotten = 0;
         int d = 0;
         for (; d < dueCount && dueTimes[d] <= time; d++) {
@@ -133,23 +134,39 @@ public final class SeenIds {
         return forgotten;
     }
 
-    /** Re-inserts the live slots into a table sized for {@code expected} ids at 40 % load. */
+    /** The earliest forgetAt this table has ids for; {@code Long.MAX_VALUE} when it has none. */
+    public long firstDueTime() {
+        return dueCount == 0 ? Long.MAX_VALUE : dueTimes[0];
+    }
+
+    /**
+     * Re-inserts the live slots into a table sized for {@code expected} ids at 40 % load. The due index lists every
+     * live slot exactly once (forgetting drops whole lists, a reused tombstone joins its new time's list), so it is
+     * walked instead of the old table, and each list is rewritten in place with the slots' new offsets: the index
+     * stays in time order without being rebuilt (a sorted map of boxed times was a tenth of the de-dup thread).
+     */
     private void rebuild(int expected) {
-        int capacity = MIN_CAPACITY;
-        while ((long) capacity * MAX_LOAD_PERCENT < expected * 150L) capacity <<= 1;
         long[] old = slots;
-        slots = new long[capacity * SLOT];
+        slots = new long[capacityFor(expected) * SLOT];
         clearSlots(slots);
-        int mask = capacity - 1;
-        for (int at = 0; at < old.length; at += SLOT) {
-            if (old[at + 2] > TOMBSTONE) {
-                int i = index(old[at + 1], mask);
+        int mask = slots.length / SLOT - 1;
+        for (int d = 0; d < dueCount; d++) {
+            SlotList list = dueSlots[d];
+            for (int k = 0; k < list.size; k++) {
+                int from = list.slots[k];
+                int i = index(old[from + 1], mask);
                 while (slots[i * SLOT + 2] != EMPTY) i = (i + 1) & mask;
-                System.arraycopy(old, at, slots, i * SLOT, SLOT);
+                System.arraycopy(old, from, slots, i * SLOT, SLOT);
+                list.slots[k] = i * SLOT;
             }
         }
         tombstones = 0;
-        indexDueTimes();
+    }
+
+    private static int capacityFor(int expected) {
+        int capacity = MIN_CAPACITY;
+        while ((long) capacity * MAX_LOAD_PERCENT < expected * 150L) capacity <<= 1;
+        return capacity;
     }
 
     private void insertDueTime(int at, long time) {
@@ -164,7 +181,7 @@ public final class SeenIds {
         dueCount++;
     }
 
-    /** Rebuilds the due index from the slots. */
+    /** Builds the due index from the slots (after reading a table, which stores only the slots). */
     private void indexDueTimes() {
         TreeMap<Long, SlotList> byTime = new TreeMap<>();
         for (int at = 0; at < slots.length; at += SLOT) {
@@ -347,9 +364,7 @@ public final class SeenIds {
     }
 
     private void rebuildEmpty(int expected) {
-        int capacity = MIN_CAPACITY;
-        while ((long) capacity * MAX_LOAD_PERCENT < expected * 150L) capacity <<= 1;
-        slots = new long[capacity * SLOT];
+        slots = new long[capacityFor(expected) * SLOT];
         clearSlots(slots);
         tombstones = 0;
         live = 0;

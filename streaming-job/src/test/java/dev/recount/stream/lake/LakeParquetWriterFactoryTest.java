@@ -2,10 +2,12 @@ package dev.recount.stream.lake;
 
 import static dev.recount.stream.Fixtures.W0;
 import static dev.recount.stream.Fixtures.click;
+import static dev.recount.stream.Fixtures.event;
 import static dev.recount.stream.Fixtures.impression;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.EventType;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,25 +27,10 @@ class LakeParquetWriterFactoryTest {
 
     @Test
     void writesTheLakeColumnsExactly(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("part-0.parquet");
         AdEvent a = click("c1", W0.plusSeconds(1), 17);
         AdEvent b = impression("i1", W0.plusSeconds(2), 18);
         b.requestId = "i1";
-        org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
-        try (FSDataOutputStream out =
-                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
-            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
-            writer.addElement(a);
-            writer.addElement(b);
-            writer.finish();
-        }
-
-        List<GenericRecord> records = new ArrayList<>();
-        try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
-                        new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
-                .build()) {
-            for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
-        }
+        List<GenericRecord> records = writeAndRead(dir, List.of(a, b));
 
         Schema schema = records.get(0).getSchema();
         assertThat(schema.getFields())
@@ -74,6 +61,45 @@ class LakeParquetWriterFactoryTest {
         assertThat(first.get("request_id")).isNull();
         assertThat(records.get(1).get("event_type").toString()).isEqualTo("impression");
         assertThat(records.get(1).get("request_id").toString()).isEqualTo("i1");
+    }
+
+    @Test
+    void everyEventTypeAndEachTopicIsWrittenAsItsOwnName(@TempDir Path dir) throws Exception {
+        // The writer encodes type names once and the previous topic once: a topic change must not reuse the old.
+        List<AdEvent> events = new ArrayList<>();
+        String[] topics = {"ads", "ads", "ads-eu", "ads", "ünïcode-topic"};
+        for (int i = 0; i < topics.length; i++) {
+            for (EventType type : EventType.values()) {
+                AdEvent e = event(type + "-" + i, type, W0.plusSeconds(i), "camp-a", "search", 1_000, i);
+                e.topic = topics[i];
+                events.add(e);
+            }
+        }
+        List<GenericRecord> records = writeAndRead(dir, events);
+
+        assertThat(records)
+                .extracting(r -> r.get("event_type") + "@" + r.get("kafka_topic"))
+                .containsExactlyElementsOf(events.stream()
+                        .map(e -> e.eventType.wireName() + "@" + e.topic)
+                        .toList());
+    }
+
+    private static List<GenericRecord> writeAndRead(Path dir, List<AdEvent> events) throws Exception {
+        Path file = dir.resolve("part-0.parquet");
+        org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
+        try (FSDataOutputStream out =
+                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
+            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
+            for (AdEvent e : events) writer.addElement(e);
+            writer.finish();
+        }
+        List<GenericRecord> records = new ArrayList<>();
+        try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
+                        new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
+                .build()) {
+            for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
+        }
+        return records;
     }
 
     @Test

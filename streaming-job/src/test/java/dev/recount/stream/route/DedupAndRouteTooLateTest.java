@@ -323,14 +323,29 @@ class DedupAndRouteTooLateTest {
     }
 
     @Test
-    void idsInOneBucketAndCleanupStepShareOneTimer() throws Exception {
+    void idsInManyBucketsAreForgottenByTheWatermarkWithoutATimerEach() throws Exception {
         open(Long.MIN_VALUE);
-        for (String id : idsInOneBucket(50)) {
-            feed(click(id, W0.plusSeconds(10), 1));
-        }
-        assertThat(harness.numEventTimeTimers()).isEqualTo(1);
-        harness.processWatermark(new Watermark(ms(W1) - 1));
-        assertThat(events(harness.extractOutputValues())).isEqualTo(50);
+        List<AdEvent> early = new ArrayList<>();
+        for (int i = 0; i < 300; i++) early.add(click("early-" + i, W0.plusSeconds(10), i));
+        AdEvent late = click("late", W0.plusSeconds(10 + HORIZON / 1000), 300);
+        for (AdEvent e : early) feed(e);
+        feed(late);
+        assertThat(harness.numKeyedStateEntries()).as("buckets holding ids").isGreaterThan(200);
+        assertThat(harness.numEventTimeTimers()).isZero();
+
+        long earlyForgetAt = function.forgetAt(function.rememberedFrom(early.get(0), Long.MIN_VALUE));
+        harness.processWatermark(new Watermark(earlyForgetAt - 1));
+        assertThat(harness.numKeyedStateEntries()).as("nothing due yet").isGreaterThan(200);
+        harness.processWatermark(new Watermark(earlyForgetAt));
+        assertThat(harness.numKeyedStateEntries())
+                .as("only the bucket of the id due later is left")
+                .isEqualTo(1);
+        feed(click("early-7", W0.plusSeconds(10), 301)); // forgotten: too late now, to the backfill topic
+        feed(click("late", W0.plusSeconds(10 + HORIZON / 1000), 302)); // remembered: a copy
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(r -> r.getValue().event().offset)
+                .containsExactly(301L);
     }
 
     @Test
@@ -351,11 +366,8 @@ class DedupAndRouteTooLateTest {
                 .as("the sum restored with the snapshot, plus c2")
                 .containsExactly(sumOf(first, second));
         harness.processWatermark(new Watermark(function.forgetAt(first.recordTs)));
-        assertThat(harness.numEventTimeTimers())
-                .as("the restored timer fired too")
-                .isZero();
         assertThat(harness.numKeyedStateEntries())
-                .as("and forgot the restored ids")
+                .as("the restored ids are forgotten at their time too")
                 .isZero();
     }
 

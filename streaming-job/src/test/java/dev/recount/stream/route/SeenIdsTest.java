@@ -54,4 +54,37 @@ class SeenIdsTest {
         assertThat(read.dueTimes()).containsExactly(1_000L, 1_001L, 1_002L, 1_003L, 1_004L, 1_005L, 1_006L);
         assertThat(read.forgetUpTo(1_006)).isEqualTo(1_000);
     }
+
+    /**
+     * Against a plain map: ids added over many forget times, forgotten in steps, slots reused and the table grown
+     * and shrunk many times; the due index must list every live id once, in time order, after every rebuild.
+     */
+    @Test
+    void agreesWithAMapThroughGrowingShrinkingAndReuse() {
+        java.util.Random random = new java.util.Random(20261130L);
+        java.util.TreeMap<String, Long> model = new java.util.TreeMap<>();
+        SeenIds ids = new SeenIds();
+        long now = 0;
+        for (int round = 0; round < 200; round++) {
+            int adds = random.nextInt(round % 20 == 0 ? 5_000 : 300);
+            for (int k = 0; k < adds; k++) {
+                String id = "id-" + random.nextInt(40_000);
+                long forgetAt = now + 10 + random.nextInt(8) * 10;
+                int added = ids.add(digest.of(id), forgetAt);
+                assertThat(added == SeenIds.COPY).as(id).isEqualTo(model.containsKey(id));
+                model.putIfAbsent(id, forgetAt);
+            }
+            now += 10 + random.nextInt(30);
+            long due = now;
+            int expected = (int) model.values().stream().filter(t -> t <= due).count();
+            assertThat(ids.forgetUpTo(now)).as("round %d", round).isEqualTo(expected);
+            model.values().removeIf(t -> t <= due);
+            assertThat(ids.size()).isEqualTo(model.size());
+            assertThat(ids.dueTimes()).isEqualTo(new java.util.ArrayList<>(new java.util.TreeSet<>(model.values())));
+            assertThat(ids.firstDueTime())
+                    .isEqualTo(model.values().stream().min(Long::compare).orElse(Long.MAX_VALUE));
+        }
+        assertThat(ids.forgetUpTo(Long.MAX_VALUE)).isEqualTo(model.size());
+        assertThat(ids.isEmpty()).isTrue();
+    }
 }
