@@ -14,6 +14,7 @@ import dev.recount.core.window.WindowKey;
 import dev.recount.db.Migrations;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.stream.testutils.LakeFiles;
 import dev.recount.stream.testutils.StreamTestStack;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,12 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.flink.api.common.serialization.BulkWriter;
-import org.apache.flink.core.fs.FSDataOutputStream;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.parquet.avro.AvroParquetReader;
-import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -116,7 +111,7 @@ class AcceptedEventsRoundTripITCase {
 
         Map<WindowKey, WindowMetrics> expected = windows(accepted);
         assertThat(postgresRoundTrip(expected)).containsExactlyInAnyOrderEntriesOf(expected);
-        assertSameIds(parquetRoundTrip(accepted, dir.resolve("part-0.parquet")), accepted);
+        assertSameIds(LakeFiles.writeAndRead(accepted, dir.resolve("part-0.parquet")), accepted);
         // The pair stayed apart: the lone surrogate was dead-lettered, '?' counts only its own three events.
         assertThat(expected.get(new WindowKey(W0.toEpochMilli(), "cmp-pair", "ch-a?"))
                         .events())
@@ -159,7 +154,7 @@ class AcceptedEventsRoundTripITCase {
                 0,
                 0,
                 RECORD_TS);
-        assertThat(parquetRoundTrip(List.of(e), dir.resolve("part-0.parquet"))
+        assertThat(LakeFiles.writeAndRead(List.of(e), dir.resolve("part-0.parquet"))
                         .get(0)
                         .get("event_id")
                         .toString())
@@ -286,23 +281,6 @@ class AcceptedEventsRoundTripITCase {
             }
             return back;
         }
-    }
-
-    private static List<GenericRecord> parquetRoundTrip(List<AdEvent> events, Path file) throws Exception {
-        org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
-        try (FSDataOutputStream out =
-                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
-            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
-            for (AdEvent e : events) writer.addElement(e);
-            writer.finish();
-        }
-        List<GenericRecord> records = new ArrayList<>();
-        try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
-                        new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
-                .build()) {
-            for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
-        }
-        return records;
     }
 
     private static void assertSameIds(List<GenericRecord> back, List<AdEvent> written) {

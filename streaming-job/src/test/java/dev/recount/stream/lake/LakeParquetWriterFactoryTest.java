@@ -8,17 +8,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventType;
+import dev.recount.stream.testutils.LakeFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.flink.api.common.serialization.BulkWriter;
-import org.apache.flink.core.fs.FSDataOutputStream;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.parquet.avro.AvroParquetReader;
-import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +25,7 @@ class LakeParquetWriterFactoryTest {
         AdEvent a = click("c1", W0.plusSeconds(1), 17);
         AdEvent b = impression("i1", W0.plusSeconds(2), 18);
         b.requestId = "i1";
-        List<GenericRecord> records = writeAndRead(dir, List.of(a, b));
+        List<GenericRecord> records = LakeFiles.writeAndRead(List.of(a, b), dir.resolve("part-0.parquet"));
 
         Schema schema = records.get(0).getSchema();
         assertThat(schema.getFields())
@@ -75,31 +70,13 @@ class LakeParquetWriterFactoryTest {
                 events.add(e);
             }
         }
-        List<GenericRecord> records = writeAndRead(dir, events);
+        List<GenericRecord> records = LakeFiles.writeAndRead(events, dir.resolve("part-0.parquet"));
 
         assertThat(records)
                 .extracting(r -> r.get("event_type") + "@" + r.get("kafka_topic"))
                 .containsExactlyElementsOf(events.stream()
                         .map(e -> e.eventType.wireName() + "@" + e.topic)
                         .toList());
-    }
-
-    private static List<GenericRecord> writeAndRead(Path dir, List<AdEvent> events) throws Exception {
-        Path file = dir.resolve("part-0.parquet");
-        org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
-        try (FSDataOutputStream out =
-                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
-            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
-            for (AdEvent e : events) writer.addElement(e);
-            writer.finish();
-        }
-        List<GenericRecord> records = new ArrayList<>();
-        try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
-                        new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
-                .build()) {
-            for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
-        }
-        return records;
     }
 
     @Test

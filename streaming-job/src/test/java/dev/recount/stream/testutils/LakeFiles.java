@@ -1,5 +1,7 @@
 package dev.recount.stream.testutils;
 
+import dev.recount.core.event.AdEvent;
+import dev.recount.stream.lake.LakeParquetWriterFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,6 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.api.common.serialization.BulkWriter;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -22,6 +27,28 @@ public final class LakeFiles {
         }
     }
 
+    /** Writes {@code events} into one new lake file with the job's writer and reads them back, in order. */
+    public static List<GenericRecord> writeAndRead(List<AdEvent> events, Path file) throws IOException {
+        org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
+        try (FSDataOutputStream out =
+                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
+            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
+            for (AdEvent e : events) writer.addElement(e);
+            writer.finish();
+        }
+        List<GenericRecord> records = new ArrayList<>();
+        try (ParquetReader<GenericRecord> reader = reader(file)) {
+            for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
+        }
+        return records;
+    }
+
+    private static ParquetReader<GenericRecord> reader(Path file) throws IOException {
+        return AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
+                        new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
+                .build();
+    }
+
     public static List<LakeRow> read(Path lake) throws IOException {
         List<LakeRow> rows = new ArrayList<>();
         if (!Files.exists(lake)) return rows;
@@ -35,11 +62,7 @@ public final class LakeFiles {
         }
         for (Path file : files) {
             String partitionPath = lake.relativize(file.getParent()).toString();
-            try (ParquetReader<GenericRecord> reader = AvroParquetReader.<GenericRecord>builder(
-                            HadoopInputFile.fromPath(
-                                    new org.apache.hadoop.fs.Path(file.toUri()),
-                                    new org.apache.hadoop.conf.Configuration()))
-                    .build()) {
+            try (ParquetReader<GenericRecord> reader = reader(file)) {
                 for (GenericRecord r = reader.read(); r != null; r = reader.read())
                     rows.add(new LakeRow(partitionPath, r));
             }
