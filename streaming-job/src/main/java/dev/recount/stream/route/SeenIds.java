@@ -40,7 +40,7 @@ public final class SeenIds {
     /**
      * The due index: forget times in ascending order, each with the slots holding ids due then. Derived from
      * {@link #slots} and rebuilt with them. Sorted arrays rather than a TreeMap (a fifth of the de-dup thread):
-     * a new id's forget time is nearly always the latest or one just before, found from the end in a step or two.
+     * a new id's forget time is nearly always the latest, checked first; any other is found by binary search.
      */
     private long[] dueTimes = new long[4];
 
@@ -100,7 +100,12 @@ public final class SeenIds {
         slots[firstFree + 2] = forgetAt;
         live++;
         int d = dueCount - 1;
-        while (d >= 0 && dueTimes[d] > forgetAt) d--;
+        if (d >= 0 && dueTimes[d] > forgetAt) {
+            // Not the latest time: ids of a partition read behind the others are due far before it (hundreds of
+            // steps in a replay of skewed partitions), so search rather than walk back from the end.
+            int found = Arrays.binarySearch(dueTimes, 0, dueCount, forgetAt);
+            d = found >= 0 ? found : -found - 2;
+        }
         boolean newDueTime = d < 0 || dueTimes[d] != forgetAt;
         if (newDueTime) insertDueTime(++d, forgetAt);
         dueSlots[d].add(firstFree);
