@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# recount side-by-side benchmarks (issue 8). Not a test. Prints a table and writes docs/benchmarks.md.
+# recount side-by-side benchmarks. Not a test. Prints a table and writes docs/benchmarks.md.
 #
 #   bench/run.sh [--events N] [--batch-events N] [--only stream,kstreams,profile,improve,batch,levers,compact,reconcile,memory,freshness]
 #                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 6's acceptance test: {@code ./recount demo} at reduced size, run exactly as a user runs it (the
+ * The demo's acceptance test: {@code ./recount demo} at reduced size, run exactly as a user runs it (the
  * launcher; the stream job, Spark and the reconciler each in their own JVM), then checked against the
  * generator's ground truth:
  * <ul>

@@ -21,7 +21,7 @@ import java.time.ZoneId;
 import java.util.Locale;
 
 /**
- * Reconcile throughput (issue 8): keys compared per second for about a million window keys, end to end
+ * Reconcile throughput: keys compared per second for about a million window keys, end to end
  * (compare, corrections with their log, verification, report files). Not a test. Loads one day of 1-minute
  * windows × campaigns × channels, where 1 % of keys differ, 0.5 % exist only in the stream and 0.5 % only
  * in the batch, then reconciles the day twice: the first run finalizes every key, the second is the
