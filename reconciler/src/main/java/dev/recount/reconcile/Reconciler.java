@@ -272,7 +272,7 @@ public final class Reconciler {
                     ? NewPartition.create(conn, changed.get(), settings.zone())
                     : Optional.empty();
             Reconciled reconciled = changed.isPresent()
-                    ? reconcileOnce(conn, changed.get(), mode, runId, newPartition)
+                    ? reconcileOnce(conn, changed.get(), mode, runId, newPartition, survey)
                     : Reconciled.NOTHING;
             if (newPartition.isPresent()) newPartition.get().index(conn, settings.workMem());
             copyUnchangedDiffs(conn, runId, changes);
@@ -449,13 +449,23 @@ public final class Reconciler {
      * windows that changed: see {@link ReconcileStatements#reconcile}.
      */
     private Reconciled reconcileOnce(
-            Connection conn, Scope scope, Mode mode, long runId, Optional<NewPartition> newPartition)
+            Connection conn,
+            Scope scope,
+            Mode mode,
+            long runId,
+            Optional<NewPartition> newPartition,
+            ScopeSurvey survey)
             throws SQLException {
         Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
         long keysFinalized = 0;
         Sql statement = newPartition.isPresent()
                 ? ReconcileStatements.reconcileIntoNewPartition(
-                        scope, runId, settings.tolerances(), settings.zone(), newPartition.get())
+                        scope,
+                        runId,
+                        settings.tolerances(),
+                        settings.zone(),
+                        newPartition.get(),
+                        batchKeys(survey, scope))
                 : ReconcileStatements.reconcile(
                         scope, runId, settings.tolerances(), settings.zone(), mode == Mode.APPLY);
         try (PreparedStatement ps = statement.prepare(conn);
@@ -466,6 +476,15 @@ public final class Reconciler {
             }
         }
         return new Reconciled(keysFinalized, corrections);
+    }
+
+    /** How many batch rows the survey found in the windows of {@code scope}. */
+    private static long batchKeys(ScopeSurvey survey, Scope scope) {
+        java.util.function.LongPredicate covered = scope.coversWindow();
+        return survey.windows().values().stream()
+                .filter(w -> covered.test(w.windowStartMillis()))
+                .mapToLong(w -> w.batch().keys())
+                .sum();
     }
 
     /** The diffs of the windows nothing changed in since their last run: that run's, copied (one statement). */
