@@ -14,7 +14,7 @@
 --   window_corrections_default       every other key (a range no first run filled, rows inserted by hand)
 --   window_corrections_partitions    which range each partition holds (no two overlap)
 --
--- The reconciler may not create or attach tables itself (it is no owner of anything); the two functions below,
+-- The reconciler may not create or attach tables itself (it is no owner of anything); the functions below,
 -- which run as this schema's owner, do exactly that and nothing else, checking their arguments. Everything happens
 -- in the reconciler's transaction: until it commits, nobody else sees the new table, and if it fails or is killed,
 -- the table, its rows and its registration are rolled back together.
@@ -131,10 +131,8 @@ BEGIN
 END
 $$;
 
--- Builds the indexes of a table window_corrections_new_partition made (the primary key, then the per-campaign index;
--- maintenance_work_mem is the caller's), and attaches it to window_corrections for its range. After this the
--- reconciler writes it only through window_corrections, like every other partition. Attaching locks the default
--- partition (it checks that none of its rows belong to the range): call it just before committing.
+-- Builds the indexes of a table window_corrections_new_partition made: the primary key, then the per-campaign index
+-- (maintenance_work_mem is the caller's).
 CREATE FUNCTION window_corrections_index_partition(partition_name text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -150,6 +148,10 @@ BEGIN
 END
 $$;
 
+-- Attaches such a table, indexed, to window_corrections for its range; from then on the reconciler writes it only
+-- through window_corrections, like every other partition. Attaching locks the default partition (it checks that none
+-- of its rows belong to the range) until the transaction ends: call it just before committing, with a short
+-- lock_timeout (see window_corrections_merge_partition).
 CREATE FUNCTION window_corrections_attach_partition(partition_name text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -176,3 +178,30 @@ REVOKE EXECUTE ON FUNCTION window_corrections_new_partition(timestamptz, timesta
 GRANT EXECUTE ON FUNCTION window_corrections_new_partition(timestamptz, timestamptz),
     window_corrections_index_partition(text), window_corrections_attach_partition(text)
     TO ${flyway:defaultSchema}_reconciler_role;
+
+-- When attaching would have to wait (a long query holds the default partition, and every reader arriving meanwhile
+-- would queue behind the attach), the reconciler gives up attaching and calls this instead: the new table's rows are
+-- inserted through window_corrections (so into the default partition; readers are not blocked by that), and the
+-- table and its registration are dropped. Only a registered, not yet attached table.
+CREATE FUNCTION window_corrections_merge_partition(partition_name text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    n bigint;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM ${flyway:defaultSchema}.window_corrections_partitions p
+                   WHERE p.partition_name = window_corrections_merge_partition.partition_name AND NOT p.attached) THEN
+        RAISE EXCEPTION 'window_corrections_merge_partition: % is no new partition of window_corrections',
+            partition_name;
+    END IF;
+    EXECUTE format('INSERT INTO ${flyway:defaultSchema}.window_corrections SELECT * FROM ${flyway:defaultSchema}.%I',
+                   partition_name);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXECUTE format('DROP TABLE ${flyway:defaultSchema}.%I', partition_name);
+    DELETE FROM ${flyway:defaultSchema}.window_corrections_partitions p
+        WHERE p.partition_name = window_corrections_merge_partition.partition_name;
+    RETURN n;
+END
+$$;
+
+REVOKE EXECUTE ON FUNCTION window_corrections_merge_partition(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION window_corrections_merge_partition(text) TO ${flyway:defaultSchema}_reconciler_role;

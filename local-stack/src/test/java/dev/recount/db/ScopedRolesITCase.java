@@ -285,7 +285,8 @@ class ScopedRolesITCase {
         for (String f : List.of(
                 "window_corrections_new_partition",
                 "window_corrections_index_partition",
-                "window_corrections_attach_partition")) {
+                "window_corrections_attach_partition",
+                "window_corrections_merge_partition")) {
             expected.put(Role.RECONCILER.roleName(schema) + " " + f, "EXECUTE");
         }
         Map<String, String> actual = new TreeMap<>();

@@ -345,7 +345,15 @@ public final class Reconciler {
 
             if (newPartition.isPresent()) {
                 progress.stage("attaching the new partition of window_corrections");
-                newPartition.get().attach(conn);
+                if (!newPartition.get().attach(conn)) {
+                    LOG.warn(
+                            "run {}: attaching {} would have waited more than {} s for a query reading"
+                                    + " window_corrections_default; its rows were moved into window_corrections"
+                                    + " (its default partition) instead",
+                            runId,
+                            newPartition.get().name(),
+                            NewPartition.ATTACH_LOCK_TIMEOUT.toSeconds());
+                }
             }
             KeyCounts k = comparison.range().counts();
             ReconciliationRunsTable.succeed(

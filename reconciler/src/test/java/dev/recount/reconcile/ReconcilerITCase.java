@@ -546,6 +546,37 @@ class ReconcilerITCase {
     }
 
     @Test
+    void aFirstRunThatWouldWaitToAttachItsTableMovesTheRowsIntoWindowCorrectionsInstead() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        RunResult first;
+        try (Connection reader = db.admin()) {
+            // A long query of window_metrics holds window_corrections_default until it ends: attaching would wait,
+            // and every reader arriving meanwhile would queue behind it.
+            reader.setAutoCommit(false);
+            assertThat(count(reader, "SELECT count(*) FROM window_metrics")).isEqualTo(5);
+            first = reconciler(Tolerances.exact()).reconcile(range);
+            reader.commit();
+        }
+        assertThat(first.keysFinalized()).isEqualTo(4);
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
+                    .isZero();
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = '"
+                                    + NEW_PARTITION + "'"))
+                    .isZero();
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_default"))
+                    .isEqualTo(4);
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+        }
+        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(again.keysFinalized()).isZero();
+        assertThat(again.comparison()).isEqualTo(first.comparison());
+    }
+
+    @Test
     void aRangeReachingIntoADayWithATableAlreadyIsFinalizedThroughWindowCorrections() throws Exception {
         // W0 and W1 are the 28th in Auckland: that day gets its table. W2 (the 29th) is not reconciled yet.
         reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(W0, W2));
