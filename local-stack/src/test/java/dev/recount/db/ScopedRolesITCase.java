@@ -214,6 +214,8 @@ class ScopedRolesITCase {
         grant(expected, Role.RECONCILER, "reconciled_windows", "INSERT,SELECT,UPDATE");
         // V17: written only by window_corrections' trigger (as the table's owner); the reconciler counts the rows.
         grant(expected, Role.RECONCILER, "window_corrections_writes", "SELECT");
+        // V19: which range each partition of window_corrections holds (written only by the functions below).
+        grant(expected, Role.RECONCILER, "window_corrections_partitions", "SELECT");
         grant(expected, Role.RECONCILER, "reconciliation_runs_run_id_seq", "SELECT,USAGE");
         grant(expected, Role.RECONCILER, "correction_log_log_id_seq", "SELECT,USAGE");
         for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {
@@ -268,13 +270,24 @@ class ScopedRolesITCase {
         assertThat(actual).containsExactlyEntriesOf(expected);
     }
 
-    /** V12's functions (ratios, rollups, sliding sums): executable by the readers of window_metrics only, not PUBLIC. */
+    /**
+     * V12's functions (ratios, rollups, sliding sums): executable by the readers of window_metrics only, not PUBLIC;
+     * V19's partition functions by the reconciler only.
+     */
     @Test
     void onlyTheReadersMayExecuteTheServingFunctions() throws SQLException {
         Map<String, String> expected = new TreeMap<>();
         for (String f : V12_FUNCTIONS) {
             expected.put(Role.RECONCILER.roleName(schema) + " " + f, "EXECUTE");
             expected.put(Role.FINANCE.roleName(schema) + " " + f, "EXECUTE");
+        }
+        // V19: a first reconciliation's partition of window_corrections, created, indexed and attached as the owner.
+        for (String f : List.of(
+                "window_corrections_new_partition",
+                "window_corrections_index_partition",
+                "window_corrections_attach_partition",
+                "window_corrections_merge_partition")) {
+            expected.put(Role.RECONCILER.roleName(schema) + " " + f, "EXECUTE");
         }
         Map<String, String> actual = new TreeMap<>();
         try (Connection c = stack.adminConnection();

@@ -40,12 +40,14 @@ final class FinalizedCheck {
 
     /**
      * Checks the windows of {@code changed} (the part of the run reconciled key by key) and returns, per window that
-     * has corrections, what they are now.
+     * has corrections, what they are now. {@code table}: {@code window_corrections}, or the run's new partition before
+     * it is attached (it holds every correction of {@code changed}; attached, it serves them as they are).
      *
      * @throws IllegalStateException when the corrections do not serve exactly the batch
      */
-    static Map<Long, Window> check(Connection conn, Scope changed, long runId, ScopeSurvey survey) throws SQLException {
-        Map<Long, Window> windows = read(conn, changed);
+    static Map<Long, Window> check(Connection conn, Scope changed, long runId, ScopeSurvey survey, String table)
+            throws SQLException {
+        Map<Long, Window> windows = read(conn, changed, table);
         LongPredicate covered = changed.coversWindow();
         for (ScopeSurvey.Window w : survey.windows().values()) {
             if (!covered.test(w.windowStartMillis())) continue;
@@ -60,7 +62,7 @@ final class FinalizedCheck {
                         + w.batch().fingerprint() + ")");
             }
         }
-        try (PreparedStatement ps = ReconcileStatements.streamKeysNotFinalized(changed, runId)
+        try (PreparedStatement ps = ReconcileStatements.streamKeysNotFinalized(changed, runId, table)
                         .prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
@@ -73,9 +75,9 @@ final class FinalizedCheck {
         return windows;
     }
 
-    private static Map<Long, Window> read(Connection conn, Scope scope) throws SQLException {
+    private static Map<Long, Window> read(Connection conn, Scope scope, String table) throws SQLException {
         Map<Long, Window> windows = new TreeMap<>();
-        try (PreparedStatement ps = ReconcileStatements.finalRows(scope).prepare(conn);
+        try (PreparedStatement ps = ReconcileStatements.finalRows(scope, table).prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 windows.put(

@@ -75,25 +75,60 @@ final class ReconcileStatements {
      * is hidden).
      */
     static Sql reconcile(Scope scope, long runId, Tolerances tolerances, ZoneId zone, boolean apply) {
+        return reconcile(scope, runId, tolerances, zone, apply, null, 0);
+    }
+
+    /**
+     * As {@link #reconcile(Scope, long, Tolerances, ZoneId, boolean)}, applying, with the keys inserted into
+     * {@code newPartition} ({@link NewPartition}: empty, no index, covering the scope) instead of
+     * {@code window_corrections}. No key of the scope is finalized then: the join leaves the finalized side out and
+     * keeps only the keys stream and batch disagree on, every batch row is inserted as it is, and the rows go in no
+     * order (the table's indexes are built after the load). {@code batchKeys}, the scope's batch rows as the survey
+     * counted them in the run's snapshot, plus the keys only the stream has, is the count of keys finalized: the
+     * insert returns no row per key to count (a million-row tuplestore, 0.1–0.3 s), and the check afterwards compares
+     * every window's finalized key count with the batch's.
+     */
+    static Sql reconcileIntoNewPartition(
+            Scope scope, long runId, Tolerances tolerances, ZoneId zone, NewPartition newPartition, long batchKeys) {
+        return reconcile(scope, runId, tolerances, zone, true, newPartition, batchKeys);
+    }
+
+    private static Sql reconcile(
+            Scope scope,
+            long runId,
+            Tolerances tolerances,
+            ZoneId zone,
+            boolean apply,
+            NewPartition newPartition,
+            long batchKeys) {
+        boolean fresh = newPartition != null;
         Sql sql = new Sql()
-                .add("WITH s AS (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
+                .add("WITH s AS NOT MATERIALIZED (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
                         + StreamWindowMetricsTable.TABLE + " s WHERE ")
                 .inScope("s.window_start", scope)
                 .add(")");
-        sql.add(", b AS (SELECT " + KEY + ", window_end, run_id, " + each(m -> m) + " FROM "
+        sql.add(", b AS NOT MATERIALIZED (SELECT " + KEY + ", window_end, run_id, " + each(m -> m) + " FROM "
                         + BatchWindowMetricsTable.TABLE + " b WHERE ")
                 .inScope("b.window_start", scope)
                 .add(")");
-        sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(m -> m) + " FROM "
-                        + WindowCorrectionsTable.TABLE + " c WHERE ")
-                .inScope("c.window_start", scope)
-                .add(")");
-        joined(sql);
-        // The keys that need more than counting, read from j once: those stream and batch disagree on, and those
-        // whose served value changes or that were finalized to something else. Few, on every run (a first run
-        // finalizes every key, but only inserts most of them: that insert reads j itself).
-        sql.add(", a AS MATERIALIZED (SELECT * FROM j WHERE st <> " + MATCH + " OR needs_write AND (finalized OR ("
-                + each(m -> "stream_" + m) + ") IS DISTINCT FROM (" + each(m -> "batch_" + m) + ")))");
+        if (fresh) {
+            // Nothing finalized: the keys that need more than inserting are those stream and batch disagree on,
+            // straight from the join; the insert reads the batch's rows itself (no million-row j to keep).
+            sql.add(", a AS MATERIALIZED (SELECT * FROM (");
+            joinWithoutFinalized(sql);
+            sql.add(") j WHERE st <> " + MATCH + ")");
+        } else {
+            sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(m -> m) + " FROM "
+                            + WindowCorrectionsTable.TABLE + " c WHERE ")
+                    .inScope("c.window_start", scope)
+                    .add(")");
+            joined(sql);
+            // The keys that need more than counting, read from j once: those stream and batch disagree on, and those
+            // whose served value changes or that were finalized to something else. Few, on every run (a first run
+            // finalizes every key, but only inserts most of them: that insert reads j itself).
+            sql.add(", a AS MATERIALIZED (SELECT * FROM j WHERE st <> " + MATCH + " OR needs_write AND (finalized OR ("
+                    + each(m -> "stream_" + m) + ") IS DISTINCT FROM (" + each(m -> "batch_" + m) + ")))");
+        }
         sql.add(", diffs AS (INSERT INTO " + ReconciliationDiffsTable.TABLE + " ("
                         + ReconciliationDiffsTable.INSERT_COLUMNS + ") SELECT ")
                 .bigint(runId)
@@ -107,23 +142,34 @@ final class ReconcileStatements {
         if (apply) {
             String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
                     + each(m -> "coalesce(batch_" + m + ", 0)") + ", NOT in_batch, ";
-            sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
-                            + WindowCorrectionsTable.INSERT_COLUMNS + ") " + values)
-                    .bigint(runId)
-                    .add(", batch_run_id FROM j WHERE NOT finalized"
-                            // In key order, so each row lands on the primary key's rightmost page (a new day is the
-                            // newest
-                            // key range) instead of a random one. The join yields batch rows in their physical order,
-                            // which
-                            // is random when a backfill wrote them so: inserting 1M rows in random order into the
-                            // primary
-                            // key alone measured 6.5 s against 3.0 s sorted (sort included).
-                            + " ORDER BY window_start, campaign_id, channel_id RETURNING 1)");
-            sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
-                            + WindowCorrectionsTable.INSERT_COLUMNS + ") " + values)
-                    .bigint(runId)
-                    .add(", batch_run_id FROM a WHERE finalized AND needs_write"
-                            + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
+            if (fresh) {
+                // Every batch row becomes final as it is, and every key only the stream has is hidden (removed, as
+                // zeros). In no particular order: the table's indexes are built after the load.
+                sql.add(", inserted AS (INSERT INTO " + newPartition.name() + " ("
+                                + WindowCorrectionsTable.INSERT_COLUMNS + ") SELECT window_start, window_end,"
+                                + " campaign_id, channel_id, " + each(m -> m) + ", false, ")
+                        .bigint(runId)
+                        .add(", run_id FROM b UNION ALL SELECT window_start, target_window_end, campaign_id,"
+                                + " channel_id, " + each(m -> "0") + ", true, ")
+                        .bigint(runId)
+                        .add(", NULL FROM a WHERE NOT in_batch)");
+            } else {
+                sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
+                                + WindowCorrectionsTable.INSERT_COLUMNS + ") " + values)
+                        .bigint(runId)
+                        .add(", batch_run_id FROM j WHERE NOT finalized"
+                                // In key order, so each row lands on the primary key's rightmost page (a new day is
+                                // the newest key range) instead of a random one. The join yields batch rows in their
+                                // physical order, which is random when a backfill wrote them so: inserting 1M rows in
+                                // random order into the primary key alone measured 6.5 s against 3.0 s sorted (sort
+                                // included).
+                                + " ORDER BY window_start, campaign_id, channel_id RETURNING 1)");
+                sql.add(", changed AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
+                                + WindowCorrectionsTable.INSERT_COLUMNS + ") " + values)
+                        .bigint(runId)
+                        .add(", batch_run_id FROM a WHERE finalized AND needs_write"
+                                + WindowCorrectionsTable.ON_CONFLICT_UPDATE_IF_CHANGED + " RETURNING 1)");
+            }
             sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS
                             + ") SELECT ")
                     .bigint(runId)
@@ -131,7 +177,12 @@ final class ReconcileStatements {
                             + " RETURNING reason)");
         }
         // Only the counts of what it wrote: the totals come from ScopeSurvey and this run's diffs (DiffCounts).
-        if (apply) {
+        if (fresh) {
+            sql.add(" SELECT '" + FINALIZED + "' AS what, NULL::text AS reason, ")
+                    .bigint(batchKeys)
+                    .add(" + (SELECT count(*) FROM a WHERE NOT in_batch) AS n" + " UNION ALL SELECT '" + LOGGED
+                            + "', reason, count(*) FROM logged GROUP BY reason");
+        } else if (apply) {
             sql.add(" SELECT '" + FINALIZED + "' AS what, NULL::text AS reason, (SELECT count(*) FROM inserted)"
                     + " + (SELECT count(*) FROM changed) AS n"
                     + " UNION ALL SELECT '" + LOGGED + "', reason, count(*) FROM logged GROUP BY reason");
@@ -157,10 +208,7 @@ final class ReconcileStatements {
                 + " coalesce(b.window_end, s.window_end, c.window_end) AS target_window_end,"
                 + " s.revision AS stream_revision, b.run_id AS batch_run_id, " + sIn + " AS in_stream, " + bIn
                 + " AS in_batch,"
-                + " CASE WHEN " + bIn + " THEN CASE WHEN " + sIn + " THEN CASE WHEN (" + each(m -> "s." + m) + ") = ("
-                + each(m -> "b." + m) + ") THEN " + MATCH + " ELSE " + MISMATCH + " END ELSE " + MISSING_IN_STREAM
-                + " END"
-                + " WHEN " + sIn + " THEN " + MISSING_IN_BATCH + " END AS st, "
+                + " " + status(sIn, bIn) + " AS st, "
                 + each(m -> "s." + m + " AS stream_" + m) + ", " + each(m -> "b." + m + " AS batch_" + m) + ", "
                 + each(m -> "c." + m + " AS final_" + m) + ", c.removed AS was_removed,"
                 + " c.window_start IS NOT NULL AS finalized,"
@@ -172,6 +220,33 @@ final class ReconcileStatements {
                 + " FULL JOIN c ON c.window_start = coalesce(b.window_start, s.window_start)"
                 + " AND c.campaign_id = coalesce(b.campaign_id, s.campaign_id)"
                 + " AND c.channel_id = coalesce(b.channel_id, s.channel_id))");
+    }
+
+    /**
+     * The rows of {@code j} for a scope that has no finalized key (a new partition's), as a subquery: the stream and
+     * batch rows joined, the finalized side's columns NULL ({@code finalized} false, {@code needs_write} true).
+     */
+    private static void joinWithoutFinalized(Sql sql) {
+        String sIn = "s.window_start IS NOT NULL", bIn = "b.window_start IS NOT NULL";
+        sql.add("SELECT coalesce(b.window_start, s.window_start) AS window_start,"
+                + " coalesce(b.campaign_id, s.campaign_id) AS campaign_id,"
+                + " coalesce(b.channel_id, s.channel_id) AS channel_id,"
+                + " coalesce(b.window_end, s.window_end) AS window_end,"
+                + " coalesce(b.window_end, s.window_end) AS target_window_end,"
+                + " s.revision AS stream_revision, b.run_id AS batch_run_id, " + sIn + " AS in_stream, " + bIn
+                + " AS in_batch, " + status(sIn, bIn) + " AS st, "
+                + each(m -> "s." + m + " AS stream_" + m) + ", " + each(m -> "b." + m + " AS batch_" + m) + ", "
+                + eachMetric(m -> "NULL::" + m.sqlType() + " AS final_" + m.column())
+                + ", NULL::boolean AS was_removed, false AS finalized, true AS needs_write"
+                + " FROM s FULL JOIN b ON s.window_start = b.window_start AND s.campaign_id = b.campaign_id"
+                + " AND s.channel_id = b.channel_id");
+    }
+
+    /** {@code st} of {@code j}: how stream and batch compare ({@link #MATCH} ...). */
+    private static String status(String sIn, String bIn) {
+        return "CASE WHEN " + bIn + " THEN CASE WHEN " + sIn + " THEN CASE WHEN (" + each(m -> "s." + m) + ") = ("
+                + each(m -> "b." + m) + ") THEN " + MATCH + " ELSE " + MISMATCH + " END ELSE " + MISSING_IN_STREAM
+                + " END WHEN " + sIn + " THEN " + MISSING_IN_BATCH + " END";
     }
 
     /**
@@ -310,17 +385,17 @@ final class ReconcileStatements {
      * Per window of the scope, what {@code window_corrections} now holds, read once after the run finalized it: the
      * rows served as final ({@code kept_*}: not removed) — key count, fingerprint and summed metrics, to be compared
      * with the batch's — and the removed rows' key count and fingerprint. The two fingerprints XORed are the window's
-     * {@link #finalFingerprints} (a kept row's seed is 0, a removed row's 1), which the run records.
+     * {@link #finalFingerprints} (a kept row's seed is 0, a removed row's 1), which the run records. {@code table}:
+     * {@code window_corrections}, or the run's {@link NewPartition} not attached yet, which holds all of the scope's.
      */
-    static Sql finalRows(Scope scope) {
+    static Sql finalRows(Scope scope, String table) {
         return new Sql()
                 .add("SELECT window_start, count(*) FILTER (WHERE NOT removed) AS kept_keys, coalesce(bit_xor("
                         + rowHash("0") + ") FILTER (WHERE NOT removed), 0) AS kept_fingerprint, "
                         + eachMetric(m -> "coalesce(sum(" + m.column() + ") FILTER (WHERE NOT removed), 0)::"
                                 + m.sqlType() + " AS " + m.column())
                         + ", count(*) FILTER (WHERE removed) AS removed_keys, coalesce(bit_xor(" + rowHash("1")
-                        + ") FILTER (WHERE removed), 0) AS removed_fingerprint FROM " + WindowCorrectionsTable.TABLE
-                        + " WHERE ")
+                        + ") FILTER (WHERE removed), 0) AS removed_fingerprint FROM " + table + " WHERE ")
                 .inScope("window_start", scope)
                 .add(" GROUP BY window_start");
     }
@@ -329,15 +404,16 @@ final class ReconcileStatements {
      * How many keys of the scope run {@code runId} found only in the stream (its diffs) have no row in
      * {@code window_corrections}: {@code window_metrics} would still serve them from the stream, not final. With the
      * batch's keys all finalized (their fingerprint) and the stream's key count checked against the diffs, 0 means
-     * the view serves no key of the scope as not final. Index lookups, one per such key.
+     * the view serves no key of the scope as not final. Index lookups, one per such key. {@code table} as for
+     * {@link #finalRows}.
      */
-    static Sql streamKeysNotFinalized(Scope scope, long runId) {
+    static Sql streamKeysNotFinalized(Scope scope, long runId, String table) {
         return new Sql()
                 .add("SELECT count(*) AS n FROM " + ReconciliationDiffsTable.TABLE + " d WHERE d.run_id = ")
                 .bigint(runId)
                 .add(" AND d.status = 'missing_in_batch' AND ")
                 .inScope("d.window_start", scope)
-                .add(" AND NOT EXISTS (SELECT 1 FROM " + WindowCorrectionsTable.TABLE + " c WHERE c.window_start ="
+                .add(" AND NOT EXISTS (SELECT 1 FROM " + table + " c WHERE c.window_start ="
                         + " d.window_start AND c.campaign_id = d.campaign_id AND c.channel_id = d.channel_id)");
     }
 

@@ -9,6 +9,7 @@ import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
 import dev.recount.db.tables.ServingSettingsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowCorrectionsWritesTable;
 import dev.recount.db.tables.WindowSizes;
 import dev.recount.reconcile.report.ReportData;
@@ -266,8 +267,14 @@ public final class Reconciler {
                             : "comparing stream and batch (dry run)");
             WindowChanges changes = WindowChanges.of(survey, recorded);
             Optional<Scope> changed = changes.changedPart(scope);
-            Reconciled reconciled =
-                    changed.isPresent() ? reconcileOnce(conn, changed.get(), mode, runId) : Reconciled.NOTHING;
+            // A first run fills a table of its own for its days (NewPartition), attached just before committing.
+            Optional<NewPartition> newPartition = changed.isPresent() && mode == Mode.APPLY
+                    ? NewPartition.create(conn, changed.get(), settings.zone())
+                    : Optional.empty();
+            Reconciled reconciled = changed.isPresent()
+                    ? reconcileOnce(conn, changed.get(), mode, runId, newPartition, survey)
+                    : Reconciled.NOTHING;
+            if (newPartition.isPresent()) newPartition.get().index(conn, settings.workMem());
             copyUnchangedDiffs(conn, runId, changes);
             Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
             LOG.info(
@@ -290,8 +297,14 @@ public final class Reconciler {
             // A dry run changed nothing the view serves: what it would serve is the batch totals, by construction.
             WindowMetrics finalTotals = comparison.range().batch();
             if (mode == Mode.APPLY) {
-                Map<Long, FinalizedCheck.Window> finalNow =
-                        changed.isPresent() ? FinalizedCheck.check(conn, changed.get(), runId, survey) : Map.of();
+                Map<Long, FinalizedCheck.Window> finalNow = changed.isPresent()
+                        ? FinalizedCheck.check(
+                                conn,
+                                changed.get(),
+                                runId,
+                                survey,
+                                newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE))
+                        : Map.of();
                 recordWindows(conn, runId, survey, changes, finalNow);
             }
             long t2 = System.nanoTime();
@@ -330,6 +343,18 @@ public final class Reconciler {
                             : List.of(new AttributionSection(attribution, mode == Mode.DRY_RUN)));
             long t3 = System.nanoTime();
 
+            if (newPartition.isPresent()) {
+                progress.stage("attaching the new partition of window_corrections");
+                if (!newPartition.get().attach(conn)) {
+                    LOG.warn(
+                            "run {}: attaching {} would have waited more than {} s for a query reading"
+                                    + " window_corrections_default; its rows were moved into window_corrections"
+                                    + " (its default partition) instead",
+                            runId,
+                            newPartition.get().name(),
+                            NewPartition.ATTACH_LOCK_TIMEOUT.toSeconds());
+                }
+            }
             KeyCounts k = comparison.range().counts();
             ReconciliationRunsTable.succeed(
                     conn,
@@ -431,12 +456,27 @@ public final class Reconciler {
      * The statement that compares key by key, records the diffs and (unless a dry run) finalizes and logs, over the
      * windows that changed: see {@link ReconcileStatements#reconcile}.
      */
-    private Reconciled reconcileOnce(Connection conn, Scope scope, Mode mode, long runId) throws SQLException {
+    private Reconciled reconcileOnce(
+            Connection conn,
+            Scope scope,
+            Mode mode,
+            long runId,
+            Optional<NewPartition> newPartition,
+            ScopeSurvey survey)
+            throws SQLException {
         Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
         long keysFinalized = 0;
-        try (PreparedStatement ps = ReconcileStatements.reconcile(
-                                scope, runId, settings.tolerances(), settings.zone(), mode == Mode.APPLY)
-                        .prepare(conn);
+        Sql statement = newPartition.isPresent()
+                ? ReconcileStatements.reconcileIntoNewPartition(
+                        scope,
+                        runId,
+                        settings.tolerances(),
+                        settings.zone(),
+                        newPartition.get(),
+                        batchKeys(survey, scope))
+                : ReconcileStatements.reconcile(
+                        scope, runId, settings.tolerances(), settings.zone(), mode == Mode.APPLY);
+        try (PreparedStatement ps = statement.prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (ReconcileStatements.FINALIZED.equals(rs.getString("what"))) keysFinalized = rs.getLong("n");
@@ -444,6 +484,15 @@ public final class Reconciler {
             }
         }
         return new Reconciled(keysFinalized, corrections);
+    }
+
+    /** How many batch rows the survey found in the windows of {@code scope}. */
+    private static long batchKeys(ScopeSurvey survey, Scope scope) {
+        java.util.function.LongPredicate covered = scope.coversWindow();
+        return survey.windows().values().stream()
+                .filter(w -> covered.test(w.windowStartMillis()))
+                .mapToLong(w -> w.batch().keys())
+                .sum();
     }
 
     /** The diffs of the windows nothing changed in since their last run: that run's, copied (one statement). */

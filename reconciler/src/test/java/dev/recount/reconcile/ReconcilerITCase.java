@@ -4,6 +4,7 @@ import static dev.recount.reconcile.testutils.ReconcileDb.key;
 import static dev.recount.reconcile.testutils.ReconcileDb.m;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
@@ -20,12 +21,14 @@ import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
@@ -73,6 +76,10 @@ class ReconcilerITCase {
     @BeforeEach
     void setUp() throws Exception {
         db = ReconcileDb.fresh("reconciler");
+        fill(db);
+    }
+
+    static void fill(ReconcileDb db) throws SQLException {
         db.stream(MATCH, MATCH_V, 1);
         db.stream(MISMATCH, MISMATCH_S, 2);
         db.stream(ONLY_STREAM, ONLY_STREAM_V, 1);
@@ -430,6 +437,221 @@ class ReconcilerITCase {
         RunResult third = reconciler(Tolerances.exact()).reconcile(range);
         assertThat(third.comparison()).isEqualTo(first.comparison());
         assertThat(third.keysFinalized()).isZero();
+    }
+
+    /** The Auckland days of FROM..TO (the 28th and the 29th there), in UTC: the first run's table of its own. */
+    static final String NEW_PARTITION = "window_corrections_20261127t1100_20261129t1100";
+
+    @Test
+    void aFirstRunFillsATableOfItsOwnThatNobodySeesBeforeTheRunCommits() throws Exception {
+        Map<String, Long> midRun = new LinkedHashMap<>();
+        RunProgress peek = new RunProgress() {
+            @Override
+            public void stage(String name) {
+                if (!name.startsWith("writing the report")) return;
+                // Filled, indexed and checked by now; another session still sees nothing of it.
+                try (Connection c = db.admin()) {
+                    midRun.put("corrections", count(c, "SELECT count(*) FROM window_corrections"));
+                    midRun.put("final", count(c, "SELECT count(*) FROM window_metrics WHERE is_final"));
+                    midRun.put("partitions", count(c, "SELECT count(*) FROM window_corrections_partitions"));
+                    midRun.put(
+                            "tables",
+                            count(
+                                    c,
+                                    "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = '"
+                                            + NEW_PARTITION + "'"));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            @Override
+            public void rows(long done, long total) {}
+
+            @Override
+            public void close() {}
+        };
+        RunResult first = reconciler(Tolerances.exact()).withProgress(peek).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(midRun)
+                .containsExactly(
+                        entry("corrections", 0L), entry("final", 0L), entry("partitions", 0L), entry("tables", 0L));
+        assertThat(first.keysFinalized()).isEqualTo(4);
+        try (Connection c = db.admin()) {
+            try (Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT partition_name, lower(bounds), upper(bounds), attached"
+                            + " FROM window_corrections_partitions")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo(NEW_PARTITION);
+                assertThat(rs.getObject(2, java.time.OffsetDateTime.class).toInstant())
+                        .isEqualTo(Instant.parse("2026-11-27T11:00:00Z"));
+                assertThat(rs.getObject(3, java.time.OffsetDateTime.class).toInstant())
+                        .isEqualTo(Instant.parse("2026-11-29T11:00:00Z"));
+                assertThat(rs.getBoolean(4)).isTrue();
+                assertThat(rs.next()).isFalse();
+            }
+            assertThat(count(c, "SELECT count(*) FROM " + NEW_PARTITION)).isEqualTo(4);
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_default"))
+                    .isZero();
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = '"
+                                    + NEW_PARTITION + "'"))
+                    .as("primary key and per-campaign index")
+                    .isEqualTo(2);
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+        }
+        // Attached, it is written through window_corrections only; the functions refuse anything but a new table.
+        try (Connection c = db.reconcilerPool().getConnection();
+                Statement st = c.createStatement()) {
+            assertThatThrownBy(() -> st.executeUpdate("DELETE FROM " + NEW_PARTITION))
+                    .hasMessageContaining("permission denied");
+            assertThatThrownBy(() ->
+                            st.execute("SELECT window_corrections_attach_partition('window_corrections_default')"))
+                    .hasMessageContaining("is no new partition");
+            assertThatThrownBy(() -> st.execute("SELECT window_corrections_index_partition('" + NEW_PARTITION + "')"))
+                    .hasMessageContaining("is no new partition");
+            try (ResultSet rs = st.executeQuery(
+                    "SELECT window_corrections_new_partition('2026-11-28T12:00Z', '2026-12-02T00:00Z')")) {
+                rs.next();
+                assertThat(rs.getString(1)).as("overlaps the run's table").isNull();
+            }
+        }
+    }
+
+    @Test
+    void aFirstRunThatFailsLeavesNoTableBehind() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        // The report is written after the table was filled, indexed and checked, before it is attached.
+        Path notADirectory = Files.writeString(reports.resolve("not-a-directory"), "x");
+        Reconciler failing = new Reconciler(
+                db.reconcilerPool(), new Reconciler.Settings(ZONE, Tolerances.exact(), notADirectory), CLOCK);
+        assertThatThrownBy(() -> failing.reconcile(range)).isInstanceOf(IOException.class);
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM window_corrections")).isZero();
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
+                    .isZero();
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                                    + " AND tablename LIKE 'window\\_corrections\\_2%'"))
+                    .isZero();
+            assertThat(count(c, "SELECT count(*) FROM correction_log")).isZero();
+        }
+        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(again.keysFinalized()).isEqualTo(4);
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM " + NEW_PARTITION)).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void aFirstRunThatWouldWaitToAttachItsTableMovesTheRowsIntoWindowCorrectionsInstead() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        RunResult first;
+        try (Connection reader = db.admin()) {
+            // A long query of window_metrics holds window_corrections_default until it ends: attaching would wait,
+            // and every reader arriving meanwhile would queue behind it.
+            reader.setAutoCommit(false);
+            assertThat(count(reader, "SELECT count(*) FROM window_metrics")).isEqualTo(5);
+            first = reconciler(Tolerances.exact()).reconcile(range);
+            reader.commit();
+        }
+        assertThat(first.keysFinalized()).isEqualTo(4);
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
+                    .isZero();
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = '"
+                                    + NEW_PARTITION + "'"))
+                    .isZero();
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_default"))
+                    .isEqualTo(4);
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+        }
+        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(again.keysFinalized()).isZero();
+        assertThat(again.comparison()).isEqualTo(first.comparison());
+    }
+
+    @Test
+    void aRangeReachingIntoADayWithATableAlreadyIsFinalizedThroughWindowCorrections() throws Exception {
+        // W0 and W1 are the 28th in Auckland: that day gets its table. W2 (the 29th) is not reconciled yet.
+        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(W0, W2));
+        RunResult whole = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(whole.keysFinalized()).as("ONLY_STREAM, in W2").isEqualTo(1);
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
+                    .isEqualTo(1);
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_20261127t1100_20261128t1100"))
+                    .isEqualTo(3);
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_default WHERE removed"))
+                    .isEqualTo(1);
+            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+            assertThat(WindowMetricsView.find(c, ONLY_BATCH).orElseThrow()).isEqualTo(served(ONLY_BATCH, ONLY_BATCH_V));
+        }
+    }
+
+    @Test
+    void aTableOfItsOwnServesWhatInsertingIntoWindowCorrectionsServes() throws Exception {
+        // The same data in a second schema whose days already have an (empty, indexed) partition: its runs insert
+        // through window_corrections, as before V19. After a first run, a rerun, and a re-backfill with one changed
+        // value and one dropped key and its run, both serve, finalize and log the same.
+        try (ReconcileDb indexed = ReconcileDb.fresh("reconciler-indexed")) {
+            fill(indexed);
+            try (Connection c = indexed.admin();
+                    Statement st = c.createStatement()) {
+                st.execute("SELECT window_corrections_index_partition(window_corrections_new_partition("
+                        + "'2026-11-27T11:00Z', '2026-11-29T11:00Z'))");
+                st.execute("SELECT window_corrections_attach_partition('" + NEW_PARTITION + "')");
+            }
+            Reconciler other = new Reconciler(
+                    indexed.reconcilerPool(),
+                    new Reconciler.Settings(ZONE, Tolerances.exact(), reports.resolve("indexed")),
+                    CLOCK);
+            Scope range = ScopeResolver.range(FROM, TO);
+            Map<WindowKey, WindowMetrics> rebackfill = new LinkedHashMap<>(batchRows(MISMATCH_B));
+            rebackfill.put(MATCH, m(100, 6, 1, 2_000_000, 107));
+            rebackfill.remove(ONLY_BATCH);
+            for (int step = 0; step < 3; step++) {
+                if (step == 2) {
+                    db.batchRange(FROM, TO, rebackfill);
+                    indexed.batchRange(FROM, TO, rebackfill);
+                }
+                RunResult a = reconciler(Tolerances.exact()).reconcile(range);
+                RunResult b = other.reconcile(range);
+                assertThat(a.keysFinalized()).as("step %d", step).isEqualTo(b.keysFinalized());
+                assertThat(a.corrections()).as("step %d", step).isEqualTo(b.corrections());
+                try (Connection ca = db.admin();
+                        Connection cb = indexed.admin()) {
+                    for (String q : SERVED)
+                        assertThat(text(ca, q)).as("step %d: %s", step, q).isEqualTo(text(cb, q));
+                    assertThat(count(cb, "SELECT count(*) FROM window_corrections_default"))
+                            .isZero();
+                }
+            }
+        }
+    }
+
+    /** What is served, finalized and logged, without the times of the runs. */
+    static final List<String> SERVED = List.of(
+            "SELECT string_agg(concat_ws(' ', window_start, window_end, campaign_id, channel_id, impressions, clicks,"
+                    + " conversions, spend_micros, events, source, is_final), E'\\n' ORDER BY window_start,"
+                    + " campaign_id, channel_id) FROM window_metrics",
+            "SELECT string_agg(concat_ws(' ', window_start, window_end, campaign_id, channel_id, impressions, clicks,"
+                    + " conversions, spend_micros, events, removed, reconciliation_run_id, batch_run_id), E'\\n'"
+                    + " ORDER BY window_start, campaign_id, channel_id) FROM window_corrections",
+            "SELECT string_agg(concat_ws(' ', reconciliation_run_id, window_start, campaign_id, channel_id, metric,"
+                    + " before_value, after_value, reason), E'\\n' ORDER BY log_id) FROM correction_log");
+
+    static String text(Connection c, String sql) throws Exception {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     static long count(Connection c, String sql) throws Exception {
