@@ -57,7 +57,8 @@ public final class StreamRun {
         if (s.restore() == StreamSettings.Restore.CLUSTER) {
             return startAsTheClusterDecides(s, bounded, fromEarliest, environments, log);
         }
-        Preflight.check(s);
+        // Nothing is written (not even the run ledger) before both checks passed.
+        Preflight.Checked checked = Preflight.checkAndRead(s, bounded);
         RunLedger ledger = new RunLedger(s.checkpointDir());
         if (fromEarliest) {
             ledger.discardAll();
@@ -67,7 +68,7 @@ public final class StreamRun {
         long windowMillis = s.eventTime().windowSize().toMillis();
         ResumePlan plan = RestoreGuard.check(
                 ledger.plan(bounded, s.topics().input(), windowMillis),
-                Preflight.committed(s),
+                checked.committed(),
                 fromEarliest,
                 RestoreGuard::readCheckpointId,
                 log);
@@ -75,8 +76,7 @@ public final class StreamRun {
 
         Map<TopicPartition, Long> stopOffsets = null;
         if (bounded) {
-            stopOffsets = new HashMap<>(
-                    KafkaOffsets.latest(s.bootstrapServers(), s.topics().input()));
+            stopOffsets = new HashMap<>(checked.latestInputOffsets());
             if (plan.carriedStopOffsets() != null) stopOffsets.putAll(plan.carriedStopOffsets());
             log.accept("--bounded: stopping at offsets " + RunRecord.formatOffsets(stopOffsets));
         }
