@@ -23,7 +23,7 @@ import org.apache.flink.metrics.MetricGroup;
  *
  * <p>Through the REST API the same figure comes from a copy of all metrics that the Web UI refreshes every
  * {@code metrics.fetcher.update-interval}: to see it fresh the job had to poll the REST API and have every metric of
- * every task serialized every 200 ms, about 1–1.5 s of CPU per 20 s run on the JobManager's threads
+ * every task serialized every 200 ms, about 1.2–1.9 s of CPU per 20 s run on the JobManager's threads
  * (docs/benchmarks.md §1c). A metric reporter ({@link WindowWatermarkReporter}) hands Flink's gauges to this object
  * instead, where reading one is reading a field.
  *
