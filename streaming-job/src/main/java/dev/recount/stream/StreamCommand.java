@@ -119,8 +119,7 @@ public final class StreamCommand implements Callable<Integer> {
         out.println("job " + job.jobId() + " running"
                 + (bounded ? " until the offsets above" : "; Ctrl-C stops it with a savepoint"));
         WindowCloseCheckpoints windowClose = settings.checkpointOnWindowClose() && environment.webUiPort() > 0
-                ? StreamRun.checkpointOnWindowClose(
-                        job, "127.0.0.1", environment.webUiPort(), environment.checkpointToken(), settings)
+                ? StreamRun.checkpointOnWindowClose(job, environment, settings)
                 : null;
 
         // Handled as signals rather than a shutdown hook: the JVM must keep running (with Flink's own shutdown

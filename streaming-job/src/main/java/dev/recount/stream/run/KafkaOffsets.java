@@ -24,6 +24,13 @@ final class KafkaOffsets {
         p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         try (Admin admin = Admin.create(p)) {
+            return latest(admin, bootstrapServers, topic);
+        }
+    }
+
+    /** As {@link #latest(String, String)}, with a client that is already connected. */
+    static Map<TopicPartition, Long> latest(Admin admin, String bootstrapServers, String topic) {
+        try {
             TopicDescription d = admin.describeTopics(List.of(topic))
                     .allTopicNames()
                     .get(30, TimeUnit.SECONDS)

@@ -1,5 +1,6 @@
 package dev.recount.stream.run;
 
+import dev.recount.stream.StreamJob;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -34,6 +35,8 @@ public final class LocalFlinkEnvironment {
      * written anywhere, so only this JVM knows it: {@link WindowCloseCheckpoints} asks through it).
      */
     private final String checkpointToken = newToken();
+    /** The window operator's watermark, read in this JVM by {@link WindowCloseCheckpoints} (no REST polling). */
+    private final WindowWatermarkGauges windowWatermarks = WindowWatermarkGauges.create(StreamJob.WINDOW);
 
     /** @param preferredWebUiPort {@code stream.web-ui-port}: used when free; 0 = any free port */
     public LocalFlinkEnvironment(int preferredWebUiPort) {
@@ -50,12 +53,17 @@ public final class LocalFlinkEnvironment {
         webUiPort = choosePort(preferredWebUiPort);
         Configuration local = loopbackOnly(conf, webUiPort);
         local.set(ReadOnlyRestHandlerFactory.CHECKPOINT_TOKEN, checkpointToken);
-        return StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(local);
+        return StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(windowWatermarks.reportingTo(local));
     }
 
     /** The secret a checkpoint request to the local REST API must carry ({@link ReadOnlyRestHandler#TOKEN_HEADER}). */
     public String checkpointToken() {
         return checkpointToken;
+    }
+
+    /** The window operator's watermark of the jobs this environment's MiniCluster runs. */
+    public WindowWatermarkGauges windowWatermarks() {
+        return windowWatermarks;
     }
 
     /** The Web UI's port once {@link #create} made a local MiniCluster; -1 under {@code flink run}. */

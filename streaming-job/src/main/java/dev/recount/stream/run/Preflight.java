@@ -11,29 +11,82 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job: the three
  * topics exist, and PostgreSQL lets the stream's own login in, with its group role's privileges and recount's tables
  * in the configured schema. Each failure is one line.
+ *
+ * <p>{@link #checkAndRead} runs Kafka's side on another thread while PostgreSQL's runs on the caller's (each is mostly
+ * waiting for its client to load and connect, ~0.3–0.7 s together at start-up), and reads what the run needs from each
+ * with the same clients: the latest input offsets (--bounded) and what the job committed last. It returns only when
+ * both sides passed; when both failed, Kafka's failure is the one reported, as when they ran one after the other.
  */
 final class Preflight {
     private Preflight() {}
 
+    /** What the start of a run reads while checking. */
+    record Checked(Optional<StreamProgressTable.Committed> committed, Map<TopicPartition, Long> latestInputOffsets) {}
+
     static void check(StreamSettings s) {
-        checkTopics(s);
-        checkPostgres(s);
+        checkTopics(s, null);
+        checkPostgres(s, false);
     }
 
-    private static void checkTopics(StreamSettings s) {
+    /**
+     * Checks Kafka and PostgreSQL (as {@link #check}) and reads what the job committed last and, if
+     * {@code readLatestOffsets}, the input topic's latest offsets (else that map is null).
+     */
+    static Checked checkAndRead(StreamSettings s, boolean readLatestOffsets) {
+        CompletableFuture<Map<TopicPartition, Long>> kafka = new CompletableFuture<>();
+        Thread kafkaSide = new Thread(
+                () -> {
+                    try {
+                        kafka.complete(
+                                checkTopics(s, readLatestOffsets ? s.topics().input() : null));
+                    } catch (Throwable e) {
+                        kafka.completeExceptionally(e);
+                    }
+                },
+                "preflight-kafka");
+        kafkaSide.setDaemon(true);
+        kafkaSide.start();
+
+        Optional<StreamProgressTable.Committed> committed = null;
+        RuntimeException postgresFailure = null;
+        try {
+            committed = checkPostgres(s, true);
+        } catch (RuntimeException e) {
+            postgresFailure = e;
+        }
+        Map<TopicPartition, Long> offsets;
+        try {
+            offsets = kafka.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw e;
+        }
+        if (postgresFailure != null) throw postgresFailure;
+        return new Checked(committed, offsets);
+    }
+
+    /**
+     * Fails unless the three topics exist; then, when {@code latestOffsetsOf} is a topic, returns its latest offsets
+     * read with the same client (else null).
+     */
+    private static Map<TopicPartition, Long> checkTopics(StreamSettings s, String latestOffsetsOf) {
         Properties p = new Properties();
         p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
         p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
@@ -49,6 +102,7 @@ final class Preflight {
                 throw new IllegalStateException("Kafka at " + s.bootstrapServers() + " has no topic "
                         + String.join(", ", missing) + " (`./recount up` creates them)");
             }
+            return latestOffsetsOf == null ? null : KafkaOffsets.latest(admin, s.bootstrapServers(), latestOffsetsOf);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot reach Kafka at " + s.bootstrapServers() + " (is the stack up?)", e);
         } catch (InterruptedException e) {
@@ -57,9 +111,9 @@ final class Preflight {
         }
     }
 
-    /** What the job committed last (see RestoreGuard), if it ever committed. */
-    static Optional<StreamProgressTable.Committed> committed(StreamSettings s) {
-        try (Connection c = connect(s)) {
+    /** What the job committed last (see RestoreGuard), if it ever committed; read through {@code c}. */
+    private static Optional<StreamProgressTable.Committed> committed(Connection c, StreamSettings s) {
+        try {
             c.setSchema(s.postgres().schema());
             return StreamProgressTable.committed(c, StreamSettings.JOB_NAME);
         } catch (SQLException e) {
@@ -86,8 +140,11 @@ final class Preflight {
         }
     }
 
-    /** Logs in as the committer will and checks its privileges and the tables. */
-    private static void checkPostgres(StreamSettings s) {
+    /**
+     * Logs in as the committer will and checks its privileges and the tables; then, if {@code readCommitted}, reads
+     * what the job committed last over the same connection (else returns null).
+     */
+    private static Optional<StreamProgressTable.Committed> checkPostgres(StreamSettings s, boolean readCommitted) {
         Connection c = connect(s);
         try (c;
                 PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
@@ -101,6 +158,7 @@ final class Preflight {
                                     + " table (`./recount up` applies the migrations)");
                 }
             }
+            return readCommitted ? committed(c, s) : null;
         } catch (SQLException e) {
             throw new IllegalStateException("PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);
         }

@@ -19,7 +19,6 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -58,7 +57,8 @@ public final class StreamRun {
         if (s.restore() == StreamSettings.Restore.CLUSTER) {
             return startAsTheClusterDecides(s, bounded, fromEarliest, environments, log);
         }
-        Preflight.check(s);
+        // Nothing is written (not even the run ledger) before both checks passed.
+        Preflight.Checked checked = Preflight.checkAndRead(s, bounded);
         RunLedger ledger = new RunLedger(s.checkpointDir());
         if (fromEarliest) {
             ledger.discardAll();
@@ -68,7 +68,7 @@ public final class StreamRun {
         long windowMillis = s.eventTime().windowSize().toMillis();
         ResumePlan plan = RestoreGuard.check(
                 ledger.plan(bounded, s.topics().input(), windowMillis),
-                Preflight.committed(s),
+                checked.committed(),
                 fromEarliest,
                 RestoreGuard::readCheckpointId,
                 log);
@@ -76,8 +76,7 @@ public final class StreamRun {
 
         Map<TopicPartition, Long> stopOffsets = null;
         if (bounded) {
-            stopOffsets = new HashMap<>(
-                    KafkaOffsets.latest(s.bootstrapServers(), s.topics().input()));
+            stopOffsets = new HashMap<>(checked.latestInputOffsets());
             if (plan.carriedStopOffsets() != null) stopOffsets.putAll(plan.carriedStopOffsets());
             log.accept("--bounded: stopping at offsets " + RunRecord.formatOffsets(stopOffsets));
         }
@@ -149,22 +148,23 @@ public final class StreamRun {
     }
 
     /**
-     * Starts {@link WindowCloseCheckpoints} for {@code job} through the REST API at {@code host:port} (its checkpoint
-     * requests carry {@code checkpointToken}, see LocalFlinkEnvironment); null (and a
-     * log line) when it cannot be set up: the periodic checkpoints still commit every row, only later.
+     * Starts {@link WindowCloseCheckpoints} for {@code job} on the local MiniCluster of {@code environment}: the
+     * watermark read in this JVM, checkpoint requests through its REST API with its secret. Null (and a log line) when
+     * it cannot be set up: the periodic checkpoints still commit every row, only later.
      */
     public static WindowCloseCheckpoints checkpointOnWindowClose(
-            RunningJob job, String host, int port, String checkpointToken, StreamSettings s) {
-        Configuration rest = new Configuration();
-        rest.set(org.apache.flink.configuration.RestOptions.ADDRESS, host);
-        rest.set(org.apache.flink.configuration.RestOptions.PORT, port);
+            RunningJob job, LocalFlinkEnvironment environment, StreamSettings s) {
         try {
             return new WindowCloseCheckpoints(
-                            new RestJob(rest, job.jobId(), StreamJob.WINDOW, checkpointToken),
+                            new LocalClusterJob(
+                                    job.jobId(),
+                                    environment.windowWatermarks(),
+                                    environment.webUiPort(),
+                                    environment.checkpointToken()),
                             s.eventTime().windowSize().toMillis(),
                             System::currentTimeMillis)
                     .start(WINDOW_CLOSE_POLL_MILLIS);
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             org.slf4j.LoggerFactory.getLogger(StreamRun.class)
                     .warn(
                             "no checkpoints on window close ({}); rows are "
@@ -174,7 +174,10 @@ public final class StreamRun {
         }
     }
 
-    /** How often the window operator's watermark is read for {@link #checkpointOnWindowClose}. */
+    /**
+     * How often the window operator's watermark is read for {@link #checkpointOnWindowClose}: a window-close
+     * checkpoint is asked for at most this long after the watermark passed the window end.
+     */
     static final long WINDOW_CLOSE_POLL_MILLIS = 200;
 
     /** @param lineage the chain of runs this run continues (ResumePlan#lineage) */
@@ -254,14 +257,6 @@ public final class StreamRun {
         // once more, then the job restarts with the back-off above.
         c.set(SinkOptions.COMMITTER_RETRIES, 1);
         if (plan.kind() == ResumePlan.Kind.RESTORE) c.set(StateRecoveryOptions.SAVEPOINT_PATH, plan.snapshot());
-        if (s.checkpointOnWindowClose()) {
-            // WindowCloseCheckpoints reads the watermark through the REST API, which answers from a copy of the
-            // metrics refreshed at most every metrics.fetcher.update-interval (10 s by default): the watermark it saw
-            // was up to 10 s old, so the checkpoint came up to 10 s after the window closed, drifting with the
-            // refresh (docs/benchmarks.md §4). Refreshed as often as it polls, the copy is at most two polls old.
-            // Only the local MiniCluster's Web UI takes this from here; a cluster keeps its own setting.
-            c.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(WINDOW_CLOSE_POLL_MILLIS));
-        }
         return c;
     }
 }

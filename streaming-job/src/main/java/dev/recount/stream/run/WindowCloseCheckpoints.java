@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * per window. They are ordinary checkpoints of the configured kind: nothing about exactly-once changes.
  *
  * <p>Only while the job keeps up with real time (its watermark less than one window behind the wall clock). It
- * watches the job from outside (the REST API: {@link Job}), polling every {@code pollMillis}; a poll that
- * fails is ignored (the next one tries again), and a trigger while a checkpoint is running waits for it.
+ * polls the job every {@code pollMillis} ({@link Job}: on the local MiniCluster the watermark is read in this JVM,
+ * {@link LocalClusterJob}); a poll that fails is ignored (the next one tries again), and a trigger while a checkpoint
+ * is running waits for it.
  */
 public final class WindowCloseCheckpoints implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WindowCloseCheckpoints.class);
@@ -93,16 +94,9 @@ public final class WindowCloseCheckpoints implements AutoCloseable {
         return triggered;
     }
 
-    /** Stops polling (and closes the job's client, if it has one). */
+    /** Stops polling. */
     @Override
     public void close() {
         timer.shutdownNow();
-        if (job instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                LOG.debug("closing the REST client: {}", e.toString());
-            }
-        }
     }
 }

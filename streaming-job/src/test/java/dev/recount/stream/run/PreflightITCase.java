@@ -1,0 +1,105 @@
+package dev.recount.stream.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.stream.testutils.StreamTestStack;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The pre-flight checks against a real broker and PostgreSQL: Kafka's side runs on its own thread while PostgreSQL's
+ * runs on the caller's, and a start that fails either stops before anything is written (no run ledger, no job).
+ */
+class PreflightITCase {
+    private final StreamTestStack stack = new StreamTestStack();
+
+    @Test
+    void aPassingCheckReadsTheLatestOffsetsAndWhatWasCommitted(@TempDir Path home) throws Exception {
+        String input = stack.createTopic("preflight", 2);
+        try (KafkaProducer<byte[], byte[]> producer = stack.producer()) {
+            for (int i = 0; i < 3; i++) {
+                producer.send(new ProducerRecord<>(input, 1, null, "x".getBytes(StandardCharsets.UTF_8)))
+                        .get();
+            }
+        }
+        StreamTestStack.Job job = stack.newJob(input, home, Map.of());
+
+        Preflight.Checked bounded = Preflight.checkAndRead(job.settings(), true);
+        assertThat(bounded.latestInputOffsets())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(new TopicPartition(input, 0), 0L, new TopicPartition(input, 1), 3L));
+        assertThat(bounded.committed())
+                .as("a fresh schema: nothing committed yet")
+                .isEmpty();
+
+        assertThat(Preflight.checkAndRead(job.settings(), false).latestInputOffsets())
+                .as("unbounded: no offsets read")
+                .isNull();
+    }
+
+    @Test
+    void aMissingTopicStopsTheStartBeforeAnythingIsWritten(@TempDir Path home) throws Exception {
+        StreamTestStack.Job job = stack.newJob(
+                stack.createTopic("preflight", 1), home, Map.of("topics.backfill", "no-such-topic-preflight"));
+        assertThatThrownBy(() -> StreamRun.start(
+                        job.settings(),
+                        true,
+                        true,
+                        conf -> {
+                            throw new AssertionError("no environment may be created");
+                        },
+                        line -> {}))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no topic no-such-topic-preflight")
+                .hasMessageContaining("`./recount up` creates them");
+        assertThat(Files.exists(home.resolve("checkpoints")))
+                .as("no run ledger written")
+                .isFalse();
+    }
+
+    @Test
+    void aFailedLoginStopsTheStartBeforeAnythingIsWritten(@TempDir Path home, @TempDir Path secrets) throws Exception {
+        Path wrong = Files.writeString(secrets.resolve("wrong.password"), "not-the-password\n");
+        StreamTestStack.Job job = stack.newJob(
+                stack.createTopic("preflight", 1), home, Map.of("postgres.stream.password-file", wrong.toString()));
+        assertThatThrownBy(() -> StreamRun.start(
+                        job.settings(),
+                        true,
+                        true,
+                        conf -> {
+                            throw new AssertionError("no environment may be created");
+                        },
+                        line -> {}))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot log in to PostgreSQL")
+                .hasMessageContaining("password from");
+        assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
+    }
+
+    @Test
+    void whenBothSidesFailKafkasFailureIsReportedAsBefore(@TempDir Path home) throws Exception {
+        String input = stack.createTopic("preflight", 1);
+        StreamTestStack.Job postgresFails =
+                stack.newJob(input, home.resolve("a"), Map.of("postgres.schema", "no_such_schema_preflight"));
+        assertThatThrownBy(() -> Preflight.checkAndRead(postgresFails.settings(), true))
+                .as("PostgreSQL's side fails alone")
+                .hasMessageContaining("no_such_schema_preflight")
+                .hasMessageNotContaining("has no topic");
+
+        StreamTestStack.Job bothFail = stack.newJob(
+                input,
+                home.resolve("b"),
+                Map.of("topics.dead-letter", "no-such-topic-preflight", "postgres.schema", "no_such_schema_preflight"));
+        assertThatThrownBy(() -> Preflight.checkAndRead(bothFail.settings(), true))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no topic no-such-topic-preflight");
+    }
+}
