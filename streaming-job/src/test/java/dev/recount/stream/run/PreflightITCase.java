@@ -11,6 +11,7 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,15 +50,7 @@ class PreflightITCase {
     void aMissingTopicStopsTheStartBeforeAnythingIsWritten(@TempDir Path home) throws Exception {
         StreamTestStack.Job job = stack.newJob(
                 stack.createTopic("preflight", 1), home, Map.of("topics.backfill", "no-such-topic-preflight"));
-        assertThatThrownBy(() -> StreamRun.start(
-                        job.settings(),
-                        true,
-                        true,
-                        conf -> {
-                            throw new AssertionError("no environment may be created");
-                        },
-                        line -> {}))
-                .isInstanceOf(IllegalStateException.class)
+        assertStartFails(job)
                 .hasMessageContaining("has no topic no-such-topic-preflight")
                 .hasMessageContaining("`./recount up` creates them");
         assertThat(Files.exists(home.resolve("checkpoints")))
@@ -70,15 +63,7 @@ class PreflightITCase {
         Path wrong = Files.writeString(secrets.resolve("wrong.password"), "not-the-password\n");
         StreamTestStack.Job job = stack.newJob(
                 stack.createTopic("preflight", 1), home, Map.of("postgres.stream.password-file", wrong.toString()));
-        assertThatThrownBy(() -> StreamRun.start(
-                        job.settings(),
-                        true,
-                        true,
-                        conf -> {
-                            throw new AssertionError("no environment may be created");
-                        },
-                        line -> {}))
-                .isInstanceOf(IllegalStateException.class)
+        assertStartFails(job)
                 .hasMessageContaining("cannot log in to PostgreSQL")
                 .hasMessageContaining("password from");
         assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
@@ -101,5 +86,18 @@ class PreflightITCase {
         assertThatThrownBy(() -> Preflight.checkAndRead(bothFail.settings(), true))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("has no topic no-such-topic-preflight");
+    }
+
+    /** Starting {@code job} fails before any Flink environment is created. */
+    private static AbstractThrowableAssert<?, ? extends Throwable> assertStartFails(StreamTestStack.Job job) {
+        return assertThatThrownBy(() -> StreamRun.start(
+                        job.settings(),
+                        true,
+                        true,
+                        conf -> {
+                            throw new AssertionError("no environment may be created");
+                        },
+                        line -> {}))
+                .isInstanceOf(IllegalStateException.class);
     }
 }
