@@ -25,7 +25,6 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.OutputTag;
 
 /**
  * The speed layer's pipeline, top-down (CONTRACT §1–§4):
@@ -78,10 +77,6 @@ public final class StreamJob {
 
     public static final String ATTRIBUTION_WINDOWS = "attribution-windows";
     public static final String ATTRIBUTION_SINK = "attribution-metrics-sink";
-
-    /** Partials the window operator found too late; {@link DedupAndRouteTooLate} should have caught them all. */
-    public static final OutputTag<WindowPartial> LATE_AT_WINDOW_TAG =
-            new OutputTag<>("late-at-window", TypeInformation.of(WindowPartial.class));
 
     private StreamJob() {}
 
@@ -152,7 +147,7 @@ public final class StreamJob {
                 .uid(LAKE_SINK);
 
         SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
-        DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(LATE_AT_WINDOW_TAG)
+        DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(WindowMetricsOperator.LATE_AT_WINDOW)
                 .process(new LateAtWindowToBackfill(settings.windows()), TypeInformation.of(BackfillRecord.class))
                 .name(LATE_AT_WINDOW)
                 .uid(LATE_AT_WINDOW);

@@ -4,7 +4,6 @@ import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
-import dev.recount.stream.StreamJob;
 import dev.recount.stream.metrics.JobTotals;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +16,7 @@ import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.accumulators.LongMaximum;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -24,6 +24,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Tumbling event-time windows per (campaign, channel) over the de-dup operator's partial sums (CONTRACT §2–§3), with
@@ -35,7 +36,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *       totals, revision + 1 (if the watermark has not reached the window yet — right after a restore, when
  *       there is none — it fires when it does);</li>
  *   <li>a window is forgotten when the watermark passes its last millisecond + allowed lateness; a partial for it
- *       after that is too late and goes to {@link StreamJob#LATE_AT_WINDOW_TAG} (the safety net; the de-dup
+ *       after that is too late and goes to {@link #LATE_AT_WINDOW} (the safety net; the de-dup
  *       operator routes too-late events itself).</li>
  * </ul>
  *
@@ -48,6 +49,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWindowMetricsTable.Row>
         implements OneInputStreamOperator<WindowPartial, StreamWindowMetricsTable.Row> {
     private static final long serialVersionUID = 1L;
+
+    /** Partials this operator found too late; the de-dup operator should have caught them all. */
+    public static final OutputTag<WindowPartial> LATE_AT_WINDOW =
+            new OutputTag<>("late-at-window", TypeInformation.of(WindowPartial.class));
 
     public static final String LATE_REFIRINGS_METRIC = JobTotals.LATE_REFIRINGS;
     public static final String FIRINGS_METRIC = JobTotals.WINDOW_FIRINGS;
@@ -107,7 +112,7 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<StreamWi
         WindowPartial p = record.getValue();
         long lastMillis = p.windowStart + windows.sizeMillis() - 1;
         if (lastMillis + allowedLatenessMillis <= watermark) {
-            output.collect(StreamJob.LATE_AT_WINDOW_TAG, record);
+            output.collect(LATE_AT_WINDOW, record);
             return;
         }
         KeyWindows w = state.value();

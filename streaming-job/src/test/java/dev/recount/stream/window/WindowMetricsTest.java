@@ -89,7 +89,7 @@ class WindowMetricsTest {
         assertThat(rows())
                 .containsExactly(
                         row(1, new WindowMetrics(1, 0, 0, 1_000, 1)), row(2, new WindowMetrics(1, 1, 0, 251_000, 2)));
-        assertThat(harness.getSideOutput(StreamJob.LATE_AT_WINDOW_TAG)).isNull();
+        assertThat(harness.getSideOutput(WindowMetricsOperator.LATE_AT_WINDOW)).isNull();
     }
 
     @Test
@@ -100,7 +100,7 @@ class WindowMetricsTest {
         feed(tooLate);
 
         assertThat(rows()).containsExactly(row(1, new WindowMetrics(1, 0, 0, 1_000, 1)));
-        assertThat(harness.getSideOutput(StreamJob.LATE_AT_WINDOW_TAG))
+        assertThat(harness.getSideOutput(WindowMetricsOperator.LATE_AT_WINDOW))
                 .extracting(r -> r.getValue().event)
                 .containsExactly(tooLate);
     }
