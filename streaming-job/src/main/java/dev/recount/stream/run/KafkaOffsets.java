@@ -3,12 +3,10 @@ package dev.recount.stream.run;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -18,17 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 final class KafkaOffsets {
     private KafkaOffsets() {}
 
-    static Map<TopicPartition, Long> latest(String bootstrapServers, String topic) {
-        Properties p = new Properties();
-        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        try (Admin admin = Admin.create(p)) {
-            return latest(admin, bootstrapServers, topic);
-        }
-    }
-
-    /** As {@link #latest(String, String)}, with a client that is already connected. */
+    /** The latest offset of every partition of {@code topic}, read with {@code admin} (connected to {@code bootstrapServers}). */
     static Map<TopicPartition, Long> latest(Admin admin, String bootstrapServers, String topic) {
         try {
             TopicDescription d = admin.describeTopics(List.of(topic))
