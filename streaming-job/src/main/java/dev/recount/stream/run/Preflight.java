@@ -49,19 +49,12 @@ final class Preflight {
      * {@code readLatestOffsets}, the input topic's latest offsets (else that map is null).
      */
     static Checked checkAndRead(StreamSettings s, boolean readLatestOffsets) {
-        CompletableFuture<Map<TopicPartition, Long>> kafka = new CompletableFuture<>();
-        Thread kafkaSide = new Thread(
-                () -> {
-                    try {
-                        kafka.complete(
-                                checkTopics(s, readLatestOffsets ? s.topics().input() : null));
-                    } catch (Throwable e) {
-                        kafka.completeExceptionally(e);
-                    }
-                },
-                "preflight-kafka");
-        kafkaSide.setDaemon(true);
-        kafkaSide.start();
+        CompletableFuture<Map<TopicPartition, Long>> kafka = CompletableFuture.supplyAsync(
+                () -> checkTopics(s, readLatestOffsets ? s.topics().input() : null), task -> {
+                    Thread kafkaSide = new Thread(task, "preflight-kafka");
+                    kafkaSide.setDaemon(true);
+                    kafkaSide.start();
+                });
 
         Optional<StreamProgressTable.Committed> committed = null;
         RuntimeException postgresFailure = null;
