@@ -140,8 +140,6 @@ final class ReconcileStatements {
                 + " FROM a WHERE st <> " + MATCH + ")");
         logEntries(sql);
         if (apply) {
-            String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
-                    + each(m -> "coalesce(batch_" + m + ", 0)") + ", NOT in_batch, ";
             if (fresh) {
                 // Every batch row becomes final as it is, and every key only the stream has is hidden (removed, as
                 // zeros). In no particular order: the table's indexes are built after the load.
@@ -154,6 +152,8 @@ final class ReconcileStatements {
                         .bigint(runId)
                         .add(", NULL FROM a WHERE NOT in_batch)");
             } else {
+                String values = "SELECT window_start, target_window_end, campaign_id, channel_id, "
+                        + each(m -> "coalesce(batch_" + m + ", 0)") + ", NOT in_batch, ";
                 sql.add(", inserted AS (INSERT INTO " + WindowCorrectionsTable.TABLE + " ("
                                 + WindowCorrectionsTable.INSERT_COLUMNS + ") " + values)
                         .bigint(runId)
