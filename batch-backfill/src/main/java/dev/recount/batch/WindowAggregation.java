@@ -38,9 +38,9 @@ public final class WindowAggregation {
     private static final String ID_HASH = "id_hash";
     private static final String KEPT = "kept";
     /** Suffixes of the two BIGINT halves a spend sum is added up in ({@link #recombined}). */
-    private static final String HIGH_BITS = "_high32";
+    public static final String HIGH_BITS = "_high32";
 
-    private static final String LOW_BITS = "_low32";
+    public static final String LOW_BITS = "_low32";
     private static final long LOW_32_BITS = 0xFFFF_FFFFL;
     /** Up to this many repeated id hashes are broadcast (~16 bytes each in the hash relation). */
     static final long MAX_BROADCAST_HASHES = 4_000_000;
@@ -210,7 +210,7 @@ public final class WindowAggregation {
      * not a count (spend) is split into its high and low 32 bits ({@link #HIGH_BITS}, {@link #LOW_BITS}), so its sum
      * is two BIGINT sums that {@link #recombined} puts back together exactly.
      */
-    private static Dataset<Row> contributions(Dataset<Row> events, WindowAlignment windows, boolean negate) {
+    public static Dataset<Row> contributions(Dataset<Row> events, WindowAlignment windows, boolean negate) {
         UnaryOperator<Column> sign = c -> negate ? negate(c) : c;
         List<Column> out = new ArrayList<>();
         out.add(windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START));

@@ -3,8 +3,6 @@ package dev.recount.bench;
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
-import static org.apache.spark.sql.functions.negate;
-import static org.apache.spark.sql.functions.shiftright;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.xxhash64;
 
@@ -40,10 +38,9 @@ final class SortedHashRecompute {
     private static final String ID_HASH = "id_hash";
     private static final String KEPT = "kept";
     /** Suffixes of the two BIGINT halves a spend sum is added up in ({@link #sumPerWindowKey}). */
-    private static final String HIGH_BITS = "_high32";
+    private static final String HIGH_BITS = WindowAggregation.HIGH_BITS;
 
-    private static final String LOW_BITS = "_low32";
-    private static final long LOW_32_BITS = 0xFFFF_FFFFL;
+    private static final String LOW_BITS = WindowAggregation.LOW_BITS;
     /** Up to this many repeated id hashes are broadcast (~16 bytes each in the hash relation). */
     static final long MAX_BROADCAST_HASHES = 4_000_000;
 
@@ -71,9 +68,10 @@ final class SortedHashRecompute {
                         "left_semi")
                 .persist(StorageLevel.MEMORY_AND_DISK());
 
-        Dataset<Row> signed = contributions(WindowAggregation.asSingleCopies(lakeRows), windows, false)
-                .unionByName(contributions(WindowAggregation.asSingleCopies(copies), windows, true))
-                .unionByName(contributions(WindowAggregation.keepLowest(copies), windows, false));
+        Dataset<Row> signed = WindowAggregation.contributions(
+                        WindowAggregation.asSingleCopies(lakeRows), windows, false)
+                .unionByName(WindowAggregation.contributions(WindowAggregation.asSingleCopies(copies), windows, true))
+                .unionByName(WindowAggregation.contributions(WindowAggregation.keepLowest(copies), windows, false));
         Dataset<Row> rows =
                 sumPerWindowKey(signed).filter(col(Metric.EVENTS.column()).gt(0));
         return new Recomputed(rows, repeated, copies, repeatedHashes);
@@ -84,32 +82,7 @@ final class SortedHashRecompute {
     }
 
     /**
-     * Per row of {@code events} (event columns and {@link #LAKE_ROWS}): its window key and what it adds to each sum,
-     * negated if {@code negate}. Every value is a BIGINT ({@link Metric#sqlContributionAsBigint}); a metric that is
-     * not a count (spend) is split into its high and low 32 bits ({@link #HIGH_BITS}, {@link #LOW_BITS}), so its sum
-     * is two BIGINT sums that {@link #sumPerWindowKey} puts back together exactly.
-     */
-    private static Dataset<Row> contributions(Dataset<Row> events, WindowAlignment windows, boolean negate) {
-        UnaryOperator<Column> sign = c -> negate ? negate(c) : c;
-        List<Column> out = new ArrayList<>();
-        out.add(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START));
-        out.add(col(LakeLayout.CAMPAIGN_ID));
-        out.add(col(LakeLayout.CHANNEL_ID));
-        for (Metric m : Metric.values()) {
-            Column value = expr(m.sqlContributionAsBigint(LakeLayout.EVENT_TYPE, LakeLayout.COST_MICROS));
-            if (m.isCount()) {
-                out.add(sign.apply(value).as(m.column()));
-            } else {
-                out.add(sign.apply(shiftright(value, 32)).as(m.column() + HIGH_BITS));
-                out.add(sign.apply(value.bitwiseAND(LOW_32_BITS)).as(m.column() + LOW_BITS));
-            }
-        }
-        out.add(sign.apply(col(LAKE_ROWS)).as(LAKE_ROWS));
-        return events.select(out.toArray(Column[]::new));
-    }
-
-    /**
-     * {@link #contributions} summed per window key, columns as {@link #aggregate} documents.
+     * {@link WindowAggregation#contributions} summed per window key, columns as {@link #aggregate} documents.
      *
      * <p>Spend: a value v is {@code (v >> 32) * 2^32 + (v & 0xFFFFFFFF)} exactly (arithmetic shift, so for negative
      * values too), hence its sum is {@code sum(high) * 2^32 + sum(low)}, put together as DECIMAL(38,0) once per key.
