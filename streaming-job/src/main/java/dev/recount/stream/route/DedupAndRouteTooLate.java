@@ -127,6 +127,12 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     static final int MAX_BUFFERED_SUMS = 20_000;
 
     public static final String WATERMARK_FLOOR_METRIC = "restoredWatermarkFloor";
+    /**
+     * Ids this subtask remembers now. What it grows with besides the rate: in a catch-up of partitions with unequal
+     * backlogs, the ids of the partitions that run ahead in event time stay until the slowest one's watermark passes
+     * them (about 50 bytes of heap each).
+     */
+    public static final String REMEMBERED_IDS_METRIC = "rememberedIds";
 
     private final WindowAlignment windows;
     private final long allowedLatenessMillis;
@@ -151,6 +157,11 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      * watermark sweeps and learns it again.
      */
     private transient long nextDue;
+    /**
+     * How many ids this subtask's buckets hold: counted up per new id, and recounted by every sweep; 0 after a
+     * restore until the first watermark sweeps (which {@link #nextDue} being unknown makes it do).
+     */
+    private transient long rememberedIds;
 
     private transient IdDigest digest;
     private transient InternalTimerService<Long> cleanup;
@@ -229,6 +240,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public void open() throws Exception {
         super.open();
         getMetricGroup().gauge(WATERMARK_FLOOR_METRIC, (Gauge<Long>) () -> floorWatermark);
+        getMetricGroup().gauge(REMEMBERED_IDS_METRIC, (Gauge<Long>) () -> rememberedIds);
         seen = getPartitionedState(new ValueStateDescriptor<>(SEEN_IDS_STATE, SeenIds.Serializer.INSTANCE));
         digest = new IdDigest();
         nextDue = Long.MIN_VALUE;
@@ -257,6 +269,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         }
         // In place on the heap backend; update() keeps it right on any backend.
         seen.update(ids);
+        rememberedIds++;
         if (forgetAt < nextDue) nextDue = forgetAt;
 
         long windowStart = windows.windowStart(event.eventTs);
@@ -314,6 +327,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
             buckets = keys.collect(Collectors.toList()); // collected first: clearing a bucket changes the key set
         }
         long next = Long.MAX_VALUE;
+        long remembered = 0;
         for (Integer bucket : buckets) {
             setCurrentKey(bucket);
             SeenIds ids = seen.value();
@@ -326,8 +340,10 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
                 seen.update(ids);
             }
             next = Math.min(next, ids.firstDueTime());
+            remembered += ids.size();
         }
         nextDue = next;
+        rememberedIds = remembered;
     }
 
     /**
@@ -358,7 +374,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public void onEventTime(InternalTimer<Integer, Long> timer) throws Exception {
         SeenIds ids = seen.value();
         if (ids == null) return;
-        ids.forgetUpTo(timer.getNamespace());
+        rememberedIds -= ids.forgetUpTo(timer.getNamespace());
         if (ids.isEmpty()) {
             seen.clear();
         } else {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
@@ -70,6 +71,11 @@ class DedupAndRouteTooLateTest {
 
     private long counter(String name) {
         return ((Counter) metrics.get(name)).getCount();
+    }
+
+    @SuppressWarnings("unchecked")
+    private long gauge(String name) {
+        return ((Gauge<Long>) metrics.get(name)).getValue();
     }
 
     @AfterEach
@@ -346,6 +352,34 @@ class DedupAndRouteTooLateTest {
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
                 .extracting(r -> r.getValue().event().offset)
                 .containsExactly(301L);
+    }
+
+    @Test
+    void theRememberedIdsGaugeCountsLiveIdsAndIsRecountedAfterARestore() throws Exception {
+        open(Long.MIN_VALUE);
+        List<AdEvent> early = new ArrayList<>();
+        for (int i = 0; i < 50; i++) early.add(click("early-" + i, W0.plusSeconds(10), i));
+        for (AdEvent e : early) feed(e);
+        feed(click("early-3", W0.plusSeconds(10), 50)); // a copy: nothing new to remember
+        feed(click("late", W0.plusSeconds(10 + HORIZON / 1000), 51));
+        assertThat(gauge(DedupAndRouteTooLate.REMEMBERED_IDS_METRIC)).isEqualTo(51);
+
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+        open(Long.MIN_VALUE, snapshot);
+        assertThat(gauge(DedupAndRouteTooLate.REMEMBERED_IDS_METRIC))
+                .as("not known before the first sweep")
+                .isZero();
+        harness.processWatermark(new Watermark(ms(W0)));
+        assertThat(gauge(DedupAndRouteTooLate.REMEMBERED_IDS_METRIC))
+                .as("the first watermark after a restore recounts")
+                .isEqualTo(51);
+
+        long earlyForgetAt = function.forgetAt(function.rememberedFrom(early.get(0), Long.MIN_VALUE));
+        harness.processWatermark(new Watermark(earlyForgetAt));
+        assertThat(gauge(DedupAndRouteTooLate.REMEMBERED_IDS_METRIC)).isEqualTo(1);
+        feed(click("new", W0.plusSeconds(10 + HORIZON / 1000), 52));
+        assertThat(gauge(DedupAndRouteTooLate.REMEMBERED_IDS_METRIC)).isEqualTo(2);
     }
 
     @Test
