@@ -14,13 +14,15 @@ import java.util.regex.Pattern;
  * The metric names recount's PromQL (alert rules, Grafana dashboards) may read, and a reader of the names an expression
  * reads. A name is known when the streaming job registers it ({@code flink_taskmanager_job_task_operator_<groups>_<name>},
  * as Flink's Prometheus reporter names it), when it is one of the JobManager's job metrics that docs/operations.md
- * documents ({@code flink_jobmanager_job_<name>}), when `reconcile pending` (reconciler's PendingMetrics) pushes it
+ * documents ({@code flink_jobmanager_job_<name>}), when it is one of the TaskManager's JVM metrics that it documents
+ * ({@code flink_taskmanager_Status_JVM_<name>}), when `reconcile pending` (reconciler's PendingMetrics) pushes it
  * ({@code recount_reconcile_*}), or when the caller names it as coming from elsewhere (kube-state-metrics).
  */
 final class KnownMetrics {
     static final String TASK_PREFIX = "flink_taskmanager_job_task_operator_";
     static final String JOB_MANAGER_PREFIX = "flink_jobmanager_job_";
     static final String RECONCILE_PREFIX = "recount_reconcile_";
+    static final String TASK_MANAGER_JVM_PREFIX = "flink_taskmanager_Status_JVM_";
 
     /**
      * Flink's own per-job metrics on the JobManager that recount reads: they survive the restarts of the job's tasks.
@@ -32,6 +34,9 @@ final class KnownMetrics {
             "numberOfFailedCheckpoints",
             "lastCheckpointDuration",
             "uptime");
+
+    /** Flink's JVM metrics of each TaskManager that recount reads (docs/operations.md lists them, as the above). */
+    static final Set<String> TASK_MANAGER_JVM_METRICS = Set.of("Memory_Heap_Used", "Memory_Heap_Max");
 
     private static final Set<String> KEYWORDS = Set.of(
             "and",
@@ -94,6 +99,10 @@ final class KnownMetrics {
             assertThat(JOB_MANAGER_METRICS)
                     .as("%s: %s is one of the JobManager's job metrics recount reads", where, name)
                     .contains(name.substring(JOB_MANAGER_PREFIX.length()));
+        } else if (name.startsWith(TASK_MANAGER_JVM_PREFIX)) {
+            assertThat(TASK_MANAGER_JVM_METRICS)
+                    .as("%s: %s is one of the TaskManager's JVM metrics recount reads", where, name)
+                    .contains(name.substring(TASK_MANAGER_JVM_PREFIX.length()));
         } else if (name.startsWith(RECONCILE_PREFIX)) {
             // `reconcile pending` (PendingMetrics) writes each gauge by its name, as a string literal.
             assertThat(pushedByReconcilePending)

@@ -39,6 +39,8 @@ class KnownMetricsTest {
         KNOWN.check("rate(flink_taskmanager_job_task_operator_reason_invalidEvents[5m])", "here");
         KNOWN.check("flink_jobmanager_job_numRestarts + flink_taskmanager_job_task_operator_validEvents", "here");
         KNOWN.check("recount_reconcile_last_exit_code > 0 or kube_job_status_failed", "here");
+        KNOWN.check(
+                "flink_taskmanager_Status_JVM_Memory_Heap_Used / flink_taskmanager_Status_JVM_Memory_Heap_Max", "here");
     }
 
     @Test
@@ -49,10 +51,22 @@ class KnownMetricsTest {
                 .hasMessageContaining("metric group kind is added");
         assertThatThrownBy(() -> KNOWN.check("flink_jobmanager_job_numberOfRestarts", "here"))
                 .hasMessageContaining("JobManager's job metrics");
+        assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_Status_JVM_Memory_NonHeap_Used", "here"))
+                .hasMessageContaining("TaskManager's JVM metrics");
         assertThatThrownBy(() -> KNOWN.check("recount_reconcile_days_late", "here"))
                 .hasMessageContaining("pushed by reconcile pending");
         assertThatThrownBy(() -> KNOWN.check("up == 0", "here")).hasMessageContaining("up is no metric recount knows");
         assertThatThrownBy(() -> KNOWN.check("vector(1)", "here")).hasMessageContaining("reads some metric");
+    }
+
+    @Test
+    void everyTaskManagerJvmMetricRecountReadsIsDocumented() throws IOException {
+        String operations = Files.readString(ManifestsTest.ROOT.resolve("docs/operations.md"));
+        for (String metric : KnownMetrics.TASK_MANAGER_JVM_METRICS) {
+            assertThat(operations)
+                    .as("docs/operations.md names the TaskManager metric " + metric)
+                    .contains("`" + KnownMetrics.TASK_MANAGER_JVM_PREFIX + metric + "`");
+        }
     }
 
     @Test
