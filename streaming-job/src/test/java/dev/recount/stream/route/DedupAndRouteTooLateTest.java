@@ -406,6 +406,57 @@ class DedupAndRouteTooLateTest {
     }
 
     /**
+     * A checkpoint of the version that forgot ids by a cleanup timer per bucket and due time: today's operator
+     * restores its ids (copies are still dropped), and its timers fire and find their service instead of failing the
+     * restore or staying behind.
+     */
+    @Test
+    void aCheckpointWithThePreviousVersionsCleanupTimersIsRestoredAndItsTimersFire() throws Exception {
+        TimerVersionDedup previous = new TimerVersionDedup(new DedupAndRouteTooLate(
+                SETTINGS.windows(), SETTINGS.allowedLateness(), SETTINGS.dedupHorizon(), Long.MIN_VALUE));
+        List<AdEvent> events = new ArrayList<>();
+        for (int i = 0; i < 40; i++) events.add(click("old-" + i, W0.plusSeconds(i), i));
+        AdEvent later = click("later", W0.plusSeconds(10 + HORIZON / 1000), 40);
+        events.add(later);
+        OperatorSubtaskState snapshot;
+        try (KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, WindowPartial> old =
+                new KeyedOneInputStreamOperatorTestHarness<>(previous, DedupAndRouteTooLate::idBucket, Types.INT)) {
+            old.open();
+            for (AdEvent e : events) old.processElement(new StreamRecord<>(e, e.eventTs));
+            assertThat(old.numEventTimeTimers())
+                    .as("a timer per bucket and due time")
+                    .isGreaterThan(30);
+            snapshot = old.snapshot(1L, 1L);
+        }
+
+        open(Long.MIN_VALUE, snapshot);
+        int restoredTimers = harness.numEventTimeTimers();
+        assertThat(restoredTimers)
+                .as("the old timers came back with the checkpoint")
+                .isGreaterThan(30);
+        feed(click("old-7", W0.plusSeconds(7), 100));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC))
+                .as("restored ids still catch copies")
+                .isEqualTo(1);
+
+        long lastEarlyForgetAt = function.forgetAt(function.rememberedFrom(events.get(39), Long.MIN_VALUE));
+        assertThat(function.forgetAt(function.rememberedFrom(later, Long.MIN_VALUE)))
+                .isGreaterThan(lastEarlyForgetAt);
+        harness.processWatermark(new Watermark(lastEarlyForgetAt));
+        assertThat(harness.numEventTimeTimers())
+                .as("every timer due by then fired; the later id's is left")
+                .isEqualTo(1);
+        assertThat(harness.numKeyedStateEntries())
+                .as("only the later id's bucket is left")
+                .isEqualTo(1);
+        assertThat(gauge(DedupAndRouteTooLate.REMEMBERED_IDS_METRIC)).isEqualTo(1);
+
+        harness.processWatermark(new Watermark(Long.MAX_VALUE));
+        assertThat(harness.numEventTimeTimers()).isZero();
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    /**
      * Flink does not checkpoint watermarks: restored, the operator receives none until the sources emit again. A
      * window closed (and purged downstream) before the checkpoint must stay closed: its replayed events are too
      * late, not the first events of a re-opened window.
