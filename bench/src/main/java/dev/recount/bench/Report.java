@@ -7,11 +7,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Prints the results table of bench/run.sh and writes it, with the machine it ran on, between the generated-section
  * markers of docs/benchmarks.md (the rest of that file is written by hand). Args: results.tsv runDir benchmarks.md.
+ *
+ * <p>The section keeps one block per run directory: a run that adds to an earlier run's directory ({@code BENCH_OUT})
+ * replaces that run's block, any other run is appended. The hand-written sections cite earlier runs' raw rows, so a
+ * run of one section must not drop them.
  */
 public final class Report {
     private static final String BEGIN = "<!-- bench:generated:begin -->";
@@ -20,11 +25,8 @@ public final class Report {
     public static void main(String[] args) throws Exception {
         List<String> rows = Files.readAllLines(Path.of(args[0]));
         StringBuilder t = new StringBuilder();
-        t.append("Run ")
-                .append(Instant.now())
-                .append(" (raw logs: `")
-                .append(Path.of(args[1]).getFileName())
-                .append("` under bench/target)\n\n");
+        String runDir = Path.of(args[1]).getFileName().toString();
+        t.append("Run ").append(Instant.now()).append(rawLogs(runDir)).append("\n\n");
         t.append("Machine: ")
                 .append(sh("echo \"nproc $(nproc), $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -srm)\""))
                 .append("; ")
@@ -53,12 +55,49 @@ public final class Report {
         String body = Files.exists(doc) ? Files.readString(doc) : "# Benchmarks\n\n" + BEGIN + "\n" + END + "\n";
         int b = body.indexOf(BEGIN);
         int e = body.indexOf(END);
-        String generated = BEGIN + "\n" + t + END;
         body = b >= 0 && e > b
-                ? body.substring(0, b) + generated + body.substring(e + END.length())
-                : body + "\n" + generated + "\n";
+                ? body.substring(0, b)
+                        + BEGIN
+                        + "\n"
+                        + withRun(body.substring(b + BEGIN.length(), e).replaceFirst("^\n", ""), runDir, t.toString())
+                        + END
+                        + body.substring(e + END.length())
+                : body + "\n" + BEGIN + "\n" + t + END + "\n";
         Files.writeString(doc, body);
         System.out.println("written to " + doc);
+    }
+
+    private static String rawLogs(String runDir) {
+        return " (raw logs: `" + runDir + "` under bench/target)";
+    }
+
+    /**
+     * The generated section's blocks with {@code block} in place of the block of {@code runDir}, or after the others
+     * when it has none. A block is a "Run ..." line naming its run directory and everything up to the next one.
+     */
+    static String withRun(String section, String runDir, String block) {
+        List<String> blocks = new ArrayList<>();
+        int at = 0;
+        while (at < section.length()) {
+            int next = section.indexOf("\nRun ", at);
+            int end = next < 0 ? section.length() : next + 1;
+            blocks.add(section.substring(at, end));
+            at = end;
+        }
+        String own = rawLogs(runDir);
+        boolean replaced = false;
+        for (int i = 0; i < blocks.size(); i++) {
+            String first = blocks.get(i).lines().findFirst().orElse("");
+            if (first.startsWith("Run ") && first.endsWith(own)) {
+                blocks.set(i, replaced ? "" : block + (i < blocks.size() - 1 ? "\n" : ""));
+                replaced = true;
+            }
+        }
+        if (!replaced) {
+            String before = String.join("", blocks);
+            blocks = new ArrayList<>(List.of(before.isBlank() ? "" : before.stripTrailing() + "\n\n", block));
+        }
+        return String.join("", blocks);
     }
 
     private static String sh(String command) throws Exception {
