@@ -85,19 +85,15 @@ public final class Report {
             at = end;
         }
         String own = rawLogs(runDir);
-        boolean replaced = false;
         for (int i = 0; i < blocks.size(); i++) {
             String first = blocks.get(i).lines().findFirst().orElse("");
             if (first.startsWith("Run ") && first.endsWith(own)) {
-                blocks.set(i, replaced ? "" : block + (i < blocks.size() - 1 ? "\n" : ""));
-                replaced = true;
+                blocks.set(i, block + (i < blocks.size() - 1 ? "\n" : ""));
+                return String.join("", blocks);
             }
         }
-        if (!replaced) {
-            String before = String.join("", blocks);
-            blocks = new ArrayList<>(List.of(before.isBlank() ? "" : before.stripTrailing() + "\n\n", block));
-        }
-        return String.join("", blocks);
+        String before = String.join("", blocks);
+        return before.isBlank() ? block : before.stripTrailing() + "\n\n" + block;
     }
 
     private static String sh(String command) throws Exception {
