@@ -6,6 +6,7 @@ import dev.recount.db.Database;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.reconcile.Reconciler;
+import dev.recount.reconcile.RunProgress;
 import dev.recount.reconcile.RunResult;
 import dev.recount.reconcile.ScopeResolver;
 import dev.recount.reconcile.Tolerances;
@@ -53,14 +54,19 @@ public final class ReconcileBench {
         String login = Role.RECONCILER.loginName(schema);
         try (HikariDataSource pool = Database.pool(
                 new PostgresSettings(stack.jdbcUrl(), login, schema, 2), stack.password(login), Role.RECONCILER)) {
+            RunProgress stages = Boolean.getBoolean("bench.stages") ? new StageTimes() : RunProgress.NONE;
             Reconciler r = new Reconciler(
-                    pool, new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports), Clock.systemUTC());
+                            pool,
+                            new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
+                            Clock.systemUTC())
+                    .withProgress(stages);
             System.out.println();
             System.out.println(
                     "| run | keys compared | differing | values corrected | compare+correct s | check s | report s | total s | keys/s |");
             System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             for (String name : new String[] {"first (finalizes all keys)", "rerun (no change)"}) {
                 RunResult res = r.reconcile(ScopeResolver.range(DAY, DAY.plus(Duration.ofDays(1))));
+                stages.close();
                 long compared = res.comparison().range().counts().compared();
                 double total = res.timings().total().toNanos() / 1e9;
                 System.out.printf(
@@ -86,6 +92,29 @@ public final class ReconcileBench {
                 Runtime.getRuntime().maxMemory() >> 20,
                 reports);
         System.exit(0);
+    }
+
+    /** With -Dbench.stages=true: how long each step of a run took, on standard error, as the step ends. */
+    private static final class StageTimes implements RunProgress {
+        private String stage;
+        private long started;
+
+        @Override
+        public void stage(String name) {
+            long now = System.nanoTime();
+            if (stage != null) System.err.printf(Locale.ROOT, "  %6.2f s  %s%n", (now - started) / 1e9, stage);
+            stage = name;
+            started = now;
+        }
+
+        @Override
+        public void rows(long done, long total) {}
+
+        @Override
+        public void close() {
+            stage(null);
+            stage = null;
+        }
     }
 
     static double secs(Duration d) {
