@@ -75,7 +75,7 @@ final class ReconcileStatements {
      * is hidden).
      */
     static Sql reconcile(Scope scope, long runId, Tolerances tolerances, ZoneId zone, boolean apply) {
-        return reconcile(scope, runId, tolerances, zone, apply, null, 0);
+        return reconcile(scope, runId, tolerances, zone, apply, null);
     }
 
     /**
@@ -83,24 +83,19 @@ final class ReconcileStatements {
      * {@code newPartition} ({@link NewPartition}: empty, no index, covering the scope) instead of
      * {@code window_corrections}. No key of the scope is finalized then: the join leaves the finalized side out and
      * keeps only the keys stream and batch disagree on, every batch row is inserted as it is, and the rows go in no
-     * order (the table's indexes are built after the load). {@code batchKeys}, the scope's batch rows as the survey
-     * counted them in the run's snapshot, plus the keys only the stream has, is the count of keys finalized: the
-     * insert returns no row per key to count (a million-row tuplestore, 0.1–0.3 s), and the check afterwards compares
-     * every window's finalized key count with the batch's.
+     * order (the table's indexes are built after the load). Its {@value #FINALIZED} count is only the keys only the
+     * stream has (inserted as removed): the insert returns no row per key to count (a million-row tuplestore,
+     * 0.1–0.3 s), so the caller adds the scope's batch rows as the survey counted them in the run's snapshot, and the
+     * check afterwards compares every window's finalized key count with the batch's. The statement needs nothing
+     * from the survey, so it can run while the survey is read.
      */
     static Sql reconcileIntoNewPartition(
-            Scope scope, long runId, Tolerances tolerances, ZoneId zone, NewPartition newPartition, long batchKeys) {
-        return reconcile(scope, runId, tolerances, zone, true, newPartition, batchKeys);
+            Scope scope, long runId, Tolerances tolerances, ZoneId zone, NewPartition newPartition) {
+        return reconcile(scope, runId, tolerances, zone, true, newPartition);
     }
 
     private static Sql reconcile(
-            Scope scope,
-            long runId,
-            Tolerances tolerances,
-            ZoneId zone,
-            boolean apply,
-            NewPartition newPartition,
-            long batchKeys) {
+            Scope scope, long runId, Tolerances tolerances, ZoneId zone, boolean apply, NewPartition newPartition) {
         boolean fresh = newPartition != null;
         Sql sql = new Sql()
                 .add("WITH s AS NOT MATERIALIZED (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
@@ -178,10 +173,9 @@ final class ReconcileStatements {
         }
         // Only the counts of what it wrote: the totals come from ScopeSurvey and this run's diffs (DiffCounts).
         if (fresh) {
-            sql.add(" SELECT '" + FINALIZED + "' AS what, NULL::text AS reason, ")
-                    .bigint(batchKeys)
-                    .add(" + (SELECT count(*) FROM a WHERE NOT in_batch) AS n" + " UNION ALL SELECT '" + LOGGED
-                            + "', reason, count(*) FROM logged GROUP BY reason");
+            sql.add(" SELECT '" + FINALIZED + "' AS what, NULL::text AS reason, (SELECT count(*) FROM a WHERE NOT"
+                    + " in_batch) AS n UNION ALL SELECT '" + LOGGED
+                    + "', reason, count(*) FROM logged GROUP BY reason");
         } else if (apply) {
             sql.add(" SELECT '" + FINALIZED + "' AS what, NULL::text AS reason, (SELECT count(*) FROM inserted)"
                     + " + (SELECT count(*) FROM changed) AS n"

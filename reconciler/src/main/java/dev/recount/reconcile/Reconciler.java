@@ -22,6 +22,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
@@ -254,27 +255,51 @@ public final class Reconciler {
             ScopeDays days = ScopeDays.of(scope, settings.zone());
             Map<Long, ReconciledWindowsTable.Row> recorded =
                     ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis());
-            ScopeSurvey survey =
-                    ScopeSurvey.read(conn, scope, days, recorded, WindowCorrectionsWritesTable.count(conn));
+            long finalWrites = WindowCorrectionsWritesTable.count(conn);
+            // A first run fills a table of its own for its days (NewPartition), attached just before committing.
+            Surveyed surveyed = mode == Mode.APPLY
+                            && scope.windowStarts() == null
+                            && recorded.isEmpty()
+                            && SnapshotSurvey.possible(dataSource)
+                    ? surveyBesideFirstRun(conn, scope, runId, days, finalWrites)
+                    : new Surveyed(
+                            ScopeSurvey.read(conn, scope, days, recorded, finalWrites), false, Optional.empty(), null);
+            ScopeSurvey survey = surveyed.survey();
+            Optional<NewPartition> newPartition = surveyed.newPartition();
+            boolean partitionTried = surveyed.partitionTried();
             requireOneWindowSize(conn, scope, survey);
             // The read side's days (daily_metrics) must be the days this run and its report use. A dry run changes
             // nothing that is served, so it leaves the recorded zone alone.
             if (mode == Mode.APPLY)
                 ServingSettingsTable.recordTimeZone(conn, settings.zone(), scope.from(), scope.to());
-            progress.stage(
-                    mode == Mode.APPLY
-                            ? "comparing stream and batch, correcting window_metrics"
-                            : "comparing stream and batch (dry run)");
+            if (!partitionTried) {
+                progress.stage(
+                        mode == Mode.APPLY
+                                ? "comparing stream and batch, correcting window_metrics"
+                                : "comparing stream and batch (dry run)");
+            }
             WindowChanges changes = WindowChanges.of(survey, recorded);
             Optional<Scope> changed = changes.changedPart(scope);
-            // A first run fills a table of its own for its days (NewPartition), attached just before committing.
-            Optional<NewPartition> newPartition = changed.isPresent() && mode == Mode.APPLY
-                    ? NewPartition.create(conn, changed.get(), settings.zone())
-                    : Optional.empty();
-            Reconciled reconciled = changed.isPresent()
-                    ? reconcileOnce(conn, changed.get(), mode, runId, newPartition, survey)
-                    : Reconciled.NOTHING;
-            if (newPartition.isPresent()) newPartition.get().index(conn, settings.workMem());
+            Reconciled reconciled;
+            if (surveyed.intoNewPartition() != null) {
+                // Every window changed (none was recorded): the statement covered exactly the changed part.
+                if (!changed.equals(Optional.of(scope)))
+                    throw new IllegalStateException("run " + runId + ": nothing of " + scope.label()
+                            + " was recorded, so all of it should have changed, but the survey shows " + changed);
+                reconciled = surveyed.intoNewPartition().plusKeysFinalized(batchKeys(survey, scope));
+            } else {
+                if (changed.isPresent() && mode == Mode.APPLY && !partitionTried)
+                    newPartition = NewPartition.create(conn, changed.get(), settings.zone());
+                reconciled = changed.isPresent()
+                        ? reconcileOnce(conn, changed.get(), mode, runId, newPartition)
+                        : Reconciled.NOTHING;
+                if (newPartition.isPresent())
+                    reconciled = reconciled.plusKeysFinalized(batchKeys(survey, changed.get()));
+            }
+            if (newPartition.isPresent()) {
+                progress.stage("indexing the new partition of window_corrections");
+                newPartition.get().index(conn, settings.workMem());
+            }
             copyUnchangedDiffs(conn, runId, changes);
             Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
             LOG.info(
@@ -399,6 +424,40 @@ public final class Reconciler {
     }
 
     /**
+     * The survey of a scope, and on a first run read beside it: whether the run tried to make a new partition, the
+     * partition it made, and what the key-by-key statement into it did (null when it did not run).
+     */
+    private record Surveyed(
+            ScopeSurvey survey,
+            boolean partitionTried,
+            Optional<NewPartition> newPartition,
+            Reconciled intoNewPartition) {}
+
+    /**
+     * The first run of a range (nothing of it recorded, so every window in it has changed): the key-by-key statement
+     * needs nothing from the survey, so it runs on the run's connection while a second one reads the survey in the
+     * run's snapshot ({@link SnapshotSurvey}). A range without rows gets no partition, as when the survey comes first.
+     */
+    private Surveyed surveyBesideFirstRun(Connection conn, Scope scope, long runId, ScopeDays days, long finalWrites)
+            throws SQLException {
+        progress.stage("comparing stream and batch, correcting window_metrics");
+        try (SnapshotSurvey pending =
+                SnapshotSurvey.start(dataSource, conn, scope, days, Map.of(), finalWrites, settings.workMem())) {
+            Savepoint beforePartition = conn.setSavepoint();
+            Optional<NewPartition> newPartition = NewPartition.create(conn, scope, settings.zone());
+            Reconciled intoNewPartition =
+                    newPartition.isPresent() ? reconcileOnce(conn, scope, Mode.APPLY, runId, newPartition) : null;
+            ScopeSurvey survey = pending.get();
+            if (newPartition.isPresent() && survey.windows().isEmpty()) {
+                conn.rollback(beforePartition);
+                return new Surveyed(survey, true, Optional.empty(), null);
+            }
+            conn.releaseSavepoint(beforePartition);
+            return new Surveyed(survey, true, newPartition, intoNewPartition);
+        }
+    }
+
+    /**
      * Refuses a scope where stream and batch rows have different window sizes: no key could ever match. The survey
      * shows every window's first and last end per side, which settles the usual case (one size everywhere) without
      * reading the rows again; anything else is checked row by row, which also names the sizes.
@@ -450,6 +509,11 @@ public final class Reconciler {
     private record Reconciled(long keysFinalized, Map<CorrectionLogTable.Reason, Long> corrections) {
         /** No window changed: nothing to finalize, nothing to log. */
         static final Reconciled NOTHING = new Reconciled(0, Map.of());
+
+        /** With {@code keys} more finalized (a new partition's batch rows, which its statement does not count). */
+        Reconciled plusKeysFinalized(long keys) {
+            return new Reconciled(keysFinalized + keys, corrections);
+        }
     }
 
     /**
@@ -457,23 +521,13 @@ public final class Reconciler {
      * windows that changed: see {@link ReconcileStatements#reconcile}.
      */
     private Reconciled reconcileOnce(
-            Connection conn,
-            Scope scope,
-            Mode mode,
-            long runId,
-            Optional<NewPartition> newPartition,
-            ScopeSurvey survey)
+            Connection conn, Scope scope, Mode mode, long runId, Optional<NewPartition> newPartition)
             throws SQLException {
         Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
         long keysFinalized = 0;
         Sql statement = newPartition.isPresent()
                 ? ReconcileStatements.reconcileIntoNewPartition(
-                        scope,
-                        runId,
-                        settings.tolerances(),
-                        settings.zone(),
-                        newPartition.get(),
-                        batchKeys(survey, scope))
+                        scope, runId, settings.tolerances(), settings.zone(), newPartition.get())
                 : ReconcileStatements.reconcile(
                         scope, runId, settings.tolerances(), settings.zone(), mode == Mode.APPLY);
         try (PreparedStatement ps = statement.prepare(conn);

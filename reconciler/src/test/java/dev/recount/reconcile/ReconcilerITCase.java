@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
@@ -19,6 +20,7 @@ import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.reconcile.report.ReportWriter;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import java.io.IOException;
@@ -632,6 +634,70 @@ class ReconcilerITCase {
                             .isZero();
                 }
             }
+        }
+    }
+
+    @Test
+    void aFirstRunReadsItsSurveyBesideItsStatementAndFindsWhatReadingItFirstFinds() throws Exception {
+        // The same data in a second schema reconciled through a pool of one connection: no second connection for the
+        // survey, so it is read first, on the run's own. First run, rerun, re-backfill and its run: the same results,
+        // served rows, log and report.
+        try (ReconcileDb alone = ReconcileDb.fresh("reconciler-alone");
+                HikariDataSource oneConnection = alone.newReconcilerPool(1)) {
+            fill(alone);
+            Reconciler sequential = new Reconciler(
+                    oneConnection, new Reconciler.Settings(ZONE, Tolerances.exact(), reports.resolve("alone")), CLOCK);
+            Scope range = ScopeResolver.range(FROM, TO);
+            Map<WindowKey, WindowMetrics> rebackfill = new LinkedHashMap<>(batchRows(MISMATCH_B));
+            rebackfill.put(MATCH, m(100, 6, 1, 2_000_000, 107));
+            for (int step = 0; step < 3; step++) {
+                if (step == 2) {
+                    db.batchRange(FROM, TO, rebackfill);
+                    alone.batchRange(FROM, TO, rebackfill);
+                }
+                RunResult beside = reconciler(Tolerances.exact()).reconcile(range);
+                if (step == 0) {
+                    assertThat(db.reconcilerPool().getHikariPoolMXBean().getTotalConnections())
+                            .as("the survey's connection besides the run's")
+                            .isEqualTo(2);
+                }
+                RunResult first = sequential.reconcile(range);
+                assertThat(beside.keysFinalized()).as("step %d", step).isEqualTo(first.keysFinalized());
+                assertThat(beside.corrections()).as("step %d", step).isEqualTo(first.corrections());
+                assertThat(beside.comparison()).as("step %d", step).isEqualTo(first.comparison());
+                assertThat(Files.readString(beside.reportDir().resolve(ReportWriter.CSV)))
+                        .as("step %d", step)
+                        .isEqualTo(Files.readString(first.reportDir().resolve(ReportWriter.CSV)));
+                try (Connection ca = db.admin();
+                        Connection cb = alone.admin()) {
+                    for (String q : SERVED)
+                        assertThat(text(ca, q)).as("step %d: %s", step, q).isEqualTo(text(cb, q));
+                    assertThat(count(ca, "SELECT count(*) FROM " + NEW_PARTITION))
+                            .isEqualTo(count(cb, "SELECT count(*) FROM " + NEW_PARTITION))
+                            .isEqualTo(4);
+                }
+            }
+            assertThat(oneConnection.getHikariPoolMXBean().getTotalConnections())
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFirstRunOverARangeWithoutRowsLeavesNoTableForIt() throws Exception {
+        Instant from = OUTSIDE.plus(java.time.Duration.ofDays(3));
+        Instant to = from.plusSeconds(600);
+        db.batchRange(from, to, Map.of());
+        RunResult run = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(from, to));
+        assertThat(run.keysFinalized()).isZero();
+        assertThat(run.comparison().range().counts().compared()).isZero();
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
+                    .isZero();
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                                    + " AND tablename LIKE 'window\\_corrections\\_2%'"))
+                    .isZero();
         }
     }
 

@@ -55,12 +55,15 @@ public final class ReconcileDb implements AutoCloseable {
     }
 
     public synchronized HikariDataSource reconcilerPool() {
-        if (pool == null) {
-            String login = Role.RECONCILER.loginName(schema);
-            pool = Database.pool(
-                    new PostgresSettings(stack.jdbcUrl(), login, schema, 2), stack.password(login), Role.RECONCILER);
-        }
+        if (pool == null) pool = newReconcilerPool(2);
         return pool;
+    }
+
+    /** A pool of {@code size} connections as the schema's reconciler login, for the caller to close. */
+    public HikariDataSource newReconcilerPool(int size) {
+        String login = Role.RECONCILER.loginName(schema);
+        return Database.pool(
+                new PostgresSettings(stack.jdbcUrl(), login, schema, size), stack.password(login), Role.RECONCILER);
     }
 
     /**
