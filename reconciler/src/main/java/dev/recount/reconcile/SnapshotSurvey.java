@@ -1,6 +1,7 @@
 package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.recount.db.tables.ReconciledWindowsTable;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -38,11 +39,15 @@ final class SnapshotSurvey implements AutoCloseable {
     }
 
     /**
-     * Whether {@code dataSource} can lend a second connection besides the run's: a pool of one would make the
-     * survey wait for the run's own connection.
+     * Whether {@code dataSource} can lend a second connection besides the run's now: a pool of one, or one whose
+     * other connections are all in use (by whatever else the process does with it), would make the survey wait up to
+     * the pool's connection timeout and then fail the run. Then the survey is read first, on the run's connection.
      */
     static boolean possible(DataSource dataSource) {
-        return !(dataSource instanceof HikariDataSource pool) || pool.getMaximumPoolSize() >= 2;
+        if (!(dataSource instanceof HikariDataSource pool)) return true;
+        HikariPoolMXBean state = pool.getHikariPoolMXBean();
+        int max = pool.getMaximumPoolSize();
+        return max >= 2 && (state == null || state.getIdleConnections() > 0 || state.getTotalConnections() < max);
     }
 
     /**

@@ -683,6 +683,23 @@ class ReconcilerITCase {
     }
 
     @Test
+    void aFirstRunWhosePoolHasNoConnectionToSpareReadsItsSurveyFirst() throws Exception {
+        // The pool holds two connections and something else in the process has one: the run takes the other and
+        // does not wait for a second (the pool's 30 s connection timeout, then a failed run).
+        RunResult first;
+        try (Connection busy = db.reconcilerPool().getConnection()) {
+            first = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+            assertThat(busy.isValid(1)).isTrue();
+        }
+        assertThat(first.keysFinalized()).isEqualTo(4);
+        assertThat(first.timings().total()).isLessThan(java.time.Duration.ofSeconds(20));
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM " + NEW_PARTITION)).isEqualTo(4);
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+        }
+    }
+
+    @Test
     void aFirstRunOverARangeWithoutRowsLeavesNoTableForIt() throws Exception {
         Instant from = OUTSIDE.plus(java.time.Duration.ofDays(3));
         Instant to = from.plusSeconds(600);
