@@ -51,7 +51,7 @@ final class AttributionSection implements ReportSection {
             rows.add(new Row(LABELS[i], format(s, spend), format(b, spend), format(s.subtract(b), spend)));
         }
         return Templates.render(
-                "attribution.mustache",
+                Templates.ATTRIBUTION,
                 new View(
                         k.compared(),
                         k.matched(),

@@ -37,7 +37,7 @@ public final class HtmlReport {
 
     /** With {@code sections} (e.g. attribution) after the tolerances. */
     public static String render(ReportData d, List<ReportSection> sections) {
-        return Templates.render("report.mustache", view(d, sections));
+        return Templates.render(Templates.REPORT, view(d, sections));
     }
 
     // ---- what the template shows ------------------------------------------------------------------------------

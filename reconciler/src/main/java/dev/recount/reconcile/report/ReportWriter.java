@@ -51,6 +51,23 @@ public final class ReportWriter {
     private ReportWriter() {}
 
     /**
+     * Prepares, without any run's data and writing nothing, what writing a report needs the first time in a JVM: the
+     * templates compiled and rendered once empty, the JSON and CSV writers' classes loaded and used once. A command
+     * line run is a JVM of its own, where that is about 0.4 s of a report's first 0.9–1.3 s on the benchmark's day
+     * (docs/benchmarks.md §10); a run does it on a thread of its own while PostgreSQL compares. Harmless twice, or
+     * beside a report being written.
+     */
+    public static void preload() {
+        Templates.preload();
+        try {
+            JSON_MAPPER.writeValueAsString(JSON_MAPPER.createObjectNode().put("preload", true));
+            new Csv(new StringBuilder()).row(csvHeader());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * Writes the three files into {@code dir}. The diffs are read once: into diffs.csv, and into the largest
      * differences per status ({@code top} of each) that report.html and summary.json show, so {@code data}'s own
      * lists are ignored. Returns {@code data} with those lists.

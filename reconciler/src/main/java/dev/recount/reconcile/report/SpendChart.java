@@ -56,7 +56,7 @@ final class SpendChart {
     private SpendChart() {}
 
     static String render(List<WindowTotal> windows, ZoneId zone) {
-        return Templates.render("spend-chart.mustache", view(windows, zone));
+        return Templates.render(Templates.SPEND_CHART, view(windows, zone));
     }
 
     static View view(List<WindowTotal> windows, ZoneId zone) {

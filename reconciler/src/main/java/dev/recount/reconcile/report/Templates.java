@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.util.List;
 
 /**
  * The report's HTML templates (Mustache, resources next to this class). {@code {{value}}} is HTML-escaped by the
@@ -24,7 +25,22 @@ public final class Templates {
         }
     };
 
+    /** The templates a report renders itself; every other one is a partial ({@code {{> name}}}) of these. */
+    public static final String REPORT = "report.mustache",
+            SPEND_CHART = "spend-chart.mustache",
+            ATTRIBUTION = "attribution.mustache";
+
+    static final List<String> RENDERED = List.of(REPORT, SPEND_CHART, ATTRIBUTION);
+
     private Templates() {}
+
+    /**
+     * Compiles every template (with its partials) and renders it once without values, into nothing: what the first
+     * render in a JVM costs besides the values (parsing, the engine's classes, its reflection), done ahead.
+     */
+    static void preload() {
+        for (String name : RENDERED) render(name, new Object());
+    }
 
     /** Renders the template {@code name} (e.g. "report.mustache") with {@code view}'s accessors as its values. */
     public static String render(String name, Object view) {

@@ -2,6 +2,14 @@ package dev.recount.reconcile.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class TemplatesTest {
@@ -18,5 +26,23 @@ class TemplatesTest {
                 .doesNotContain("\u202E")
                 .doesNotContain("\u2066")
                 .doesNotContain("<b>");
+    }
+
+    @Test
+    void preloadRendersEveryTemplateThatIsNoPartial() throws IOException {
+        Path dir = Path.of("src/main/resources/dev/recount/reconcile/report");
+        Set<String> all = new TreeSet<>(), partials = new TreeSet<>();
+        Pattern include = Pattern.compile("\\{\\{>\\s*([a-z-]+)\\s*}}");
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".mustache")).toList()) {
+                all.add(f.getFileName().toString());
+                Matcher m = include.matcher(Files.readString(f));
+                while (m.find()) partials.add(m.group(1) + ".mustache");
+            }
+        }
+        all.removeAll(partials);
+        assertThat(all).as("templates nothing includes").containsExactlyInAnyOrderElementsOf(Templates.RENDERED);
+        Templates.preload();
+        ReportWriter.preload();
     }
 }
