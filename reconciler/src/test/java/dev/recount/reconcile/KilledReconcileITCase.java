@@ -58,7 +58,6 @@ class KilledReconcileITCase {
     void setUp() throws Exception {
         db = ReconcileDb.fresh("killed");
         db.loadDay(7, 5); // 1440 windows x 35 keys
-        reconciler().reconcile(FIRST_HOURS); // corrections and log entries the killed run must leave as they are
     }
 
     @AfterEach
@@ -76,6 +75,7 @@ class KilledReconcileITCase {
 
     @Test
     void aRunKilledMidTransactionChangesNothingAndTheNextRunFailsIt() throws Exception {
+        reconciler().reconcile(FIRST_HOURS); // corrections and log entries the killed run must leave as they are
         ServedState before = served();
         long runId;
         int backend;
@@ -154,6 +154,72 @@ class KilledReconcileITCase {
         assertThat(next.valuesCorrected()).isPositive();
     }
 
+    @Test
+    void aFirstRunKilledWhileItsSurveyIsReadBesideLeavesNoTableAndNoServerProcess() throws Exception {
+        // A first run of the day reads its survey on a second connection while its own fills a new table. Both
+        // stop at the stream's rows, which this test holds, and the process is killed there: both of its server
+        // processes must end (each checks that the process is still connected), and nothing of the run remain.
+        ServedState before = served();
+        long runId;
+        List<Integer> backends;
+        try (Connection gate = db.admin()) {
+            gate.setAutoCommit(false);
+            try (Statement st = gate.createStatement()) {
+                st.execute("LOCK TABLE stream_window_metrics IN ACCESS EXCLUSIVE MODE");
+            }
+            child = startReconcile(
+                    "--from",
+                    WHOLE_DAY.from().toString(),
+                    "--to",
+                    WHOLE_DAY.to().toString());
+            backends = Poll.untilPresent(
+                    WAIT, "the run's statement and its survey both waiting for the stream's rows", () -> {
+                        List<Integer> waiting = waitingBackends(gate, "relation");
+                        return waiting.size() == 2 ? Optional.of(waiting) : Optional.empty();
+                    });
+            runId = runningRun(gate);
+
+            kill9(child);
+            assertThat(child.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            Poll.until(WAIT, "both server processes of the killed run to end, still waiting for the lock", () -> {
+                try (Connection c = db.admin()) {
+                    return count(
+                                    c,
+                                    "SELECT count(*) FROM pg_stat_activity WHERE pid IN (" + backends.get(0) + ", "
+                                            + backends.get(1) + ")")
+                            == 0;
+                }
+            });
+            gate.rollback();
+        }
+
+        assertThat(served())
+                .as("what finance sees is exactly as before the killed run")
+                .isEqualTo(before);
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
+                    .isZero();
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                                    + " AND tablename LIKE 'window\\_corrections\\_2%'"))
+                    .isZero();
+            assertThat(count(c, "SELECT count(*) FROM reconciliation_diffs WHERE run_id = " + runId))
+                    .isZero();
+        }
+
+        RunResult next = reconciler().reconcile(WHOLE_DAY);
+        assertThat(next.keysFinalized()).isEqualTo(1440L * 35);
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationRunsTable.find(c, runId).orElseThrow().status())
+                    .isEqualTo(Status.FAILED);
+            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions WHERE attached"))
+                    .isOne();
+            assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE NOT is_final"))
+                    .isZero();
+        }
+    }
+
     /** `reconcile ...` in a child JVM on this test's classpath, configured for this test's schema. */
     private Process startReconcile(String... args) throws Exception {
         Path config = db.configFile(tmp, "reconcile.report-dir=" + tmp.resolve("reports"));
@@ -186,6 +252,17 @@ class KilledReconcileITCase {
                         + "'" + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
             return rs.next() ? Optional.of(rs.getInt(1)) : Optional.empty();
         }
+    }
+
+    /** The pids of the server processes that wait for a lock of {@code locktype} held by {@code holder}'s session. */
+    private static List<Integer> waitingBackends(Connection holder, String locktype) throws SQLException {
+        List<Integer> pids = new ArrayList<>();
+        try (Statement st = holder.createStatement();
+                ResultSet rs = st.executeQuery("SELECT DISTINCT pid FROM pg_locks WHERE NOT granted AND locktype = '"
+                        + locktype + "' AND pg_backend_pid() = ANY (pg_blocking_pids(pid)) ORDER BY pid")) {
+            while (rs.next()) pids.add(rs.getInt(1));
+        }
+        return pids;
     }
 
     private static long runningRun(Connection c) throws SQLException {
