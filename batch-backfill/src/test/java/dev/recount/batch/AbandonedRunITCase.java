@@ -8,11 +8,13 @@ import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Mode;
 import dev.recount.db.tables.BatchRunsTable.Status;
 import dev.recount.db.tables.BatchWindowMetricsTable;
+import dev.recount.testkit.ServerProcesses;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,11 +45,16 @@ class AbandonedRunITCase {
     @Test
     void theNextRunFailsDeadRunsAndDropsTheirStagedRowsButLeavesLiveOnesAlone() throws Exception {
         long dead;
+        int killedBackend;
         try (Connection killed = t.admin()) {
+            killedBackend = ServerProcesses.of(killed);
             dead = BatchRunsTable.start(killed, Mode.RANGE, W, W + 60_000, false);
             stage(killed, dead, 3);
         } // the session ends: as if the process had died
+        ServerProcesses.awaitEnded(t::admin, killedBackend, Duration.ofSeconds(30));
+        int aliveBackend;
         try (Connection alive = t.admin()) {
+            aliveBackend = ServerProcesses.of(alive);
             long live = BatchRunsTable.start(alive, Mode.NIGHTLY, W - 86_400_000, W, false);
             stage(alive, live, 2);
 
@@ -67,6 +74,7 @@ class AbandonedRunITCase {
             assertThat(t.batchRows()).hasSize(1);
         }
         // Now the second one's session has ended too; the next run cleans it up as well.
+        ServerProcesses.awaitEnded(t::admin, aliveBackend, Duration.ofSeconds(30));
         long live = t.runs().stream()
                 .filter(r -> r.mode() == Mode.NIGHTLY)
                 .findFirst()

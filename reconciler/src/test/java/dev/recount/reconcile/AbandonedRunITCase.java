@@ -9,6 +9,7 @@ import dev.recount.db.tables.ReconciliationRunsTable.Status;
 import dev.recount.reconcile.bench.ReconcileBench;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
+import dev.recount.testkit.ServerProcesses;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -66,7 +67,9 @@ class AbandonedRunITCase {
     void theNextRunFailsDeadRunsWhoseWorkNeverBecameVisibleButLeavesLiveOnesAlone() throws Exception {
         ServedState before = served();
         long dead;
+        int killedBackend;
         try (Connection killed = db.admin()) {
+            killedBackend = ServerProcesses.of(killed);
             dead = ReconciliationRunsTable.start(killed, WHOLE_DAY.fromMillis(), WHOLE_DAY.toMillis(), null);
             killed.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             killed.setAutoCommit(false);
@@ -79,6 +82,8 @@ class AbandonedRunITCase {
             assertThat(count(killed, "SELECT count(*) FROM window_corrections")).isEqualTo(1440 * 6);
             assertThat(CorrectionLogTable.readRun(killed, dead)).isNotEmpty();
         } // the process dies: its session ends without a commit
+        // Its server process ends (and drops its locks) a moment after the connection closes.
+        awaitEnded(killedBackend);
         assertThat(served()).as("nothing of the dead run is visible").isEqualTo(before);
         assertThat(run(dead).status()).as("until the next run looks").isEqualTo(Status.RUNNING);
 
@@ -104,7 +109,9 @@ class AbandonedRunITCase {
                 assertThat(next.valuesCorrected()).isPositive();
             }
             // The second session ends too; the next run cleans it up as well.
+            int aliveBackend = ServerProcesses.of(alive);
             alive.close();
+            awaitEnded(aliveBackend);
             RunResult third = reconciler().reconcile(FIRST_HOURS);
             assertThat(run(live).status()).isEqualTo(Status.FAILED);
             assertThat(run(live).error()).contains("found by run " + third.runId());
@@ -129,6 +136,10 @@ class AbandonedRunITCase {
         try (Connection c = db.admin()) {
             return ReconciliationRunsTable.find(c, runId).orElseThrow();
         }
+    }
+
+    private void awaitEnded(int pid) {
+        ServerProcesses.awaitEnded(db::admin, pid, Duration.ofSeconds(30));
     }
 
     private static long count(Connection c, String sql) throws SQLException {

@@ -197,13 +197,7 @@ class KilledReconcileITCase {
                 .as("what finance sees is exactly as before the killed run")
                 .isEqualTo(before);
         try (Connection c = db.admin()) {
-            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
-                    .isZero();
-            assertThat(count(
-                            c,
-                            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
-                                    + " AND tablename LIKE 'window\\_corrections\\_2%'"))
-                    .isZero();
+            ReconcilerITCase.assertNoNewPartition(c);
             assertThat(count(c, "SELECT count(*) FROM reconciliation_diffs WHERE run_id = " + runId))
                     .isZero();
         }
