@@ -7,9 +7,12 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
@@ -29,6 +32,8 @@ import org.slf4j.LoggerFactory;
 final class SnapshotSurvey implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotSurvey.class);
     private static final Pattern SNAPSHOT_ID = Pattern.compile("[0-9A-Fa-f-]+");
+    /** How long a cancelled survey is given to end before its next statement is cancelled too. */
+    private static final Duration CANCEL_CHECK = Duration.ofMillis(100);
 
     private final Connection connection;
     private final FutureTask<ScopeSurvey> task;
@@ -120,15 +125,27 @@ final class SnapshotSurvey implements AutoCloseable {
     }
 
     /**
-     * Ends the survey (a run that failed before it was needed cancels its statement) and returns the connection.
+     * Ends the survey and returns the connection. A run that failed before it needed the survey cancels it: each
+     * statement of it that is still running (the survey is a few statements, so again until it is done).
      */
     @Override
     public void close() {
-        if (!task.isDone()) {
+        while (!task.isDone()) {
             try {
                 connection.unwrap(PGConnection.class).cancelQuery();
             } catch (SQLException e) {
                 LOG.warn("could not cancel the survey's statement: {}", e.getMessage());
+                break;
+            }
+            try {
+                task.get(CANCEL_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // Still running: its next statement had begun; cancel that one too.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException e) {
+                // The cancellation, or a failure the run no longer needs to hear about.
             }
         }
         try {

@@ -3,11 +3,16 @@ package dev.recount.reconcile;
 import static dev.recount.reconcile.testutils.ReconcileDb.key;
 import static dev.recount.reconcile.testutils.ReconcileDb.m;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.recount.reconcile.testutils.ReconcileDb;
+import dev.recount.testkit.Poll;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,6 +63,34 @@ class SnapshotSurveyITCase {
                     .sum();
             assertThat(streamKeys).isEqualTo(4);
         }
+    }
+
+    @Test
+    void closingASurveyThatIsStillReadCancelsIt() throws Exception {
+        // The survey waits for the stream's rows, which this test holds; the run fails meanwhile and closes it.
+        try (Connection gate = db.admin();
+                Connection run = runTransaction()) {
+            gate.setAutoCommit(false);
+            try (Statement st = gate.createStatement()) {
+                st.execute("LOCK TABLE stream_window_metrics IN ACCESS EXCLUSIVE MODE");
+            }
+            SnapshotSurvey pending =
+                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, Map.of(), 0, Reconciler.WORK_MEM);
+            Poll.until(Duration.ofSeconds(30), "the survey to wait for the stream's rows", () -> {
+                try (Statement st = gate.createStatement();
+                        ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_locks WHERE NOT granted"
+                                + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
+                    rs.next();
+                    return rs.getLong(1) == 1;
+                }
+            });
+            assertTimeoutPreemptively(Duration.ofSeconds(30), pending::close, "closed while the lock is still held");
+            assertThatThrownBy(pending::get).isInstanceOf(SQLException.class).hasMessageContaining("cancel");
+            gate.rollback();
+        }
+        assertThat(db.reconcilerPool().getHikariPoolMXBean().getActiveConnections())
+                .as("the survey's connection is back in the pool")
+                .isZero();
     }
 
     /** A connection in a REPEATABLE READ transaction whose snapshot is taken (as a run's is by its first reads). */
