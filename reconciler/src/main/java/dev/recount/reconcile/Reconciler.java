@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -73,8 +74,7 @@ public final class Reconciler {
      */
     static final String CLIENT_CHECK_INTERVAL = "2s";
 
-    private static final java.util.concurrent.atomic.AtomicBoolean REPORT_PRELOADED =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private static final AtomicBoolean REPORT_PRELOADED = new AtomicBoolean();
     /** Rows per list of largest differences in the report. */
     static final int REPORT_TOP = 25;
 
@@ -309,17 +309,17 @@ public final class Reconciler {
                 if (!changed.equals(Optional.of(scope)))
                     throw new IllegalStateException("run " + runId + ": nothing of " + scope.label()
                             + " was recorded, so all of it should have changed, but the survey shows " + changed);
-                reconciled = surveyed.intoNewPartition().plusKeysFinalized(batchKeys(survey, scope));
+                reconciled = surveyed.intoNewPartition();
             } else {
                 if (changed.isPresent() && mode == Mode.APPLY && !partitionTried)
                     newPartition = NewPartition.create(conn, changed.get(), settings.zone());
                 reconciled = changed.isPresent()
                         ? reconcileOnce(conn, changed.get(), mode, runId, newPartition)
                         : Reconciled.NOTHING;
-                if (newPartition.isPresent())
-                    reconciled = reconciled.plusKeysFinalized(batchKeys(survey, changed.get()));
             }
             if (newPartition.isPresent()) {
+                // The new partition's statement counts only the keys only the stream has; every batch row is final too.
+                reconciled = reconciled.plusKeysFinalized(batchKeys(survey, changed.get()));
                 progress.stage("indexing the new partition of window_corrections");
                 newPartition.get().index(conn, settings.workMem());
             }
@@ -465,7 +465,7 @@ public final class Reconciler {
             throws SQLException {
         progress.stage("comparing stream and batch, correcting window_metrics");
         try (SnapshotSurvey pending =
-                SnapshotSurvey.start(dataSource, conn, scope, days, Map.of(), finalWrites, settings.workMem())) {
+                SnapshotSurvey.start(dataSource, conn, scope, days, finalWrites, settings.workMem())) {
             Savepoint beforePartition = conn.setSavepoint();
             Optional<NewPartition> newPartition = NewPartition.create(conn, scope, settings.zone());
             Reconciled intoNewPartition =

@@ -2,7 +2,6 @@ package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
-import dev.recount.db.tables.ReconciledWindowsTable;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -57,16 +56,11 @@ final class SnapshotSurvey implements AutoCloseable {
 
     /**
      * Exports the snapshot of the run's transaction on {@code run} (REPEATABLE READ, nothing written yet) and starts
-     * reading the survey of {@code scope} in it on a connection of {@code dataSource}, on a thread of its own.
+     * reading the survey of {@code scope} in it on a connection of {@code dataSource}, on a thread of its own. Only a
+     * first run reads it so: nothing of the scope is recorded, so its finalized side is read, not taken as recorded.
      */
     static SnapshotSurvey start(
-            DataSource dataSource,
-            Connection run,
-            Scope scope,
-            ScopeDays days,
-            Map<Long, ReconciledWindowsTable.Row> recorded,
-            long finalWrites,
-            String workMem)
+            DataSource dataSource, Connection run, Scope scope, ScopeDays days, long finalWrites, String workMem)
             throws SQLException {
         String snapshot;
         try (Statement st = run.createStatement();
@@ -95,7 +89,7 @@ final class SnapshotSurvey implements AutoCloseable {
                                 + "'");
                     }
                 }
-                ScopeSurvey survey = ScopeSurvey.read(c, scope, days, recorded, finalWrites);
+                ScopeSurvey survey = ScopeSurvey.read(c, scope, days, Map.of(), finalWrites);
                 c.commit();
                 return survey;
             } finally {

@@ -48,7 +48,7 @@ class SnapshotSurveyITCase {
 
             ScopeSurvey beside;
             try (SnapshotSurvey pending =
-                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, Map.of(), 0, Reconciler.WORK_MEM)) {
+                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM)) {
                 beside = pending.get();
             }
             assertThat(beside).isEqualTo(before);
@@ -75,7 +75,7 @@ class SnapshotSurveyITCase {
                 st.execute("LOCK TABLE stream_window_metrics IN ACCESS EXCLUSIVE MODE");
             }
             SnapshotSurvey pending =
-                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, Map.of(), 0, Reconciler.WORK_MEM);
+                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM);
             Poll.until(Duration.ofSeconds(30), "the survey to wait for the stream's rows", () -> {
                 try (Statement st = gate.createStatement();
                         ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_locks WHERE NOT granted"
