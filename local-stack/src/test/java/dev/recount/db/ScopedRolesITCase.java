@@ -272,7 +272,7 @@ class ScopedRolesITCase {
 
     /**
      * V12's functions (ratios, rollups, sliding sums): executable by the readers of window_metrics only, not PUBLIC;
-     * V19's partition functions by the reconciler only.
+     * V19's and V20's partition functions by the reconciler only.
      */
     @Test
     void onlyTheReadersMayExecuteTheServingFunctions() throws SQLException {
@@ -281,9 +281,10 @@ class ScopedRolesITCase {
             expected.put(Role.RECONCILER.roleName(schema) + " " + f, "EXECUTE");
             expected.put(Role.FINANCE.roleName(schema) + " " + f, "EXECUTE");
         }
-        // V19: a first reconciliation's partition of window_corrections, created, indexed and attached as the owner.
+        // V19, V20: a first reconciliation's partition of window_corrections, created, indexed and attached as the
+        // owner.
         for (String f : List.of(
-                "window_corrections_new_partition",
+                "window_corrections_new_partition_of_batch",
                 "window_corrections_index_partition",
                 "window_corrections_attach_partition",
                 "window_corrections_merge_partition")) {

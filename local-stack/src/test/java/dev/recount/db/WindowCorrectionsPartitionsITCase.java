@@ -93,8 +93,8 @@ class WindowCorrectionsPartitionsITCase {
             // The legacy range can have no partition of its own.
             assertThat(text(
                             c,
-                            "SELECT window_corrections_new_partition('2026-11-28T00:00Z', '2026-11-29T00:00Z')"
-                                    + " IS NULL"))
+                            "SELECT window_corrections_new_partition_of_batch('2026-11-28T00:00Z', '2026-11-29T00:00Z', 1,"
+                                    + " '2026-11-28T00:00Z', '2026-11-29T00:00Z', NULL) IS NULL"))
                     .isEqualTo("t");
         }
     }
@@ -112,17 +112,20 @@ class WindowCorrectionsPartitionsITCase {
                                     + " AND tablename = 'window_corrections_legacy'"))
                     .isZero();
             assertThatThrownBy(() -> st.execute(
-                            "SELECT window_corrections_new_partition('2026-11-29T00:00Z', '2026-11-28T00:00Z')"))
+                            "SELECT window_corrections_new_partition_of_batch('2026-11-29T00:00Z', '2026-11-28T00:00Z', 1,"
+                                    + " '2026-11-29T00:00Z', '2026-11-28T00:00Z', NULL)"))
                     .hasMessageContaining("need finite range_from < range_to");
-            assertThatThrownBy(() ->
-                            st.execute("SELECT window_corrections_new_partition('-infinity', '2026-11-28T00:00Z')"))
+            assertThatThrownBy(() -> st.execute(
+                            "SELECT window_corrections_new_partition_of_batch('-infinity', '2026-11-28T00:00Z',"
+                                    + " 1, '2026-11-27T00:00Z', '2026-11-28T00:00Z', NULL)"))
                     .hasMessageContaining("need finite range_from < range_to");
         }
         // Only the reconciler may call them; finance may not.
         try (Connection c = stack.loginConnection(schema, Role.FINANCE);
                 Statement st = c.createStatement()) {
             assertThatThrownBy(() -> st.execute(
-                            "SELECT window_corrections_new_partition('2026-11-28T00:00Z', '2026-11-29T00:00Z')"))
+                            "SELECT window_corrections_new_partition_of_batch('2026-11-28T00:00Z', '2026-11-29T00:00Z', 1,"
+                                    + " '2026-11-28T00:00Z', '2026-11-29T00:00Z', NULL)"))
                     .hasMessageContaining("permission denied");
         }
     }

@@ -80,13 +80,13 @@ final class ReconcileStatements {
 
     /**
      * As {@link #reconcile(Scope, long, Tolerances, ZoneId, boolean)}, applying, with the keys inserted into
-     * {@code newPartition} ({@link NewPartition}: empty, no index, covering the scope) instead of
+     * {@code newPartition} ({@link NewPartition}: no index, covering the scope) instead of
      * {@code window_corrections}. No key of the scope is finalized then: the join leaves the finalized side out and
-     * keeps only the keys stream and batch disagree on, every batch row is inserted as it is, and the rows go in no
-     * order (the table's indexes are built after the load). Its {@value #FINALIZED} count is only the keys only the
-     * stream has (inserted as removed): the insert returns no row per key to count (a million-row tuplestore,
-     * 0.1–0.3 s), so the caller adds the scope's batch rows as the survey counted them in the run's snapshot, and the
-     * check afterwards compares every window's finalized key count with the batch's. The statement needs nothing
+     * keeps only the keys stream and batch disagree on; the table holds every batch row as it is already
+     * ({@link NewPartition#create}), so only the keys only the stream has are inserted, in no order (the table's
+     * indexes are built after the load). Its {@value #FINALIZED} count is only those keys (inserted as removed):
+     * the caller adds the scope's batch rows as the survey counted them in the run's snapshot, and the check
+     * afterwards compares every window's finalized key count with the batch's. The statement needs nothing
      * from the survey, so it can run while the survey is read.
      */
     static Sql reconcileIntoNewPartition(
@@ -136,14 +136,11 @@ final class ReconcileStatements {
         logEntries(sql);
         if (apply) {
             if (fresh) {
-                // Every batch row becomes final as it is, and every key only the stream has is hidden (removed, as
-                // zeros). In no particular order: the table's indexes are built after the load.
+                // The table holds every batch row already, final as it is (V20); every key only the stream has is
+                // hidden (removed, as zeros). In no particular order: the table's indexes are built after the load.
                 sql.add(", inserted AS (INSERT INTO " + newPartition.name() + " ("
-                                + WindowCorrectionsTable.INSERT_COLUMNS + ") SELECT window_start, window_end,"
-                                + " campaign_id, channel_id, " + each(m -> m) + ", false, ")
-                        .bigint(runId)
-                        .add(", run_id FROM b UNION ALL SELECT window_start, target_window_end, campaign_id,"
-                                + " channel_id, " + each(m -> "0") + ", true, ")
+                                + WindowCorrectionsTable.INSERT_COLUMNS + ") SELECT window_start, target_window_end,"
+                                + " campaign_id, channel_id, " + each(m -> "0") + ", true, ")
                         .bigint(runId)
                         .add(", NULL FROM a WHERE NOT in_batch)");
             } else {

@@ -312,7 +312,7 @@ public final class Reconciler {
                 reconciled = surveyed.intoNewPartition();
             } else {
                 if (changed.isPresent() && mode == Mode.APPLY && !partitionTried)
-                    newPartition = NewPartition.create(conn, changed.get(), settings.zone());
+                    newPartition = NewPartition.create(conn, changed.get(), settings.zone(), runId);
                 reconciled = changed.isPresent()
                         ? reconcileOnce(conn, changed.get(), mode, runId, newPartition)
                         : Reconciled.NOTHING;
@@ -467,7 +467,7 @@ public final class Reconciler {
         try (SnapshotSurvey pending =
                 SnapshotSurvey.start(dataSource, conn, scope, days, finalWrites, settings.workMem())) {
             Savepoint beforePartition = conn.setSavepoint();
-            Optional<NewPartition> newPartition = NewPartition.create(conn, scope, settings.zone());
+            Optional<NewPartition> newPartition = NewPartition.create(conn, scope, settings.zone(), runId);
             Reconciled intoNewPartition =
                     newPartition.isPresent() ? reconcileOnce(conn, scope, Mode.APPLY, runId, newPartition) : null;
             ScopeSurvey survey = pending.get();

@@ -514,7 +514,8 @@ class ReconcilerITCase {
             assertThatThrownBy(() -> st.execute("SELECT window_corrections_index_partition('" + NEW_PARTITION + "')"))
                     .hasMessageContaining("is no new partition");
             try (ResultSet rs = st.executeQuery(
-                    "SELECT window_corrections_new_partition('2026-11-28T12:00Z', '2026-12-02T00:00Z')")) {
+                    "SELECT window_corrections_new_partition_of_batch('2026-11-28T12:00Z', '2026-12-02T00:00Z', 1,"
+                            + " '2026-11-28T12:00Z', '2026-12-02T00:00Z', NULL)")) {
                 rs.next();
                 assertThat(rs.getString(1)).as("overlaps the run's table").isNull();
             }
@@ -599,8 +600,10 @@ class ReconcilerITCase {
             fill(indexed);
             try (Connection c = indexed.admin();
                     Statement st = c.createStatement()) {
-                st.execute("SELECT window_corrections_index_partition(window_corrections_new_partition("
-                        + "'2026-11-27T11:00Z', '2026-11-29T11:00Z'))");
+                // No window start is in '{}': the table is created empty.
+                st.execute("SELECT window_corrections_index_partition(window_corrections_new_partition_of_batch("
+                        + "'2026-11-27T11:00Z', '2026-11-29T11:00Z', 1, '2026-11-27T11:00Z', '2026-11-29T11:00Z',"
+                        + " '{}'))");
                 st.execute("SELECT window_corrections_attach_partition('" + NEW_PARTITION + "')");
             }
             Reconciler other = new Reconciler(
