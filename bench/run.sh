@@ -316,7 +316,9 @@ if wants reconcile; then
         -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath; }) >"$OUT/reconcile-build.log" 2>&1; then
     KEYS=$((1440 * 100 * RECONCILE_CHANNELS))
     echo "bench: ReconcileBench ($KEYS keys)..." >&2
-    (cd "$ROOT" && java -Xmx2g -Drecount.root="$ROOT" -cp "reconciler/target/test-classes:reconciler/target/classes:$(cat reconciler/target/test.classpath)" \
+    # With the JVM flags `./recount reconcile` starts with (the root pom's <reconciler.jvm.flags>).
+    read -r -a RECONCILER_FLAGS <<<"$(sed -n 's:.*<reconciler.jvm.flags>\(.*\)</reconciler.jvm.flags>.*:\1:p' "$ROOT/pom.xml")"
+    (cd "$ROOT" && java -Xmx2g "${RECONCILER_FLAGS[@]}" -Drecount.root="$ROOT" -cp "reconciler/target/test-classes:reconciler/target/classes:$(cat reconciler/target/test.classpath)" \
       dev.recount.reconcile.bench.ReconcileBench 100 "$RECONCILE_CHANNELS") >"$OUT/reconcile.log" 2>&1 || true
     record reconcile_first_keys_per_s "$(awk -F'|' '/^\| first/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "$KEYS keys, first run (finalizes + corrects), total $(awk -F'|' '/^\| first/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
     record reconcile_rerun_keys_per_s "$(awk -F'|' '/^\| rerun/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "rerun, no change, total $(awk -F'|' '/^\| rerun/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"

@@ -7,7 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,12 +22,17 @@ class LauncherTest {
     record Run(int exit, String out, String err) {}
 
     private Run launch(String... args) throws IOException, InterruptedException {
-        Path root = Path.of(System.getProperty("recount.root")).toAbsolutePath().normalize();
+        return launch(Map.of(), args);
+    }
+
+    private Run launch(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        Path root = root();
         List<String> command =
                 new ArrayList<>(List.of("bash", root.resolve("recount").toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile());
         pb.environment().put("RECOUNT_NO_BUILD", "1"); // use what the reactor built
+        pb.environment().putAll(env);
         pb.redirectOutput(cwd.resolve("out.txt").toFile())
                 .redirectError(cwd.resolve("err.txt").toFile());
         Process p = pb.start();
@@ -57,5 +65,36 @@ class LauncherTest {
         Run run = launch("--help");
         assertThat(run.exit()).isZero();
         assertThat(run.out()).contains("--version", "docs/contract.md");
+    }
+
+    /**
+     * The reconciler's commands start their JVM with the root pom's {@code reconciler.jvm.flags} (what the reconcile
+     * benchmark runs with too), before {@code JAVA_OPTS}, so that a user's flag wins; other commands do not get them.
+     */
+    @Test
+    void theReconcilersJvmFlagsComeFromTheRootPomAndJavaOptsOverrideThem() throws Exception {
+        Matcher m = Pattern.compile("<reconciler\\.jvm\\.flags>(.*)</reconciler\\.jvm\\.flags>")
+                .matcher(java.nio.file.Files.readString(root().resolve("pom.xml"), StandardCharsets.UTF_8));
+        assertThat(m.find())
+                .as("<reconciler.jvm.flags> in the root pom, on one line")
+                .isTrue();
+        assertThat(m.group(1)).isEqualTo("-XX:TieredStopAtLevel=1");
+        Map<String, String> printFlags = Map.of("JAVA_OPTS", "-XX:+PrintCommandLineFlags");
+
+        for (String command : List.of("reconcile", "reports")) {
+            Run run = launch(printFlags, command, "--help");
+            assertThat(run.exit()).as(run.err()).isZero();
+            assertThat(run.out()).as(command).contains("-XX:TieredStopAtLevel=1");
+        }
+        Run overridden = launch(
+                Map.of("JAVA_OPTS", "-XX:+PrintCommandLineFlags -XX:TieredStopAtLevel=4"), "reconcile", "--help");
+        assertThat(overridden.exit()).as(overridden.err()).isZero();
+        assertThat(overridden.out()).contains("-XX:TieredStopAtLevel=4").doesNotContain("TieredStopAtLevel=1");
+        Run version = launch(printFlags, "--version");
+        assertThat(version.out()).doesNotContain("TieredStopAtLevel");
+    }
+
+    private static Path root() {
+        return Path.of(System.getProperty("recount.root")).toAbsolutePath().normalize();
     }
 }
