@@ -64,8 +64,17 @@ public final class ReconcileExplain {
                 }
             }
             case "rerun" -> {
+                // The reconciler refuses to run as a superuser: apply the first run as a login of its role, made
+                // for this and dropped after.
+                String login = schema + "_explain_login",
+                        loginPassword = java.util.UUID.randomUUID().toString();
+                try (Connection c = DriverManager.getConnection(url, user, password);
+                        Statement st = c.createStatement()) {
+                    st.execute("CREATE ROLE " + login + " LOGIN PASSWORD '" + loginPassword + "' IN ROLE "
+                            + Role.RECONCILER.roleName(schema));
+                }
                 try (HikariDataSource pool =
-                        Database.pool(new PostgresSettings(url, user, schema, 2), password, Role.RECONCILER)) {
+                        Database.pool(new PostgresSettings(url, login, schema, 2), loginPassword, Role.RECONCILER)) {
                     Path reports = Files.createTempDirectory("reconcile-explain-");
                     RunResult r = new Reconciler(
                                     pool,
@@ -77,6 +86,11 @@ public final class ReconcileExplain {
                             "applied run %d in %.2f s; explaining the rerun%n",
                             r.runId(),
                             r.timings().total().toNanos() / 1e9);
+                } finally {
+                    try (Connection c = DriverManager.getConnection(url, user, password);
+                            Statement st = c.createStatement()) {
+                        st.execute("DROP ROLE " + login);
+                    }
                 }
                 explain(url, user, password, schema, day);
             }
