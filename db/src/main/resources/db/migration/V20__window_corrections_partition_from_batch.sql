@@ -1,8 +1,8 @@
 -- A first reconciliation's new partition of window_corrections (V19) is created already holding the batch rows it
 -- finalizes, with CREATE TABLE AS, instead of created empty and filled by the reconciler's INSERT ... SELECT.
 -- PostgreSQL writes a table being created that way in bulk (a pinned page, no free-space map search, a ring of
--- buffers): 1,003,000 batch rows took 1.2-1.5 s against 1.9-2.1 s for the INSERT into an empty table in the same
--- transaction, and the constraints added afterwards, checked in one scan, 0.44 s (docs/benchmarks.md, section 10).
+-- buffers): 1,003,000 batch rows took 0.9-1.5 s against 1.6-2.3 s for the INSERT into an empty table in the same
+-- transaction, and the constraints added afterwards, checked in one scan, about 0.45 s (docs/benchmarks.md, section 10).
 -- The reconciler then inserts only the keys only the stream has (hidden, as removed).
 --
 -- window_corrections_new_partition(range_from, range_to) is replaced by
