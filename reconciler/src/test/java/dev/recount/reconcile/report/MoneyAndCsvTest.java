@@ -8,6 +8,7 @@ import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.List;
 import java.util.Random;
+import org.apache.commons.csv.CSVPrinter;
 import org.junit.jupiter.api.Test;
 
 class MoneyAndCsvTest {
@@ -128,6 +129,38 @@ class MoneyAndCsvTest {
         assertThat(out.toString())
                 .isEqualTo("plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\","
                         + "\"'=HYPERLINK(\"\"http://x\"\")\",'+1,'-2,'@sum,'\tx,-42,,\" padded \"\r\n");
+    }
+
+    /**
+     * Cells appended without Commons CSV must come out exactly as Commons CSV prints them: random records over an
+     * alphabet of plain characters and every character its quoting looks at (comma, quote, line breaks, space,
+     * {@code #} and below, tab), against {@link CSVPrinter#printRecord} with the same format.
+     */
+    @Test
+    void cellsAppendedAsTheyAreMatchWhatCommonsCsvPrints() throws Exception {
+        String alphabet = "09azAZ-+.:_,\"\r\n #!\t'=@;é\u202E";
+        java.util.Random random = new java.util.Random(20261201L);
+        StringBuilder expected = new StringBuilder();
+        StringWriter actual = new StringWriter();
+        Csv csv = new Csv(actual);
+        int appended = 0;
+        try (CSVPrinter reference = new CSVPrinter(expected, Csv.FORMAT)) {
+            for (int r = 0; r < 20_000; r++) {
+                List<String> cells = new java.util.ArrayList<>();
+                for (int c = random.nextInt(8) + 1; c > 0; c--) {
+                    StringBuilder cell = new StringBuilder();
+                    for (int k = random.nextInt(5); k > 0; k--) {
+                        cell.append(alphabet.charAt(random.nextInt(random.nextBoolean() ? 11 : alphabet.length())));
+                    }
+                    cells.add(cell.toString());
+                    if (cells.size() > 1 && Csv.printsAsItIs(cell.toString())) appended++;
+                }
+                reference.printRecord(cells);
+                csv.row(cells);
+            }
+        }
+        assertThat(appended).as("cells that took the appended path").isGreaterThan(10_000);
+        assertThat(actual.toString()).isEqualTo(expected.toString());
     }
 
     @Test
