@@ -280,13 +280,18 @@ public final class Reconciler {
                     ReconciledWindowsTable.read(conn, scope.fromMillis(), scope.toMillis());
             long finalWrites = WindowCorrectionsWritesTable.count(conn);
             // A first run fills a table of its own for its days (NewPartition), attached just before committing.
-            Surveyed surveyed = mode == Mode.APPLY
-                            && scope.windowStarts() == null
-                            && recorded.isEmpty()
-                            && SnapshotSurvey.possible(dataSource)
-                    ? surveyBesideFirstRun(conn, scope, runId, days, finalWrites)
-                    : new Surveyed(
-                            ScopeSurvey.read(conn, scope, days, recorded, finalWrites), false, Optional.empty(), null);
+            Surveyed surveyed;
+            if (mode == Mode.APPLY
+                    && scope.windowStarts() == null
+                    && recorded.isEmpty()
+                    && SnapshotSurvey.possible(dataSource)) {
+                surveyed = surveyBesideFirstRun(conn, scope, runId, days, finalWrites);
+            } else {
+                // A step of its own: most of a rerun, which the coverage check's step used to show.
+                progress.stage("reading each window's totals from stream and batch");
+                surveyed = new Surveyed(
+                        ScopeSurvey.read(conn, scope, days, recorded, finalWrites), false, Optional.empty(), null);
+            }
             ScopeSurvey survey = surveyed.survey();
             Optional<NewPartition> newPartition = surveyed.newPartition();
             boolean partitionTried = surveyed.partitionTried();

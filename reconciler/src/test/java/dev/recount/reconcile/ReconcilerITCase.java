@@ -36,6 +36,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -443,6 +444,41 @@ class ReconcilerITCase {
 
     /** The Auckland days of FROM..TO (the 28th and the 29th there), in UTC: the first run's table of its own. */
     static final String NEW_PARTITION = "window_corrections_20261127t1100_20261129t1100";
+
+    /** What a run shows it is doing: a rerun's survey, most of its time, is a step of its own. */
+    @Test
+    void aRerunShowsReadingTheWindowsTotalsAsAStepOfItsOwn() throws Exception {
+        List<String> first = new ArrayList<>(), rerun = new ArrayList<>();
+        reconciler(Tolerances.exact()).withProgress(stages(first)).reconcile(ScopeResolver.range(FROM, TO));
+        reconciler(Tolerances.exact()).withProgress(stages(rerun)).reconcile(ScopeResolver.range(FROM, TO));
+        String survey = "reading each window's totals from stream and batch";
+        assertThat(first)
+                .as("a first run reads it beside its statement")
+                .doesNotContain(survey)
+                .contains("comparing stream and batch, correcting window_metrics");
+        assertThat(rerun)
+                .containsSubsequence(
+                        "checking that succeeded batch runs cover the range",
+                        survey,
+                        "reconciling attribution",
+                        "writing the report",
+                        "committing");
+    }
+
+    private static RunProgress stages(List<String> names) {
+        return new RunProgress() {
+            @Override
+            public void stage(String name) {
+                names.add(name);
+            }
+
+            @Override
+            public void rows(long done, long total) {}
+
+            @Override
+            public void close() {}
+        };
+    }
 
     @Test
     void aFirstRunFillsATableOfItsOwnThatNobodySeesBeforeTheRunCommits() throws Exception {
