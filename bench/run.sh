@@ -45,7 +45,9 @@ export KAFKA_BOOTSTRAP_SERVERS RECOUNT_JDBC_URL PGUSER PGPASSWORD RECOUNT_PGPASS
 # BENCH_OUT=<an earlier run dir> adds to that run's results (e.g. to run the sections in several goes).
 OUT="${BENCH_OUT:-$ROOT/bench/target/run-$(date -u +%Y%m%dT%H%M%S)}"; mkdir -p "$OUT"
 RESULTS="$OUT/results.tsv"; touch "$RESULTS"
-OPENS=$(sed -n 's:.*<java17.opens>\(.*\)</java17.opens>.*:\1:p' "$ROOT/pom.xml")
+# A property of the root pom, kept on one line there.
+pom_property() { sed -n "s:.*<$1>\\(.*\\)</$1>.*:\\1:p" "$ROOT/pom.xml"; }
+OPENS=$(pom_property java17.opens)
 
 echo "bench: building the bench module (profile bench)..." >&2
 # -am: core and db come from this checkout's reactor, not from ~/.m2 (nothing is installed there).
@@ -317,7 +319,7 @@ if wants reconcile; then
     KEYS=$((1440 * 100 * RECONCILE_CHANNELS))
     echo "bench: ReconcileBench ($KEYS keys)..." >&2
     # With the JVM flags `./recount reconcile` starts with (the root pom's <reconciler.jvm.flags>).
-    read -r -a RECONCILER_FLAGS <<<"$(sed -n 's:.*<reconciler.jvm.flags>\(.*\)</reconciler.jvm.flags>.*:\1:p' "$ROOT/pom.xml")"
+    read -r -a RECONCILER_FLAGS <<<"$(pom_property reconciler.jvm.flags)"
     (cd "$ROOT" && java -Xmx2g "${RECONCILER_FLAGS[@]}" -Drecount.root="$ROOT" -cp "reconciler/target/test-classes:reconciler/target/classes:$(cat reconciler/target/test.classpath)" \
       dev.recount.reconcile.bench.ReconcileBench 100 "$RECONCILE_CHANNELS") >"$OUT/reconcile.log" 2>&1 || true
     record reconcile_first_keys_per_s "$(awk -F'|' '/^\| first/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "$KEYS keys, first run (finalizes + corrects), total $(awk -F'|' '/^\| first/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"

@@ -14,17 +14,17 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * A table of its own for the keys of a first run (V19): {@code window_corrections} is partitioned by range of
+ * A table of its own for the keys of a first run (V19, V20): {@code window_corrections} is partitioned by range of
  * {@code window_start}, and when no key of the days a run reconciles key by key is finalized yet and no partition
- * covers any of them, the run fills a new, empty table for those days (midnight to midnight in the run's time zone)
- * without indexes, builds its indexes once ({@link #index}) and attaches it to {@code window_corrections} just
- * before committing ({@link #attach}; or, should that have to wait for a long query, moves the rows into
- * {@code window_corrections}). Inserting a day's million corrections with both indexes updated row by row
- * cost about 4 s; the plain insert and the two index builds about half of that. The table is created holding the
- * scope's batch rows (V20: {@code CREATE TABLE AS} writes them in bulk, 0.13–0.57 s less than inserting them into an
- * empty table on the benchmark's day); the run's statement adds only the keys only the stream has. The reconciler
- * owns no table: the schema owner's functions of V19 and V20 create, index and attach the table, all in the run's transaction, so nobody sees
- * it before the run commits and a failed run leaves nothing behind.
+ * covers any of them, the run has a new table made for those days (midnight to midnight in the run's time zone),
+ * without indexes and already holding the batch rows it finalizes, builds its indexes once ({@link #index}) and
+ * attaches it to {@code window_corrections} just before committing ({@link #attach}; or, should that have to wait
+ * for a long query, moves the rows into {@code window_corrections}). Inserting a day's million corrections with both
+ * indexes updated row by row cost about 4 s; the plain insert and the two index builds about half of that. The batch
+ * rows go in as the table is created ({@code CREATE TABLE AS}, which writes them in bulk: 0.13–0.57 s less than
+ * inserting them into an empty table on the benchmark's day); the run's statement adds only the keys only the stream
+ * has. The reconciler owns no table: the schema owner's functions of V19 and V20 create, index and attach the table,
+ * all in the run's transaction, so nobody sees it before the run commits and a failed run leaves nothing behind.
  *
  * @param name the table's name (lower case letters, digits and underscores: safe to put into SQL as it is)
  */

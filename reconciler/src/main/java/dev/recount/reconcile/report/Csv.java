@@ -17,6 +17,8 @@ public final class Csv implements Flushable {
     public static final CSVFormat FORMAT =
             CSVFormat.RFC4180.builder().setRecordSeparator("\r\n").get();
 
+    private static final String DELIMITER = FORMAT.getDelimiterString();
+
     private final Appendable out;
     /**
      * Each record is printed here first and handed to {@code out} in one piece: Commons CSV appends a cell in many
@@ -34,7 +36,7 @@ public final class Csv implements Flushable {
 
     /**
      * Writes one record; each cell is already made safe by {@link #text} or {@link #number}. A cell after the first
-     * that {@link #printsAsItIs} is appended here, after a comma, exactly as Commons CSV would print it; every other
+     * that {@link #printsAsItIs} is appended here, after the delimiter, exactly as Commons CSV would print it; every other
      * cell goes through Commons CSV. Most cells of diffs.csv are numbers, and printing each through the library's
      * general path was about half of writing a differing key's row (20,000 rows: 0.14–0.24 s of 0.25–0.46 s on
      * the benchmark's machine, docs/benchmarks.md §10).
@@ -43,7 +45,7 @@ public final class Csv implements Flushable {
         record.setLength(0);
         boolean first = true;
         for (String cell : cells) {
-            if (!first && printsAsItIs(cell)) record.append(',').append(cell);
+            if (!first && printsAsItIs(cell)) record.append(DELIMITER).append(cell);
             else printer.print(cell);
             first = false;
         }
