@@ -294,6 +294,8 @@ class SchemaITCase {
                             // V12: a sum over many windows, unbounded on purpose (an exact integer that may exceed 38
                             // digits).
                             "recent_sliding_metrics.spend_micros numeric(0,0)",
+                            // V21: the batch's sum of a recorded window, as the reconciler read it.
+                            "reconciled_windows.batch_spend_micros numeric(38,0)",
                             "reconciliation_diffs.batch_spend_micros numeric(38,0)",
                             "reconciliation_diffs.stream_spend_micros numeric(38,0)",
                             "stream_window_metrics.spend_micros numeric(38,0)",

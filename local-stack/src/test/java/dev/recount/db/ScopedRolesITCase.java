@@ -216,6 +216,10 @@ class ScopedRolesITCase {
         grant(expected, Role.RECONCILER, "window_corrections_writes", "SELECT");
         // V19: which range each partition of window_corrections holds (written only by the functions below).
         grant(expected, Role.RECONCILER, "window_corrections_partitions", "SELECT");
+        // V21: the stream and the batch log the windows they write; the reconciler reads and forgets them.
+        grant(expected, Role.STREAM, "window_writes", "INSERT");
+        grant(expected, Role.BATCH, "window_writes", "INSERT");
+        grant(expected, Role.RECONCILER, "window_writes", "DELETE,SELECT");
         grant(expected, Role.RECONCILER, "reconciliation_runs_run_id_seq", "SELECT,USAGE");
         grant(expected, Role.RECONCILER, "correction_log_log_id_seq", "SELECT,USAGE");
         for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {

@@ -8,6 +8,7 @@ import dev.recount.db.tables.CorrectionLogTable.Reason;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowCorrectionsTable;
+import dev.recount.db.tables.WindowWritesTable;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.function.Function;
@@ -361,6 +362,27 @@ final class ReconcileStatements {
                         + BatchWindowMetricsTable.TABLE + " WHERE ")
                 .inScope("window_start", scope)
                 .add(" GROUP BY 1, 2");
+    }
+
+    /**
+     * Whether {@code window_writes} names a window of the scope: something wrote it in the stream's or the batch's
+     * table since the run that last recorded it (or nothing recorded it yet). One index lookup.
+     */
+    static Sql windowsWritten(Scope scope) {
+        return new Sql()
+                .add("SELECT EXISTS (SELECT 1 FROM " + WindowWritesTable.TABLE + " WHERE ")
+                .inScope("window_start", scope)
+                .add(")");
+    }
+
+    /**
+     * Deletes the rows of {@code window_writes} this transaction sees for the windows of the scope: the run records
+     * those windows as it read them in the same snapshot. Rows committed after the snapshot are not seen, and stay.
+     */
+    static Sql forgetWindowWrites(Scope scope) {
+        return new Sql()
+                .add("DELETE FROM " + WindowWritesTable.TABLE + " WHERE ")
+                .inScope("window_start", scope);
     }
 
     /** Per window of the scope, how many rows {@code window_corrections} holds and their fingerprint. */

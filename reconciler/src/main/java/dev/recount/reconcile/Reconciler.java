@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongPredicate;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -287,10 +288,22 @@ public final class Reconciler {
                     && SnapshotSurvey.possible(dataSource)) {
                 surveyed = surveyBesideFirstRun(conn, scope, runId, days, finalWrites);
             } else {
-                // A step of its own: most of a rerun, which the coverage check's step used to show.
-                progress.stage("reading each window's totals from stream and batch");
-                surveyed = new Surveyed(
-                        ScopeSurvey.read(conn, scope, days, recorded, finalWrites), false, Optional.empty(), null);
+                Map<Long, ScopeSurvey.Window> asRecorded =
+                        ScopeSurvey.recordedWindows(scope, recorded, finalWrites, windowsWritten(conn, scope));
+                if (asRecorded != null) {
+                    // Nothing wrote a window of the range since it was recorded: no row of stream or batch to read.
+                    progress.stage("reading the batch's totals per campaign-day (no window written since recorded)");
+                    surveyed = new Surveyed(
+                            ScopeSurvey.withRecordedWindows(conn, scope, days, asRecorded),
+                            false,
+                            Optional.empty(),
+                            null);
+                } else {
+                    // A step of its own: most of a rerun, which the coverage check's step used to show.
+                    progress.stage("reading each window's totals from stream and batch");
+                    surveyed = new Surveyed(
+                            ScopeSurvey.read(conn, scope, days, recorded, finalWrites), false, Optional.empty(), null);
+                }
             }
             ScopeSurvey survey = surveyed.survey();
             Optional<NewPartition> newPartition = surveyed.newPartition();
@@ -358,7 +371,7 @@ public final class Reconciler {
                                 survey,
                                 newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE))
                         : Map.of();
-                recordWindows(conn, runId, survey, changes, finalNow);
+                recordWindows(conn, runId, scope, survey, recorded, changes, finalNow);
             }
             long t2 = System.nanoTime();
             // Attribution is exact: any key stream and batch disagree on is beyond tolerance.
@@ -594,10 +607,17 @@ public final class Reconciler {
      * windows this run wrote; the others it did not touch), this run as the one whose diffs hold, the row hash
      * the fingerprints were computed with, and how many statements have written window_corrections by now.
      */
+    /**
+     * Records every window of the scope as this run read and left it, and forgets what {@code window_writes} said of
+     * them: the run read them in the snapshot in which it deletes those rows. A window recorded before that neither
+     * side nor window_corrections holds rows of any more is recorded empty.
+     */
     private static void recordWindows(
             Connection conn,
             long runId,
+            Scope scope,
             ScopeSurvey survey,
+            Map<Long, ReconciledWindowsTable.Row> recorded,
             WindowChanges changes,
             Map<Long, FinalizedCheck.Window> finalNow)
             throws SQLException {
@@ -616,9 +636,41 @@ public final class Reconciler {
                     finalized,
                     runId,
                     ReconcileStatements.FINGERPRINT_VERSION,
-                    finalWrites));
+                    finalWrites,
+                    new ReconciledWindowsTable.Survey(
+                            w.streamEnds().minMillis(),
+                            w.streamEnds().maxMillis(),
+                            w.batchEnds().minMillis(),
+                            w.batchEnds().maxMillis(),
+                            w.batchRows().sums())));
+        }
+        LongPredicate covered = scope.coversWindow();
+        for (long w : recorded.keySet()) {
+            if (!covered.test(w) || survey.windows().containsKey(w)) continue;
+            rows.add(new ReconciledWindowsTable.Row(
+                    w,
+                    ReconciledWindowsTable.Side.EMPTY,
+                    ReconciledWindowsTable.Side.EMPTY,
+                    ReconciledWindowsTable.Side.EMPTY,
+                    runId,
+                    ReconcileStatements.FINGERPRINT_VERSION,
+                    finalWrites,
+                    new ReconciledWindowsTable.Survey(0, 0, 0, 0, WindowMetrics.ZERO)));
         }
         ReconciledWindowsTable.upsert(conn, rows);
+        try (PreparedStatement ps =
+                ReconcileStatements.forgetWindowWrites(scope).prepare(conn)) {
+            ps.executeUpdate();
+        }
+    }
+
+    /** Whether {@code window_writes} names a window of the scope ({@link ReconcileStatements#windowsWritten}). */
+    private static boolean windowsWritten(Connection conn, Scope scope) throws SQLException {
+        try (PreparedStatement ps = ReconcileStatements.windowsWritten(scope).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
     }
 
     /** One advisory lock per schema: reconciliations of different schemas (environments, tests) never wait for each other. */

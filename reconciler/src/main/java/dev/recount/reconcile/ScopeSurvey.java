@@ -106,17 +106,7 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
                 }
             }
         }
-        List<CampaignDay> campaignDays = new ArrayList<>();
-        try (PreparedStatement ps =
-                        ReconcileStatements.batchCampaignDays(scope, days).prepare(conn);
-                ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                campaignDays.add(new CampaignDay(
-                        rs.getString("campaign_id"),
-                        days.day(rs.getInt("day")),
-                        new Rows(rs.getLong("keys"), MetricColumns.read(rs))));
-            }
-        }
+        List<CampaignDay> campaignDays = readCampaignDays(conn, scope, days);
         Map<Long, Side> finalized = finalizedAsRecorded(scope, stream.keySet(), batch.keySet(), recorded, finalWrites);
         boolean asRecorded = finalized != null;
         if (!asRecorded) finalized = readFinalized(conn, scope);
@@ -137,6 +127,53 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
                             finalized.getOrDefault(w, Side.EMPTY)));
         }
         return new ScopeSurvey(windows, campaignDays, asRecorded);
+    }
+
+    /**
+     * The scope's windows as recorded, or null when they must be read: when nothing has written a window of the scope
+     * in the stream's or the batch's table since it was recorded ({@code written} false: {@code window_writes} names
+     * none, V21) and the finalized side is as recorded ({@link #finalizedAsRecorded}), every window holds what the run
+     * that recorded it read, provided that run recorded all of it (V21's columns; not before). A window the stream
+     * and the batch both hold no rows of any more is left out, as a survey leaves it out.
+     */
+    static Map<Long, Window> recordedWindows(
+            Scope scope, Map<Long, ReconciledWindowsTable.Row> recorded, long finalWrites, boolean written) {
+        if (written) return null;
+        LongPredicate covered = scope.coversWindow();
+        Map<Long, ReconciledWindowsTable.Row> inScope = new TreeMap<>();
+        for (ReconciledWindowsTable.Row r : recorded.values()) {
+            long w = r.windowStartMillis();
+            if (w < scope.fromMillis() || w >= scope.toMillis() || !covered.test(w)) continue;
+            if (r.survey() == null) return null;
+            inScope.put(w, r);
+        }
+        if (inScope.isEmpty()) return null;
+        Map<Long, Side> finalized = finalizedAsRecorded(scope, inScope.keySet(), Set.of(), inScope, finalWrites);
+        if (finalized == null) return null;
+        Map<Long, Window> windows = new TreeMap<>();
+        for (ReconciledWindowsTable.Row r : inScope.values()) {
+            long w = r.windowStartMillis();
+            ReconciledWindowsTable.Survey v = r.survey();
+            Window window = new Window(
+                    w,
+                    r.stream(),
+                    r.stream().keys() == 0 ? Ends.NONE : new Ends(v.streamMinEndMillis(), v.streamMaxEndMillis()),
+                    r.batch(),
+                    r.batch().keys() == 0 ? Ends.NONE : new Ends(v.batchMinEndMillis(), v.batchMaxEndMillis()),
+                    r.batch().keys() == 0 ? Rows.NONE : new Rows(r.batch().keys(), v.batchSums()),
+                    finalized.getOrDefault(w, Side.EMPTY));
+            if (window.compared() || window.finalized().keys() > 0) windows.put(w, window);
+        }
+        return windows;
+    }
+
+    /**
+     * The survey of a scope whose windows are as recorded ({@link #recordedWindows}): only the batch's campaign-days
+     * are read.
+     */
+    static ScopeSurvey withRecordedWindows(Connection conn, Scope scope, ScopeDays days, Map<Long, Window> windows)
+            throws SQLException {
+        return new ScopeSurvey(windows, readCampaignDays(conn, scope, days), true);
     }
 
     /**
@@ -165,6 +202,22 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
             for (long w : side) if (!recorded.containsKey(w)) return null;
         }
         return finalized;
+    }
+
+    private static List<CampaignDay> readCampaignDays(Connection conn, Scope scope, ScopeDays days)
+            throws SQLException {
+        List<CampaignDay> campaignDays = new ArrayList<>();
+        try (PreparedStatement ps =
+                        ReconcileStatements.batchCampaignDays(scope, days).prepare(conn);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                campaignDays.add(new CampaignDay(
+                        rs.getString("campaign_id"),
+                        days.day(rs.getInt("day")),
+                        new Rows(rs.getLong("keys"), MetricColumns.read(rs))));
+            }
+        }
+        return campaignDays;
     }
 
     /** Per window of {@code scope}: the key count and fingerprint of its rows in window_corrections. */

@@ -445,24 +445,118 @@ class ReconcilerITCase {
     /** The Auckland days of FROM..TO (the 28th and the 29th there), in UTC: the first run's table of its own. */
     static final String NEW_PARTITION = "window_corrections_20261127t1100_20261129t1100";
 
-    /** What a run shows it is doing: a rerun's survey, most of its time, is a step of its own. */
+    /**
+     * What a run shows it is doing: a rerun that must read the windows' totals (something wrote one since) shows that
+     * as a step of its own, most of its time; a rerun that nothing wrote a window of reads only the campaign-days.
+     */
     @Test
     void aRerunShowsReadingTheWindowsTotalsAsAStepOfItsOwn() throws Exception {
-        List<String> first = new ArrayList<>(), rerun = new ArrayList<>();
+        List<String> first = new ArrayList<>(), rerun = new ArrayList<>(), afterWrite = new ArrayList<>();
         reconciler(Tolerances.exact()).withProgress(stages(first)).reconcile(ScopeResolver.range(FROM, TO));
         reconciler(Tolerances.exact()).withProgress(stages(rerun)).reconcile(ScopeResolver.range(FROM, TO));
+        db.stream(MATCH, MATCH_V, 3);
+        reconciler(Tolerances.exact()).withProgress(stages(afterWrite)).reconcile(ScopeResolver.range(FROM, TO));
         String survey = "reading each window's totals from stream and batch";
+        String asRecorded = "reading the batch's totals per campaign-day (no window written since recorded)";
         assertThat(first)
                 .as("a first run reads it beside its statement")
-                .doesNotContain(survey)
+                .doesNotContain(survey, asRecorded)
                 .contains("comparing stream and batch, correcting window_metrics");
         assertThat(rerun)
+                .doesNotContain(survey)
+                .containsSubsequence(
+                        "checking that succeeded batch runs cover the range",
+                        asRecorded,
+                        "reconciling attribution",
+                        "writing the report",
+                        "committing");
+        assertThat(afterWrite)
+                .doesNotContain(asRecorded)
                 .containsSubsequence(
                         "checking that succeeded batch runs cover the range",
                         survey,
                         "reconciling attribution",
                         "writing the report",
                         "committing");
+    }
+
+    /**
+     * A rerun of a range that nothing wrote since its windows were recorded (V21's window_writes names none of them)
+     * takes every window's totals as recorded instead of reading them, and finds, corrects and reports exactly what
+     * reading them finds. The stream's committer logs the windows it writes, so its next firing of a key is seen.
+     */
+    @Test
+    void aRerunThatNothingWroteTakesTheWindowsAsRecordedAndFindsWhatReadingThemFinds() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        RunResult first = reconciler(Tolerances.exact()).reconcile(range);
+        try (Connection c = db.admin()) {
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM window_writes WHERE window_start >= '" + FROM + "'"
+                                    + " AND window_start < '" + TO + "'"))
+                    .as("the first run forgot what it recorded")
+                    .isZero();
+            assertThat(count(c, "SELECT count(*) FROM window_writes"))
+                    .as("the window outside the range is still named")
+                    .isEqualTo(2);
+        }
+        RunResult asRecorded = reconciler(Tolerances.exact()).reconcile(range);
+        String recordedAsRecorded;
+        try (Connection c = db.admin()) {
+            recordedAsRecorded = recordedWindows(c);
+            assertThat(recordedAsRecorded).contains("2026-11-28 10:58:00+00 2 ");
+        }
+        // The same windows read again: one row in window_writes is enough (here a write that changed nothing).
+        try (Connection c = db.admin();
+                Statement st = c.createStatement()) {
+            st.executeUpdate("INSERT INTO window_writes (side, window_start) VALUES ('batch', '" + W2 + "')");
+        }
+        RunResult read = reconciler(Tolerances.exact()).reconcile(range);
+
+        assertThat(asRecorded.comparison()).isEqualTo(first.comparison()).isEqualTo(read.comparison());
+        assertThat(asRecorded.finalTotals()).isEqualTo(read.finalTotals());
+        assertThat(asRecorded.keysFinalized()).isZero();
+        assertThat(read.keysFinalized()).isZero();
+        assertThat(Files.readString(asRecorded.reportDir().resolve(ReportWriter.CSV)))
+                .isEqualTo(Files.readString(read.reportDir().resolve(ReportWriter.CSV)));
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, asRecorded.runId()))
+                    .isEqualTo(ReconciliationDiffsTable.readRun(c, read.runId()));
+            assertThat(recordedWindows(c))
+                    .as("the windows read are recorded as they were when taken as recorded")
+                    .isEqualTo(recordedAsRecorded);
+        }
+
+        // A dry run reads what was written but records nothing, so it forgets nothing either.
+        db.stream(MISMATCH, MISMATCH_B, 3);
+        RunResult dry = reconciler(Tolerances.exact()).reconcile(range, Reconciler.Mode.DRY_RUN);
+        assertThat(dry.comparison().range().counts().mismatched()).isZero();
+        try (Connection c = db.admin()) {
+            assertThat(count(
+                            c,
+                            "SELECT count(*) FROM window_writes WHERE side = 'stream' AND window_start = '" + W0 + "'"))
+                    .isEqualTo(1);
+        }
+        // The stream's next firing of a key now matches the batch: the next run sees it, nothing is corrected.
+        RunResult after = reconciler(Tolerances.exact()).reconcile(range);
+        assertThat(after.comparison().range().counts()).isEqualTo(new KeyCounts(4, 2, 0, 1, 1, 2));
+        assertThat(after.keysFinalized()).isZero();
+        try (Connection c = db.admin()) {
+            assertThat(ReconciliationDiffsTable.readRun(c, after.runId()))
+                    .extracting(d -> d.key() + ":" + d.status())
+                    .containsExactlyInAnyOrder(ONLY_BATCH + ":MISSING_IN_STREAM", ONLY_STREAM + ":MISSING_IN_BATCH");
+        }
+    }
+
+    /** Everything reconciled_windows records of each window but the run and the time. */
+    static String recordedWindows(Connection c) throws Exception {
+        return text(
+                c,
+                "SELECT string_agg(concat_ws(' ', window_start, stream_keys, stream_fingerprint, batch_keys,"
+                        + " batch_fingerprint, final_keys, final_fingerprint, final_writes, stream_min_window_end,"
+                        + " stream_max_window_end, batch_min_window_end, batch_max_window_end, batch_impressions,"
+                        + " batch_clicks, batch_conversions, batch_spend_micros, batch_events), E'\\n'"
+                        + " ORDER BY window_start) FROM reconciled_windows");
     }
 
     private static RunProgress stages(List<String> names) {

@@ -3,6 +3,7 @@ package dev.recount.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.db.tables.ReconciledWindowsTable;
 import dev.recount.db.tables.ReconciledWindowsTable.Row;
 import dev.recount.db.tables.ReconciledWindowsTable.Side;
 import java.time.Instant;
@@ -33,7 +34,7 @@ class WindowChangesTest {
 
     /** A window recorded by run {@code runId} with the current row hash. */
     static Row row(long start, Side stream, Side batch, Side finalized, long runId) {
-        return new Row(start, stream, batch, finalized, runId, ReconcileStatements.FINGERPRINT_VERSION, WRITES);
+        return new Row(start, stream, batch, finalized, runId, ReconcileStatements.FINGERPRINT_VERSION, WRITES, null);
     }
 
     @Test
@@ -72,7 +73,7 @@ class WindowChangesTest {
         ScopeSurvey now = survey(window(W0, s, b, f), window(W1, s, b, f));
         Map<Long, Row> recorded = Map.of(
                 W0,
-                new Row(W0, s, b, f, 4, ReconcileStatements.FINGERPRINT_VERSION - 1, WRITES),
+                new Row(W0, s, b, f, 4, ReconcileStatements.FINGERPRINT_VERSION - 1, WRITES, null),
                 W1,
                 row(W1, s, b, f, 4));
 
@@ -100,20 +101,72 @@ class WindowChangesTest {
                 .as("a window never recorded")
                 .isNull();
         Map<Long, Row> oneOlder = new java.util.HashMap<>(recorded);
-        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION, WRITES - 1));
+        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION, WRITES - 1, null));
         assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, oneOlder, WRITES))
                 .as("one window recorded before a later write")
                 .isNull();
-        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION, null));
+        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION, null, null));
         assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, oneOlder, WRITES))
                 .as("recorded before writes were counted")
                 .isNull();
-        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION - 1, WRITES));
+        oneOlder.put(W1, new Row(W1, s, b, Side.EMPTY, 4, ReconcileStatements.FINGERPRINT_VERSION - 1, WRITES, null));
         assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, oneOlder, WRITES))
                 .as("recorded with another row hash")
                 .isNull();
         assertThat(ScopeSurvey.finalizedAsRecorded(DAY, both, both, Map.of(), 0))
                 .as("nothing recorded (a first run)")
+                .isNull();
+    }
+
+    static final ReconciledWindowsTable.Survey READ = new ReconciledWindowsTable.Survey(
+            W0 + 60_000,
+            W0 + 60_000,
+            W0 + 60_000,
+            W0 + 60_000,
+            new WindowMetrics(7, 3, 1, java.math.BigInteger.valueOf(5_000_000), 11));
+
+    static Row surveyed(long start, Side stream, Side batch, Side finalized, ReconciledWindowsTable.Survey read) {
+        return new Row(start, stream, batch, finalized, 4, ReconcileStatements.FINGERPRINT_VERSION, WRITES, read);
+    }
+
+    @Test
+    void aRerunTakesTheWindowsAsRecordedOnlyWhenNothingWroteThemAndEveryOneWasRecordedWhole() {
+        Side s = new Side(700, 11), b = new Side(690, 22), f = new Side(700, 33);
+        Map<Long, Row> recorded = new java.util.TreeMap<>(Map.of(
+                W0,
+                surveyed(W0, s, b, f, READ),
+                W1,
+                surveyed(W1, Side.EMPTY, Side.EMPTY, Side.EMPTY, READ),
+                W0 + 86_400_000,
+                surveyed(W0 + 86_400_000, s, b, f, null)));
+
+        Map<Long, ScopeSurvey.Window> windows = ScopeSurvey.recordedWindows(DAY, recorded, WRITES, false);
+
+        assertThat(windows)
+                .as("a window of another day recorded before V21 does not matter")
+                .isNotNull();
+        assertThat(windows.keySet())
+                .as("a window no side holds rows of is left out")
+                .containsExactly(W0);
+        ScopeSurvey.Window w = windows.get(W0);
+        assertThat(w.stream()).isEqualTo(s);
+        assertThat(w.batch()).isEqualTo(b);
+        assertThat(w.finalized()).isEqualTo(f);
+        assertThat(w.streamEnds()).isEqualTo(new ScopeSurvey.Ends(W0 + 60_000, W0 + 60_000));
+        assertThat(w.batchRows()).isEqualTo(new ScopeSurvey.Rows(690, READ.batchSums()));
+
+        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES, true))
+                .as("window_writes names a window of the range")
+                .isNull();
+        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES + 1, false))
+                .as("window_corrections written since")
+                .isNull();
+        assertThat(ScopeSurvey.recordedWindows(DAY, Map.of(), WRITES, false))
+                .as("nothing recorded")
+                .isNull();
+        recorded.put(W2, surveyed(W2, s, b, f, null));
+        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES, false))
+                .as("a window of the range recorded before V21")
                 .isNull();
     }
 }

@@ -1,5 +1,8 @@
 package dev.recount.db.tables;
 
+import dev.recount.core.metrics.Metric;
+import dev.recount.core.metrics.WindowMetrics;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,17 +10,21 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * {@code reconciled_windows} (V15): per window, the key count and fingerprint of the stream's, the batch's and the
  * finalized rows as the last applied reconciliation of that window saw and left them, and the run whose diffs for
  * the window are still its diffs. A window whose three sides are unchanged needs no key-by-key reconciliation.
  * {@code fingerprint_version} (V16) names the row hash the fingerprints were computed with: fingerprints of another
- * version cannot be compared, so such a window counts as changed.
+ * version cannot be compared, so such a window counts as changed. {@code survey} (V21) holds the rest of what the
+ * run read of the window, so that a rerun whose windows nothing wrote since ({@link WindowWritesTable}) can take them
+ * as recorded without reading them.
  */
 public final class ReconciledWindowsTable {
     public static final String TABLE = "reconciled_windows";
@@ -32,10 +39,26 @@ public final class ReconciledWindowsTable {
     }
 
     /**
+     * What else a run read of a window besides the fingerprints: the first and last window end of the stream's and
+     * of the batch's rows (0 and 0 for a side without rows), and the batch's summed metrics.
+     */
+    public record Survey(
+            long streamMinEndMillis,
+            long streamMaxEndMillis,
+            long batchMinEndMillis,
+            long batchMaxEndMillis,
+            WindowMetrics batchSums) {
+        public Survey {
+            Objects.requireNonNull(batchSums, "batchSums");
+        }
+    }
+
+    /**
      * @param fingerprintVersion which row hash the three fingerprints were computed with (1: V15's)
      * @param finalWrites        how many statements had written window_corrections ({@link
      *                           WindowCorrectionsWritesTable#count}) when {@code finalized} was recorded; null: not
      *                           recorded (before V17)
+     * @param survey             the rest of what the run read of the window; null: not recorded (before V21)
      */
     public record Row(
             long windowStartMillis,
@@ -44,7 +67,8 @@ public final class ReconciledWindowsTable {
             Side finalized,
             long reconciliationRunId,
             int fingerprintVersion,
-            Long finalWrites) {
+            Long finalWrites,
+            Survey survey) {
         public Row {
             Objects.requireNonNull(stream, "stream");
             Objects.requireNonNull(batch, "batch");
@@ -54,16 +78,33 @@ public final class ReconciledWindowsTable {
         }
     }
 
+    /** "batch_impressions, batch_clicks, ...": the batch's summed metrics (V21). */
+    private static final String BATCH_SUMS =
+            Arrays.stream(Metric.values()).map(m -> "batch_" + m.column()).collect(Collectors.joining(", "));
+
     private static final String UPSERT = "INSERT INTO " + TABLE + " (window_start, stream_keys, stream_fingerprint,"
-            + " batch_keys, batch_fingerprint, final_keys, final_fingerprint, reconciliation_run_id, fingerprint_version, final_writes)"
+            + " batch_keys, batch_fingerprint, final_keys, final_fingerprint, reconciliation_run_id, fingerprint_version,"
+            + " final_writes, stream_min_window_end, stream_max_window_end, batch_min_window_end, batch_max_window_end, "
+            + BATCH_SUMS + ")"
             + " SELECT * FROM unnest(?::timestamptz[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],"
-            + " ?::bigint[], ?::bigint[], ?::smallint[], ?::bigint[])"
-            + " ON CONFLICT (window_start) DO UPDATE SET stream_keys = EXCLUDED.stream_keys,"
+            + " ?::bigint[], ?::bigint[], ?::smallint[], ?::bigint[], ?::timestamptz[], ?::timestamptz[],"
+            + " ?::timestamptz[], ?::timestamptz[], "
+            + Arrays.stream(Metric.values())
+                    .map(m -> m.isCount() ? "?::bigint[]" : "?::numeric[]")
+                    .collect(Collectors.joining(", "))
+            + ") ON CONFLICT (window_start) DO UPDATE SET stream_keys = EXCLUDED.stream_keys,"
             + " stream_fingerprint = EXCLUDED.stream_fingerprint, batch_keys = EXCLUDED.batch_keys,"
             + " batch_fingerprint = EXCLUDED.batch_fingerprint, final_keys = EXCLUDED.final_keys,"
             + " final_fingerprint = EXCLUDED.final_fingerprint, reconciliation_run_id = EXCLUDED.reconciliation_run_id,"
             + " fingerprint_version = EXCLUDED.fingerprint_version, final_writes = EXCLUDED.final_writes,"
-            + " reconciled_at = now()";
+            + " stream_min_window_end = EXCLUDED.stream_min_window_end,"
+            + " stream_max_window_end = EXCLUDED.stream_max_window_end,"
+            + " batch_min_window_end = EXCLUDED.batch_min_window_end,"
+            + " batch_max_window_end = EXCLUDED.batch_max_window_end, "
+            + Arrays.stream(Metric.values())
+                    .map(m -> "batch_" + m.column() + " = EXCLUDED.batch_" + m.column())
+                    .collect(Collectors.joining(", "))
+            + ", reconciled_at = now()";
 
     private ReconciledWindowsTable() {}
 
@@ -86,11 +127,31 @@ public final class ReconciledWindowsTable {
                                     new Side(rs.getLong("final_keys"), rs.getLong("final_fingerprint")),
                                     rs.getLong("reconciliation_run_id"),
                                     rs.getInt("fingerprint_version"),
-                                    rs.getObject("final_writes", Long.class)));
+                                    rs.getObject("final_writes", Long.class),
+                                    readSurvey(rs)));
                 }
             }
         }
         return rows;
+    }
+
+    private static Survey readSurvey(ResultSet rs) throws SQLException {
+        if (rs.getObject("batch_events") == null) return null;
+        return new Survey(
+                endMillis(rs, "stream_min_window_end"),
+                endMillis(rs, "stream_max_window_end"),
+                endMillis(rs, "batch_min_window_end"),
+                endMillis(rs, "batch_max_window_end"),
+                MetricColumns.read(rs, "batch_"));
+    }
+
+    /** A side without rows has no window ends: recorded as NULL, read as 0 (the survey's value for none). */
+    private static long endMillis(ResultSet rs, String column) throws SQLException {
+        return rs.getObject(column) == null ? 0 : Timestamps.read(rs, column);
+    }
+
+    private static OffsetDateTime endOrNull(long millis) {
+        return millis == 0 ? null : OffsetDateTime.ofInstant(Instant.ofEpochMilli(millis), ZoneOffset.UTC);
     }
 
     /** Records {@code rows} (one statement, whatever their number), replacing what those windows had. */
@@ -100,6 +161,11 @@ public final class ReconciledWindowsTable {
         Object[] windows = new Object[n];
         Long[][] columns = new Long[8][n];
         Short[] versions = new Short[n];
+        Object[][] ends = new Object[4][n];
+        Metric[] metrics = Metric.values();
+        // Each column's array of its own element type, which the driver maps to the SQL array type.
+        Object[][] sums = new Object[metrics.length][];
+        for (int m = 0; m < metrics.length; m++) sums[m] = metrics[m].isCount() ? new Long[n] : new BigDecimal[n];
         for (int i = 0; i < n; i++) {
             Row r = rows.get(i);
             windows[i] = OffsetDateTime.ofInstant(Instant.ofEpochMilli(r.windowStartMillis()), ZoneOffset.UTC);
@@ -112,12 +178,27 @@ public final class ReconciledWindowsTable {
             columns[6][i] = r.reconciliationRunId();
             columns[7][i] = r.finalWrites();
             versions[i] = (short) r.fingerprintVersion();
+            Survey v = r.survey();
+            if (v == null) continue;
+            ends[0][i] = endOrNull(v.streamMinEndMillis());
+            ends[1][i] = endOrNull(v.streamMaxEndMillis());
+            ends[2][i] = endOrNull(v.batchMinEndMillis());
+            ends[3][i] = endOrNull(v.batchMaxEndMillis());
+            for (int m = 0; m < metrics.length; m++) {
+                sums[m][i] = metrics[m].isCount()
+                        ? (Object) v.batchSums().count(metrics[m])
+                        : new BigDecimal(v.batchSums().get(metrics[m]));
+            }
         }
         try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
             ps.setArray(1, conn.createArrayOf("timestamptz", windows));
             for (int c = 0; c < 7; c++) ps.setArray(c + 2, conn.createArrayOf("bigint", columns[c]));
             ps.setArray(9, conn.createArrayOf("smallint", versions));
             ps.setArray(10, conn.createArrayOf("bigint", columns[7]));
+            for (int e = 0; e < 4; e++) ps.setArray(11 + e, conn.createArrayOf("timestamptz", ends[e]));
+            for (int m = 0; m < metrics.length; m++) {
+                ps.setArray(15 + m, conn.createArrayOf(metrics[m].isCount() ? "bigint" : "numeric", sums[m]));
+            }
             ps.executeUpdate();
         }
     }

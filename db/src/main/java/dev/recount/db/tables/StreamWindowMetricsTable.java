@@ -53,12 +53,18 @@ public final class StreamWindowMetricsTable {
 
     /**
      * Upserts {@code rows} on {@code conn} in JDBC batches of {@value #BATCH_ROWS}; the caller owns the transaction,
-     * so all of them still commit together or not at all.
+     * so all of them still commit together or not at all. Their windows are logged in {@code window_writes} once
+     * each, in the same transaction ({@link WindowWritesTable}): the table's trigger then skips the rows.
      *
      * @return the rows the guard did not apply (the stored row is the same or later), in input order
      */
     public static List<Row> upsert(Connection conn, List<Row> rows) throws SQLException {
         List<Row> notApplied = new ArrayList<>();
+        if (rows.isEmpty()) return notApplied;
+        WindowWritesTable.markLogged(conn);
+        List<Long> windows = new ArrayList<>(rows.size());
+        for (Row r : rows) windows.add(r.window().key().windowStartMillis());
+        WindowWritesTable.log(conn, WindowWritesTable.Side.STREAM, windows);
         try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
             for (int from = 0; from < rows.size(); from += BATCH_ROWS) {
                 int to = Math.min(rows.size(), from + BATCH_ROWS);

@@ -95,18 +95,15 @@ public final class ReconcileDb implements AutoCloseable {
         return new WindowMetrics(impressions, clicks, conversions, spendMicros, events);
     }
 
+    /** A stream row, written as the stream's committer writes it: in a transaction that logs its window. */
     public void stream(WindowKey key, WindowMetrics metrics, int revision) throws SQLException {
-        try (Connection c = admin()) {
-            StreamWindowMetricsTable.upsert(
-                    c,
-                    List.of(new StreamWindowMetricsTable.Row(
-                            new WindowRow(key, key.windowStartMillis() + WINDOW.toMillis(), metrics), revision)));
-        }
+        streamAll(Map.of(key, metrics), revision);
     }
 
-    /** Many stream rows at once (one connection, one batch). */
+    /** Many stream rows at once (one connection, one batch, one transaction). */
     public void streamAll(Map<WindowKey, WindowMetrics> rows, int revision) throws SQLException {
         try (Connection c = admin()) {
+            c.setAutoCommit(false);
             StreamWindowMetricsTable.upsert(
                     c,
                     rows.entrySet().stream()
@@ -117,6 +114,7 @@ public final class ReconcileDb implements AutoCloseable {
                                             e.getValue()),
                                     revision))
                             .toList());
+            c.commit();
         }
     }
 

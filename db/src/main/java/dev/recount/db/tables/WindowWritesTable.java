@@ -1,0 +1,65 @@
+package dev.recount.db.tables;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Collection;
+import java.util.TreeSet;
+
+/**
+ * {@code window_writes} (V21): which windows a committed transaction wrote in {@code stream_window_metrics} or
+ * {@code batch_window_metrics} since the reconciliation that last recorded them. The stream's committer and the
+ * batch's replace log their windows themselves, once per window and transaction ({@link #markLogged} then
+ * {@link #log}); every other write is logged row by row by the tables' triggers. The reconciler deletes the rows of
+ * the windows it records, in the snapshot it read them in.
+ */
+public final class WindowWritesTable {
+    public static final String TABLE = "window_writes";
+
+    /** The side a row of {@code window_writes} names. */
+    public enum Side {
+        STREAM,
+        BATCH;
+
+        public String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * The setting (transaction-local) by which a writer tells the tables' triggers that it logs its windows itself:
+     * with it on, they do not log its rows one by one.
+     */
+    static final String LOGGED_SETTING = "recount.window_writes_logged";
+
+    private WindowWritesTable() {}
+
+    /**
+     * Says, for the rest of {@code conn}'s transaction, that the transaction logs the windows it writes itself: call
+     * {@link #log} with them before committing. Outside a transaction it would last one statement.
+     */
+    public static void markLogged(Connection conn) throws SQLException {
+        try (Statement st = conn.createStatement()) {
+            st.execute("SET LOCAL " + LOGGED_SETTING + " = 'on'");
+        }
+    }
+
+    /** Logs that this transaction wrote rows of the windows starting at {@code windowStartsMillis} (each once). */
+    public static void log(Connection conn, Side side, Collection<Long> windowStartsMillis) throws SQLException {
+        TreeSet<Long> distinct = new TreeSet<>(windowStartsMillis);
+        if (distinct.isEmpty()) return;
+        Object[] starts = new Object[distinct.size()];
+        int i = 0;
+        for (long w : distinct) starts[i++] = OffsetDateTime.ofInstant(Instant.ofEpochMilli(w), ZoneOffset.UTC);
+        try (PreparedStatement ps = conn.prepareStatement(
+                "INSERT INTO " + TABLE + " (side, window_start) SELECT ?, unnest(?::timestamptz[])")) {
+            ps.setString(1, side.wireName());
+            ps.setArray(2, conn.createArrayOf("timestamptz", starts));
+            ps.executeUpdate();
+        }
+    }
+}
