@@ -76,6 +76,42 @@ class StreamRowGuardITCase {
         }
     }
 
+    private static Row row(String campaign, long events, int revision) {
+        return new Row(
+                new WindowRow(
+                        new WindowKey(W0, campaign, "web"),
+                        W0 + 60_000,
+                        new WindowMetrics(events, 0, 0, 10 * events, events)),
+                revision);
+    }
+
+    /**
+     * In a transaction (as the committer writes) a chunk of rows is one statement; when the guard refuses some of them
+     * the chunk is written again row by row, and exactly the refused rows are named, in input order. A key named twice
+     * in one call is written row by row too, in order.
+     */
+    @Test
+    void inATransactionTheRowsTheGuardRefusesAreNamedAsRowByRow() throws SQLException {
+        try (Connection c = connection()) {
+            c.setAutoCommit(false);
+            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row("a", 25, 1), row("b", 5, 1))))
+                    .isEmpty();
+            c.commit();
+            assertThat(StreamWindowMetricsTable.upsert(
+                            c, List.of(row("a", 25, 1), row("b", 6, 2), row("c", 1, 1), row("d", 3, 1))))
+                    .containsExactly(row("a", 25, 1));
+            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row("d", 3, 1), row("a", 24, 2))))
+                    .containsExactly(row("d", 3, 1), row("a", 24, 2));
+            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row("e", 3, 1), row("e", 4, 2))))
+                    .isEmpty();
+            c.commit();
+            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + 60_000))
+                    .extracting(r -> r.window().key().campaignId() + ":"
+                            + r.window().metrics().events() + ":" + r.revision())
+                    .containsExactly("a:25:1", "b:6:2", "c:1:1", "d:3:1", "e:4:2");
+        }
+    }
+
     @Test
     void theLastCommitIsReadBackWithItsLineage() throws SQLException {
         try (Connection c = connection()) {

@@ -7,9 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -151,7 +149,7 @@ public final class ReconciledWindowsTable {
     }
 
     private static OffsetDateTime endOrNull(long millis) {
-        return millis == 0 ? null : OffsetDateTime.ofInstant(Instant.ofEpochMilli(millis), ZoneOffset.UTC);
+        return millis == 0 ? null : Timestamps.offsetDateTime(millis);
     }
 
     /** Records {@code rows} (one statement, whatever their number), replacing what those windows had. */
@@ -168,7 +166,7 @@ public final class ReconciledWindowsTable {
         for (int m = 0; m < metrics.length; m++) sums[m] = metrics[m].isCount() ? new Long[n] : new BigDecimal[n];
         for (int i = 0; i < n; i++) {
             Row r = rows.get(i);
-            windows[i] = OffsetDateTime.ofInstant(Instant.ofEpochMilli(r.windowStartMillis()), ZoneOffset.UTC);
+            windows[i] = Timestamps.offsetDateTime(r.windowStartMillis());
             columns[0][i] = r.stream().keys();
             columns[1][i] = r.stream().fingerprint();
             columns[2][i] = r.batch().keys();

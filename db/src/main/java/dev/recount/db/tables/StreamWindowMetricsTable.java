@@ -1,10 +1,13 @@
 package dev.recount.db.tables;
 
+import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowKey;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -52,9 +55,31 @@ public final class StreamWindowMetricsTable {
     static final int BATCH_ROWS = 5_000;
 
     /**
-     * Upserts {@code rows} on {@code conn} in JDBC batches of {@value #BATCH_ROWS}; the caller owns the transaction,
-     * so all of them still commit together or not at all. Their windows are logged in {@code window_writes} once
-     * each, in the same transaction ({@link WindowWritesTable}): the table's trigger then skips the rows.
+     * {@link #UPSERT} for many rows in one statement: the rows as one array per column. The same guard; it reports
+     * only how many rows it applied, so a chunk with a row it did not apply is written again with {@link #UPSERT}
+     * row by row, which tells which.
+     */
+    static final String UPSERT_ARRAYS = "INSERT INTO " + TABLE
+            + " (window_start, window_end, campaign_id, channel_id, " + MetricColumns.LIST + ", revision, updated_at)"
+            + " SELECT *, now() FROM unnest(?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::bigint[],"
+            + " ?::bigint[], ?::bigint[], ?::numeric[], ?::bigint[], ?::int[])"
+            + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
+            + MetricColumns.SET_FROM_EXCLUDED + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
+            + " WHERE " + TABLE + ".revision < EXCLUDED.revision AND " + TABLE + ".events <= EXCLUDED.events";
+
+    /** SQLSTATE of one statement writing a key twice ({@code ON CONFLICT DO UPDATE} cannot affect a row twice). */
+    private static final String CARDINALITY_VIOLATION = "21000";
+
+    /**
+     * Upserts {@code rows} on {@code conn} in chunks of {@value #BATCH_ROWS}; the caller owns the transaction, so all
+     * of them still commit together or not at all. Their windows are logged in {@code window_writes} once each, in
+     * the same transaction ({@link WindowWritesTable}): the table's trigger then skips the rows.
+     *
+     * <p>Within a transaction each chunk is one statement ({@link #UPSERT_ARRAYS}, behind a savepoint): one
+     * round trip and one execution instead of one per row. When it applies fewer rows than it has (a re-commit after
+     * a restart) or names a key twice, the chunk goes back to the savepoint and is written row by row in one JDBC
+     * batch ({@link #UPSERT}), whose counts tell which rows were not applied. Outside a transaction every chunk is
+     * written row by row.
      *
      * @return the rows the guard did not apply (the stored row is the same or later), in input order
      */
@@ -65,20 +90,70 @@ public final class StreamWindowMetricsTable {
         List<Long> windows = new ArrayList<>(rows.size());
         for (Row r : rows) windows.add(r.window().key().windowStartMillis());
         WindowWritesTable.log(conn, WindowWritesTable.Side.STREAM, windows);
-        try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
+        boolean inTransaction = !conn.getAutoCommit();
+        try (PreparedStatement arrays = inTransaction ? conn.prepareStatement(UPSERT_ARRAYS) : null;
+                PreparedStatement single = conn.prepareStatement(UPSERT)) {
             for (int from = 0; from < rows.size(); from += BATCH_ROWS) {
-                int to = Math.min(rows.size(), from + BATCH_ROWS);
-                for (Row r : rows.subList(from, to)) {
-                    bind(ps, r);
-                    ps.addBatch();
+                List<Row> chunk = rows.subList(from, Math.min(rows.size(), from + BATCH_ROWS));
+                if (inTransaction && allApplied(conn, arrays, chunk)) continue;
+                for (Row r : chunk) {
+                    bind(single, r);
+                    single.addBatch();
                 }
-                int[] counts = ps.executeBatch();
+                int[] counts = single.executeBatch();
                 for (int i = 0; i < counts.length; i++) {
-                    if (counts[i] == 0) notApplied.add(rows.get(from + i));
+                    if (counts[i] == 0) notApplied.add(chunk.get(i));
                 }
             }
         }
         return notApplied;
+    }
+
+    /**
+     * Writes {@code chunk} in one statement; true when it applied every row. Otherwise nothing of it stays written
+     * (back to the savepoint before it), for the caller to write it row by row.
+     */
+    private static boolean allApplied(Connection conn, PreparedStatement ps, List<Row> chunk) throws SQLException {
+        int n = chunk.size();
+        Object[] starts = new Object[n], ends = new Object[n];
+        String[] campaigns = new String[n], channels = new String[n];
+        Metric[] metrics = Metric.values();
+        Object[][] values = new Object[metrics.length][];
+        for (int m = 0; m < metrics.length; m++) values[m] = metrics[m].isCount() ? new Long[n] : new BigDecimal[n];
+        Integer[] revisions = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            Row r = chunk.get(i);
+            WindowRow w = r.window();
+            starts[i] = Timestamps.offsetDateTime(w.key().windowStartMillis());
+            ends[i] = Timestamps.offsetDateTime(w.windowEndMillis());
+            campaigns[i] = w.key().campaignId();
+            channels[i] = w.key().channelId();
+            for (int m = 0; m < metrics.length; m++) {
+                values[m][i] = metrics[m].isCount()
+                        ? (Object) w.metrics().count(metrics[m])
+                        : new BigDecimal(w.metrics().get(metrics[m]));
+            }
+            revisions[i] = r.revision();
+        }
+        ps.setArray(1, conn.createArrayOf("timestamptz", starts));
+        ps.setArray(2, conn.createArrayOf("timestamptz", ends));
+        ps.setArray(3, conn.createArrayOf("text", campaigns));
+        ps.setArray(4, conn.createArrayOf("text", channels));
+        for (int m = 0; m < metrics.length; m++) {
+            ps.setArray(5 + m, conn.createArrayOf(metrics[m].isCount() ? "bigint" : "numeric", values[m]));
+        }
+        ps.setArray(5 + metrics.length, conn.createArrayOf("integer", revisions));
+        Savepoint before = conn.setSavepoint();
+        try {
+            if (ps.executeUpdate() == n) {
+                conn.releaseSavepoint(before);
+                return true;
+            }
+        } catch (SQLException e) {
+            if (!CARDINALITY_VIOLATION.equals(e.getSQLState())) throw e;
+        }
+        conn.rollback(before);
+        return false;
     }
 
     /** The stored rows of {@code keys} (those that exist). */

@@ -12,7 +12,12 @@ public final class Timestamps {
     private Timestamps() {}
 
     public static void bind(PreparedStatement ps, int index, long epochMillis) throws SQLException {
-        ps.setObject(index, OffsetDateTime.ofInstant(Instant.ofEpochMilli(epochMillis), ZoneOffset.UTC));
+        ps.setObject(index, offsetDateTime(epochMillis));
+    }
+
+    /** The value to bind, or to put in an array the driver sends as {@code timestamptz[]}. */
+    public static OffsetDateTime offsetDateTime(long epochMillis) {
+        return OffsetDateTime.ofInstant(Instant.ofEpochMilli(epochMillis), ZoneOffset.UTC);
     }
 
     public static long read(ResultSet rs, String column) throws SQLException {

@@ -4,9 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.TreeSet;
 
@@ -54,7 +51,7 @@ public final class WindowWritesTable {
         if (distinct.isEmpty()) return;
         Object[] starts = new Object[distinct.size()];
         int i = 0;
-        for (long w : distinct) starts[i++] = OffsetDateTime.ofInstant(Instant.ofEpochMilli(w), ZoneOffset.UTC);
+        for (long w : distinct) starts[i++] = Timestamps.offsetDateTime(w);
         try (PreparedStatement ps = conn.prepareStatement(
                 "INSERT INTO " + TABLE + " (side, window_start) SELECT ?, unnest(?::timestamptz[])")) {
             ps.setString(1, side.wireName());
