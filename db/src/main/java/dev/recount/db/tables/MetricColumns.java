@@ -51,6 +51,23 @@ public final class MetricColumns {
         }
     }
 
+    /** The SQL element type of an array of {@code metric}'s values, as {@code createArrayOf} takes it. */
+    public static String arrayType(Metric metric) {
+        return metric.isCount() ? "bigint" : "numeric";
+    }
+
+    /**
+     * An array for {@code n} values of {@code metric}, of the element type the driver sends as {@link #arrayType}:
+     * {@code Long[]} or {@code BigDecimal[]}; fill it with {@link #arrayValue}.
+     */
+    public static Object[] newArray(Metric metric, int n) {
+        return metric.isCount() ? new Long[n] : new BigDecimal[n];
+    }
+
+    public static Object arrayValue(Metric metric, WindowMetrics m) {
+        return metric.isCount() ? (Object) m.count(metric) : new BigDecimal(m.get(metric));
+    }
+
     public static WindowMetrics read(ResultSet rs, String prefix) throws SQLException {
         return new WindowMetrics(
                 rs.getLong(prefix + "impressions"),

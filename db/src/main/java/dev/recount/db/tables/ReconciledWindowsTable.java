@@ -2,7 +2,6 @@ package dev.recount.db.tables;
 
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
-import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -88,7 +87,7 @@ public final class ReconciledWindowsTable {
             + " ?::bigint[], ?::bigint[], ?::smallint[], ?::bigint[], ?::timestamptz[], ?::timestamptz[],"
             + " ?::timestamptz[], ?::timestamptz[], "
             + Arrays.stream(Metric.values())
-                    .map(m -> m.isCount() ? "?::bigint[]" : "?::numeric[]")
+                    .map(m -> "?::" + MetricColumns.arrayType(m) + "[]")
                     .collect(Collectors.joining(", "))
             + ") ON CONFLICT (window_start) DO UPDATE SET stream_keys = EXCLUDED.stream_keys,"
             + " stream_fingerprint = EXCLUDED.stream_fingerprint, batch_keys = EXCLUDED.batch_keys,"
@@ -161,9 +160,8 @@ public final class ReconciledWindowsTable {
         Short[] versions = new Short[n];
         Object[][] ends = new Object[4][n];
         Metric[] metrics = Metric.values();
-        // Each column's array of its own element type, which the driver maps to the SQL array type.
         Object[][] sums = new Object[metrics.length][];
-        for (int m = 0; m < metrics.length; m++) sums[m] = metrics[m].isCount() ? new Long[n] : new BigDecimal[n];
+        for (int m = 0; m < metrics.length; m++) sums[m] = MetricColumns.newArray(metrics[m], n);
         for (int i = 0; i < n; i++) {
             Row r = rows.get(i);
             windows[i] = Timestamps.offsetDateTime(r.windowStartMillis());
@@ -183,9 +181,7 @@ public final class ReconciledWindowsTable {
             ends[2][i] = endOrNull(v.batchMinEndMillis());
             ends[3][i] = endOrNull(v.batchMaxEndMillis());
             for (int m = 0; m < metrics.length; m++) {
-                sums[m][i] = metrics[m].isCount()
-                        ? (Object) v.batchSums().count(metrics[m])
-                        : new BigDecimal(v.batchSums().get(metrics[m]));
+                sums[m][i] = MetricColumns.arrayValue(metrics[m], v.batchSums());
             }
         }
         try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
@@ -195,7 +191,7 @@ public final class ReconciledWindowsTable {
             ps.setArray(10, conn.createArrayOf("bigint", columns[7]));
             for (int e = 0; e < 4; e++) ps.setArray(11 + e, conn.createArrayOf("timestamptz", ends[e]));
             for (int m = 0; m < metrics.length; m++) {
-                ps.setArray(15 + m, conn.createArrayOf(metrics[m].isCount() ? "bigint" : "numeric", sums[m]));
+                ps.setArray(15 + m, conn.createArrayOf(MetricColumns.arrayType(metrics[m]), sums[m]));
             }
             ps.executeUpdate();
         }

@@ -2,17 +2,18 @@ package dev.recount.db.tables;
 
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowKey;
-import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * {@code stream_window_metrics}: the stream job's results, one row per window key.
@@ -27,12 +28,17 @@ import java.util.Map;
 public final class StreamWindowMetricsTable {
     public static final String TABLE = "stream_window_metrics";
 
-    public static final String UPSERT = "INSERT INTO " + TABLE
-            + " (window_start, window_end, campaign_id, channel_id, " + MetricColumns.LIST + ", revision, updated_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())"
-            + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-            + MetricColumns.SET_FROM_EXCLUDED + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
+    private static final String INSERT_COLUMNS = "INSERT INTO " + TABLE
+            + " (window_start, window_end, campaign_id, channel_id, " + MetricColumns.LIST + ", revision, updated_at)";
+
+    /** The guard: a stored row is replaced only by a later firing with at least as many events. */
+    private static final String GUARDED_UPDATE = " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET"
+            + " window_end = EXCLUDED.window_end, " + MetricColumns.SET_FROM_EXCLUDED
+            + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
             + " WHERE " + TABLE + ".revision < EXCLUDED.revision AND " + TABLE + ".events <= EXCLUDED.events";
+
+    public static final String UPSERT =
+            INSERT_COLUMNS + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())" + GUARDED_UPDATE;
 
     /** A stream result: the window row and the firing that produced it (1 = first firing). */
     public record Row(WindowRow window, int revision) implements java.io.Serializable {
@@ -49,8 +55,9 @@ public final class StreamWindowMetricsTable {
     }
 
     /**
-     * Rows per JDBC batch. The driver keeps every bound parameter of a batch until it is executed: one batch of
-     * the ~600,000 rows a checkpoint can carry at 100,000 window keys held ~300 MB of encoded parameters.
+     * Rows per statement over arrays, or per JDBC batch row by row. The driver keeps every bound parameter until the
+     * statement runs: one batch of the ~600,000 rows a checkpoint can carry at 100,000 window keys held ~300 MB of
+     * encoded parameters.
      */
     static final int BATCH_ROWS = 5_000;
 
@@ -59,13 +66,12 @@ public final class StreamWindowMetricsTable {
      * only how many rows it applied, so a chunk with a row it did not apply is written again with {@link #UPSERT}
      * row by row, which tells which.
      */
-    static final String UPSERT_ARRAYS = "INSERT INTO " + TABLE
-            + " (window_start, window_end, campaign_id, channel_id, " + MetricColumns.LIST + ", revision, updated_at)"
-            + " SELECT *, now() FROM unnest(?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::bigint[],"
-            + " ?::bigint[], ?::bigint[], ?::numeric[], ?::bigint[], ?::int[])"
-            + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-            + MetricColumns.SET_FROM_EXCLUDED + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
-            + " WHERE " + TABLE + ".revision < EXCLUDED.revision AND " + TABLE + ".events <= EXCLUDED.events";
+    static final String UPSERT_ARRAYS = INSERT_COLUMNS
+            + " SELECT *, now() FROM unnest(?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], "
+            + Arrays.stream(Metric.values())
+                    .map(m -> "?::" + MetricColumns.arrayType(m) + "[]")
+                    .collect(Collectors.joining(", "))
+            + ", ?::int[])" + GUARDED_UPDATE;
 
     /** SQLSTATE of one statement writing a key twice ({@code ON CONFLICT DO UPDATE} cannot affect a row twice). */
     private static final String CARDINALITY_VIOLATION = "21000";
@@ -119,7 +125,7 @@ public final class StreamWindowMetricsTable {
         String[] campaigns = new String[n], channels = new String[n];
         Metric[] metrics = Metric.values();
         Object[][] values = new Object[metrics.length][];
-        for (int m = 0; m < metrics.length; m++) values[m] = metrics[m].isCount() ? new Long[n] : new BigDecimal[n];
+        for (int m = 0; m < metrics.length; m++) values[m] = MetricColumns.newArray(metrics[m], n);
         Integer[] revisions = new Integer[n];
         for (int i = 0; i < n; i++) {
             Row r = chunk.get(i);
@@ -129,9 +135,7 @@ public final class StreamWindowMetricsTable {
             campaigns[i] = w.key().campaignId();
             channels[i] = w.key().channelId();
             for (int m = 0; m < metrics.length; m++) {
-                values[m][i] = metrics[m].isCount()
-                        ? (Object) w.metrics().count(metrics[m])
-                        : new BigDecimal(w.metrics().get(metrics[m]));
+                values[m][i] = MetricColumns.arrayValue(metrics[m], w.metrics());
             }
             revisions[i] = r.revision();
         }
@@ -140,7 +144,7 @@ public final class StreamWindowMetricsTable {
         ps.setArray(3, conn.createArrayOf("text", campaigns));
         ps.setArray(4, conn.createArrayOf("text", channels));
         for (int m = 0; m < metrics.length; m++) {
-            ps.setArray(5 + m, conn.createArrayOf(metrics[m].isCount() ? "bigint" : "numeric", values[m]));
+            ps.setArray(5 + m, conn.createArrayOf(MetricColumns.arrayType(metrics[m]), values[m]));
         }
         ps.setArray(5 + metrics.length, conn.createArrayOf("integer", revisions));
         Savepoint before = conn.setSavepoint();

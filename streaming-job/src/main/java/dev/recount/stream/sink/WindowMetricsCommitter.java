@@ -25,8 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the committables of completed checkpoints to PostgreSQL: all rows with {@link StreamWindowMetricsTable#UPSERT}
- * as one JDBC batch, and stream_progress, in ONE transaction.
+ * Writes the committables of completed checkpoints to PostgreSQL: all rows ({@link StreamWindowMetricsTable#upsert}:
+ * the guarded upsert, a statement per 5,000 rows) and stream_progress, in ONE transaction.
  *
  * <p>Retries are safe: after a failure Flink restores the committables of the last completed checkpoint and
  * commits them again. The upsert's guard (a higher revision with no fewer events) makes a repeated commit change
