@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.testkit.LocalStack;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,8 +32,8 @@ class WindowCorrectionsPartitionsITCase {
     @Test
     void theMigrationKeepsEveryCorrectionAndServesItAsBefore() throws Exception {
         String schema = stack.createSchema("wcp");
-        migrate(schema, "18");
-        try (Connection c = admin(schema);
+        MigratedSchemas.migrate(stack, schema, "18");
+        try (Connection c = MigratedSchemas.admin(stack, schema);
                 Statement st = c.createStatement()) {
             st.execute("INSERT INTO reconciliation_runs (range_from, range_to, status)"
                     + " VALUES ('2026-11-27T00:00Z', '2026-11-29T00:00Z', 'succeeded')");
@@ -55,43 +52,44 @@ class WindowCorrectionsPartitionsITCase {
                     + " '2026-11-29T01:00Z')");
         }
         String served, corrections;
-        try (Connection c = admin(schema)) {
-            served = text(c, SERVED);
-            corrections = text(c, CORRECTIONS);
+        try (Connection c = MigratedSchemas.admin(stack, schema)) {
+            served = MigratedSchemas.text(c, SERVED);
+            corrections = MigratedSchemas.text(c, CORRECTIONS);
         }
 
-        migrate(schema, null);
-        try (Connection c = admin(schema);
+        MigratedSchemas.migrate(stack, schema, null);
+        try (Connection c = MigratedSchemas.admin(stack, schema);
                 Statement st = c.createStatement()) {
-            assertThat(text(c, SERVED)).isEqualTo(served);
-            assertThat(text(c, CORRECTIONS)).isEqualTo(corrections);
-            assertThat(count(c, "SELECT count(*) FROM window_corrections_legacy"))
+            assertThat(MigratedSchemas.text(c, SERVED)).isEqualTo(served);
+            assertThat(MigratedSchemas.text(c, CORRECTIONS)).isEqualTo(corrections);
+            assertThat(MigratedSchemas.count(c, "SELECT count(*) FROM window_corrections_legacy"))
                     .isEqualTo(3);
-            assertThat(text(
+            assertThat(MigratedSchemas.text(
                             c,
                             "SELECT partition_name || ' ' || bounds::text || ' ' || attached"
                                     + " FROM window_corrections_partitions"))
                     .as("up to the UTC midnight after the last window")
                     .isEqualTo("window_corrections_legacy (,\"2026-11-29 00:00:00+00\") true");
             // Writes still go through window_corrections, to the legacy or the default partition, and count once.
-            long writes = count(c, "SELECT count(*) FROM window_corrections_writes");
+            long writes = MigratedSchemas.count(c, "SELECT count(*) FROM window_corrections_writes");
             st.execute("UPDATE window_corrections SET impressions = 9 WHERE campaign_id = 'a'"
                     + " AND window_start = '2026-11-28T23:59Z'");
             st.execute("INSERT INTO window_corrections (window_start, window_end, campaign_id, channel_id,"
                     + " impressions, clicks, conversions, spend_micros, events, reconciliation_run_id) VALUES"
                     + " ('2026-11-29T00:00Z', '2026-11-29T00:01Z', 'a', 'web', 7, 1, 0, 10, 8, 1)");
-            assertThat(count(c, "SELECT count(*) FROM window_corrections_writes"))
+            assertThat(MigratedSchemas.count(c, "SELECT count(*) FROM window_corrections_writes"))
                     .isEqualTo(writes + 2);
-            assertThat(count(c, "SELECT count(*) FROM window_corrections_default"))
+            assertThat(MigratedSchemas.count(c, "SELECT count(*) FROM window_corrections_default"))
                     .isEqualTo(1);
-            assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE is_final AND campaign_id = 'a'"))
+            assertThat(MigratedSchemas.count(
+                            c, "SELECT count(*) FROM window_metrics WHERE is_final AND campaign_id = 'a'"))
                     .isEqualTo(3);
             // A hand edit straight into a partition counts as a write too.
             st.execute("UPDATE window_corrections_default SET clicks = 2");
-            assertThat(count(c, "SELECT count(*) FROM window_corrections_writes"))
+            assertThat(MigratedSchemas.count(c, "SELECT count(*) FROM window_corrections_writes"))
                     .isEqualTo(writes + 3);
             // The legacy range can have no partition of its own.
-            assertThat(text(
+            assertThat(MigratedSchemas.text(
                             c,
                             "SELECT window_corrections_new_partition_of_batch('2026-11-28T00:00Z', '2026-11-29T00:00Z', 1,"
                                     + " '2026-11-28T00:00Z', '2026-11-29T00:00Z', NULL) IS NULL"))
@@ -102,11 +100,11 @@ class WindowCorrectionsPartitionsITCase {
     @Test
     void anEmptyTableLeavesNoLegacyPartitionAndRefusesBadRanges() throws Exception {
         String schema = stack.createMigratedSchema("wcp");
-        try (Connection c = admin(schema);
+        try (Connection c = MigratedSchemas.admin(stack, schema);
                 Statement st = c.createStatement()) {
-            assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
+            assertThat(MigratedSchemas.count(c, "SELECT count(*) FROM window_corrections_partitions"))
                     .isZero();
-            assertThat(count(
+            assertThat(MigratedSchemas.count(
                             c,
                             "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                                     + " AND tablename = 'window_corrections_legacy'"))
@@ -127,35 +125,6 @@ class WindowCorrectionsPartitionsITCase {
                             "SELECT window_corrections_new_partition_of_batch('2026-11-28T00:00Z', '2026-11-29T00:00Z', 1,"
                                     + " '2026-11-28T00:00Z', '2026-11-29T00:00Z', NULL)"))
                     .hasMessageContaining("permission denied");
-        }
-    }
-
-    static void migrate(String schema, String target) {
-        var config = Flyway.configure()
-                .dataSource(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword())
-                .schemas(schema)
-                .defaultSchema(schema)
-                .locations("classpath:db/migration")
-                .failOnMissingLocations(true);
-        if (target != null) config = config.target(target);
-        config.load().migrate();
-    }
-
-    static Connection admin(String schema) throws SQLException {
-        Connection c = stack.adminConnection();
-        c.setSchema(schema);
-        return c;
-    }
-
-    static long count(Connection c, String sql) throws SQLException {
-        return Long.parseLong(text(c, sql));
-    }
-
-    static String text(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
         }
     }
 }

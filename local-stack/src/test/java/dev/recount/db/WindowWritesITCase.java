@@ -11,12 +11,10 @@ import dev.recount.db.tables.WindowRow;
 import dev.recount.testkit.LocalStack;
 import java.math.BigInteger;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -66,8 +64,8 @@ class WindowWritesITCase {
             StreamWindowMetricsTable.upsert(c, List.of(streamRow(W0, "a", 2)));
             c.commit();
         }
-        try (Connection c = admin(schema)) {
-            assertThat(text(c, LOG)).isEqualTo("stream 10:00,stream 10:00,stream 10:01");
+        try (Connection c = MigratedSchemas.admin(stack, schema)) {
+            assertThat(MigratedSchemas.text(c, LOG)).isEqualTo("stream 10:00,stream 10:00,stream 10:01");
         }
     }
 
@@ -79,8 +77,8 @@ class WindowWritesITCase {
             // The next run of the range drops every key of 10:01 and one of 10:00 and adds 10:02.
             replace(c, List.of(batchRow(W0, "a"), batchRow(W0 + 2 * MINUTE, "a")));
         }
-        try (Connection c = admin(schema)) {
-            assertThat(text(c, LOG))
+        try (Connection c = MigratedSchemas.admin(stack, schema)) {
+            assertThat(MigratedSchemas.text(c, LOG))
                     .isEqualTo("batch 10:00,batch 10:00,batch 10:00,batch 10:01,batch 10:01,batch 10:02");
         }
     }
@@ -88,22 +86,22 @@ class WindowWritesITCase {
     @Test
     void anyOtherWriteIsLoggedRowByRowAndATruncateNamesEveryRecordedWindow() throws Exception {
         String schema = stack.createMigratedSchema("wwhand");
-        try (Connection c = admin(schema);
+        try (Connection c = MigratedSchemas.admin(stack, schema);
                 Statement st = c.createStatement()) {
             st.execute("INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id,"
                     + " impressions, clicks, conversions, spend_micros, events, revision) VALUES"
                     + " ('2026-11-29T10:00Z', '2026-11-29T10:01Z', 'a', 'web', 1, 0, 0, 1, 1, 1),"
                     + " ('2026-11-29T10:01Z', '2026-11-29T10:02Z', 'a', 'web', 1, 0, 0, 1, 1, 1)");
-            assertThat(text(c, LOG)).isEqualTo("stream 10:00,stream 10:01");
+            assertThat(MigratedSchemas.text(c, LOG)).isEqualTo("stream 10:00,stream 10:01");
             st.execute("DELETE FROM window_writes");
             // Moving a row to another window writes both.
             st.execute("UPDATE stream_window_metrics SET window_start = '2026-11-29T10:02Z',"
                     + " window_end = '2026-11-29T10:03Z' WHERE window_start = '2026-11-29T10:01Z'");
             st.execute("UPDATE stream_window_metrics SET impressions = 2 WHERE window_start = '2026-11-29T10:00Z'");
-            assertThat(text(c, LOG)).isEqualTo("stream 10:00,stream 10:01,stream 10:02");
+            assertThat(MigratedSchemas.text(c, LOG)).isEqualTo("stream 10:00,stream 10:01,stream 10:02");
             st.execute("DELETE FROM window_writes");
             st.execute("DELETE FROM stream_window_metrics WHERE window_start = '2026-11-29T10:00Z'");
-            assertThat(text(c, LOG)).isEqualTo("stream 10:00");
+            assertThat(MigratedSchemas.text(c, LOG)).isEqualTo("stream 10:00");
             st.execute("DELETE FROM window_writes");
 
             // Writing with the setting on without logging is a writer's broken promise: nothing is logged.
@@ -112,7 +110,7 @@ class WindowWritesITCase {
             st.execute("UPDATE stream_window_metrics SET impressions = 3");
             c.commit();
             c.setAutoCommit(true);
-            assertThat(text(c, LOG)).isEmpty();
+            assertThat(MigratedSchemas.text(c, LOG)).isEmpty();
 
             st.execute("INSERT INTO reconciliation_runs (range_from, range_to, status)"
                     + " VALUES ('2026-11-29T00:00Z', '2026-11-30T00:00Z', 'succeeded')");
@@ -120,15 +118,15 @@ class WindowWritesITCase {
                     + " batch_fingerprint, final_keys, final_fingerprint, reconciliation_run_id) VALUES"
                     + " ('2026-11-29T09:00Z', 1, 1, 0, 0, 0, 0, 1), ('2026-11-29T09:01Z', 1, 1, 0, 0, 0, 0, 1)");
             st.execute("TRUNCATE batch_window_metrics");
-            assertThat(text(c, LOG)).isEqualTo("batch 09:00,batch 09:01");
+            assertThat(MigratedSchemas.text(c, LOG)).isEqualTo("batch 09:00,batch 09:01");
         }
     }
 
     @Test
     void theMigrationNamesEveryWindowBothTablesHeldBeforeIt() throws Exception {
         String schema = stack.createSchema("wwmigrate");
-        migrate(schema, "20");
-        try (Connection c = admin(schema);
+        MigratedSchemas.migrate(stack, schema, "20");
+        try (Connection c = MigratedSchemas.admin(stack, schema);
                 Statement st = c.createStatement()) {
             st.execute("INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id,"
                     + " impressions, clicks, conversions, spend_micros, events, revision) VALUES"
@@ -140,9 +138,9 @@ class WindowWritesITCase {
                     + " impressions, clicks, conversions, spend_micros, events, run_id) VALUES"
                     + " ('2026-11-29T10:01Z', '2026-11-29T10:02Z', 'a', 'web', 1, 0, 0, 1, 1, 1)");
         }
-        migrate(schema, null);
-        try (Connection c = admin(schema)) {
-            assertThat(text(c, LOG)).isEqualTo("batch 10:01,stream 10:00");
+        MigratedSchemas.migrate(stack, schema, null);
+        try (Connection c = MigratedSchemas.admin(stack, schema)) {
+            assertThat(MigratedSchemas.text(c, LOG)).isEqualTo("batch 10:01,stream 10:00");
         }
     }
 
@@ -155,30 +153,5 @@ class WindowWritesITCase {
         BatchRunsTable.succeed(c, run, rows.size(), r.written(), r.deleted(), null, null, null);
         c.commit();
         c.setAutoCommit(true);
-    }
-
-    static void migrate(String schema, String target) {
-        var config = Flyway.configure()
-                .dataSource(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword())
-                .schemas(schema)
-                .defaultSchema(schema)
-                .locations("classpath:db/migration")
-                .failOnMissingLocations(true);
-        if (target != null) config = config.target(target);
-        config.load().migrate();
-    }
-
-    static Connection admin(String schema) throws SQLException {
-        Connection c = stack.adminConnection();
-        c.setSchema(schema);
-        return c;
-    }
-
-    static String text(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
     }
 }
