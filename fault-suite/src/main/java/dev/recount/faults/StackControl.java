@@ -55,11 +55,28 @@ final class StackControl {
             throw new IllegalStateException("`recount up` exited " + exit + " restarting the stack; see " + log);
     }
 
-    /** SIGSTOP to the postmaster and all its children: connections stay open, nothing answers. */
+    /**
+     * SIGSTOP to the postmaster and all its children: connections stay open, nothing answers. The postmaster first, so
+     * it forks nothing more; a child that ended after it was listed (a backend whose session closed) is skipped. If a
+     * signal fails otherwise, what was stopped is thawed before the failure goes up: a stack left frozen would fail
+     * every later round.
+     */
     List<Long> freezePostgres() {
-        List<Long> pids = postgresProcesses();
-        for (long pid : pids) Launcher.signal(pid, "STOP");
-        return pids;
+        List<Long> stopped = new ArrayList<>();
+        try {
+            for (long pid : postgresProcesses()) {
+                try {
+                    Launcher.signal(pid, "STOP");
+                    stopped.add(pid);
+                } catch (IllegalStateException e) {
+                    if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) throw e;
+                }
+            }
+            return stopped;
+        } catch (RuntimeException e) {
+            thaw(stopped);
+            throw e;
+        }
     }
 
     void thaw(List<Long> pids) {
