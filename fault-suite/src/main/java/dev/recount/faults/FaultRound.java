@@ -410,7 +410,7 @@ final class FaultRound {
         try {
             pause(Duration.ofSeconds(60));
         } finally {
-            control.thaw(frozen);
+            StackControl.thaw(frozen);
         }
         recoveries.add(pipeline.awaitCommitAfter(Instant.now(), frozenAt, Duration.ofMinutes(5)));
         return 1;

@@ -62,9 +62,14 @@ final class StackControl {
      * every later round.
      */
     List<Long> freezePostgres() {
+        return freeze(postgresProcesses());
+    }
+
+    /** SIGSTOP to each of {@code pids} in order, as {@link #freezePostgres}; returns the ones stopped. */
+    static List<Long> freeze(List<Long> pids) {
         List<Long> stopped = new ArrayList<>();
         try {
-            for (long pid : postgresProcesses()) {
+            for (long pid : pids) {
                 try {
                     Launcher.signal(pid, "STOP");
                     stopped.add(pid);
@@ -79,7 +84,7 @@ final class StackControl {
         }
     }
 
-    void thaw(List<Long> pids) {
+    static void thaw(List<Long> pids) {
         for (long pid : pids) {
             if (ProcessHandle.of(pid).isPresent()) Launcher.signal(pid, "CONT");
         }
