@@ -79,9 +79,8 @@ public final class BatchWindowMetricsTable {
         String vanished = "WITH gone AS (DELETE FROM " + TABLE + " t WHERE " + scopePredicate(scope, "t.window_start")
                 + " AND NOT EXISTS (SELECT 1 FROM " + STAGING_TABLE + " s WHERE s.run_id = ?"
                 + " AND s.window_start = t.window_start AND s.campaign_id = t.campaign_id AND s.channel_id = t.channel_id)"
-                + " RETURNING t.window_start), logged AS (INSERT INTO " + WindowWritesTable.TABLE
-                + " (side, window_start) SELECT DISTINCT '" + WindowWritesTable.Side.BATCH.wireName()
-                + "', window_start FROM gone) SELECT count(*) FROM gone";
+                + " RETURNING t.window_start), logged AS ("
+                + WindowWritesTable.logWindowsOf(WindowWritesTable.Side.BATCH, "gone") + ") SELECT count(*) FROM gone";
         try (PreparedStatement ps = conn.prepareStatement(vanished)) {
             int next = bindScope(ps, 1, scope, conn);
             ps.setLong(next, runId);
@@ -90,9 +89,8 @@ public final class BatchWindowMetricsTable {
                 deleted = rs.getLong(1);
             }
         }
-        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + WindowWritesTable.TABLE
-                + " (side, window_start) SELECT DISTINCT '" + WindowWritesTable.Side.BATCH.wireName()
-                + "', window_start FROM " + STAGING_TABLE + " WHERE run_id = ?")) {
+        try (PreparedStatement ps = conn.prepareStatement(
+                WindowWritesTable.logWindowsOf(WindowWritesTable.Side.BATCH, STAGING_TABLE) + " WHERE run_id = ?")) {
             ps.setLong(1, runId);
             ps.executeUpdate();
         }

@@ -45,6 +45,15 @@ public final class WindowWritesTable {
         }
     }
 
+    /**
+     * The statement (or CTE body) that logs each window of {@code relation}'s {@code window_start} column once:
+     * "INSERT INTO window_writes ... SELECT DISTINCT ... FROM relation", for the caller to append a WHERE to.
+     */
+    public static String logWindowsOf(Side side, String relation) {
+        return "INSERT INTO " + TABLE + " (side, window_start) SELECT DISTINCT '" + side.wireName()
+                + "', window_start FROM " + relation;
+    }
+
     /** Logs that this transaction wrote rows of the windows starting at {@code windowStartsMillis} (each once). */
     public static void log(Connection conn, Side side, Collection<Long> windowStartsMillis) throws SQLException {
         TreeSet<Long> distinct = new TreeSet<>(windowStartsMillis);
