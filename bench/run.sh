@@ -313,17 +313,22 @@ if wants reconcile; then
   # The bench runs from the reconciler's test classes. Built with -am, so its classpath holds this tree's core
   # and db (target/classes), not whatever SNAPSHOT jars ~/.m2 has: the migrations must match the reconciler.
   echo "bench: building the reconciler's test classes..." >&2
-  if (cd "$ROOT" && { mvn -q -o -pl reconciler -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
-        -Dmdep.outputFile=target/test.classpath || mvn -q -pl reconciler -am test-compile dependency:build-classpath \
+  # package, not only test-compile: the bench's reruns through `./recount reconcile` need the launcher's jars.
+  if (cd "$ROOT" && { mvn -q -o -pl reconciler -am package -DskipTests dependency:build-classpath -Dmdep.includeScope=test \
+        -Dmdep.outputFile=target/test.classpath || mvn -q -pl reconciler -am package -DskipTests dependency:build-classpath \
         -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath; }) >"$OUT/reconcile-build.log" 2>&1; then
     KEYS=$((1440 * 100 * RECONCILE_CHANNELS))
     echo "bench: ReconcileBench ($KEYS keys)..." >&2
     # With the JVM flags `./recount reconcile` starts with (the root pom's <reconciler.jvm.flags>).
     read -r -a RECONCILER_FLAGS <<<"$(pom_property reconciler.jvm.flags)"
-    (cd "$ROOT" && java -Xmx2g "${RECONCILER_FLAGS[@]}" -Drecount.root="$ROOT" -cp "reconciler/target/test-classes:reconciler/target/classes:$(cat reconciler/target/test.classpath)" \
+    # Then three more reruns as users run them (`./recount reconcile`, each its own JVM; -Dbench.cli-reruns).
+    (cd "$ROOT" && java -Xmx2g "${RECONCILER_FLAGS[@]}" -Dbench.cli-reruns=3 -Drecount.root="$ROOT" -cp "reconciler/target/test-classes:reconciler/target/classes:$(cat reconciler/target/test.classpath)" \
       dev.recount.reconcile.bench.ReconcileBench 100 "$RECONCILE_CHANNELS") >"$OUT/reconcile.log" 2>&1 || true
     record reconcile_first_keys_per_s "$(awk -F'|' '/^\| first/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "$KEYS keys, first run (finalizes + corrects), total $(awk -F'|' '/^\| first/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
     record reconcile_rerun_keys_per_s "$(awk -F'|' '/^\| rerun/{gsub(/[ ,]/,"",$10); print $10}' "$OUT/reconcile.log")" keys/s "rerun, no change, total $(awk -F'|' '/^\| rerun/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log") s"
+    CLI_WALLS=$(awk -F'|' '/^\| `\.\/recount reconcile` rerun [0-9]+ \(/{gsub(/ /,"",$9); print $9}' "$OUT/reconcile.log" | sort -n)
+    record reconcile_cli_rerun_s "$(echo "$CLI_WALLS" | awk '{a[NR]=$1} END{print (NR ? a[int((NR+1)/2)] : "-")}')" s \
+      "median process wall of $(echo "$CLI_WALLS" | grep -c .) reruns by ./recount reconcile (own JVM): $(echo $CLI_WALLS)"
   else
     record reconcile "not run" - "building the reconciler's test classes failed: $OUT/reconcile-build.log"
   fi

@@ -6,12 +6,14 @@ import dev.recount.db.Database;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.WindowWritesTable;
+import dev.recount.reconcile.ExitCodes;
 import dev.recount.reconcile.Reconciler;
 import dev.recount.reconcile.RunProgress;
 import dev.recount.reconcile.RunResult;
 import dev.recount.reconcile.ScopeResolver;
 import dev.recount.reconcile.Tolerances;
 import dev.recount.testkit.LocalStack;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,6 +21,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,6 +89,10 @@ public final class ReconcileBench {
                         compared / total);
             }
         }
+        int cliReruns = Integer.getInteger("bench.cli-reruns", 0);
+        for (int i = 1; i <= cliReruns; i++) {
+            cliRerun(stack, schema, reports, keys, i);
+        }
         System.out.println();
         System.out.printf(
                 Locale.ROOT,
@@ -95,6 +102,55 @@ public final class ReconcileBench {
                 Runtime.getRuntime().maxMemory() >> 20,
                 reports);
         System.exit(0);
+    }
+
+    /**
+     * With -Dbench.cli-reruns=N: the rerun as users run it, {@code ./recount reconcile --date} in a JVM of its own
+     * (the launcher's flags, nothing built), timed from starting the process to its exit. The in-JVM rows above run
+     * in the JVM that ran the first run, whose code is already compiled; this row also pays the JVM's start, the
+     * configuration, the pool and a cold report.
+     */
+    private static void cliRerun(LocalStack stack, String schema, Path reports, long keys, int i) throws Exception {
+        Path dir = Files.createTempDirectory("reconcile-bench-cli-");
+        Path config = dir.resolve("recount.properties");
+        Path log = dir.resolve("reconcile.log");
+        Files.writeString(config, "postgres.schema=" + schema + "\nreconcile.report-dir=" + reports + "\n");
+        Path root = Path.of(System.getProperty("recount.root", ".."))
+                .toAbsolutePath()
+                .normalize();
+        ProcessBuilder pb = new ProcessBuilder(
+                        root.resolve("recount").toString(),
+                        "reconcile",
+                        "--date",
+                        LocalDate.ofInstant(DAY, ZoneId.of("UTC")).toString(),
+                        "--config",
+                        config.toString())
+                .directory(root.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        pb.environment().putAll(stack.environment());
+        pb.environment().put("RECOUNT_NO_BUILD", "1");
+        pb.environment().put("RECOUNT_NO_LOCAL_ENV", "1");
+        long t0 = System.nanoTime();
+        int exit = pb.start().waitFor();
+        double wall = (System.nanoTime() - t0) / 1e9;
+        // The day differs beyond the exact tolerance on purpose (1 % of its keys): such a run exits 3, and succeeded.
+        if (exit != ExitCodes.WITHIN_TOLERANCE && exit != ExitCodes.BEYOND_TOLERANCE) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "| `./recount reconcile` rerun %d: exited %d (is the reconciler packaged? see %s) |%n",
+                    i,
+                    exit,
+                    log);
+            return;
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "| `./recount reconcile` rerun %d (its own JVM, process wall) | %,d | | | | | | %.2f | %,.0f |%n",
+                i,
+                keys,
+                wall,
+                keys / wall);
     }
 
     /** With -Dbench.stages=true: how long each step of a run took, on standard error, as the step ends. */
