@@ -26,6 +26,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Reconcile throughput: keys compared per second for about a million window keys, end to end
@@ -54,9 +55,10 @@ public final class ReconcileBench {
         }
         System.out.printf(Locale.ROOT, "loaded in %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
-        Path reports = Path.of(System.getProperty("recount.root", ".."), "reconciler", "target", "bench-reports")
+        Path root = Path.of(System.getProperty("recount.root", ".."))
                 .toAbsolutePath()
                 .normalize();
+        Path reports = root.resolve("reconciler").resolve("target").resolve("bench-reports");
         String login = Role.RECONCILER.loginName(schema);
         try (HikariDataSource pool = Database.pool(
                 new PostgresSettings(stack.jdbcUrl(), login, schema, 2), stack.password(login), Role.RECONCILER)) {
@@ -90,8 +92,13 @@ public final class ReconcileBench {
             }
         }
         int cliReruns = Integer.getInteger("bench.cli-reruns", 0);
-        for (int i = 1; i <= cliReruns; i++) {
-            cliRerun(stack, schema, reports, keys, i);
+        if (cliReruns > 0) {
+            Path dir = Files.createTempDirectory("reconcile-bench-cli-");
+            Path config = dir.resolve("recount.properties");
+            Files.writeString(config, "postgres.schema=" + schema + "\nreconcile.report-dir=" + reports + "\n");
+            for (int i = 1; i <= cliReruns; i++) {
+                cliRerun(root, config, dir.resolve("reconcile-" + i + ".log"), stack.environment(), keys, i);
+            }
         }
         System.out.println();
         System.out.printf(
@@ -110,14 +117,8 @@ public final class ReconcileBench {
      * in the JVM that ran the first run, whose code is already compiled; this row also pays the JVM's start, the
      * configuration, the pool and a cold report.
      */
-    private static void cliRerun(LocalStack stack, String schema, Path reports, long keys, int i) throws Exception {
-        Path dir = Files.createTempDirectory("reconcile-bench-cli-");
-        Path config = dir.resolve("recount.properties");
-        Path log = dir.resolve("reconcile.log");
-        Files.writeString(config, "postgres.schema=" + schema + "\nreconcile.report-dir=" + reports + "\n");
-        Path root = Path.of(System.getProperty("recount.root", ".."))
-                .toAbsolutePath()
-                .normalize();
+    private static void cliRerun(Path root, Path config, Path log, Map<String, String> environment, long keys, int i)
+            throws Exception {
         ProcessBuilder pb = new ProcessBuilder(
                         root.resolve("recount").toString(),
                         "reconcile",
@@ -128,7 +129,7 @@ public final class ReconcileBench {
                 .directory(root.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
-        pb.environment().putAll(stack.environment());
+        pb.environment().putAll(environment);
         pb.environment().put("RECOUNT_NO_BUILD", "1");
         pb.environment().put("RECOUNT_NO_LOCAL_ENV", "1");
         long t0 = System.nanoTime();
