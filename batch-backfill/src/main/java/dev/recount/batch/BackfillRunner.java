@@ -97,12 +97,13 @@ public final class BackfillRunner {
             long events,
             long lakeRows,
             long windowsWritten,
+            long windowsUnchanged,
             long windowsDeleted,
             Duration elapsed) {
         public String summary() {
             return "run " + runId + " (" + mode.wireName() + " " + range + (forced ? ", forced" : "") + "): "
                     + events + " events (" + lakeRows + " lake rows), " + windowsWritten + " window rows written, "
-                    + windowsDeleted + " deleted, " + seconds(elapsed);
+                    + windowsUnchanged + " unchanged, " + windowsDeleted + " deleted, " + seconds(elapsed);
         }
 
         /** The facts of {@link #summary()} for {@code --json}. */
@@ -116,6 +117,7 @@ public final class BackfillRunner {
             json.put("events", events);
             json.put("lake_rows", lakeRows);
             json.put("window_rows_written", windowsWritten);
+            json.put("window_rows_unchanged", windowsUnchanged);
             json.put("window_rows_deleted", windowsDeleted);
             json.put("duration_ms", elapsed.toMillis());
             return json;
@@ -131,6 +133,7 @@ public final class BackfillRunner {
             List<Long> windows,
             long events,
             long windowsWritten,
+            long windowsUnchanged,
             long windowsDeleted,
             int pending,
             Map<String, Long> committed,
@@ -139,7 +142,8 @@ public final class BackfillRunner {
         public String summary() {
             StringBuilder s = new StringBuilder("run " + runId + " (affected): " + recordsRead + " backfill records, "
                     + windows.size() + " windows recomputed (" + events + " events, " + windowsWritten
-                    + " window rows written, " + windowsDeleted + " deleted), " + seconds(elapsed));
+                    + " window rows written, " + windowsUnchanged + " unchanged, " + windowsDeleted + " deleted), "
+                    + seconds(elapsed));
             if (pending > 0)
                 s.append("; ")
                         .append(pending)
@@ -165,6 +169,7 @@ public final class BackfillRunner {
             json.put("records_read", recordsRead);
             json.put("events", events);
             json.put("window_rows_written", windowsWritten);
+            json.put("window_rows_unchanged", windowsUnchanged);
             json.put("window_rows_deleted", windowsDeleted);
             json.put("pending", pending);
             json.put("malformed", malformed);
@@ -225,6 +230,7 @@ public final class BackfillRunner {
                         c.events(),
                         c.lakeRows(),
                         r.written(),
+                        r.unchanged(),
                         r.deleted(),
                         Duration.ofNanos(System.nanoTime() - started));
             } catch (Exception | Error e) {
@@ -279,6 +285,7 @@ public final class BackfillRunner {
                             List.copyOf(ready.windows()),
                             ready.computed().events(),
                             r.written(),
+                            r.unchanged(),
                             r.deleted(),
                             pending.size(),
                             committed,
@@ -420,7 +427,7 @@ public final class BackfillRunner {
         details.set("offsets_to_commit", offsetsJson(commits));
         if (ready.windows().isEmpty()) {
             commitResult(conn, runId, null, ready.computed(), null, null, details);
-            return new BatchWindowMetricsTable.ReplaceResult(0, 0);
+            return BatchWindowMetricsTable.ReplaceResult.NOTHING;
         }
         return commitResult(
                 conn,
@@ -570,19 +577,26 @@ public final class BackfillRunner {
                 s.execute("SET LOCAL enable_nestloop = off");
             }
             BatchWindowMetricsTable.ReplaceResult r = scope == null
-                    ? new BatchWindowMetricsTable.ReplaceResult(0, 0)
+                    ? BatchWindowMetricsTable.ReplaceResult.NOTHING
                     : BatchWindowMetricsTable.replaceFromStaging(conn, scope, runId);
             if (attribution) {
                 BatchWindowMetricsTable.ReplaceResult a = BatchAttributionMetricsTable.replaceFromStaging(
                         conn, (BatchWindowMetricsTable.Range) scope, runId);
                 details.put("attribution_rows_written", a.written());
+                details.put("attribution_rows_unchanged", a.unchanged());
                 details.put("attribution_rows_deleted", a.deleted());
             }
+            details.put("window_rows_unchanged", r.unchanged());
             details.put("replace_ms", (System.nanoTime() - t0) / 1_000_000);
             BatchRunsTable.succeed(
                     conn, runId, c.events(), r.written(), r.deleted(), rangeFrom, rangeTo, details.toString());
             conn.commit();
-            LOG.info("run {}: committed {} window rows, {} vanished keys deleted", runId, r.written(), r.deleted());
+            LOG.info(
+                    "run {}: committed {} window rows written, {} unchanged, {} vanished keys deleted",
+                    runId,
+                    r.written(),
+                    r.unchanged(),
+                    r.deleted());
             return r;
         } catch (SQLException | RuntimeException e) {
             conn.rollback();

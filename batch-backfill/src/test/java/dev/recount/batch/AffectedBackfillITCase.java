@@ -71,7 +71,7 @@ class AffectedBackfillITCase {
         long affectedRun = t.lastRun().runId();
         assertThat(t.lastOut)
                 .contains("run " + affectedRun + " (affected): 2 backfill records, 2 windows recomputed"
-                        + " (4 events, 2 window rows written, 0 deleted)")
+                        + " (4 events, 2 window rows written, 0 unchanged, 0 deleted)")
                 .doesNotContain("pending");
         assertThat(t.batchRows())
                 .containsExactly(

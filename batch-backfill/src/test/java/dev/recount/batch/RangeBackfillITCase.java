@@ -89,7 +89,7 @@ class RangeBackfillITCase {
 
         assertThat(t.lastOut.strip())
                 .matches(java.util.regex.Pattern.quote("run " + (earlierRun + 1) + " (range [" + FROM + ", " + TO
-                                + ")): 7 events (9 lake rows), 4 window rows written, 0 deleted, ")
+                                + ")): 7 events (9 lake rows), 4 window rows written, 0 unchanged, 0 deleted, ")
                         + "\\d+\\.\\d s");
         List<WindowRow> rows = t.batchRows();
         assertThat(rows).containsExactly(concat(BEFORE_ROW, EXPECTED));
@@ -106,6 +106,7 @@ class RangeBackfillITCase {
                 .contains("\"lake_rows\": 9", "\"duplicates_dropped\": 2", "\"staged_from\": \"driver\"");
         assertThat(run.error()).isNull();
 
+        long loggedBefore = t.batchWindowWritesLogged();
         // The rerun with --json: one object with the same facts as the summary line.
         assertThat(t.backfill("range", "--from", FROM, "--to", TO, "--json"))
                 .as(t.lastErr)
@@ -123,19 +124,40 @@ class RangeBackfillITCase {
         assertThat(json.get("forced").asBoolean()).isFalse();
         assertThat(json.get("events").asLong()).isEqualTo(7);
         assertThat(json.get("lake_rows").asLong()).isEqualTo(9);
-        assertThat(json.get("window_rows_written").asLong()).isEqualTo(4);
+        // Every row comes out as it stands: none is written again.
+        assertThat(json.get("window_rows_written").asLong()).isZero();
+        assertThat(json.get("window_rows_unchanged").asLong()).isEqualTo(4);
         assertThat(json.get("window_rows_deleted").asLong()).isZero();
         assertThat(json.get("duration_ms").isIntegralNumber()).isTrue();
         assertThat(json.get("duration_ms").asLong()).isNotNegative();
         assertThat(t.lastRun().windowsDeleted()).isZero();
-        // The rerun owns the range's rows now; the row outside the range is untouched.
-        assertThat(t.rowRunIds())
-                .containsExactly(
-                        Map.entry("2026-11-28T09:59:00Z/c1/ch1", earlierRun),
-                        Map.entry("2026-11-28T10:00:00Z/c1/ch1", rerun),
-                        Map.entry("2026-11-28T10:00:00Z/c1/ch2", rerun),
-                        Map.entry("2026-11-28T10:00:00Z/c2/ch1", rerun),
-                        Map.entry("2026-11-28T10:01:00Z/c1/ch1", rerun));
+        // Rows keep the run that last changed them, so the rerun left all of them to the first run.
+        long firstRun = earlierRun + 1;
+        Map<String, Long> firstRunIds = Map.of(
+                "2026-11-28T09:59:00Z/c1/ch1", earlierRun,
+                "2026-11-28T10:00:00Z/c1/ch1", firstRun,
+                "2026-11-28T10:00:00Z/c1/ch2", firstRun,
+                "2026-11-28T10:00:00Z/c2/ch1", firstRun,
+                "2026-11-28T10:01:00Z/c1/ch1", firstRun);
+        assertThat(t.rowRunIds()).containsExactlyInAnyOrderEntriesOf(firstRunIds);
+        assertThat(t.batchWindowWritesLogged())
+                .as("windows logged for the reconciler")
+                .isEqualTo(loggedBefore);
+
+        // One more event for one key: a rerun writes that row alone, and logs its window alone for the reconciler.
+        t.lake.write(List.of(LakeEvent.of("ch2-more", "click", W + 40_000, "c1", "ch2", 20, 108)));
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
+        long third = t.lastRun().runId();
+        assertThat(t.lastOut).contains("1 window rows written, 3 unchanged, 0 deleted");
+        assertThat(t.batchRows())
+                .contains(row(W, "c1", "ch2", new WindowMetrics(0, 1, 1, 3_020, 2)))
+                .hasSize(5);
+        Map<String, Long> afterChange = new java.util.HashMap<>(firstRunIds);
+        afterChange.put("2026-11-28T10:00:00Z/c1/ch2", third);
+        assertThat(t.rowRunIds()).containsExactlyInAnyOrderEntriesOf(afterChange);
+        assertThat(t.batchWindowWritesLogged()).isEqualTo(loggedBefore + 1);
     }
 
     @Test
@@ -170,7 +192,8 @@ class RangeBackfillITCase {
 
         assertThat(t.batchRows()).containsExactly(row(W, "c1", "ch1", new WindowMetrics(1, 0, 0, 100, 1)));
         assertThat(t.lastRun().windowsDeleted()).isEqualTo(1);
-        assertThat(t.lastOut).contains("1 window rows written, 1 deleted");
+        // c1's row comes out as it stands: only the vanished key is a write.
+        assertThat(t.lastOut).contains("0 window rows written, 1 unchanged, 1 deleted");
     }
 
     @Test

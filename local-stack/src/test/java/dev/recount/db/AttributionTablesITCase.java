@@ -79,7 +79,11 @@ class AttributionTablesITCase {
         BatchWindowMetricsTable.Range range = new BatchWindowMetricsTable.Range(W0, W0 + 2 * MINUTE);
         try (Connection c = stack.loginConnection(schema, Role.BATCH)) {
             replace(c, range, List.of(row("c1", 1, 0, BigInteger.ONE), row("c2", 0, 1, BigInteger.ZERO)));
-            replace(c, range, List.of(row("c1", 2, 0, BigInteger.TWO)));
+            assertThat(replace(c, range, List.of(row("c1", 1, 0, BigInteger.ONE), row("c2", 0, 1, BigInteger.ZERO))))
+                    .as("rows computed as they stand are left alone")
+                    .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(0, 2, 0));
+            assertThat(replace(c, range, List.of(row("c1", 2, 0, BigInteger.TWO))))
+                    .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(1, 0, 1));
             assertThat(BatchAttributionMetricsTable.readRange(c, W0, W0 + 2 * MINUTE))
                     .extracting(r -> r.key().campaignId() + "=" + r.metrics().attributedClicks())
                     .containsExactly("c1=2");
@@ -121,8 +125,8 @@ class AttributionTablesITCase {
         }
     }
 
-    static void replace(Connection c, BatchWindowMetricsTable.Range range, List<AttributionRow> rows)
-            throws SQLException {
+    static BatchWindowMetricsTable.ReplaceResult replace(
+            Connection c, BatchWindowMetricsTable.Range range, List<AttributionRow> rows) throws SQLException {
         long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, range.fromMillis(), range.toMillis(), false);
         c.setAutoCommit(false);
         BatchAttributionMetricsTable.insertStaging(c, run, rows);
@@ -130,5 +134,6 @@ class AttributionTablesITCase {
         BatchRunsTable.succeed(c, run, rows.size(), r.written(), r.deleted(), null, null, null);
         c.commit();
         c.setAutoCommit(true);
+        return r;
     }
 }

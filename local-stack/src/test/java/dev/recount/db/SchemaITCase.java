@@ -180,6 +180,34 @@ class SchemaITCase {
     }
 
     @Test
+    void batchReplaceLeavesARowItComputesAsItStandsToTheRunThatLastChangedIt() throws SQLException {
+        BatchWindowMetricsTable.Range range = new BatchWindowMetricsTable.Range(W0, W0 + 2 * MINUTE);
+        try (Connection c = as(Role.BATCH)) {
+            assertThat(replace(c, range, List.of(batchRow("c1", 10), batchRow("c2", 20))))
+                    .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(2, 0, 0));
+            List<String> first = batchRowOwners(c);
+
+            assertThat(replace(c, range, List.of(batchRow("c1", 10), batchRow("c2", 20))))
+                    .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(0, 2, 0));
+            assertThat(batchRowOwners(c)).as("run ids and computed_at kept").isEqualTo(first);
+
+            // A metric or the window end alone differing is a change.
+            WindowRow longerC2 = new WindowRow(
+                    new WindowKey(W0, "c2", "web"),
+                    W0 + 2 * MINUTE,
+                    batchRow("c2", 20).metrics());
+            assertThat(replace(c, range, List.of(batchRow("c1", 11), longerC2)))
+                    .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(2, 0, 0));
+            List<String> changed = batchRowOwners(c);
+            assertThat(changed.get(0)).isNotEqualTo(first.get(0));
+            assertThat(changed.get(1)).isNotEqualTo(first.get(1));
+            assertThat(replace(c, range, List.of(batchRow("c1", 11))))
+                    .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(0, 1, 1));
+            assertThat(batchRowOwners(c)).containsExactly(changed.get(0));
+        }
+    }
+
+    @Test
     void servingViewPrefersCorrectionsThenStreamAndShowsBatchOnlyKeys() throws SQLException {
         try (Connection c = as(Role.STREAM)) {
             StreamWindowMetricsTable.upsert(c, List.of(streamRow("both", 100, 1), streamRow("corrected", 5, 1)));
@@ -325,7 +353,8 @@ class SchemaITCase {
         return new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1));
     }
 
-    static void replace(Connection c, BatchWindowMetricsTable.Scope scope, List<WindowRow> rows) throws SQLException {
+    static BatchWindowMetricsTable.ReplaceResult replace(
+            Connection c, BatchWindowMetricsTable.Scope scope, List<WindowRow> rows) throws SQLException {
         long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, W0, W0 + 2 * MINUTE, false);
         c.setAutoCommit(false);
         BatchWindowMetricsTable.insertStaging(c, run, rows);
@@ -333,5 +362,20 @@ class SchemaITCase {
         BatchRunsTable.succeed(c, run, rows.size(), r.written(), r.deleted(), null, null, null);
         c.commit();
         c.setAutoCommit(true);
+        return r;
+    }
+
+    /** Each batch row's campaign with the run that last changed it and when ("c1 run 3 at ..."). */
+    static List<String> batchRowOwners(Connection c) throws SQLException {
+        List<String> owners = new java.util.ArrayList<>();
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT campaign_id, run_id, computed_at, window_end"
+                        + " FROM batch_window_metrics ORDER BY campaign_id")) {
+            while (rs.next()) {
+                owners.add(rs.getString(1) + " run " + rs.getLong(2) + " at " + rs.getString(3) + " ending "
+                        + rs.getString(4));
+            }
+        }
+        return owners;
     }
 }

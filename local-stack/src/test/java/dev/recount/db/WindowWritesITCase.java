@@ -70,16 +70,28 @@ class WindowWritesITCase {
     }
 
     @Test
-    void theBatchsReplaceLogsTheWindowsItWroteAndTheWindowsItEmptiedOnceEach() throws Exception {
+    void theBatchsReplaceLogsTheWindowsItChangedAndTheWindowsItEmptied() throws Exception {
         String schema = stack.createMigratedSchema("wwbatch");
         try (Connection c = stack.loginConnection(schema, Role.BATCH)) {
             replace(c, List.of(batchRow(W0, "a"), batchRow(W0, "b"), batchRow(W0 + MINUTE, "a")));
-            // The next run of the range drops every key of 10:01 and one of 10:00 and adds 10:02.
+            // The next run of the range drops every key of 10:01 and one of 10:00, keeps a@10:00 as it stands and
+            // adds 10:02: 10:00 is logged for the key it removed, not again for the row it left alone.
             replace(c, List.of(batchRow(W0, "a"), batchRow(W0 + 2 * MINUTE, "a")));
+            // The same rows again: nothing changes, nothing is logged.
+            replace(c, List.of(batchRow(W0, "a"), batchRow(W0 + 2 * MINUTE, "a")));
+            // One more event in 10:02: only that window.
+            replace(
+                    c,
+                    List.of(
+                            batchRow(W0, "a"),
+                            new WindowRow(
+                                    new WindowKey(W0 + 2 * MINUTE, "a", "web"),
+                                    W0 + 3 * MINUTE,
+                                    new WindowMetrics(2, 0, 0, BigInteger.TWO, 2))));
         }
         try (Connection c = MigratedSchemas.admin(stack, schema)) {
             assertThat(MigratedSchemas.text(c, LOG))
-                    .isEqualTo("batch 10:00,batch 10:00,batch 10:00,batch 10:01,batch 10:01,batch 10:02");
+                    .isEqualTo("batch 10:00,batch 10:00,batch 10:01,batch 10:01,batch 10:02,batch 10:02");
         }
     }
 

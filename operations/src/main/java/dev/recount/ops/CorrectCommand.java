@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code correct}: closes the late-data loop within minutes. Recomputes the windows the backfill topic names
- * ({@code backfill affected}), then reconciles exactly the windows that run wrote ({@code reconcile --batch-run ID}),
+ * ({@code backfill affected}), then reconciles exactly the windows that run recomputed ({@code reconcile --batch-run ID}),
  * which makes them final in window_metrics. Meant to run every few minutes; never two at once ({@link CorrectLock}).
  */
 @Command(
@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Recomputes from the lake the windows named by the backfill topic (too-late events) since the last run,"
-                    + " as `backfill affected` does, then reconciles exactly the windows that run wrote, as"
+                    + " as `backfill affected` does, then reconciles exactly the windows that run recomputed, as"
                     + " `reconcile --batch-run ID` does: they become final (source batch) with the late events counted.",
             "Run it every few minutes from a scheduler. Two runs never overlap: a PostgreSQL advisory lock per schema;"
                     + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic it"

@@ -1,7 +1,6 @@
 package dev.recount.reconcile;
 
 import dev.recount.db.tables.BatchRunsTable;
-import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.Timestamps;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,9 +31,10 @@ public final class ScopeResolver {
 
     /**
      * The windows of one succeeded batch run: its range for `range` and `nightly` runs; for an `affected` run,
-     * exactly the windows it wrote (its recorded range may span windows it did not recompute).
+     * exactly the windows it recomputed, as it recorded them ({@code details.windows}): its range may span windows
+     * it did not recompute, and its rows cannot name them, since a row keeps the run that last changed it.
      *
-     * @throws NotCoveredException if the run does not exist, has not succeeded, or wrote no windows
+     * @throws NotCoveredException if the run does not exist, has not succeeded, or recomputed no windows
      */
     public static Scope batchRun(Connection conn, long batchRunId) throws SQLException {
         BatchRunsTable.Run run = BatchRunsTable.find(conn, batchRunId)
@@ -50,26 +50,20 @@ public final class ScopeResolver {
             return new Scope(run.rangeFrom(), run.rangeTo(), null, batchRunId, "batch run " + batchRunId);
         }
         List<Long> starts = new ArrayList<>();
-        long maxEnd = Long.MIN_VALUE;
-        String sql = "SELECT window_start, max(window_end) AS window_end FROM " + BatchWindowMetricsTable.TABLE
-                + " WHERE run_id = ? GROUP BY window_start ORDER BY window_start";
+        String sql = "SELECT w.iso::timestamptz AS window_start FROM " + BatchRunsTable.TABLE
+                + ", jsonb_array_elements_text(details -> 'windows') AS w(iso) WHERE run_id = ? ORDER BY 1";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setLong(1, batchRunId);
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    starts.add(Timestamps.read(rs, "window_start"));
-                    maxEnd = Math.max(maxEnd, Timestamps.read(rs, "window_end"));
-                }
+                while (rs.next()) starts.add(Timestamps.read(rs, "window_start"));
             }
         }
-        if (starts.isEmpty()) {
-            throw new NotCoveredException(
-                    "batch run " + batchRunId + " (affected) has no windows in batch_window_metrics"
-                            + " (none written, or all rewritten by later runs): reconcile their range instead");
+        if (starts.isEmpty() || run.rangeTo() == null) {
+            throw new NotCoveredException("batch run " + batchRunId + " (affected) recomputed no windows");
         }
         return new Scope(
                 starts.get(0),
-                maxEnd,
+                run.rangeTo(),
                 starts,
                 batchRunId,
                 "batch run " + batchRunId + " (" + starts.size() + " windows)");

@@ -148,7 +148,17 @@ public final class BatchStack {
         return runs;
     }
 
-    /** The run that last wrote each batch row, by window key. */
+    /** How many batch windows {@code window_writes} holds (one entry per window per writing transaction). */
+    public long batchWindowWritesLogged() throws SQLException {
+        try (Connection c = admin();
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM window_writes WHERE side = 'batch'");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** The run that last changed each batch row, by window key. */
     public Map<String, Long> rowRunIds() throws SQLException {
         Map<String, Long> ids = new LinkedHashMap<>();
         try (Connection c = admin();

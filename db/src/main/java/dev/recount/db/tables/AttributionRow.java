@@ -24,6 +24,15 @@ public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMet
                     .map(c -> c + " = EXCLUDED." + c)
                     .toList());
 
+    /** "{prefix}attributed_clicks, ...": the metric columns of one side of a comparison. */
+    public static String qualified(String prefix) {
+        return String.join(
+                ", ",
+                List.of(AttributionMetrics.COLUMNS).stream()
+                        .map(c -> prefix + c)
+                        .toList());
+    }
+
     public AttributionRow {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(metrics, "metrics");

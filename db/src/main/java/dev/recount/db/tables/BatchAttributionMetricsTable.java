@@ -62,6 +62,8 @@ public final class BatchAttributionMetricsTable {
             ps.setLong(3, runId);
             deleted = ps.executeUpdate();
         }
+        // As for the window metrics: a row computed exactly as it stands is left alone (its run_id stays the run
+        // that last changed it).
         long written;
         try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + TABLE
                 + " (window_start, window_end, campaign_id, channel_id, " + AttributionRow.METRIC_LIST
@@ -69,19 +71,21 @@ public final class BatchAttributionMetricsTable {
                 + AttributionRow.METRIC_LIST + ", run_id, now() FROM " + STAGING_TABLE + " WHERE run_id = ?"
                 + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
                 + AttributionRow.SET_FROM_EXCLUDED
-                + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at")) {
+                + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at"
+                + " WHERE (" + TABLE + ".window_end, " + AttributionRow.qualified(TABLE + ".") + ")"
+                + " IS DISTINCT FROM (EXCLUDED.window_end, " + AttributionRow.qualified("EXCLUDED.") + ")")) {
             ps.setLong(1, runId);
             written = ps.executeUpdate();
         }
-        clearStaging(conn, runId);
-        return new BatchWindowMetricsTable.ReplaceResult(written, deleted);
+        long staged = clearStaging(conn, runId);
+        return new BatchWindowMetricsTable.ReplaceResult(written, staged - written, deleted);
     }
 
-    /** Drops a run's staged rows (after a replace, or to clean up a failed run). */
-    public static void clearStaging(Connection conn, long runId) throws SQLException {
+    /** Drops a run's staged rows (after a replace, or to clean up a failed run); returns how many there were. */
+    public static long clearStaging(Connection conn, long runId) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + STAGING_TABLE + " WHERE run_id = ?")) {
             ps.setLong(1, runId);
-            ps.executeUpdate();
+            return ps.executeUpdate();
         }
     }
 

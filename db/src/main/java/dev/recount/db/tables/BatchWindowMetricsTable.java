@@ -15,7 +15,9 @@ import java.util.List;
  * {@code batch_window_metrics} and its staging table. A run loads its rows into
  * {@code batch_window_metrics_staging} (from the driver or from Spark's JDBC writer), then
  * {@link #replaceFromStaging} swaps them in for its scope in one transaction: keys without events vanish,
- * rerunning gives identical rows, a crash before the commit leaves the previous result.
+ * rerunning gives identical rows, a crash before the commit leaves the previous result. A row's {@code run_id} and
+ * {@code computed_at} name the run that last inserted or changed its values: a run that computes a row exactly as
+ * it stands leaves it alone.
  */
 public final class BatchWindowMetricsTable {
     public static final String TABLE = "batch_window_metrics";
@@ -36,8 +38,13 @@ public final class BatchWindowMetricsTable {
 
     public record Windows(Collection<Long> windowStartsMillis) implements Scope {}
 
-    /** How many keys a replace wrote and how many previous keys in scope it removed. */
-    public record ReplaceResult(long written, long deleted) {}
+    /**
+     * What a replace did to its scope: keys inserted or changed ({@code written}), keys it computed exactly as they
+     * stood and left alone ({@code unchanged}), previous keys it removed ({@code deleted}).
+     */
+    public record ReplaceResult(long written, long unchanged, long deleted) {
+        public static final ReplaceResult NOTHING = new ReplaceResult(0, 0, 0);
+    }
 
     private BatchWindowMetricsTable() {}
 
@@ -57,7 +64,10 @@ public final class BatchWindowMetricsTable {
     /**
      * Replaces every row in {@code scope} with the staged rows of {@code runId} and clears the staging rows.
      * Runs on {@code conn} without committing: the caller commits together with the run's status.
-     * Staged rows outside the scope are an error (the run computed more than it may replace).
+     * Staged rows outside the scope are an error (the run computed more than it may replace). A staged row equal
+     * to the stored one (window end and metrics) is not written: rewriting a day that did not change took 3.6×
+     * the time of leaving it (docs/benchmarks.md §12), and only the windows that did change are logged for the
+     * reconciler to read again.
      */
     public static ReplaceResult replaceFromStaging(Connection conn, Scope scope, long runId) throws SQLException {
         String inScope = scopePredicate(scope, "s.window_start");
@@ -89,31 +99,33 @@ public final class BatchWindowMetricsTable {
                 deleted = rs.getLong(1);
             }
         }
-        try (PreparedStatement ps = conn.prepareStatement(
-                WindowWritesTable.logWindowsOf(WindowWritesTable.Side.BATCH, STAGING_TABLE) + " WHERE run_id = ?")) {
-            ps.setLong(1, runId);
-            ps.executeUpdate();
-        }
         long written;
-        String upsert = "INSERT INTO " + TABLE + " (window_start, window_end, campaign_id, channel_id, "
+        String upsert = "WITH up AS (INSERT INTO " + TABLE + " (window_start, window_end, campaign_id, channel_id, "
                 + MetricColumns.LIST + ", run_id, computed_at)"
                 + " SELECT window_start, window_end, campaign_id, channel_id, " + MetricColumns.LIST + ", run_id, now()"
                 + " FROM " + STAGING_TABLE + " WHERE run_id = ?"
                 + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-                + MetricColumns.SET_FROM_EXCLUDED + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at";
+                + MetricColumns.SET_FROM_EXCLUDED + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at"
+                + " WHERE (" + TABLE + ".window_end, " + MetricColumns.qualified(TABLE + ".") + ")"
+                + " IS DISTINCT FROM (EXCLUDED.window_end, " + MetricColumns.qualified("EXCLUDED.") + ")"
+                + " RETURNING window_start), logged AS ("
+                + WindowWritesTable.logWindowsOf(WindowWritesTable.Side.BATCH, "up") + ") SELECT count(*) FROM up";
         try (PreparedStatement ps = conn.prepareStatement(upsert)) {
             ps.setLong(1, runId);
-            written = ps.executeUpdate();
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                written = rs.getLong(1);
+            }
         }
-        clearStaging(conn, runId);
-        return new ReplaceResult(written, deleted);
+        long staged = clearStaging(conn, runId);
+        return new ReplaceResult(written, staged - written, deleted);
     }
 
-    /** Drops a run's staged rows (after a replace, or to clean up a failed run). */
-    public static void clearStaging(Connection conn, long runId) throws SQLException {
+    /** Drops a run's staged rows (after a replace, or to clean up a failed run); returns how many there were. */
+    public static long clearStaging(Connection conn, long runId) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + STAGING_TABLE + " WHERE run_id = ?")) {
             ps.setLong(1, runId);
-            ps.executeUpdate();
+            return ps.executeUpdate();
         }
     }
 

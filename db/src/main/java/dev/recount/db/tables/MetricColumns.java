@@ -27,6 +27,11 @@ public final class MetricColumns {
 
     public static final int COUNT = Metric.values().length;
 
+    /** "{prefix}impressions, {prefix}clicks, ...": the columns of one side of a comparison. */
+    public static String qualified(String prefix) {
+        return Arrays.stream(Metric.values()).map(m -> prefix + m.column()).collect(Collectors.joining(", "));
+    }
+
     private MetricColumns() {}
 
     /** Binds the metrics to parameters {@code first .. first + 4}; returns the next free index. */

@@ -1,17 +1,14 @@
 package dev.recount.db.tables;
 
-import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * {@code window_corrections}: the finalized value of each reconciled key, which {@code window_metrics} serves
@@ -33,8 +30,10 @@ public final class WindowCorrectionsTable {
                     + MetricColumns.SET_FROM_EXCLUDED + ", removed = EXCLUDED.removed,"
                     + " reconciliation_run_id = EXCLUDED.reconciliation_run_id, batch_run_id = EXCLUDED.batch_run_id,"
                     + " finalized_at = now()"
-                    + " WHERE (" + TABLE + ".window_end, " + qualified(TABLE + ".") + ", " + TABLE + ".removed)"
-                    + " IS DISTINCT FROM (EXCLUDED.window_end, " + qualified("EXCLUDED.") + ", EXCLUDED.removed)";
+                    + " WHERE (" + TABLE + ".window_end, " + MetricColumns.qualified(TABLE + ".") + ", " + TABLE
+                    + ".removed)"
+                    + " IS DISTINCT FROM (EXCLUDED.window_end, " + MetricColumns.qualified("EXCLUDED.")
+                    + ", EXCLUDED.removed)";
 
     static final String UPSERT = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" + ON_CONFLICT_UPDATE_IF_CHANGED;
@@ -89,9 +88,5 @@ public final class WindowCorrectionsTable {
     private static Row read(ResultSet rs) throws SQLException {
         return new Row(WindowColumns.readRow(rs), rs.getBoolean("removed"), rs.getLong("reconciliation_run_id"), (Long)
                 rs.getObject("batch_run_id"));
-    }
-
-    private static String qualified(String prefix) {
-        return Arrays.stream(Metric.values()).map(m -> prefix + m.column()).collect(Collectors.joining(", "));
     }
 }

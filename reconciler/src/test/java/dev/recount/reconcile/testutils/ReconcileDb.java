@@ -141,17 +141,30 @@ public final class ReconcileDb implements AutoCloseable {
 
     /** A succeeded `affected` batch run that recomputed exactly the windows of {@code rows}. */
     public long batchAffected(Map<WindowKey, WindowMetrics> rows) throws SQLException {
-        List<Long> starts = rows.keySet().stream()
-                .map(WindowKey::windowStartMillis)
-                .distinct()
-                .sorted()
-                .toList();
+        return batchAffected(
+                rows.keySet().stream()
+                        .map(WindowKey::windowStartMillis)
+                        .distinct()
+                        .sorted()
+                        .toList(),
+                rows);
+    }
+
+    /**
+     * A succeeded `affected` batch run that recomputed the windows starting at {@code starts} (sorted) and came
+     * out with {@code rows}, recording its windows as the batch job does ({@code details.windows}).
+     */
+    public long batchAffected(List<Long> starts, Map<WindowKey, WindowMetrics> rows) throws SQLException {
+        String details = starts.stream()
+                .map(s -> "\"" + Instant.ofEpochMilli(s) + "\"")
+                .collect(java.util.stream.Collectors.joining(", ", "{\"windows\": [", "]}"));
         return batch(
                 BatchRunsTable.Mode.AFFECTED,
                 new BatchWindowMetricsTable.Windows(starts),
                 starts.get(0),
                 starts.get(starts.size() - 1) + WINDOW.toMillis(),
-                rows);
+                rows,
+                details);
     }
 
     private long batch(
@@ -160,6 +173,17 @@ public final class ReconcileDb implements AutoCloseable {
             long from,
             long to,
             Map<WindowKey, WindowMetrics> rows)
+            throws SQLException {
+        return batch(mode, scope, from, to, rows, null);
+    }
+
+    private long batch(
+            BatchRunsTable.Mode mode,
+            BatchWindowMetricsTable.Scope scope,
+            long from,
+            long to,
+            Map<WindowKey, WindowMetrics> rows,
+            String details)
             throws SQLException {
         try (Connection c = admin()) {
             long runId = BatchRunsTable.start(c, mode, from, to, false);
@@ -172,7 +196,7 @@ public final class ReconcileDb implements AutoCloseable {
                                     e.getKey(), e.getKey().windowStartMillis() + WINDOW.toMillis(), e.getValue()))
                             .toList());
             BatchWindowMetricsTable.ReplaceResult r = BatchWindowMetricsTable.replaceFromStaging(c, scope, runId);
-            BatchRunsTable.succeed(c, runId, 0, r.written(), r.deleted(), null, null, null);
+            BatchRunsTable.succeed(c, runId, 0, r.written(), r.deleted(), null, null, details);
             c.commit();
             return runId;
         }

@@ -193,7 +193,7 @@ final class DemoRun {
     }
 
     /**
-     * One {@code ./recount correct}: {@code backfill affected}, then a reconcile of exactly the windows it wrote. Beyond
+     * One {@code ./recount correct}: {@code backfill affected}, then a reconcile of exactly the windows it recomputed. Beyond
      * tolerance is expected (the stream missed the too-late events: that is what it corrects).
      */
     private void correct(Map<String, String> env, DemoWorkspace workspace) throws Exception {
