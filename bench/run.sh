@@ -8,7 +8,8 @@
 #                [--stream-rounds N] [--memory-xmx SIZE] [--checkpoint-interval D] [--fresh-modes window-close,interval]
 #                [--kstreams-grace D]   (k's grace, default 3h: a replay needs the topic's span; see KafkaStreamsBench)
 #   sections not in the default --only: cluster (the job on the local standalone Flink cluster vs the embedded
-#   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection)
+#   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection,
+#   the batch's replace of a day)
 #   stream runs (c) (c2) (b) (b2) (k) (a); kstreams alone runs only (k), the Kafka Streams peer, on a fresh topic
 #
 # Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
@@ -178,7 +179,7 @@ if wants cluster; then
   done
 fi
 
-# ---------------------------------------------------------------- 7. PostgreSQL: the stream's UPSERT rows/s
+# ---------------------------------------------------------------- 7. PostgreSQL: the stream's UPSERT rows/s, the batch's replace of a day
 if wants postgres; then
   echo "bench: PostgreSQL upserts into a table of $PG_PRELOAD rows (UpsertBench)..." >&2
   fresh_schema "bench_pg_$run_id"
@@ -186,6 +187,12 @@ if wants postgres; then
   while read -r _ _ phase conns rate _; do
     record "upsert_${phase}_${conns}conn_rows_per_s" "$rate" rows/s "StreamWindowMetricsTable.UPSERT, $PG_ROWS rows, 5,000 per transaction, table of $PG_PRELOAD rows; $(grep '^table' "$OUT/postgres.log")"
   done < <(grep '^RESULT upsert' "$OUT/postgres.log")
+  echo "bench: the batch's replace of a day, 987,840 staged keys (BatchReplaceBench)..." >&2
+  fresh_schema "bench_replace_$run_id"
+  java -Xmx1g -cp "$DB_CP:$BENCH_CP" dev.recount.bench.BatchReplaceBench "bench_replace_$run_id" >"$OUT/replace.log" 2>&1
+  while read -r _ _ round secs staged changed deleted logged; do
+    record "batch_replace_${round}_s" "$secs" s "replaceFromStaging of $staged staged keys: $changed inserted or changed, $deleted deleted, $logged windows logged"
+  done < <(grep '^RESULT replace' "$OUT/replace.log")
 fi
 
 # ---------------------------------------------------------------- 6. profile (a) with JFR

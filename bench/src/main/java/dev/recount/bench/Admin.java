@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,24 @@ import org.apache.kafka.clients.admin.NewTopic;
  * {@code count TABLE} (rows and summed events).
  */
 public final class Admin {
+    /**
+     * A connection as the stack's administrator ({@code RECOUNT_JDBC_URL}, {@code PGUSER}, {@code PGPASSWORD}, as
+     * {@code .recount/local.env} sets them) with {@code schema} first on the search path.
+     */
+    static Connection connectTo(String schema) throws SQLException {
+        Connection c = DriverManager.getConnection(
+                System.getenv("RECOUNT_JDBC_URL"),
+                System.getenv("PGUSER"),
+                System.getenv().getOrDefault("PGPASSWORD", ""));
+        try (Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
     public static void main(String[] args) throws Exception {
         String url = System.getenv("RECOUNT_JDBC_URL");
         String user = System.getenv("PGUSER");
