@@ -6,7 +6,8 @@
 # Runs until the job's REST API stops answering (the job ended). Writes, in <out-dir>:
 #   samples.tsv      one line per interval: wall ms, 1-min load average, the window operator's watermark lag
 #                    (wall - min input watermark), the source's pending records (sum over subtasks: Kafka lag),
-#                    busy/back-pressured ms per s (max over subtasks) of every vertex, the JVM's heap and GC totals
+#                    busy/back-pressured ms per s (max over subtasks) of every vertex, the JVM's heap, and the
+#                    collection count and ms of each of its collectors (named as the JVM names them)
 #   checkpoints.tsv  one line per completed checkpoint: id, trigger ms, end-to-end ms, full state bytes, and per
 #                    vertex the max over subtasks of sync ms, async ms, alignment ms, start delay ms and state bytes
 # Needs curl and jq.
@@ -23,10 +24,23 @@ done
 VERTICES=$(get "/jobs/$JOB" | jq -r '.vertices[] | "\(.id)\t\(.name)"')
 short() { echo "$1" | cut -c1-40 | tr ' \t:' '___'; }
 TM=$(get /taskmanagers | jq -r '.taskmanagers[0].id')
+# The collectors as Flink reports them: G1_Young_Generation and G1_Old_Generation with G1, PS_Scavenge and
+# PS_MarkSweep with the parallel collector, Copy and MarkSweepCompact with the serial one.
+# The REST API lists a task manager's metrics only once it has fetched them: ask until it does.
+GCS=""
+for _ in $(seq 1 30); do
+  GCS=$(get "/taskmanagers/$TM/metrics" | jq -r '.[].id | select(startswith("Status.JVM.GarbageCollector.")
+    and endswith(".Count")) | sub("^Status.JVM.GarbageCollector."; "") | sub("\\.Count$"; "")')
+  [ -n "$GCS" ] && break; sleep 1
+done
+JVM_METRICS="Status.JVM.Memory.Heap.Used"
+for g in $GCS; do JVM_METRICS="$JVM_METRICS,Status.JVM.GarbageCollector.$g.Count,Status.JVM.GarbageCollector.$g.Time"; done
 {
   printf 'wall_ms\tload1\twatermark_lag_ms\tsource_pending'
   while IFS=$'\t' read -r _ name; do printf '\tbusy:%s\tbp:%s' "$(short "$name")" "$(short "$name")"; done <<<"$VERTICES"
-  printf '\theap_used_mb\tgc_young_count\tgc_young_ms\tgc_old_count\tgc_old_ms\n'
+  printf '\theap_used_mb'
+  for g in $GCS; do printf '\tgc_count:%s\tgc_ms:%s' "$g" "$g"; done
+  printf '\n'
 } >"$OUT/samples.tsv"
 printf 'id\ttrigger_ms\tend_to_end_ms\tstate_bytes\tvertex\tsync_ms\tasync_ms\talignment_ms\tstart_delay_ms\tvertex_state_bytes\n' >"$OUT/checkpoints.tsv"
 SEEN=" "
@@ -45,11 +59,13 @@ while get "/jobs/$JOB" >/dev/null; do
     bp=$(echo "$m" | jq -r '.[] | select(.id=="backPressuredTimeMsPerSecond") | .max // empty')
     line="$line\t$busy\t$bp"
   done <<<"$VERTICES"
-  jvm=$(get "/taskmanagers/$TM/metrics?get=Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.G1_Young_Generation.Count,Status.JVM.GarbageCollector.G1_Young_Generation.Time,Status.JVM.GarbageCollector.G1_Old_Generation.Count,Status.JVM.GarbageCollector.G1_Old_Generation.Time")
+  jvm=$(get "/taskmanagers/$TM/metrics?get=$JVM_METRICS")
   jv() { echo "$jvm" | jq -r --arg k "$1" '.[] | select(.id==$k) | .value'; }
   heap=$(jv Status.JVM.Memory.Heap.Used); heap=$(( ${heap:-0} / 1048576 ))
-  line="$line\t$heap\t$(jv Status.JVM.GarbageCollector.G1_Young_Generation.Count)\t$(jv Status.JVM.GarbageCollector.G1_Young_Generation.Time)"
-  line="$line\t$(jv Status.JVM.GarbageCollector.G1_Old_Generation.Count)\t$(jv Status.JVM.GarbageCollector.G1_Old_Generation.Time)"
+  line="$line\t$heap"
+  for g in $GCS; do
+    line="$line\t$(jv "Status.JVM.GarbageCollector.$g.Count")\t$(jv "Status.JVM.GarbageCollector.$g.Time")"
+  done
   printf "$line\n" >>"$OUT/samples.tsv"
   # Completed checkpoints not written yet (the history holds the last few: sample often enough).
   for id in $(get "/jobs/$JOB/checkpoints" | jq -r '.history[] | select(.status=="COMPLETED") | .id'); do
