@@ -93,6 +93,22 @@ class CorrectITCase {
         assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.OK);
         assertThat(t.lastOut).contains("0 backfill records, 0 windows recomputed", "nothing new to correct");
         assertThat(t.reconciliations()).hasSize(1);
+
+        // The same late event once more (a producer's retry): W1 is recomputed exactly as it stands, so no row is
+        // written, and the run's window is still reconciled (found from what the run recorded, not from its rows).
+        topic.send(0, LATE1);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        long again = t.batch.lastRunOfMode(BatchRunsTable.Mode.AFFECTED).runId();
+        assertThat(again).isGreaterThan(affected);
+        assertThat(t.lastOut)
+                .contains(
+                        "1 backfill records, 1 windows recomputed",
+                        "0 window rows written, 1 unchanged, 0 deleted",
+                        "reconciling the 1 windows of batch run " + again);
+        assertThat(t.reconciliations())
+                .hasSize(2)
+                .last()
+                .satisfies(r -> assertThat(r.batchRunId()).isEqualTo(again));
     }
 
     @Test
