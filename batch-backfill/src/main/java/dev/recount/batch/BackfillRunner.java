@@ -421,7 +421,7 @@ public final class BackfillRunner {
         details.put("records_read", batch.entries().size());
         details.put("malformed_skipped", triage.malformed());
         details.put("expired", triage.expired());
-        ArrayNode windowList = details.putArray("windows");
+        ArrayNode windowList = details.putArray(BatchRunsTable.DETAILS_WINDOWS);
         ready.windows().forEach(w -> windowList.add(Instant.ofEpochMilli(w).toString()));
         details.set("pending", pendingJson(pending));
         details.set("offsets_to_commit", offsetsJson(commits));

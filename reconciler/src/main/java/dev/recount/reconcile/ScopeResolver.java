@@ -1,15 +1,11 @@
 package dev.recount.reconcile;
 
 import dev.recount.db.tables.BatchRunsTable;
-import dev.recount.db.tables.Timestamps;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.List;
 
 /** Turns what the command line asked for (a range, a date, a batch run) into a {@link Scope}. */
@@ -49,15 +45,7 @@ public final class ScopeResolver {
             }
             return new Scope(run.rangeFrom(), run.rangeTo(), null, batchRunId, "batch run " + batchRunId);
         }
-        List<Long> starts = new ArrayList<>();
-        String sql = "SELECT w.iso::timestamptz AS window_start FROM " + BatchRunsTable.TABLE
-                + ", jsonb_array_elements_text(details -> 'windows') AS w(iso) WHERE run_id = ? ORDER BY 1";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            ps.setLong(1, batchRunId);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) starts.add(Timestamps.read(rs, "window_start"));
-            }
-        }
+        List<Long> starts = BatchRunsTable.recordedWindows(conn, batchRunId);
         if (starts.isEmpty() || run.rangeTo() == null) {
             throw new NotCoveredException("batch run " + batchRunId + " (affected) recomputed no windows");
         }

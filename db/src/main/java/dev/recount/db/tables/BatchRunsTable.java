@@ -12,6 +12,12 @@ import java.util.Optional;
 /** {@code batch_runs}: one row per batch run, written at its start and updated at its end. */
 public final class BatchRunsTable {
     public static final String TABLE = "batch_runs";
+    /**
+     * The key of {@code details} under which an `affected` run records the windows it recomputed, as an array of
+     * ISO-8601 window starts ({@link #recordedWindows} reads it back).
+     */
+    public static final String DETAILS_WINDOWS = "windows";
+
     private static final RunLiveness LIVENESS = new RunLiveness(TABLE, "recount-batch-run:");
 
     public enum Mode {
@@ -147,6 +153,24 @@ public final class BatchRunsTable {
                         rs.getString("details"),
                         rs.getString("error")));
             }
+        }
+    }
+
+    /**
+     * The window starts (epoch ms, ascending) that run {@code runId} recorded as recomputed under
+     * {@link #DETAILS_WINDOWS}; empty when it recorded none (or the run does not exist).
+     */
+    public static List<Long> recordedWindows(Connection conn, long runId) throws SQLException {
+        String sql = "SELECT w.iso::timestamptz AS window_start FROM " + TABLE
+                + ", jsonb_array_elements_text(details -> ?) AS w(iso) WHERE run_id = ? ORDER BY 1";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setString(1, DETAILS_WINDOWS);
+            ps.setLong(2, runId);
+            List<Long> starts = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) starts.add(Timestamps.read(rs, "window_start"));
+            }
+            return starts;
         }
     }
 

@@ -136,28 +136,24 @@ public final class ReconcileDb implements AutoCloseable {
                 new BatchWindowMetricsTable.Range(from.toEpochMilli(), to.toEpochMilli()),
                 from.toEpochMilli(),
                 to.toEpochMilli(),
-                rows);
-    }
-
-    /** A succeeded `affected` batch run that recomputed exactly the windows of {@code rows}. */
-    public long batchAffected(Map<WindowKey, WindowMetrics> rows) throws SQLException {
-        return batchAffected(
-                rows.keySet().stream()
-                        .map(WindowKey::windowStartMillis)
-                        .distinct()
-                        .sorted()
-                        .toList(),
-                rows);
+                rows,
+                null);
     }
 
     /**
-     * A succeeded `affected` batch run that recomputed the windows starting at {@code starts} (sorted) and came
-     * out with {@code rows}, recording its windows as the batch job does ({@code details.windows}).
+     * A succeeded `affected` batch run that recomputed exactly the windows of {@code rows}, recording them as the
+     * batch job does ({@link BatchRunsTable#DETAILS_WINDOWS}).
      */
-    public long batchAffected(List<Long> starts, Map<WindowKey, WindowMetrics> rows) throws SQLException {
+    public long batchAffected(Map<WindowKey, WindowMetrics> rows) throws SQLException {
+        List<Long> starts = rows.keySet().stream()
+                .map(WindowKey::windowStartMillis)
+                .distinct()
+                .sorted()
+                .toList();
         String details = starts.stream()
                 .map(s -> "\"" + Instant.ofEpochMilli(s) + "\"")
-                .collect(java.util.stream.Collectors.joining(", ", "{\"windows\": [", "]}"));
+                .collect(java.util.stream.Collectors.joining(
+                        ", ", "{\"" + BatchRunsTable.DETAILS_WINDOWS + "\": [", "]}"));
         return batch(
                 BatchRunsTable.Mode.AFFECTED,
                 new BatchWindowMetricsTable.Windows(starts),
@@ -165,16 +161,6 @@ public final class ReconcileDb implements AutoCloseable {
                 starts.get(starts.size() - 1) + WINDOW.toMillis(),
                 rows,
                 details);
-    }
-
-    private long batch(
-            BatchRunsTable.Mode mode,
-            BatchWindowMetricsTable.Scope scope,
-            long from,
-            long to,
-            Map<WindowKey, WindowMetrics> rows)
-            throws SQLException {
-        return batch(mode, scope, from, to, rows, null);
     }
 
     private long batch(
