@@ -248,8 +248,10 @@ if wants batch; then
   (cd "$ROOT" && java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.BatchRecomputeBench --events "$BATCH_EVENTS" \
      --lake "$LAKE" --runs 2) >"$OUT/batch-recompute.log" 2>&1
   # Run 1 fills a fresh schema; run 2 is the same day again, unchanged (what a nightly rerun costs).
-  record backfill_range_s "$(awk '/^run 1:/{print $3}' "$OUT/batch-recompute.log")" s "recount backfill range end to end (Spark + PostgreSQL staging/replace), $(grep '^run 1:' "$OUT/batch-recompute.log" | grep -o 'compute [0-9]* ms, staging [0-9]* ms, replace [0-9]* ms')"
-  record backfill_range_rerun_s "$(awk '/^run 2:/{print $3}' "$OUT/batch-recompute.log")" s "the same day again, nothing changed: $(grep '^run 2:' "$OUT/batch-recompute.log" | grep -o '[0-9]* window rows written, [0-9]* unchanged'); $(grep '^run 2:' "$OUT/batch-recompute.log" | grep -o 'compute [0-9]* ms, staging [0-9]* ms, replace [0-9]* ms')"
+  RUN1=$(grep '^run 1:' "$OUT/batch-recompute.log"); RUN2=$(grep '^run 2:' "$OUT/batch-recompute.log")
+  phases() { grep -o 'compute [0-9]* ms, staging [0-9]* ms, replace [0-9]* ms' <<<"$1"; }
+  record backfill_range_s "$(awk '{print $3}' <<<"$RUN1")" s "recount backfill range end to end (Spark + PostgreSQL staging/replace), $(phases "$RUN1")"
+  record backfill_range_rerun_s "$(awk '{print $3}' <<<"$RUN2")" s "the same day again, nothing changed: $(grep -o '[0-9]* window rows written, [0-9]* unchanged' <<<"$RUN2"); $(phases "$RUN2")"
   echo "bench: Spark (recount's plan, both query texts) vs DuckDB (both query texts), $BATCH_ROUNDS rounds each..." >&2
   java -Xmx8g $OPENS -cp "$BATCH_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.SparkLakeQuery "$LAKE" 2026-11-28 "$BATCH_ROUNDS" >"$OUT/spark.log" 2>&1
   java -Xmx4g -cp "$BENCH_CP" dev.recount.bench.DuckDbLakeQuery "$LAKE" 2026-11-28 "$BATCH_ROUNDS" 2 >"$OUT/duckdb.log" 2>&1

@@ -20,13 +20,13 @@ import java.util.Locale;
  * <seconds> <staged> <inserted or changed> <deleted> <windows logged>} line per round.
  */
 public final class BatchReplaceBench {
-    private static final String DAY = "2026-11-28 00:00:00+00";
+    private static final Instant DAY = Instant.parse("2026-11-28T00:00:00Z");
     private static final String[] ROUNDS = {"into_empty", "all_changed", "unchanged", "one_percent_changed"};
 
     public static void main(String[] args) throws Exception {
         String schema = args[0];
         int campaigns = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        long from = Instant.parse("2026-11-28T00:00:00Z").toEpochMilli();
+        long from = DAY.toEpochMilli();
         long to = from + 86_400_000L;
         try (Connection c = Admin.connectTo(schema);
                 Statement s = c.createStatement()) {
