@@ -76,7 +76,7 @@ final class ReconcileStatements {
      * is hidden).
      */
     static Sql reconcile(Scope scope, long runId, Tolerances tolerances, ZoneId zone, boolean apply) {
-        return reconcile(scope, runId, tolerances, zone, apply, null);
+        return reconcile(scope, runId, tolerances, zone, apply, null, false);
     }
 
     /**
@@ -92,28 +92,91 @@ final class ReconcileStatements {
      */
     static Sql reconcileIntoNewPartition(
             Scope scope, long runId, Tolerances tolerances, ZoneId zone, NewPartition newPartition) {
-        return reconcile(scope, runId, tolerances, zone, true, newPartition);
+        return reconcile(scope, runId, tolerances, zone, true, newPartition, false);
     }
 
-    private static Sql reconcile(
-            Scope scope, long runId, Tolerances tolerances, ZoneId zone, boolean apply, NewPartition newPartition) {
-        boolean fresh = newPartition != null;
+    /**
+     * The run's diffs of a scope that has no finalized key ({@link ReconciliationDiffsTable#INSERT_COLUMNS}, in that
+     * order), as a query that writes nothing: the stream and batch rows joined, the keys they disagree on. The join
+     * is most of a first run's statement; as a read-only query it can run on a second connection in the run's
+     * snapshot while the run's own connection fills and indexes the {@link NewPartition}, and the run then loads
+     * the rows ({@code COPY}) and goes on with {@link #reconcileFromDiffsIntoNewPartition}.
+     */
+    static Sql differingKeys(Scope scope, long runId, Tolerances tolerances) {
+        Sql sql = sides(scope);
+        sql.add(" ");
+        diffRows(sql, runId, tolerances);
+        sql.add(" FROM (");
+        joinWithoutFinalized(sql);
+        return sql.add(") a WHERE st <> " + MATCH);
+    }
+
+    /**
+     * As {@link #reconcileIntoNewPartition}, with the run's diffs of the scope already in {@code
+     * reconciliation_diffs} ({@link #differingKeys}): the keys stream and batch disagree on are read from there, not
+     * joined again. Logs the served values that change and hides the keys only the stream has; returns the same
+     * counts.
+     */
+    static Sql reconcileFromDiffsIntoNewPartition(Scope scope, long runId, NewPartition newPartition) {
+        return reconcile(scope, runId, null, null, true, newPartition, true);
+    }
+
+    /** {@code WITH s, b}: the scope's stream and batch rows (not materialized: each is read once). */
+    private static Sql sides(Scope scope) {
         Sql sql = new Sql()
                 .add("WITH s AS NOT MATERIALIZED (SELECT " + KEY + ", window_end, revision, " + each(m -> m) + " FROM "
                         + StreamWindowMetricsTable.TABLE + " s WHERE ")
                 .inScope("s.window_start", scope)
                 .add(")");
-        sql.add(", b AS NOT MATERIALIZED (SELECT " + KEY + ", window_end, run_id, " + each(m -> m) + " FROM "
+        return sql.add(", b AS NOT MATERIALIZED (SELECT " + KEY + ", window_end, run_id, " + each(m -> m) + " FROM "
                         + BatchWindowMetricsTable.TABLE + " b WHERE ")
                 .inScope("b.window_start", scope)
                 .add(")");
-        if (fresh) {
+    }
+
+    /** The columns of a {@code reconciliation_diffs} row of run {@code runId} from a row of {@code a} or {@code j}. */
+    private static void diffRows(Sql sql, long runId, Tolerances tolerances) {
+        sql.add("SELECT ")
+                .bigint(runId)
+                .add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
+                        + MISMATCH + " THEN 'mismatch' WHEN " + MISSING_IN_STREAM + " THEN 'missing_in_stream' ELSE"
+                        + " 'missing_in_batch' END, ");
+        withinTolerance(sql, tolerances);
+        sql.add(", stream_revision, " + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m));
+    }
+
+    private static Sql reconcile(
+            Scope scope,
+            long runId,
+            Tolerances tolerances,
+            ZoneId zone,
+            boolean apply,
+            NewPartition newPartition,
+            boolean fromDiffs) {
+        boolean fresh = newPartition != null;
+        Sql sql;
+        if (fromDiffs) {
+            // The keys stream and batch disagree on, as this run recorded them; nothing is finalized in the scope.
+            sql = new Sql()
+                    .add("WITH a AS MATERIALIZED (SELECT " + KEY + ", window_end AS target_window_end,"
+                            + " status <> 'missing_in_stream' AS in_stream, status <> 'missing_in_batch' AS in_batch, "
+                            + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m) + ", "
+                            + eachMetric(m -> "NULL::" + m.sqlType() + " AS final_" + m.column())
+                            + ", NULL::boolean AS was_removed, false AS finalized, true AS needs_write FROM "
+                            + ReconciliationDiffsTable.TABLE + " WHERE run_id = ")
+                    .bigint(runId)
+                    .add(" AND ")
+                    .inScope("window_start", scope)
+                    .add(")");
+        } else if (fresh) {
+            sql = sides(scope);
             // Nothing finalized: the keys that need more than inserting are those stream and batch disagree on,
             // straight from the join; the insert reads the batch's rows itself (no million-row j to keep).
             sql.add(", a AS MATERIALIZED (SELECT * FROM (");
             joinWithoutFinalized(sql);
             sql.add(") j WHERE st <> " + MATCH + ")");
         } else {
+            sql = sides(scope);
             sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(m -> m) + " FROM "
                             + WindowCorrectionsTable.TABLE + " c WHERE ")
                     .inScope("c.window_start", scope)
@@ -125,15 +188,12 @@ final class ReconcileStatements {
             sql.add(", a AS MATERIALIZED (SELECT * FROM j WHERE st <> " + MATCH + " OR needs_write AND (finalized OR ("
                     + each(m -> "stream_" + m) + ") IS DISTINCT FROM (" + each(m -> "batch_" + m) + ")))");
         }
-        sql.add(", diffs AS (INSERT INTO " + ReconciliationDiffsTable.TABLE + " ("
-                        + ReconciliationDiffsTable.INSERT_COLUMNS + ") SELECT ")
-                .bigint(runId)
-                .add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
-                        + MISMATCH + " THEN 'mismatch' WHEN " + MISSING_IN_STREAM + " THEN 'missing_in_stream' ELSE"
-                        + " 'missing_in_batch' END, ");
-        withinTolerance(sql, tolerances);
-        sql.add(", stream_revision, " + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m)
-                + " FROM a WHERE st <> " + MATCH + ")");
+        if (!fromDiffs) {
+            sql.add(", diffs AS (INSERT INTO " + ReconciliationDiffsTable.TABLE + " ("
+                    + ReconciliationDiffsTable.INSERT_COLUMNS + ") ");
+            diffRows(sql, runId, tolerances);
+            sql.add(" FROM a WHERE st <> " + MATCH + ")");
+        }
         logEntries(sql);
         if (apply) {
             if (fresh) {
@@ -166,8 +226,10 @@ final class ReconcileStatements {
             sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS
                             + ") SELECT ")
                     .bigint(runId)
-                    .add(", " + KEY + ", metric, before_value, after_value, reason FROM entries"
-                            + " RETURNING reason)");
+                    // In key order, each key's metrics in the metrics' order: a run's entries read the same
+                    // whichever way its rows were joined.
+                    .add(", " + KEY + ", metric, before_value, after_value, reason FROM entries ORDER BY " + KEY
+                            + ", metric_order RETURNING reason)");
         }
         // Only the counts of what it wrote: the totals come from ScopeSurvey and this run's diffs (DiffCounts).
         if (fresh) {
@@ -247,17 +309,17 @@ final class ReconcileStatements {
      * of a first run, which only become final.
      */
     private static void logEntries(Sql sql) {
-        sql.add(", entries AS (SELECT " + KEY + ", m.metric, m.before_value, m.after_value,"
+        sql.add(", entries AS (SELECT " + KEY + ", m.metric, m.metric_order, m.before_value, m.after_value,"
                 + " CASE WHEN finalized THEN '" + Reason.BATCH_CHANGED.wireName() + "'"
                 + " WHEN NOT in_batch THEN '" + Reason.MISSING_IN_BATCH.wireName() + "'"
                 + " WHEN NOT in_stream THEN '" + Reason.MISSING_IN_STREAM.wireName() + "'"
                 + " ELSE '" + Reason.STREAM_MISMATCH.wireName() + "' END AS reason"
                 + " FROM a CROSS JOIN LATERAL (VALUES "
-                + eachMetric(m -> "('" + m.column()
-                        + "', CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL ELSE final_"
+                + eachMetric(m -> "('" + m.column() + "', " + m.ordinal()
+                        + ", CASE WHEN finalized THEN CASE WHEN was_removed THEN NULL ELSE final_"
                         + m.column() + " END ELSE stream_" + m.column() + " END::" + Metric.SPEND_SQL_TYPE + ", batch_"
                         + m.column() + "::" + Metric.SPEND_SQL_TYPE + ")")
-                + ") AS m(metric, before_value, after_value)"
+                + ") AS m(metric, metric_order, before_value, after_value)"
                 + " WHERE needs_write AND m.before_value IS DISTINCT FROM m.after_value)");
     }
 

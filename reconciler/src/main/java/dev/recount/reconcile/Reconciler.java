@@ -338,8 +338,11 @@ public final class Reconciler {
             if (newPartition.isPresent()) {
                 // The new partition's statement counts only the keys only the stream has; every batch row is final too.
                 reconciled = reconciled.plusKeysFinalized(batchKeys(survey, changed.get()));
-                progress.stage("indexing the new partition of window_corrections");
-                newPartition.get().index(conn, settings.workMem());
+                if (surveyed.intoNewPartition() == null) {
+                    // Read beside the first run, the table was indexed before its statement.
+                    progress.stage("indexing the new partition of window_corrections");
+                    newPartition.get().index(conn, settings.workMem());
+                }
             }
             copyUnchangedDiffs(conn, runId, changes);
             Comparison comparison = ComparisonAssembler.assemble(survey, DiffCounts.read(conn, runId, days));
@@ -475,19 +478,33 @@ public final class Reconciler {
             Reconciled intoNewPartition) {}
 
     /**
-     * The first run of a range (nothing of it recorded, so every window in it has changed): the key-by-key statement
-     * needs nothing from the survey, so it runs on the run's connection while a second one reads the survey in the
-     * run's snapshot ({@link SnapshotSurvey}). A range without rows gets no partition, as when the survey comes first.
+     * The first run of a range (nothing of it recorded, so every window in it has changed), on two connections in the
+     * run's snapshot ({@link SnapshotSurvey}): the second joins stream and batch into the run's diffs ({@link
+     * DiffsFile}), then reads the survey; meanwhile the run's own fills its {@link NewPartition} with the batch's rows
+     * and indexes it, then loads the diffs and, from them alone, logs the values that change and hides the keys only
+     * the stream has. The join and the index builds were two thirds of a first run, each on one core of two, one after
+     * the other. A range without rows gets no partition, as when the survey comes first.
      */
     private Surveyed surveyBesideFirstRun(Connection conn, Scope scope, long runId, ScopeDays days, long finalWrites)
             throws SQLException {
         progress.stage("comparing stream and batch, correcting window_metrics");
+        Sql differingKeys = ReconcileStatements.differingKeys(scope, runId, settings.tolerances());
         try (SnapshotSurvey pending =
-                SnapshotSurvey.start(dataSource, conn, scope, days, finalWrites, settings.workMem())) {
+                SnapshotSurvey.start(dataSource, conn, scope, days, finalWrites, settings.workMem(), differingKeys)) {
             Savepoint beforePartition = conn.setSavepoint();
             Optional<NewPartition> newPartition = NewPartition.create(conn, scope, settings.zone(), runId);
-            Reconciled intoNewPartition =
-                    newPartition.isPresent() ? reconcileOnce(conn, scope, Mode.APPLY, runId, newPartition) : null;
+            Reconciled intoNewPartition = null;
+            if (newPartition.isPresent()) {
+                // While the other connection joins stream and batch: the table holds the batch's rows, and the keys
+                // only the stream has, added below, are few (each then goes into both indexes as it is inserted).
+                progress.stage("indexing the new partition of window_corrections");
+                newPartition.get().index(conn, settings.workMem());
+                progress.stage("correcting window_metrics where stream and batch disagree");
+                pending.diffs().load(conn);
+                intoNewPartition = reconcileFromDiffs(conn, scope, runId, newPartition.get());
+            }
+            // Without a table of its own (a partition covers part of the days, or a key in them is finalized), the
+            // run compares again with its finalized side: the diffs read beside are not used.
             ScopeSurvey survey = pending.get();
             if (newPartition.isPresent() && survey.windows().isEmpty()) {
                 conn.rollback(beforePartition);
@@ -564,13 +581,24 @@ public final class Reconciler {
     private Reconciled reconcileOnce(
             Connection conn, Scope scope, Mode mode, long runId, Optional<NewPartition> newPartition)
             throws SQLException {
+        return run(
+                conn,
+                newPartition.isPresent()
+                        ? ReconcileStatements.reconcileIntoNewPartition(
+                                scope, runId, settings.tolerances(), settings.zone(), newPartition.get())
+                        : ReconcileStatements.reconcile(
+                                scope, runId, settings.tolerances(), settings.zone(), mode == Mode.APPLY));
+    }
+
+    /** As {@link #reconcileOnce} into a new partition, with the run's diffs loaded already. */
+    private static Reconciled reconcileFromDiffs(Connection conn, Scope scope, long runId, NewPartition newPartition)
+            throws SQLException {
+        return run(conn, ReconcileStatements.reconcileFromDiffsIntoNewPartition(scope, runId, newPartition));
+    }
+
+    private static Reconciled run(Connection conn, Sql statement) throws SQLException {
         Map<CorrectionLogTable.Reason, Long> corrections = new EnumMap<>(CorrectionLogTable.Reason.class);
         long keysFinalized = 0;
-        Sql statement = newPartition.isPresent()
-                ? ReconcileStatements.reconcileIntoNewPartition(
-                        scope, runId, settings.tolerances(), settings.zone(), newPartition.get())
-                : ReconcileStatements.reconcile(
-                        scope, runId, settings.tolerances(), settings.zone(), mode == Mode.APPLY);
         try (PreparedStatement ps = statement.prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

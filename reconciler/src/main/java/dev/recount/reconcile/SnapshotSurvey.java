@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -25,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * exactly the one the run's connection would read at that point: same stream, batch and finalized rows, none of
  * the run's own writes. It reads only, in a read-only transaction, and commits nothing.
  *
- * <p>The key-by-key statement runs in one PostgreSQL process (an {@code INSERT} is never parallel), so on a machine
- * of two cores one core waits while it runs; the survey reads the same tables on that core meanwhile.
+ * <p>A first run's own connection fills and indexes a table in one PostgreSQL process (an {@code INSERT} is never
+ * parallel), so on a machine of two cores one core would wait; this connection first joins stream and batch into the
+ * run's diffs ({@link DiffsFile}), then reads the survey, on that core meanwhile.
  */
 final class SnapshotSurvey implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotSurvey.class);
@@ -36,10 +38,12 @@ final class SnapshotSurvey implements AutoCloseable {
 
     private final Connection connection;
     private final FutureTask<ScopeSurvey> task;
+    private final CompletableFuture<DiffsFile> diffs;
 
-    private SnapshotSurvey(Connection connection, FutureTask<ScopeSurvey> task) {
+    private SnapshotSurvey(Connection connection, FutureTask<ScopeSurvey> task, CompletableFuture<DiffsFile> diffs) {
         this.connection = connection;
         this.task = task;
+        this.diffs = diffs;
     }
 
     /**
@@ -58,9 +62,17 @@ final class SnapshotSurvey implements AutoCloseable {
      * Exports the snapshot of the run's transaction on {@code run} (REPEATABLE READ, nothing written yet) and starts
      * reading the survey of {@code scope} in it on a connection of {@code dataSource}, on a thread of its own. Only a
      * first run reads it so: nothing of the scope is recorded, so its finalized side is read, not taken as recorded.
+     * With {@code differingKeys} ({@link ReconcileStatements#differingKeys}), that query runs first, into a {@link
+     * DiffsFile} ({@link #diffs}), and the survey after it.
      */
     static SnapshotSurvey start(
-            DataSource dataSource, Connection run, Scope scope, ScopeDays days, long finalWrites, String workMem)
+            DataSource dataSource,
+            Connection run,
+            Scope scope,
+            ScopeDays days,
+            long finalWrites,
+            String workMem,
+            Sql differingKeys)
             throws SQLException {
         String snapshot;
         try (Statement st = run.createStatement();
@@ -71,6 +83,7 @@ final class SnapshotSurvey implements AutoCloseable {
         if (!SNAPSHOT_ID.matcher(snapshot).matches())
             throw new IllegalStateException("unexpected snapshot id '" + snapshot + "'");
         Connection c = dataSource.getConnection();
+        CompletableFuture<DiffsFile> diffs = new CompletableFuture<>();
         FutureTask<ScopeSurvey> task = new FutureTask<>(() -> {
             c.setAutoCommit(false);
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -89,26 +102,45 @@ final class SnapshotSurvey implements AutoCloseable {
                                 + "'");
                     }
                 }
+                if (differingKeys != null) {
+                    try {
+                        diffs.complete(DiffsFile.read(c, differingKeys));
+                    } catch (SQLException | RuntimeException e) {
+                        diffs.completeExceptionally(e);
+                        throw e;
+                    }
+                }
                 ScopeSurvey survey = ScopeSurvey.read(c, scope, days, Map.of(), finalWrites);
                 c.commit();
                 return survey;
             } finally {
                 if (!c.getAutoCommit()) c.rollback();
+                // Whatever ended the task before the diffs were read: whoever waits for them must not wait forever.
+                diffs.completeExceptionally(new IllegalStateException("the survey ended before it read the diffs"));
             }
         });
         Thread thread = new Thread(task, "recount-reconcile-survey");
         thread.setDaemon(true);
         thread.start();
-        return new SnapshotSurvey(c, task);
+        return new SnapshotSurvey(c, task, diffs);
+    }
+
+    /** Waits for the diffs the survey was started with (they come first), then owned by this survey until closed. */
+    DiffsFile diffs() throws SQLException {
+        return await(diffs, "the run's diffs");
     }
 
     /** Waits for the survey. */
     ScopeSurvey get() throws SQLException {
+        return await(task, "the scope's survey");
+    }
+
+    private static <T> T await(java.util.concurrent.Future<T> future, String what) throws SQLException {
         try {
-            return task.get();
+            return future.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the scope's survey was read", e);
+            throw new IllegalStateException("interrupted while " + what + " was read", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof SQLException sql) throw sql;
@@ -154,5 +186,6 @@ final class SnapshotSurvey implements AutoCloseable {
         } catch (SQLException e) {
             LOG.warn("could not return the survey's connection: {}", e.getMessage());
         }
+        if (diffs.isDone() && !diffs.isCompletedExceptionally()) diffs.join().close();
     }
 }

@@ -156,24 +156,25 @@ class KilledReconcileITCase {
 
     @Test
     void aFirstRunKilledWhileItsSurveyIsReadBesideLeavesNoTableAndNoServerProcess() throws Exception {
-        // A first run of the day reads its survey on a second connection while its own fills a new table. Both
-        // stop at the stream's rows, which this test holds, and the process is killed there: both of its server
-        // processes must end (each checks that the process is still connected), and nothing of the run remain.
+        // A first run of the day joins stream and batch and reads its survey on a second connection while its own
+        // fills a new table with the batch's rows. Both stop at rows this test holds, and the process is killed there:
+        // both of its server processes must end (each checks that the process is still connected), and nothing of
+        // the run remain.
         ServedState before = served();
         long runId;
         List<Integer> backends;
         try (Connection gate = db.admin()) {
             gate.setAutoCommit(false);
             try (Statement st = gate.createStatement()) {
-                st.execute("LOCK TABLE stream_window_metrics IN ACCESS EXCLUSIVE MODE");
+                st.execute("LOCK TABLE stream_window_metrics, batch_window_metrics IN ACCESS EXCLUSIVE MODE");
             }
             child = startReconcile(
                     "--from",
                     WHOLE_DAY.from().toString(),
                     "--to",
                     WHOLE_DAY.to().toString());
-            backends = Poll.untilPresent(
-                    WAIT, "the run's statement and its survey both waiting for the stream's rows", () -> {
+            backends =
+                    Poll.untilPresent(WAIT, "the run's new table and its join beside both waiting for the rows", () -> {
                         List<Integer> waiting = waitingBackends(gate, "relation");
                         return waiting.size() == 2 ? Optional.of(waiting) : Optional.empty();
                     });

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.testkit.Poll;
 import java.sql.Connection;
@@ -48,7 +49,7 @@ class SnapshotSurveyITCase {
 
             ScopeSurvey beside;
             try (SnapshotSurvey pending =
-                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM)) {
+                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, null)) {
                 beside = pending.get();
             }
             assertThat(beside).isEqualTo(before);
@@ -65,6 +66,45 @@ class SnapshotSurveyITCase {
         }
     }
 
+    /**
+     * The diffs a first run reads beside it are the rows its own join would write in its snapshot, loaded on its
+     * connection: a key committed after the snapshot is in neither.
+     */
+    @Test
+    void theDiffsReadBesideAreTheRunsOwnJoinInItsSnapshot() throws Exception {
+        try (Connection run = runTransaction()) {
+            // Committed after the run's snapshot: a key only the stream has, and a batch value that now differs.
+            db.stream(key(ReconcilerITCase.W1, "camp-c", "app"), m(1, 1, 1, 1, 3), 1);
+            db.batchRange(
+                    ReconcilerITCase.FROM, ReconcilerITCase.TO, ReconcilerITCase.batchRows(m(11, 3, 0, 1_750_000, 14)));
+            Sql differing = ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact());
+            try (SnapshotSurvey pending =
+                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, differing)) {
+                DiffsFile diffs = pending.diffs();
+                assertThat(diffs.named())
+                        .as("no name while open, on this POSIX file system")
+                        .isFalse();
+                assertThat(diffs.rows()).as("mismatch, only batch, only stream").isEqualTo(3);
+                assertThat(diffs.load(run)).isEqualTo(3);
+                pending.get();
+            }
+            // The same query on the run's connection, in its snapshot: exactly the rows loaded.
+            try (var ps = differing.prepare(run);
+                    ResultSet own = ps.executeQuery();
+                    Statement st = run.createStatement();
+                    ResultSet loaded = st.executeQuery("SELECT " + ReconciliationDiffsTable.INSERT_COLUMNS
+                            + " FROM reconciliation_diffs WHERE run_id = " + RUN
+                            + " ORDER BY window_start, campaign_id, channel_id")) {
+                java.util.List<java.util.List<Object>> ownRows = rows(own), loadedRows = rows(loaded);
+                assertThat(loadedRows).hasSize(3).containsExactlyInAnyOrderElementsOf(ownRows);
+                assertThat(loadedRows)
+                        .extracting(r -> r.get(5))
+                        .containsExactlyInAnyOrder("mismatch", "missing_in_stream", "missing_in_batch");
+            }
+            run.rollback();
+        }
+    }
+
     @Test
     void closingASurveyThatIsStillReadCancelsIt() throws Exception {
         // The survey waits for the stream's rows, which this test holds; the run fails meanwhile and closes it.
@@ -74,8 +114,14 @@ class SnapshotSurveyITCase {
             try (Statement st = gate.createStatement()) {
                 st.execute("LOCK TABLE stream_window_metrics IN ACCESS EXCLUSIVE MODE");
             }
-            SnapshotSurvey pending =
-                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM);
+            SnapshotSurvey pending = SnapshotSurvey.start(
+                    db.reconcilerPool(),
+                    run,
+                    RANGE,
+                    DAYS,
+                    0,
+                    Reconciler.WORK_MEM,
+                    ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact()));
             Poll.until(Duration.ofSeconds(30), "the survey to wait for the stream's rows", () -> {
                 try (Statement st = gate.createStatement();
                         ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_locks WHERE NOT granted"
@@ -86,11 +132,30 @@ class SnapshotSurveyITCase {
             });
             assertTimeoutPreemptively(Duration.ofSeconds(30), pending::close, "closed while the lock is still held");
             assertThatThrownBy(pending::get).isInstanceOf(SQLException.class).hasMessageContaining("cancel");
+            assertThatThrownBy(pending::diffs).isInstanceOf(SQLException.class).hasMessageContaining("cancel");
             gate.rollback();
         }
         assertThat(db.reconcilerPool().getHikariPoolMXBean().getActiveConnections())
                 .as("the survey's connection is back in the pool")
                 .isZero();
+    }
+
+    /** Any run id: reconciliation_diffs has no foreign key to the runs (V18), and each test's schema is its own. */
+    private static final long RUN = 4242;
+
+    private static java.util.List<java.util.List<Object>> rows(ResultSet rs) throws SQLException {
+        java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
+        int columns = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+            java.util.List<Object> row = new java.util.ArrayList<>();
+            for (int i = 1; i <= columns; i++) {
+                Object v = rs.getObject(i);
+                // The query's values and the table's columns may differ in type, not in value.
+                row.add(v instanceof Number n ? new java.math.BigDecimal(n.toString()).stripTrailingZeros() : v);
+            }
+            rows.add(row);
+        }
+        return rows;
     }
 
     /** A connection in a REPEATABLE READ transaction whose snapshot is taken (as a run's is by its first reads). */
