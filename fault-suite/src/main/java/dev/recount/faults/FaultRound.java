@@ -73,8 +73,49 @@ final class FaultRound {
         }
         try {
             return run(fault, pipeline, clusters, started);
+        } catch (Exception | Error e) {
+            keepEvidence(fault, pipeline, e);
+            throw e;
         } finally {
             if (clusters != null) clusters.down();
+        }
+    }
+
+    /** Lines of each log a failed round prints: enough for the failure's last steps, not a whole run. */
+    private static final int TAIL_LINES = 60;
+
+    /**
+     * A round that failed (a timeout, an exception) keeps what explains it before the clusters go down and the stack's
+     * temporary home is deleted: the stack's Flink and Spark logs are copied into the round's directory, and the end
+     * of the newest stream log and of the JobManager's and TaskManagers' logs (a round on the clusters) is printed, so
+     * that a failure in CI, whose directories are gone afterwards, can be read from its output.
+     */
+    private void keepEvidence(Fault fault, Pipeline pipeline, Throwable failure) {
+        Path kept = dir.resolve("stack-logs");
+        List<Path> tails = new ArrayList<>();
+        if (pipeline.streamStarts() > 0) tails.add(pipeline.log("stream-" + pipeline.streamStarts()));
+        try (var files = Files.list(stack.home().resolve("logs"))) {
+            Files.createDirectories(kept);
+            for (Path f : files.filter(f -> f.getFileName().toString().matches("(flink|spark)-.*"))
+                    .sorted()
+                    .toList()) {
+                Path copy = kept.resolve(f.getFileName());
+                Files.copy(f, copy, StandardCopyOption.REPLACE_EXISTING);
+                if (copy.getFileName().toString().matches("flink-(jobmanager|taskmanager-\\d+)\\.log")) tails.add(copy);
+            }
+        } catch (IOException e) {
+            log.accept(fault + ": could not keep the stack's logs: " + e.getMessage());
+        }
+        log.accept(fault + " failed (" + failure + "); the stack's Flink and Spark logs are kept in " + kept);
+        for (Path f : tails) {
+            try {
+                List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+                log.accept("---- last " + Math.min(TAIL_LINES, lines.size()) + " lines of " + f);
+                lines.subList(Math.max(0, lines.size() - TAIL_LINES), lines.size())
+                        .forEach(log);
+            } catch (IOException e) {
+                log.accept("---- cannot read " + f + ": " + e.getMessage());
+            }
         }
     }
 

@@ -5,19 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.testkit.LocalStack;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The part of the fault suite that runs in every build: the whole stream JVM killed with kill -9 once while traffic
  * flows, a poison corpus, PostgreSQL stopped for 30 s, and a TaskManager and a Spark executor killed on the local
  * standalone clusters, each against the real pipeline (./recount stream and produce as their own
- * processes), every output checked against the ground truth. The whole matrix: fault-suite/run.sh.
+ * processes), every output checked against the ground truth. The whole matrix: fault-suite/run.sh. A round that
+ * fails keeps its directory, with the stack's Flink and Spark logs copied into it, and prints the end of its logs.
  */
 class FaultSuiteITCase {
     private final LocalStack stack = LocalStack.shared();
 
     @Test
-    void aKillMinus9OfTheStreamLosesAndDoublesNothing(@TempDir Path dir) throws Exception {
+    void aKillMinus9OfTheStreamLosesAndDoublesNothing(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir)
+            throws Exception {
         RoundResult round = new FaultRound(stack, dir, 4000, 400, 7, System.out::println).run(Fault.KILL_STREAM_ONCE);
 
         assertThat(round.injections()).isEqualTo(1);
@@ -30,7 +33,7 @@ class FaultSuiteITCase {
      * does not move the watermark ahead of the wall clock.
      */
     @Test
-    void aPoisonCorpusNeitherStopsNorSkewsTheJob(@TempDir Path dir) throws Exception {
+    void aPoisonCorpusNeitherStopsNorSkewsTheJob(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         RoundResult round = new FaultRound(stack, dir, 4000, 400, 9, System.out::println).run(Fault.POISON_CORPUS);
 
         assertThat(round.notes()).contains("failures of the running job during the corpus: 0");
@@ -44,7 +47,8 @@ class FaultSuiteITCase {
      * while it runs a task of `backfill range`. Nothing lost or doubled; window_metrics equals the truth.
      */
     @Test
-    void onStandaloneClustersAKilledTaskManagerAndExecutorLoseAndDoubleNothing(@TempDir Path dir) throws Exception {
+    void onStandaloneClustersAKilledTaskManagerAndExecutorLoseAndDoubleNothing(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         RoundResult round =
                 new FaultRound(stack, dir, 4000, 400, 11, System.out::println).run(Fault.CLUSTER_PROCESSES_KILLED);
 
@@ -59,7 +63,8 @@ class FaultSuiteITCase {
     }
 
     @Test
-    void postgresStoppedFor30sLosesAndDoublesNothing(@TempDir Path dir) throws Exception {
+    void postgresStoppedFor30sLosesAndDoublesNothing(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir)
+            throws Exception {
         RoundResult round = new FaultRound(stack, dir, 4000, 400, 8, System.out::println).run(Fault.POSTGRES_STOPPED);
 
         assertThat(round.recoveries()).hasSize(1);
