@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
  * The reconciler's set-based SQL; a run is a handful of statements, whatever the number of keys. {@link #windowSurvey},
  * {@link #batchCampaignDays} and {@link #finalFingerprints} read each side of the scope aggregated per window or per
  * campaign-day (key counts, fingerprints, the batch's sums; no join); the windows whose fingerprints are not the ones the last applied run recorded go through
- * {@link #reconcile} (the key-by-key join: diffs, corrections, log), the others keep their state and have their
- * diffs copied ({@link #copyDiffs}); {@link #diffCounts} counts the run's diffs per group, {@link #finalRows} and
+ * {@link #reconcile} (the key-by-key join: diffs, corrections, log; a first run joins on a second connection instead,
+ * {@link #differingKeys}, and finishes with {@link #reconcileFromDiffsIntoNewPartition}), the others keep their state
+ * and have their diffs copied ({@link #copyDiffs}); {@link #diffCounts} counts the run's diffs per group, {@link #finalRows} and
  * {@link #streamKeysNotFinalized} check what the reconciled windows serve afterwards and give what the run left in
  * {@code window_corrections}.
  */
