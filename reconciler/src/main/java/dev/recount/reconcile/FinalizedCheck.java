@@ -4,12 +4,14 @@ import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.ReconciledWindowsTable.Side;
 import dev.recount.db.tables.Timestamps;
+import dev.recount.db.tables.WindowCorrectionsTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.LongPredicate;
 
@@ -40,15 +42,30 @@ final class FinalizedCheck {
 
     /**
      * Checks the windows of {@code changed} (the part of the run reconciled key by key) and returns, per window that
-     * has corrections, what they are now. {@code table}: {@code window_corrections}, or the run's new partition before
-     * it is attached (it holds every correction of {@code changed}; attached, it serves them as they are).
+     * has corrections, what they are now: read from {@code window_corrections}, or from the run's new partition before
+     * it is attached (it holds every correction of {@code changed} and nothing else; attached, it serves them as they
+     * are), all of which is read.
      *
-     * @throws IllegalStateException when the corrections do not serve exactly the batch
+     * @throws IllegalStateException when the corrections do not serve exactly the batch, or the new partition holds a
+     *     window outside {@code changed}
      */
-    static Map<Long, Window> check(Connection conn, Scope changed, long runId, ScopeSurvey survey, String table)
+    static Map<Long, Window> check(
+            Connection conn, Scope changed, long runId, ScopeSurvey survey, Optional<NewPartition> newPartition)
             throws SQLException {
-        Map<Long, Window> windows = read(conn, changed, table);
+        Map<Long, Window> windows = read(
+                conn,
+                newPartition.isPresent()
+                        ? ReconcileStatements.finalRowsOfNewPartition(newPartition.get())
+                        : ReconcileStatements.finalRows(changed));
         LongPredicate covered = changed.coversWindow();
+        for (long w : windows.keySet()) {
+            // coversWindow() names the windows of a window-set scope; the range is the query's to select, not here.
+            if (w < changed.fromMillis() || w >= changed.toMillis() || !covered.test(w)) {
+                throw new IllegalStateException("the run's new partition of window_corrections holds window "
+                        + Instant.ofEpochMilli(w) + ", outside " + changed.label());
+            }
+        }
+        String table = newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE);
         for (ScopeSurvey.Window w : survey.windows().values()) {
             if (!covered.test(w.windowStartMillis())) continue;
             Window f = windows.getOrDefault(w.windowStartMillis(), Window.NONE);
@@ -75,9 +92,9 @@ final class FinalizedCheck {
         return windows;
     }
 
-    private static Map<Long, Window> read(Connection conn, Scope scope, String table) throws SQLException {
+    private static Map<Long, Window> read(Connection conn, Sql finalRows) throws SQLException {
         Map<Long, Window> windows = new TreeMap<>();
-        try (PreparedStatement ps = ReconcileStatements.finalRows(scope, table).prepare(conn);
+        try (PreparedStatement ps = finalRows.prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 windows.put(

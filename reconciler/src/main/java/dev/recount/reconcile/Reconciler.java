@@ -9,7 +9,6 @@ import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
 import dev.recount.db.tables.ServingSettingsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
-import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowCorrectionsWritesTable;
 import dev.recount.db.tables.WindowSizes;
 import dev.recount.reconcile.report.ReportData;
@@ -367,12 +366,7 @@ public final class Reconciler {
             WindowMetrics finalTotals = comparison.range().batch();
             if (mode == Mode.APPLY) {
                 Map<Long, FinalizedCheck.Window> finalNow = changed.isPresent()
-                        ? FinalizedCheck.check(
-                                conn,
-                                changed.get(),
-                                runId,
-                                survey,
-                                newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE))
+                        ? FinalizedCheck.check(conn, changed.get(), runId, survey, newPartition)
                         : Map.of();
                 recordWindows(conn, runId, scope, survey, recorded, changes, finalNow);
             }

@@ -120,7 +120,7 @@ public final class ReconcileExplain {
                     "reconcile",
                     ReconcileStatements.reconcile(scope, runId, Tolerances.exact(), ZoneId.of("UTC"), true));
             statements.put("diffCounts", ReconcileStatements.diffCounts(runId, ScopeDays.of(scope, ZoneId.of("UTC"))));
-            statements.put("finalRows", ReconcileStatements.finalRows(scope, "window_corrections"));
+            statements.put("finalRows", ReconcileStatements.finalRows(scope));
             statements.put(
                     "streamKeysNotFinalized",
                     ReconcileStatements.streamKeysNotFinalized(scope, runId, "window_corrections"));

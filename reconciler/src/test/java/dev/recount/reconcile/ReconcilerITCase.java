@@ -42,6 +42,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -650,6 +651,33 @@ class ReconcilerITCase {
                 rs.next();
                 assertThat(rs.getString(1)).as("overlaps the run's table").isNull();
             }
+        }
+    }
+
+    /**
+     * The check reads a first run's new table whole (no range: a parallel scan), so it also requires every window the
+     * table holds to be in the run's scope: a row outside it would be served once the table is attached.
+     */
+    @Test
+    void theCheckRefusesANewTableHoldingAWindowOutsideTheRunsScope() throws Exception {
+        Scope range = ScopeResolver.range(FROM, TO);
+        try (Connection c = db.reconcilerPool().getConnection()) {
+            c.setAutoCommit(false);
+            NewPartition table = NewPartition.create(c, range, ZONE, 1L).orElseThrow();
+            ScopeSurvey survey = ScopeSurvey.read(c, range, ScopeDays.of(range, ZONE), Map.of(), 0);
+            assertThat(FinalizedCheck.check(c, range, 1L, survey, Optional.of(table)))
+                    .as("as created: the batch's rows of the scope")
+                    .containsOnlyKeys(W0.toEpochMilli(), W1.toEpochMilli());
+            try (Statement st = c.createStatement()) {
+                // Within the table's days (and its range's CHECK), outside the run's scope.
+                st.executeUpdate("INSERT INTO " + table.name() + " (" + WindowCorrectionsTable.INSERT_COLUMNS
+                        + ") VALUES ('" + OUTSIDE + "', '" + OUTSIDE.plusSeconds(60)
+                        + "', 'camp-x', 'web', 1, 0, 0, 1, 1, false, 1, NULL)");
+            }
+            assertThatThrownBy(() -> FinalizedCheck.check(c, range, 1L, survey, Optional.of(table)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("holds window " + OUTSIDE + ", outside");
+            c.rollback();
         }
     }
 
