@@ -108,14 +108,8 @@ final class FaultRound {
         }
         log.accept(fault + " failed (" + failure + "); the stack's Flink and Spark logs are kept in " + kept);
         for (Path f : tails) {
-            try {
-                List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
-                log.accept("---- last " + Math.min(TAIL_LINES, lines.size()) + " lines of " + f);
-                lines.subList(Math.max(0, lines.size() - TAIL_LINES), lines.size())
-                        .forEach(log);
-            } catch (IOException e) {
-                log.accept("---- cannot read " + f + ": " + e.getMessage());
-            }
+            log.accept("---- the end of " + f);
+            log.accept(lastLines(f, TAIL_LINES));
         }
     }
 
@@ -605,9 +599,13 @@ final class FaultRound {
     }
 
     private static String lastLines(Path file) {
+        return lastLines(file, 5);
+    }
+
+    private static String lastLines(Path file, int n) {
         try {
             List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
         }
