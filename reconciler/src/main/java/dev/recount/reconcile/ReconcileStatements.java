@@ -122,6 +122,13 @@ final class ReconcileStatements {
         return reconcile(scope, runId, null, null, true, newPartition, true);
     }
 
+    /**
+     * The finalized side's columns of {@code a} or {@code j} for a scope that has no finalized key: NULL values, not
+     * finalized, to be written.
+     */
+    private static final String NOTHING_FINALIZED = eachMetric(m -> "NULL::" + m.sqlType() + " AS final_" + m.column())
+            + ", NULL::boolean AS was_removed, false AS finalized, true AS needs_write";
+
     /** {@code WITH s, b}: the scope's stream and batch rows (not materialized: each is read once). */
     private static Sql sides(Scope scope) {
         Sql sql = new Sql()
@@ -161,10 +168,8 @@ final class ReconcileStatements {
             sql = new Sql()
                     .add("WITH a AS MATERIALIZED (SELECT " + KEY + ", window_end AS target_window_end,"
                             + " status <> 'missing_in_stream' AS in_stream, status <> 'missing_in_batch' AS in_batch, "
-                            + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m) + ", "
-                            + eachMetric(m -> "NULL::" + m.sqlType() + " AS final_" + m.column())
-                            + ", NULL::boolean AS was_removed, false AS finalized, true AS needs_write FROM "
-                            + ReconciliationDiffsTable.TABLE + " WHERE run_id = ")
+                            + each(m -> "stream_" + m) + ", " + each(m -> "batch_" + m) + ", " + NOTHING_FINALIZED
+                            + " FROM " + ReconciliationDiffsTable.TABLE + " WHERE run_id = ")
                     .bigint(runId)
                     .add(" AND ")
                     .inScope("window_start", scope)
@@ -291,8 +296,7 @@ final class ReconcileStatements {
                 + " s.revision AS stream_revision, b.run_id AS batch_run_id, " + sIn + " AS in_stream, " + bIn
                 + " AS in_batch, " + status(sIn, bIn) + " AS st, "
                 + each(m -> "s." + m + " AS stream_" + m) + ", " + each(m -> "b." + m + " AS batch_" + m) + ", "
-                + eachMetric(m -> "NULL::" + m.sqlType() + " AS final_" + m.column())
-                + ", NULL::boolean AS was_removed, false AS finalized, true AS needs_write"
+                + NOTHING_FINALIZED
                 + " FROM s FULL JOIN b ON s.window_start = b.window_start AND s.campaign_id = b.campaign_id"
                 + " AND s.channel_id = b.channel_id");
     }

@@ -22,18 +22,18 @@ final class Sql {
         void bind(PreparedStatement ps, int index, Connection conn) throws SQLException;
     }
 
-    /** A bound value, and its SQL literal when it has one that cannot carry SQL (a number, an instant), else null. */
-    private record Param(Binder binder, String literal) {}
+    /**
+     * A bound value: where its {@code ?} is in {@link #text}, and its SQL literal when it has one that cannot carry SQL
+     * (a number, an instant), else null.
+     */
+    private record Param(int at, Binder binder, String literal) {}
 
     private final StringBuilder text = new StringBuilder();
     private final List<Param> params = new ArrayList<>();
-    /** Where each parameter's {@code ?} is in {@link #text}, in order. */
-    private final List<Integer> placeholders = new ArrayList<>();
 
     private Sql param(String cast, Binder binder, String literal) {
-        placeholders.add(text.length());
+        params.add(new Param(text.length(), binder, literal));
         text.append('?').append(cast);
-        params.add(new Param(binder, literal));
         return this;
     }
 
@@ -117,11 +117,10 @@ final class Sql {
         StringBuilder out = new StringBuilder(text.length() + 32 * params.size());
         int from = 0;
         for (int i = 0; i < params.size(); i++) {
-            String literal = params.get(i).literal();
-            if (literal == null) throw new IllegalStateException("parameter " + (i + 1) + " has no safe literal");
-            int at = placeholders.get(i);
-            out.append(text, from, at).append(literal);
-            from = at + 1;
+            Param p = params.get(i);
+            if (p.literal() == null) throw new IllegalStateException("parameter " + (i + 1) + " has no safe literal");
+            out.append(text, from, p.at()).append(p.literal());
+            from = p.at() + 1;
         }
         return out.append(text, from, text.length()).toString();
     }
