@@ -57,17 +57,16 @@ final class FinalizedCheck {
                 newPartition.isPresent()
                         ? ReconcileStatements.finalRowsOfNewPartition(newPartition.get())
                         : ReconcileStatements.finalRows(changed));
-        LongPredicate covered = changed.coversWindow();
+        LongPredicate held = changed.holdsWindow();
         for (long w : windows.keySet()) {
-            // coversWindow() names the windows of a window-set scope; the range is the query's to select, not here.
-            if (w < changed.fromMillis() || w >= changed.toMillis() || !covered.test(w)) {
+            if (!held.test(w)) {
                 throw new IllegalStateException("the run's new partition of window_corrections holds window "
                         + Instant.ofEpochMilli(w) + ", outside " + changed.label());
             }
         }
         String table = newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE);
         for (ScopeSurvey.Window w : survey.windows().values()) {
-            if (!covered.test(w.windowStartMillis())) continue;
+            if (!held.test(w.windowStartMillis())) continue;
             Window f = windows.getOrDefault(w.windowStartMillis(), Window.NONE);
             if (!f.kept().equals(w.batch())
                     || !f.keptSums().equals(w.batchRows().sums())) {

@@ -40,6 +40,12 @@ public record Scope(long fromMillis, long toMillis, List<Long> windowStarts, Lon
         return named::contains;
     }
 
+    /** For any window start: whether it lies in the range and the scope covers it ({@link #coversWindow}). */
+    public LongPredicate holdsWindow() {
+        LongPredicate covered = coversWindow();
+        return w -> w >= fromMillis && w < toMillis && covered.test(w);
+    }
+
     public Instant from() {
         return Instant.ofEpochMilli(fromMillis);
     }

@@ -139,11 +139,11 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
     static Map<Long, Window> recordedWindows(
             Scope scope, Map<Long, ReconciledWindowsTable.Row> recorded, long finalWrites, boolean written) {
         if (written) return null;
-        LongPredicate covered = scope.coversWindow();
+        LongPredicate held = scope.holdsWindow();
         Map<Long, ReconciledWindowsTable.Row> inScope = new TreeMap<>();
         for (ReconciledWindowsTable.Row r : recorded.values()) {
             long w = r.windowStartMillis();
-            if (w < scope.fromMillis() || w >= scope.toMillis() || !covered.test(w)) continue;
+            if (!held.test(w)) continue;
             if (r.survey() == null) return null;
             inScope.put(w, r);
         }
