@@ -35,9 +35,11 @@ public final class Database {
 
     /**
      * Fails unless {@code c} works with exactly {@code role}'s privileges on {@code schema}: not as a superuser (who
-     * would bypass every grant), and as a member of the schema's group role that inherits its privileges.
+     * would bypass every grant), as a member of the schema's group role that inherits its privileges, and on a schema
+     * migrated at least to this build's {@link Migrations#LATEST}.
      *
-     * @throws SQLException whose message names the login and the role (SQLSTATE 42501)
+     * @throws SQLException whose message names the login and the role (SQLSTATE 42501), or the schema's version and
+     *     the one this build needs (42704)
      */
     public static void checkLogin(Connection c, String schema, Role role) throws SQLException {
         try (Statement s = c.createStatement()) {
@@ -59,6 +61,26 @@ public final class Database {
         return new HikariDataSource(c);
     }
 
+    /**
+     * Fails unless {@code schema} is at {@link Migrations#LATEST} or later (V23's {@code schema_version()}; a schema
+     * without it is older). A newer schema is accepted: while a release's migrations are applied, the components of
+     * the release before still run (docs/operations.md, "Upgrading the schema"). Checked with the login, so that a
+     * release deployed before its migrations ran stops before it writes anything, with a message that says what to
+     * run.
+     */
+    private static String schemaVersionCheck(String schema) {
+        // Inside RAISE's quoted format: its quote doubled.
+        String fix =
+                ": apply this build''s migrations first (./recount migrate; ./recount up does it for the local stack)";
+        return "IF to_regprocedure('" + schema + ".schema_version()') IS NULL THEN "
+                + "RAISE EXCEPTION 'recount: schema " + schema + " is older than this build, which needs version "
+                + Migrations.LATEST + fix + "' USING ERRCODE = 'undefined_object'; END IF; "
+                + "IF coalesce(" + schema + ".schema_version(), 0) < " + Migrations.LATEST + " THEN "
+                + "RAISE EXCEPTION 'recount: schema " + schema + " is at version %, older than this build, which needs"
+                + " version " + Migrations.LATEST + fix + "', " + schema + ".schema_version() "
+                + "USING ERRCODE = 'undefined_object'; END IF; ";
+    }
+
     /** Role names come from a validated schema (plain identifier) and a fixed key: nothing to quote. */
     static String loginCheck(String schema, Role role) {
         String group = role.roleName(schema);
@@ -77,6 +99,7 @@ public final class Database {
                 + "IF NOT pg_has_role(current_user, '" + group + "', 'USAGE') THEN "
                 + "RAISE EXCEPTION 'recount: login % does not hold the privileges of " + group + "%', current_user, '"
                 + hint + "' USING ERRCODE = 'insufficient_privilege'; END IF; "
+                + schemaVersionCheck(schema)
                 + "END $recount$";
     }
 }

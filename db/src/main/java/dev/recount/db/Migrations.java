@@ -5,6 +5,13 @@ import org.flywaydb.core.api.output.MigrateResult;
 
 /** Applies recount's Flyway migrations (db/migration) to one schema. Safe to run on a migrated schema. */
 public final class Migrations {
+    /**
+     * The highest version among this build's migrations: every component refuses a schema below it
+     * ({@link Database#checkLogin}), because its code may need any of them. {@code MigrationsTest} fails when a new
+     * migration is added without raising this.
+     */
+    public static final int LATEST = 23;
+
     private Migrations() {}
 
     /**

@@ -276,7 +276,7 @@ class ScopedRolesITCase {
 
     /**
      * V12's functions (ratios, rollups, sliding sums): executable by the readers of window_metrics only, not PUBLIC;
-     * V19's and V20's partition functions by the reconciler only.
+     * V19's and V20's partition functions by the reconciler only; V23's schema version by every component.
      */
     @Test
     void onlyTheReadersMayExecuteTheServingFunctions() throws SQLException {
@@ -294,6 +294,8 @@ class ScopedRolesITCase {
                 "window_corrections_merge_partition")) {
             expected.put(Role.RECONCILER.roleName(schema) + " " + f, "EXECUTE");
         }
+        // V23: every component reads the schema's version when it logs in.
+        for (Role role : Role.values()) expected.put(role.roleName(schema) + " schema_version", "EXECUTE");
         Map<String, String> actual = new TreeMap<>();
         try (Connection c = stack.adminConnection();
                 PreparedStatement ps = c.prepareStatement(

@@ -50,10 +50,17 @@ public final class MigrateCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** What Flyway did, for people: the versions applied (or none) and the schema's version now. */
+    /**
+     * What Flyway did, for people: the versions applied (or none) and the schema's version now, and whether a newer
+     * build migrated it beyond this build's last migration (Flyway ignores such versions; this build runs on it).
+     */
     static String summary(MigrateResult result) {
         String now = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
         String version = now == null ? "no version" : "version " + now;
+        if (now != null && now.matches("[0-9]+") && Integer.parseInt(now) > Migrations.LATEST) {
+            version += ", newer than this build's last migration (V" + Migrations.LATEST + "): a newer recount"
+                    + " migrated it";
+        }
         if (result.migrationsExecuted == 0 || result.migrations == null || result.migrations.isEmpty()) {
             return "migrate: nothing to apply; the schema is at " + version;
         }

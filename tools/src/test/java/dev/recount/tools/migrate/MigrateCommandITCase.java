@@ -2,6 +2,7 @@ package dev.recount.tools.migrate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.db.Migrations;
 import dev.recount.testkit.LocalStack;
 import dev.recount.tools.CommandRun;
 import java.nio.file.Files;
@@ -62,6 +63,29 @@ class MigrateCommandITCase {
         CommandRun again = CommandRun.of("migrate", "--config", config.toString());
         assertThat(again.exitCode()).as(again.err()).isZero();
         assertThat(again.out()).contains("migrate: nothing to apply; the schema is at version " + latest);
+    }
+
+    /** A newer recount migrated the schema (a rollback of the jars): nothing to apply, and the output says so. */
+    @Test
+    void saysWhenTheSchemaIsNewerThanThisBuild() throws Exception {
+        String schema = stack.createSchema("migrate");
+        Path config = config(schema);
+        assertThat(CommandRun.of("migrate", "--config", config.toString()).exitCode())
+                .isZero();
+        int future = Migrations.LATEST + 1;
+        try (Connection c = stack.adminConnection();
+                Statement s = c.createStatement()) {
+            s.execute("INSERT INTO " + schema + ".flyway_schema_history (installed_rank, version, description, type,"
+                    + " script, checksum, installed_by, execution_time, success) SELECT max(installed_rank) + 1, '"
+                    + future + "', 'from a newer build', 'SQL', 'V" + future + "__from_a_newer_build.sql', 0,"
+                    + " current_user, 1, true FROM " + schema + ".flyway_schema_history");
+        }
+
+        CommandRun run = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out())
+                .contains("migrate: nothing to apply; the schema is at version " + future
+                        + ", newer than this build's last migration (V" + Migrations.LATEST + ")");
     }
 
     @Test

@@ -1,0 +1,90 @@
+package dev.recount.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.config.PostgresSettings;
+import dev.recount.testkit.LocalStack;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A component refuses a schema older than its build, with a message that says what to run, and works on a schema
+ * migrated by its build or a newer one. Each component's pool and the stream's pre-flight check log in through
+ * {@link Database#checkLogin}'s statement, so one pool stands for all of them.
+ */
+class SchemaVersionITCase {
+    static LocalStack stack;
+
+    @BeforeAll
+    static void startStack() {
+        stack = LocalStack.shared();
+    }
+
+    @Test
+    void aSchemaMigratedByThisBuildIsAtItsLatestVersion() throws SQLException {
+        String schema = stack.createMigratedSchema("version");
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE)) {
+            assertThat(MigratedSchemas.count(c, "SELECT " + schema + ".schema_version()"))
+                    .as("Migrations.LATEST must be the highest migration of db/migration")
+                    .isEqualTo(Migrations.LATEST);
+        }
+    }
+
+    @Test
+    void aComponentRefusesASchemaWithoutTheVersionFunctionAndWorksOnceMigrated() throws SQLException {
+        String schema = stack.createSchema("version");
+        MigratedSchemas.migrate(stack, schema, "22");
+        try (Connection c = stack.adminConnection()) {
+            Logins.ensureLocal(c, schema, stack.passwordDir());
+        }
+
+        assertThatThrownBy(() -> pool(schema, Role.RECONCILER).close())
+                .hasStackTraceContaining("recount: schema " + schema + " is older than this build, which needs version "
+                        + Migrations.LATEST + ": apply this build's migrations first (./recount migrate");
+
+        MigratedSchemas.migrate(stack, schema, null);
+        assertWorks(schema, Role.RECONCILER);
+    }
+
+    @Test
+    void aComponentRefusesASchemaBelowItsVersionAndAcceptsANewerOne() throws SQLException {
+        String schema = stack.createMigratedSchema("version");
+        // As if this build needed a migration the schema lacks: the history's last version is taken away.
+        int below = Migrations.LATEST - 1;
+        try (Connection c = MigratedSchemas.admin(stack, schema);
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE flyway_schema_history SET success = false WHERE version::int > " + below);
+        }
+        assertThatThrownBy(() -> pool(schema, Role.STREAM).close())
+                .hasStackTraceContaining("recount: schema " + schema + " is at version " + below
+                        + ", older than this build, which needs version " + Migrations.LATEST);
+
+        // A newer build's migration on top: accepted.
+        try (Connection c = MigratedSchemas.admin(stack, schema);
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE flyway_schema_history SET success = true");
+            s.execute("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script,"
+                    + " checksum, installed_by, execution_time, success) SELECT max(installed_rank) + 1, '"
+                    + (Migrations.LATEST + 1) + "', 'from a newer build', 'SQL', 'V" + (Migrations.LATEST + 1)
+                    + "__from_a_newer_build.sql', 0, current_user, 1, true FROM flyway_schema_history");
+        }
+        assertWorks(schema, Role.STREAM);
+    }
+
+    private static HikariDataSource pool(String schema, Role role) {
+        String login = role.loginName(schema);
+        return Database.pool(new PostgresSettings(stack.jdbcUrl(), login, schema, 1), stack.password(login), role);
+    }
+
+    private static void assertWorks(String schema, Role role) throws SQLException {
+        try (HikariDataSource pool = pool(schema, role);
+                Connection c = pool.getConnection()) {
+            assertThat(MigratedSchemas.count(c, "SELECT 1")).isEqualTo(1);
+        }
+    }
+}
