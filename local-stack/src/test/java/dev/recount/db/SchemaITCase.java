@@ -291,6 +291,45 @@ class SchemaITCase {
         }
     }
 
+    /**
+     * The schema's foreign keys, all of them: the rows a day's batch or reconciliation writes by the million
+     * (batch_window_metrics, batch_attribution_metrics since V22; window_corrections since V11;
+     * reconciliation_diffs since V18) check none row by row; only per-run rows keep theirs. And the batch tables have
+     * no index on run_id (V22), which every row of a replace paid for.
+     */
+    @Test
+    void onlyPerRunRowsCarryForeignKeysAndTheBatchTablesNoRunIndex() throws SQLException {
+        List<String> foreignKeys = new java.util.ArrayList<>();
+        List<String> batchIndexes = new java.util.ArrayList<>();
+        try (Connection c = as(null);
+                PreparedStatement fk = c.prepareStatement("SELECT conrelid::regclass::text || ' -> '"
+                        + " || confrelid::regclass::text FROM pg_constraint c JOIN pg_namespace n ON n.oid ="
+                        + " c.connamespace WHERE n.nspname = ? AND contype = 'f' ORDER BY 1");
+                PreparedStatement ix = c.prepareStatement("SELECT tablename || '(' || regexp_replace(indexdef,"
+                        + " '.*\\((.*)\\)$', '\\1') || ')' FROM pg_indexes WHERE schemaname = ?"
+                        + " AND tablename IN ('batch_window_metrics', 'batch_attribution_metrics') ORDER BY 1")) {
+            fk.setString(1, schema);
+            try (ResultSet rs = fk.executeQuery()) {
+                while (rs.next()) foreignKeys.add(rs.getString(1).replace(schema + ".", ""));
+            }
+            ix.setString(1, schema);
+            try (ResultSet rs = ix.executeQuery()) {
+                while (rs.next()) batchIndexes.add(rs.getString(1));
+            }
+        }
+        assertThat(foreignKeys)
+                .containsExactly(
+                        "attribution_diffs -> reconciliation_runs",
+                        "correction_log -> reconciliation_runs",
+                        "reconciled_windows -> reconciliation_runs",
+                        "reconciliation_runs -> batch_runs");
+        assertThat(batchIndexes)
+                .containsExactlyInAnyOrder(
+                        "batch_attribution_metrics(window_start, campaign_id, channel_id)",
+                        "batch_window_metrics(campaign_id, window_start)",
+                        "batch_window_metrics(window_start, campaign_id, channel_id)");
+    }
+
     @Test
     void everySpendColumnIsNumeric38AndStaysNonNegative() throws SQLException {
         try (Connection c = as(null);
