@@ -7,8 +7,8 @@ import org.flywaydb.core.api.output.MigrateResult;
 public final class Migrations {
     /**
      * The highest version among this build's migrations: every component refuses a schema below it
-     * ({@link Database#checkLogin}), because its code may need any of them. {@code MigrationsTest} fails when a new
-     * migration is added without raising this.
+     * ({@link Database#checkLogin}), because its code may need any of them. {@code SchemaVersionITCase} (module
+     * local-stack) fails when a migration is added without raising this.
      */
     public static final int LATEST = 23;
 

@@ -57,7 +57,7 @@ public final class MigrateCommand implements Callable<Integer> {
     static String summary(MigrateResult result) {
         String now = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
         String version = now == null ? "no version" : "version " + now;
-        if (now != null && now.matches("[0-9]+") && Integer.parseInt(now) > Migrations.LATEST) {
+        if (now != null && now.matches("[0-9]{1,9}") && Integer.parseInt(now) > Migrations.LATEST) {
             version += ", newer than this build's last migration (V" + Migrations.LATEST + "): a newer recount"
                     + " migrated it";
         }
