@@ -3,12 +3,13 @@
 -- at the first statement that needed a newer migration, with PostgreSQL's message about a missing column or function.
 -- Flyway's history table stays the schema owner's: the function reads it as its owner and returns one number.
 --
--- The highest version Flyway applied successfully. Every recount migration is V<integer>; a schema it finds nothing
--- in (no history) returns NULL, which the check treats as older than any build.
+-- The highest version Flyway applied successfully. Every recount migration is V<integer>; of any other version
+-- (V24.1) the leading integer counts, so that no version a later build writes can make every login fail. A schema
+-- without history returns NULL, which the check treats as older than any build.
 CREATE FUNCTION schema_version() RETURNS integer LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp AS $$
-    SELECT max(version::integer) FROM ${flyway:defaultSchema}.flyway_schema_history
-    WHERE success AND version IS NOT NULL
+    SELECT max((regexp_match(version, '^[0-9]{1,9}'))[1]::integer) FROM ${flyway:defaultSchema}.flyway_schema_history
+    WHERE success
 $$;
 
 REVOKE EXECUTE ON FUNCTION schema_version() FROM PUBLIC;

@@ -64,16 +64,21 @@ class SchemaVersionITCase {
                 .hasStackTraceContaining("recount: schema " + schema + " is at version " + below
                         + ", older than this build, which needs version " + Migrations.LATEST);
 
-        // A newer build's migration on top: accepted.
+        // A newer build's migration on top, even one with a version that is no integer: accepted.
+        String newer = (Migrations.LATEST + 1) + ".1";
         try (Connection c = MigratedSchemas.admin(stack, schema);
                 Statement s = c.createStatement()) {
             s.execute("UPDATE flyway_schema_history SET success = true");
             s.execute("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script,"
-                    + " checksum, installed_by, execution_time, success) SELECT max(installed_rank) + 1, '"
-                    + (Migrations.LATEST + 1) + "', 'from a newer build', 'SQL', 'V" + (Migrations.LATEST + 1)
-                    + "__from_a_newer_build.sql', 0, current_user, 1, true FROM flyway_schema_history");
+                    + " checksum, installed_by, execution_time, success) SELECT max(installed_rank) + 1, '" + newer
+                    + "', 'from a newer build', 'SQL', 'V" + newer + "__from_a_newer_build.sql', 0, current_user, 1,"
+                    + " true FROM flyway_schema_history");
         }
         assertWorks(schema, Role.STREAM);
+        try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
+            assertThat(MigratedSchemas.count(c, "SELECT " + schema + ".schema_version()"))
+                    .isEqualTo(Migrations.LATEST + 1);
+        }
     }
 
     private static HikariDataSource pool(String schema, Role role) {

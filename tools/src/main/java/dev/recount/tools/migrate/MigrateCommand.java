@@ -6,6 +6,8 @@ import dev.recount.db.Migrations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.flywaydb.core.api.output.MigrateOutput;
 import org.flywaydb.core.api.output.MigrateResult;
@@ -50,6 +52,9 @@ public final class MigrateCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** A version's leading integer (24 of "24.1"), as V23's schema_version() reads it. */
+    private static final Pattern LEADING_INTEGER = Pattern.compile("[0-9]{1,9}");
+
     /**
      * What Flyway did, for people: the versions applied (or none) and the schema's version now, and whether a newer
      * build migrated it beyond this build's last migration (Flyway ignores such versions; this build runs on it).
@@ -57,7 +62,8 @@ public final class MigrateCommand implements Callable<Integer> {
     static String summary(MigrateResult result) {
         String now = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
         String version = now == null ? "no version" : "version " + now;
-        if (now != null && now.matches("[0-9]{1,9}") && Integer.parseInt(now) > Migrations.LATEST) {
+        Matcher major = now == null ? null : LEADING_INTEGER.matcher(now);
+        if (major != null && major.lookingAt() && Integer.parseInt(major.group()) > Migrations.LATEST) {
             version += ", newer than this build's last migration (V" + Migrations.LATEST + "): a newer recount"
                     + " migrated it";
         }
