@@ -37,40 +37,55 @@ final class DiffsFile implements AutoCloseable {
     /** The file's name while it still has one (a file system that cannot remove an open file's name), else null. */
     private final Path named;
 
-    private final long rows;
+    private long rows = -1;
+    private boolean closed;
 
-    private DiffsFile(FileChannel channel, Path named, long rows) {
+    private DiffsFile(FileChannel channel, Path named) {
         this.channel = channel;
         this.named = named;
-        this.rows = rows;
     }
 
-    /** Runs {@code query} (its columns those of {@link ReconciliationDiffsTable#INSERT_COLUMNS}) into a new file. */
-    static DiffsFile read(Connection conn, Sql query) throws SQLException {
-        FileChannel channel;
-        Path named;
+    /**
+     * An empty file in the JVM's temporary directory ({@code java.io.tmpdir}, read now), owner-only and, where the file
+     * system allows, already without a name. Created before the run starts its two connections, so that a directory
+     * that cannot hold it (missing, full, read-only) costs the run only the join beside, not the run.
+     *
+     * @throws IOException whose message names the directory
+     */
+    static DiffsFile create() throws IOException {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+        Path file;
         try {
             // Created owner-only (rw-------) on POSIX file systems.
-            Path file = Files.createTempFile("recount-reconcile-diffs-", ".copy");
-            channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            named = unlink(file) ? null : file;
+            file = Files.createTempFile(dir, "recount-reconcile-diffs-", ".copy");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary file for the run's diffs", e);
+            throw new IOException("cannot create a file in " + dir + " (java.io.tmpdir): " + e, e);
         }
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            unlink(file);
+            throw new IOException("cannot open " + file + ": " + e, e);
+        }
+        return new DiffsFile(channel, unlink(file) ? null : file);
+    }
+
+    /**
+     * Runs {@code query} (its columns those of {@link ReconciliationDiffsTable#INSERT_COLUMNS}) into this file, once.
+     */
+    DiffsFile write(Connection conn, Sql query) throws SQLException {
+        if (rows >= 0) throw new IllegalStateException("the run's diffs were written already");
         try {
             // Flushed, not closed: closing the stream would close the channel.
             OutputStream out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
-            long rows = conn.unwrap(PGConnection.class)
+            rows = conn.unwrap(PGConnection.class)
                     .getCopyAPI()
                     .copyOut("COPY (" + query.inlined() + ") TO STDOUT", out);
             out.flush();
-            return new DiffsFile(channel, named, rows);
+            return this;
         } catch (IOException e) {
-            close(channel, named);
             throw new UncheckedIOException("cannot write the run's diffs to a temporary file", e);
-        } catch (SQLException | RuntimeException e) {
-            close(channel, named);
-            throw e;
         }
     }
 
@@ -94,7 +109,7 @@ final class DiffsFile implements AutoCloseable {
         }
     }
 
-    /** How many rows the query gave. */
+    /** How many rows the query gave (-1 before it ran). */
     long rows() {
         return rows;
     }
@@ -104,8 +119,11 @@ final class DiffsFile implements AutoCloseable {
         return named != null;
     }
 
+    /** Closes the file (and removes its name if it still has one). Harmless twice. */
     @Override
     public void close() {
+        if (closed) return;
+        closed = true;
         close(channel, named);
     }
 

@@ -281,11 +281,16 @@ public final class Reconciler {
             long finalWrites = WindowCorrectionsWritesTable.count(conn);
             // A first run fills a table of its own for its days (NewPartition), attached just before committing.
             Surveyed surveyed;
-            if (mode == Mode.APPLY
-                    && scope.windowStarts() == null
-                    && recorded.isEmpty()
-                    && SnapshotSurvey.possible(dataSource)) {
-                surveyed = surveyBesideFirstRun(conn, scope, runId, days, finalWrites);
+            Optional<DiffsFile> diffsFile = mode == Mode.APPLY
+                            && scope.windowStarts() == null
+                            && recorded.isEmpty()
+                            && SnapshotSurvey.possible(dataSource)
+                    ? diffsFile(runId)
+                    : Optional.empty();
+            if (diffsFile.isPresent()) {
+                try (DiffsFile file = diffsFile.get()) {
+                    surveyed = surveyBesideFirstRun(conn, scope, runId, days, finalWrites, file);
+                }
             } else {
                 Map<Long, ScopeSurvey.Window> asRecorded =
                         ScopeSurvey.recordedWindows(scope, recorded, finalWrites, windowsWritten(conn, scope));
@@ -479,12 +484,13 @@ public final class Reconciler {
      * the stream has. The join and the index builds were two thirds of a first run, each on one core of two, one after
      * the other. A range without rows gets no partition, as when the survey comes first.
      */
-    private Surveyed surveyBesideFirstRun(Connection conn, Scope scope, long runId, ScopeDays days, long finalWrites)
+    private Surveyed surveyBesideFirstRun(
+            Connection conn, Scope scope, long runId, ScopeDays days, long finalWrites, DiffsFile diffsFile)
             throws SQLException {
         progress.stage("comparing stream and batch, correcting window_metrics");
         Sql differingKeys = ReconcileStatements.differingKeys(scope, runId, settings.tolerances());
-        try (SnapshotSurvey pending =
-                SnapshotSurvey.start(dataSource, conn, scope, days, finalWrites, settings.workMem(), differingKeys)) {
+        try (SnapshotSurvey pending = SnapshotSurvey.start(
+                dataSource, conn, scope, days, finalWrites, settings.workMem(), differingKeys, diffsFile)) {
             Savepoint beforePartition = conn.setSavepoint();
             Optional<NewPartition> newPartition = NewPartition.create(conn, scope, settings.zone(), runId);
             Reconciled intoNewPartition = null;
@@ -506,6 +512,25 @@ public final class Reconciler {
             }
             conn.releaseSavepoint(beforePartition);
             return new Surveyed(survey, true, newPartition, intoNewPartition);
+        }
+    }
+
+    /**
+     * A file for a first run's diffs ({@link #surveyBesideFirstRun}), or empty when the JVM's temporary directory cannot
+     * hold one (missing, full, read-only): the run then compares and corrects on its own connection, as a run with a
+     * pool of one does. Slower, but a nightly on a host whose temporary directory is unusable still reconciles.
+     */
+    private static Optional<DiffsFile> diffsFile(long runId) {
+        try {
+            return Optional.of(DiffsFile.create());
+        } catch (IOException e) {
+            LOG.warn(
+                    "run {}: no file for the first run's diffs ({}); it compares stream and batch on its own connection"
+                            + " instead, which takes longer (set java.io.tmpdir, e.g. JAVA_OPTS=-Djava.io.tmpdir=DIR,"
+                            + " to a writable directory)",
+                    runId,
+                    e.getMessage());
+            return Optional.empty();
         }
     }
 

@@ -62,8 +62,8 @@ final class SnapshotSurvey implements AutoCloseable {
      * Exports the snapshot of the run's transaction on {@code run} (REPEATABLE READ, nothing written yet) and starts
      * reading the survey of {@code scope} in it on a connection of {@code dataSource}, on a thread of its own. Only a
      * first run reads it so: nothing of the scope is recorded, so its finalized side is read, not taken as recorded.
-     * With {@code differingKeys} ({@link ReconcileStatements#differingKeys}), that query runs first, into a {@link
-     * DiffsFile} ({@link #diffs}), and the survey after it.
+     * With {@code differingKeys} ({@link ReconcileStatements#differingKeys}), that query runs first, into {@code
+     * into} ({@link #diffs}), and the survey after it; the file stays its creator's to close.
      */
     static SnapshotSurvey start(
             DataSource dataSource,
@@ -72,8 +72,11 @@ final class SnapshotSurvey implements AutoCloseable {
             ScopeDays days,
             long finalWrites,
             String workMem,
-            Sql differingKeys)
+            Sql differingKeys,
+            DiffsFile into)
             throws SQLException {
+        if ((differingKeys == null) != (into == null))
+            throw new IllegalArgumentException("the diffs' query and their file come together");
         String snapshot;
         try (Statement st = run.createStatement();
                 ResultSet rs = st.executeQuery("SELECT pg_export_snapshot()")) {
@@ -104,7 +107,7 @@ final class SnapshotSurvey implements AutoCloseable {
                 }
                 if (differingKeys != null) {
                     try {
-                        diffs.complete(DiffsFile.read(c, differingKeys));
+                        diffs.complete(into.write(c, differingKeys));
                     } catch (SQLException | RuntimeException e) {
                         diffs.completeExceptionally(e);
                         throw e;
@@ -125,7 +128,7 @@ final class SnapshotSurvey implements AutoCloseable {
         return new SnapshotSurvey(c, task, diffs);
     }
 
-    /** Waits for the diffs the survey was started with (they come first), then owned by this survey until closed. */
+    /** Waits for the diffs the survey was started with (they come first). */
     DiffsFile diffs() throws SQLException {
         return await(diffs, "the run's diffs");
     }
@@ -186,6 +189,5 @@ final class SnapshotSurvey implements AutoCloseable {
         } catch (SQLException e) {
             LOG.warn("could not return the survey's connection: {}", e.getMessage());
         }
-        if (diffs.isDone() && !diffs.isCompletedExceptionally()) diffs.join().close();
     }
 }

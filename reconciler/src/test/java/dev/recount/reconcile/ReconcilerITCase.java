@@ -856,6 +856,29 @@ class ReconcilerITCase {
     }
 
     @Test
+    void aFirstRunWhoseTemporaryDirectoryCannotHoldItsDiffsCorrectsOnItsOwnConnection() throws Exception {
+        // A host whose java.io.tmpdir is missing (or full, or read-only): the diffs cannot go through a file, so the
+        // run does not join beside; it does all of it on its own connection, and the nightly still reconciles.
+        String tmpdir = System.getProperty("java.io.tmpdir");
+        RunResult first;
+        System.setProperty(
+                "java.io.tmpdir", reports.resolve("no-such-directory").toString());
+        try {
+            first = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        } finally {
+            System.setProperty("java.io.tmpdir", tmpdir);
+        }
+        assertThat(first.keysFinalized()).isEqualTo(4);
+        assertThat(db.reconcilerPool().getHikariPoolMXBean().getTotalConnections())
+                .as("no second connection: nothing to read beside")
+                .isEqualTo(1);
+        try (Connection c = db.admin()) {
+            assertThat(count(c, "SELECT count(*) FROM " + NEW_PARTITION)).isEqualTo(4);
+            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+        }
+    }
+
+    @Test
     void aFirstRunOverARangeWithoutRowsLeavesNoTableForIt() throws Exception {
         Instant from = OUTSIDE.plus(java.time.Duration.ofDays(3));
         Instant to = from.plusSeconds(600);

@@ -49,7 +49,7 @@ class SnapshotSurveyITCase {
 
             ScopeSurvey beside;
             try (SnapshotSurvey pending =
-                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, null)) {
+                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, null, null)) {
                 beside = pending.get();
             }
             assertThat(beside).isEqualTo(before);
@@ -78,9 +78,11 @@ class SnapshotSurveyITCase {
             db.batchRange(
                     ReconcilerITCase.FROM, ReconcilerITCase.TO, ReconcilerITCase.batchRows(m(11, 3, 0, 1_750_000, 14)));
             Sql differing = ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact());
-            try (SnapshotSurvey pending =
-                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, differing)) {
+            try (DiffsFile file = DiffsFile.create();
+                    SnapshotSurvey pending = SnapshotSurvey.start(
+                            db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, differing, file)) {
                 DiffsFile diffs = pending.diffs();
+                assertThat(diffs).isSameAs(file);
                 assertThat(diffs.named())
                         .as("no name while open, on this POSIX file system")
                         .isFalse();
@@ -114,6 +116,7 @@ class SnapshotSurveyITCase {
             try (Statement st = gate.createStatement()) {
                 st.execute("LOCK TABLE stream_window_metrics IN ACCESS EXCLUSIVE MODE");
             }
+            DiffsFile file = DiffsFile.create();
             SnapshotSurvey pending = SnapshotSurvey.start(
                     db.reconcilerPool(),
                     run,
@@ -121,7 +124,8 @@ class SnapshotSurveyITCase {
                     DAYS,
                     0,
                     Reconciler.WORK_MEM,
-                    ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact()));
+                    ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact()),
+                    file);
             Poll.until(Duration.ofSeconds(30), "the survey to wait for the stream's rows", () -> {
                 try (Statement st = gate.createStatement();
                         ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_locks WHERE NOT granted"
@@ -133,6 +137,7 @@ class SnapshotSurveyITCase {
             assertTimeoutPreemptively(Duration.ofSeconds(30), pending::close, "closed while the lock is still held");
             assertThatThrownBy(pending::get).isInstanceOf(SQLException.class).hasMessageContaining("cancel");
             assertThatThrownBy(pending::diffs).isInstanceOf(SQLException.class).hasMessageContaining("cancel");
+            file.close();
             gate.rollback();
         }
         assertThat(db.reconcilerPool().getHikariPoolMXBean().getActiveConnections())
