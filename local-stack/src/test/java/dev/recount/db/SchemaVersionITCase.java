@@ -69,11 +69,8 @@ class SchemaVersionITCase {
         try (Connection c = MigratedSchemas.admin(stack, schema);
                 Statement s = c.createStatement()) {
             s.execute("UPDATE flyway_schema_history SET success = true");
-            s.execute("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script,"
-                    + " checksum, installed_by, execution_time, success) SELECT max(installed_rank) + 1, '" + newer
-                    + "', 'from a newer build', 'SQL', 'V" + newer + "__from_a_newer_build.sql', 0, current_user, 1,"
-                    + " true FROM flyway_schema_history");
         }
+        stack.recordMigrationOfANewerBuild(schema, newer);
         assertWorks(schema, Role.STREAM);
         try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
             assertThat(MigratedSchemas.count(c, "SELECT " + schema + ".schema_version()"))

@@ -154,6 +154,22 @@ public final class LocalStack {
         return schema;
     }
 
+    /**
+     * Adds to {@code schema}'s Flyway history a successful migration {@code version} (e.g. "24", "24.1"), as a newer
+     * build of recount would have applied it: a schema newer than this build, without changing anything else.
+     */
+    public void recordMigrationOfANewerBuild(String schema, String version) {
+        try (Connection c = adminConnection();
+                Statement s = c.createStatement()) {
+            s.execute("INSERT INTO " + schema + ".flyway_schema_history (installed_rank, version, description, type,"
+                    + " script, checksum, installed_by, execution_time, success) SELECT max(installed_rank) + 1, '"
+                    + version + "', 'from a newer build', 'SQL', 'V" + version + "__from_a_newer_build.sql', 0,"
+                    + " current_user, 1, true FROM " + schema + ".flyway_schema_history");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot record migration " + version + " in schema " + schema, e);
+        }
+    }
+
     /** For the shared stack at JVM exit: stop it and remove its data, which nobody will read again. */
     private void stopQuietly() {
         try {

@@ -73,13 +73,7 @@ class MigrateCommandITCase {
         assertThat(CommandRun.of("migrate", "--config", config.toString()).exitCode())
                 .isZero();
         int future = Migrations.LATEST + 1;
-        try (Connection c = stack.adminConnection();
-                Statement s = c.createStatement()) {
-            s.execute("INSERT INTO " + schema + ".flyway_schema_history (installed_rank, version, description, type,"
-                    + " script, checksum, installed_by, execution_time, success) SELECT max(installed_rank) + 1, '"
-                    + future + "', 'from a newer build', 'SQL', 'V" + future + "__from_a_newer_build.sql', 0,"
-                    + " current_user, 1, true FROM " + schema + ".flyway_schema_history");
-        }
+        stack.recordMigrationOfANewerBuild(schema, String.valueOf(future));
 
         CommandRun run = CommandRun.of("migrate", "--config", config.toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
