@@ -57,14 +57,14 @@ final class FinalizedCheck {
                 newPartition.isPresent()
                         ? ReconcileStatements.finalRowsOfNewPartition(newPartition.get())
                         : ReconcileStatements.finalRows(changed));
+        String table = newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE);
         LongPredicate held = changed.holdsWindow();
         for (long w : windows.keySet()) {
             if (!held.test(w)) {
-                throw new IllegalStateException("the run's new partition of window_corrections holds window "
-                        + Instant.ofEpochMilli(w) + ", outside " + changed.label());
+                throw new IllegalStateException(
+                        table + " holds window " + Instant.ofEpochMilli(w) + ", outside " + changed.label());
             }
         }
-        String table = newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE);
         for (ScopeSurvey.Window w : survey.windows().values()) {
             if (!held.test(w.windowStartMillis())) continue;
             Window f = windows.getOrDefault(w.windowStartMillis(), Window.NONE);
