@@ -134,6 +134,39 @@ class EventValidatorTest {
         assertThat(validate("x".repeat(1_048_576)).reason()).isEqualTo(InvalidReason.MALFORMED);
     }
 
+    /**
+     * Shapes past the JSON reader's own limits (nesting depth, number length, name length), in a field the contract
+     * ignores, where neither path reads a value: each is one malformed record, never an exception out of the
+     * validator, and the next record is judged as usual.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"nesting, 100000", "number, 2000000", "name, 2000000"})
+    void shapesBeyondTheReadersLimitsAreMalformedRecords(String shape, int size) {
+        String extra = switch (shape) {
+            case "nesting" -> ",\"x\":" + "[".repeat(size) + "]".repeat(size);
+            case "number" -> ",\"x\":" + "9".repeat(size);
+            case "name" -> ",\"" + "n".repeat(size) + "\":1";
+            default -> ",\"x\":\"" + "s".repeat(size) + "\"";
+        };
+        ValidationResult r = validate(event(extra));
+        assertThat(r.reason()).as(shape).isEqualTo(InvalidReason.MALFORMED);
+        assertThat(r.detail()).as(shape).isNotBlank().hasSizeLessThan(1_000);
+        assertThat(validate(event("")).isValid()).isTrue();
+    }
+
+    /**
+     * A string longer than the reader's limit (20 MB) in an ignored field is skipped unread, as any ignored field; a
+     * record that also breaks a rule is still a dead letter, whichever of the two the reason names.
+     */
+    @Test
+    void aStringBeyondTheReadersLimitInAnIgnoredFieldIsSkipped() {
+        String huge = ",\"x\":\"" + "s".repeat(25_000_000) + "\"";
+        assertThat(validate(event(huge)).isValid()).isTrue();
+        ValidationResult broken = validate(event(huge).replace("\"click\"", "null"));
+        assertThat(broken.reason()).isIn(InvalidReason.SCHEMA, InvalidReason.MALFORMED);
+        assertThat(broken.detail()).isNotBlank().hasSizeLessThan(1_000);
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(
             delimiter = '|',
