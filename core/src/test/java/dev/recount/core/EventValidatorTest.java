@@ -146,7 +146,7 @@ class EventValidatorTest {
             case "nesting" -> ",\"x\":" + "[".repeat(size) + "]".repeat(size);
             case "number" -> ",\"x\":" + "9".repeat(size);
             case "name" -> ",\"" + "n".repeat(size) + "\":1";
-            default -> ",\"x\":\"" + "s".repeat(size) + "\"";
+            default -> throw new IllegalArgumentException("no such shape: " + shape);
         };
         ValidationResult r = validate(event(extra));
         assertThat(r.reason()).as(shape).isEqualTo(InvalidReason.MALFORMED);
