@@ -75,6 +75,8 @@ final class FaultRound {
             return run(fault, pipeline, clusters, started);
         } catch (Exception | Error e) {
             keepEvidence(fault, pipeline, e);
+            int killed = pipeline.killRunning();
+            if (killed > 0) log.accept(fault + ": killed " + killed + " command(s) the failed round left running");
             throw e;
         } finally {
             if (clusters != null) clusters.down();
@@ -131,9 +133,13 @@ final class FaultRound {
 
         List<Duration> recoveries = new ArrayList<>();
         List<String> notes = new ArrayList<>();
+        // A PostgreSQL outage must fall inside the traffic: its rounds send the traffic in two halves, the second
+        // during the outage, so however slow the machine the job has windows to commit when PostgreSQL returns.
+        boolean outage = fault == Fault.POSTGRES_STOPPED || fault == Fault.POSTGRES_FROZEN;
+        List<Path> parts = outage ? halves(scenario.file()) : List.of(scenario.file());
         pipeline.startStream();
         awaitRunning(pipeline);
-        Process produce = pipeline.startProduce(scenario.file(), rate);
+        Process produce = pipeline.startProduce(parts.get(0), rate);
 
         int injections = switch (fault) {
             case KILL_STREAM_ONCE ->
@@ -153,15 +159,15 @@ final class FaultRound {
                         notes);
             case RESTART_AFTER_TRANSACTION_TIMEOUT -> restartAfterTimeout(pipeline, recoveries, notes);
             case BROKER_RESTART -> restartBroker(pipeline, produce, scenario, recoveries, notes);
-            case POSTGRES_STOPPED -> stopPostgres(pipeline, recoveries);
-            case POSTGRES_FROZEN -> freezePostgres(pipeline, recoveries);
+            case POSTGRES_STOPPED -> stopPostgres(pipeline, produce, parts, recoveries);
+            case POSTGRES_FROZEN -> freezePostgres(pipeline, produce, parts, recoveries);
             case CHECKPOINT_DELETED -> damageNewestCheckpoint(pipeline, true, recoveries, notes);
             case CHECKPOINT_CORRUPTED -> damageNewestCheckpoint(pipeline, false, recoveries, notes);
             case POISON_CORPUS -> sendDirect(pipeline, poison.direct());
             case RECONCILE_KILLED -> 0; // after the drain, below
             case CLUSTER_PROCESSES_KILLED -> killTaskManager(pipeline, clusters, produce, recoveries, notes);
         };
-        finishProducing(pipeline, produce, scenario);
+        finishProducing(pipeline, produce, parts.get(0));
         List<String> problems = new ArrayList<>();
         if (fault == Fault.POISON_CORPUS) {
             // The job has read everything once the drain below starts; failures of the running job count now.
@@ -402,7 +408,7 @@ final class FaultRound {
         notes.add("produce during the outage exited " + produce.exitValue() + ": "
                 + lastLine(lastLines(pipeline.log("produce"))));
         // produce stopped (or not); its rerun continues after the last committed line, then the job must commit.
-        finishProducing(pipeline, produce, scenario);
+        finishProducing(pipeline, produce, scenario.file());
         recoveries.add(pipeline.awaitCommitAfter(back, stopped, Duration.ofMinutes(5)));
 
         Instant stoppedAgain = Instant.now();
@@ -414,41 +420,78 @@ final class FaultRound {
     }
 
     /** Waits for `produce`; reruns it (it continues after its last committed line) until it succeeds. */
-    private void finishProducing(Pipeline pipeline, Process produce, Scenario scenario) throws Exception {
+    private void finishProducing(Pipeline pipeline, Process produce, Path file) throws Exception {
         Process p = produce;
         for (int attempt = 1; ; attempt++) {
             if (!p.waitFor(10, TimeUnit.MINUTES)) throw new IllegalStateException("produce did not finish");
             if (p.exitValue() == 0) return;
             if (attempt == 5) throw new IllegalStateException("produce failed 5 times; see " + pipeline.log("produce"));
-            p = pipeline.startProduce(scenario.file(), rate);
+            p = pipeline.startProduce(file, rate);
         }
     }
 
     // --- PostgreSQL ---------------------------------------------------------------------------------------------
 
-    private int stopPostgres(Pipeline pipeline, List<Duration> recoveries) throws Exception {
-        Instant now = Instant.now();
-        pipeline.awaitCommitAfter(now, now, Duration.ofMinutes(2));
+    /**
+     * PostgreSQL stopped for 30 s while traffic flows: the first half of the traffic is sent and the job has committed
+     * (its sink is connected), then PostgreSQL stops and the second half is sent during the outage. A stop after the
+     * traffic had ended would test nothing: a job restored without new events has no watermark, so it commits
+     * nothing until the drain, and the round would wait for a commit that cannot come.
+     */
+    private int stopPostgres(Pipeline pipeline, Process firstHalf, List<Path> parts, List<Duration> recoveries)
+            throws Exception {
+        awaitFirstHalfCommitted(pipeline, firstHalf, parts.get(0));
         Instant stopped = Instant.now();
         control.stopPostgres();
+        Process secondHalf = pipeline.startProduce(parts.get(1), rate);
         pause(Duration.ofSeconds(30));
         control.startMissing();
-        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), stopped, Duration.ofMinutes(5)));
+        Instant back = Instant.now();
+        finishProducing(pipeline, secondHalf, parts.get(1));
+        recoveries.add(pipeline.awaitCommitAfter(back, stopped, Duration.ofMinutes(5)));
         return 1;
     }
 
-    private int freezePostgres(Pipeline pipeline, List<Duration> recoveries) throws Exception {
-        Instant now = Instant.now();
-        pipeline.awaitCommitAfter(now, now, Duration.ofMinutes(2));
+    /** PostgreSQL frozen (SIGSTOP) for 60 s, with the second half of the traffic sent meanwhile, as above. */
+    private int freezePostgres(Pipeline pipeline, Process firstHalf, List<Path> parts, List<Duration> recoveries)
+            throws Exception {
+        awaitFirstHalfCommitted(pipeline, firstHalf, parts.get(0));
         Instant frozenAt = Instant.now();
         List<Long> frozen = control.freezePostgres();
+        Instant thawed;
         try {
+            Process secondHalf = pipeline.startProduce(parts.get(1), rate);
             pause(Duration.ofSeconds(60));
+            finishProducing(pipeline, secondHalf, parts.get(1));
         } finally {
             StackControl.thaw(frozen);
+            thawed = Instant.now();
         }
-        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), frozenAt, Duration.ofMinutes(5)));
+        recoveries.add(pipeline.awaitCommitAfter(thawed, frozenAt, Duration.ofMinutes(5)));
         return 1;
+    }
+
+    private void awaitFirstHalfCommitted(Pipeline pipeline, Process firstHalf, Path file) throws Exception {
+        Instant since = Instant.now();
+        finishProducing(pipeline, firstHalf, file);
+        pipeline.awaitCommitAfter(since, since, Duration.ofMinutes(2));
+    }
+
+    /**
+     * The traffic file's lines in two files, the first half and the rest, split between bytes (a line need not be
+     * UTF-8); `produce` sends each on its own.
+     */
+    private static List<Path> halves(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        int lines = 0;
+        for (byte b : bytes) if (b == '\n') lines++;
+        int cut = 0;
+        for (int seen = 0; seen < lines / 2; cut++) if (bytes[cut] == '\n') seen++;
+        Path first = file.resolveSibling("traffic-first-half.jsonl");
+        Path second = file.resolveSibling("traffic-second-half.jsonl");
+        Files.write(first, java.util.Arrays.copyOfRange(bytes, 0, cut));
+        Files.write(second, java.util.Arrays.copyOfRange(bytes, cut, bytes.length));
+        return List.of(first, second);
     }
 
     // --- checkpoints --------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 final class Launcher {
     private final Path root;
     private final Map<String, String> environment;
+    private final List<Process> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     Launcher(Path root, Map<String, String> environment) {
         this.root = root.toAbsolutePath().normalize();
@@ -48,7 +49,9 @@ final class Launcher {
                     StandardCharsets.UTF_8,
                     java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);
-            return pb.start();
+            Process p = pb.start();
+            started.add(p);
+            return p;
         } catch (IOException e) {
             throw new IllegalStateException("cannot start ./recount " + String.join(" ", args), e);
         }
@@ -68,6 +71,21 @@ final class Launcher {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
+    }
+
+    /**
+     * kill -9 of every command started here that still runs, and waits for each to end: a round that failed part way
+     * must not leave its stream job checkpointing against the next round's stack. Returns how many it killed.
+     */
+    int killRunning() throws InterruptedException {
+        int killed = 0;
+        for (Process p : started) {
+            if (!p.isAlive()) continue;
+            p.destroyForcibly();
+            p.waitFor(1, TimeUnit.MINUTES);
+            killed++;
+        }
+        return killed;
     }
 
     /** Sends a signal by name (STOP, CONT, INT, TERM, KILL) to a process. */

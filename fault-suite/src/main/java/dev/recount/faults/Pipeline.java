@@ -155,6 +155,11 @@ final class Pipeline {
         stream.waitFor(1, TimeUnit.MINUTES);
     }
 
+    /** kill -9 of every command of this pipeline still running (none, after a round that passed). */
+    int killRunning() throws InterruptedException {
+        return launcher.killRunning();
+    }
+
     /** SIGTERM: the job stops with a savepoint, as Ctrl-C does. */
     void stopStream() throws InterruptedException {
         stream.destroy();
