@@ -12,6 +12,7 @@ import dev.recount.core.event.ValidationResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -57,6 +58,49 @@ class EventValidatorTest {
         ValidationResult duplicateInside = validate(event(",\"x\":{\"a\":1,\"a\":2}"));
         assertThat(duplicateInside.reason()).isEqualTo(InvalidReason.MALFORMED);
         assertThat(validate(event("") + " trailing").isValid()).isTrue(); // as the tree reader: the first value counts
+    }
+
+    /**
+     * Duplicate keys are malformed wherever they are: the record's own keys are checked by the fast path itself, a
+     * nested value's by the parser, and neither may let one through or see a duplicate that is not there.
+     */
+    @Test
+    void aDuplicateKeyIsMalformedAtAnyDepthAndKeysOfDifferentObjectsAreNot() {
+        for (String known : List.of(
+                "\"event_id\":\"e-2\"",
+                "\"event_type\":\"click\"",
+                "\"campaign_id\":\"c-1\"",
+                "\"channel_id\":\"web\"",
+                "\"event_ts\":" + EVENT_TS,
+                "\"cost_micros\":2500")) {
+            ValidationResult twice = validate(event("," + known));
+            assertThat(twice.reason()).as(known).isEqualTo(InvalidReason.MALFORMED);
+            assertThat(twice.detail()).as(known).contains("Duplicate field");
+        }
+        for (String extra : List.of(
+                ",\"request_id\":null,\"request_id\":null",
+                ",\"request_id\":\"r\",\"request_id\":null",
+                ",\"x\":1,\"x\":1",
+                ",\"x\":{},\"y\":2,\"x\":[]",
+                ",\"x\":[{\"a\":1,\"a\":2}]",
+                ",\"x\":{\"y\":[0,{\"z\":{\"a\":1,\"b\":2,\"a\":3}}]}",
+                ",\"x\":{\"a\":1},\"y\":{\"a\":1,\"a\":1}")) {
+            ValidationResult r = validate(event(extra));
+            assertThat(r.reason()).as(extra).isEqualTo(InvalidReason.MALFORMED);
+            assertThat(r.detail()).as(extra).contains("Duplicate field");
+        }
+        for (String extra : List.of(
+                ",\"x\":{\"a\":1},\"y\":{\"a\":1},\"z\":[{\"a\":1},{\"a\":1}]",
+                ",\"x\":{\"event_id\":\"e-9\"},\"a\":{\"a\":{\"a\":1}}",
+                ",\"X\":1,\"x\":2,\"x \":3")) {
+            ValidationResult r = validate(event(extra));
+            assertThat(r.isValid()).as(extra + ": " + r).isTrue();
+        }
+        // Many ignored fields: past the fast path's short list the tree path judges, with the same verdicts.
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 40; i++) many.append(",\"f").append(i).append("\":").append(i);
+        assertThat(validate(event(many.toString())).isValid()).isTrue();
+        assertThat(validate(event(many + ",\"f3\":0")).reason()).isEqualTo(InvalidReason.MALFORMED);
     }
 
     @Test

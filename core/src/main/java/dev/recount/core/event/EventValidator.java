@@ -44,9 +44,10 @@ import java.util.Optional;
  * parser ({@link #acceptFast}): one pass over the tokens, no tree, unknown values skipped. That path can only
  * <em>accept</em>, and only when every field it needs has exactly the shape a valid event has; anything else (an
  * invalid record, or merely an unusual valid one such as {@code "request_id": 5}) is judged again by the tree
- * path below, which holds every rule and writes every detail. Both read with the same parser and features
- * (duplicate keys are a parser error in both), so a record the fast path accepts is one the tree path accepts
- * with the same event; {@code EventValidatorFuzzTest} checks the pair against an independent oracle.
+ * path below, which holds every rule and writes every detail. Both read with the same parser and limits, and
+ * neither accepts a duplicate key (the tree path's parser refuses it; the fast path finds the record's own and
+ * leaves nested values' to the parser), so a record the fast path accepts is one the tree path accepts with the
+ * same event; {@code EventValidatorFuzzTest} checks the pair against an independent oracle.
  */
 public final class EventValidator implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -64,6 +65,8 @@ public final class EventValidator implements Serializable {
     private static final boolean OPTIONAL = true;
 
     private static final boolean REQUIRED = false;
+    /** Most fields outside the contract that the fast path reads; a record with more takes the tree path. */
+    private static final int MAX_IGNORED_FAST = 16;
     /** Longest piece of an offending value quoted in a detail, in characters. */
     private static final int QUOTE_CHARS = 80;
     /** Longest JSON parser message in a detail, in characters (it may quote a 50,000-character key). */
@@ -193,32 +196,42 @@ public final class EventValidator implements Serializable {
         String requestId = null;
         long eventTs = 0;
         long costMicros = 0;
+        boolean hasRequestId = false;
         boolean hasTs = false;
         boolean hasCost = false;
+        String[] ignoredNames = null;
+        int ignored = 0;
         try (JsonParser p = text == null ? PARSERS.createParser(value) : PARSERS.createParser(text)) {
+            // The record's own keys are checked for duplicates here, not by the parser: its detector fills a hash
+            // set for every record, a sixth of this path's time. A repeated key makes this path give up, and the
+            // tree path (whose parser detects it) says which key.
+            p.disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
             if (p.nextToken() != JsonToken.START_OBJECT) return null;
             for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
                 JsonToken token = p.nextToken();
                 switch (name) {
                     // A known field of another shape (null, a number, a nested value, ...) is for the tree path;
                     // returning at once also keeps a nested value's fields from being read as this object's.
+                    // A known field seen before is a duplicate key.
                     case "event_id" -> {
-                        if (token != JsonToken.VALUE_STRING) return null;
+                        if (token != JsonToken.VALUE_STRING || eventId != null) return null;
                         eventId = p.getText();
                     }
                     case "event_type" -> {
-                        if (token != JsonToken.VALUE_STRING) return null;
+                        if (token != JsonToken.VALUE_STRING || eventType != null) return null;
                         eventType = p.getText();
                     }
                     case "campaign_id" -> {
-                        if (token != JsonToken.VALUE_STRING) return null;
+                        if (token != JsonToken.VALUE_STRING || campaignId != null) return null;
                         campaignId = p.getText();
                     }
                     case "channel_id" -> {
-                        if (token != JsonToken.VALUE_STRING) return null;
+                        if (token != JsonToken.VALUE_STRING || channelId != null) return null;
                         channelId = p.getText();
                     }
                     case "request_id" -> {
+                        if (hasRequestId) return null;
+                        hasRequestId = true;
                         if (token == JsonToken.VALUE_STRING) {
                             requestId = p.getText();
                         } else if (token != JsonToken.VALUE_NULL) {
@@ -226,16 +239,30 @@ public final class EventValidator implements Serializable {
                         }
                     }
                     case "event_ts" -> {
-                        if (!isLong(p, token)) return null;
+                        if (!isLong(p, token) || hasTs) return null;
                         eventTs = p.getLongValue();
                         hasTs = true;
                     }
                     case "cost_micros" -> {
-                        if (!isLong(p, token)) return null;
+                        if (!isLong(p, token) || hasCost) return null;
                         costMicros = p.getLongValue();
                         hasCost = true;
                     }
-                    default -> p.skipChildren(); // other fields are ignored (CONTRACT §1), scalars and nested alike
+                    default -> {
+                        // Other fields are ignored (CONTRACT §1), scalars and nested alike, but their keys count
+                        // as keys. A short list, compared one by one; a record with more is for the tree path, so
+                        // a record of a hundred thousand keys costs no square of them.
+                        if (ignoredNames == null) ignoredNames = new String[MAX_IGNORED_FAST];
+                        if (ignored == MAX_IGNORED_FAST) return null;
+                        for (int i = 0; i < ignored; i++) if (ignoredNames[i].equals(name)) return null;
+                        ignoredNames[ignored++] = name;
+                        if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                            // A nested value is skipped, not read here: the parser's own detector checks its
+                            // keys (switched on for it, and for its objects inside).
+                            p.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+                            p.skipChildren();
+                        }
+                    }
                 }
             }
             // Not at the object's end: a parse error was thrown above, or the input ended inside the object.
