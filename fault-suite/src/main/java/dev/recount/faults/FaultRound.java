@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * One round: a fresh pipeline, generated traffic sent by `produce` while `stream` runs, one kind of fault injected
@@ -159,8 +160,28 @@ final class FaultRound {
                         notes);
             case RESTART_AFTER_TRANSACTION_TIMEOUT -> restartAfterTimeout(pipeline, recoveries, notes);
             case BROKER_RESTART -> restartBroker(pipeline, produce, scenario, recoveries, notes);
-            case POSTGRES_STOPPED -> stopPostgres(pipeline, produce, parts, recoveries);
-            case POSTGRES_FROZEN -> freezePostgres(pipeline, produce, parts, recoveries);
+            case POSTGRES_STOPPED ->
+                postgresAway(
+                        pipeline,
+                        produce,
+                        parts,
+                        Duration.ofSeconds(30),
+                        () -> {
+                            control.stopPostgres();
+                            return control::startMissing;
+                        },
+                        recoveries);
+            case POSTGRES_FROZEN ->
+                postgresAway(
+                        pipeline,
+                        produce,
+                        parts,
+                        Duration.ofSeconds(60),
+                        () -> {
+                            List<Long> frozen = control.freezePostgres();
+                            return () -> StackControl.thaw(frozen);
+                        },
+                        recoveries);
             case CHECKPOINT_DELETED -> damageNewestCheckpoint(pipeline, true, recoveries, notes);
             case CHECKPOINT_CORRUPTED -> damageNewestCheckpoint(pipeline, false, recoveries, notes);
             case POISON_CORPUS -> sendDirect(pipeline, poison.direct());
@@ -433,41 +454,34 @@ final class FaultRound {
     // --- PostgreSQL ---------------------------------------------------------------------------------------------
 
     /**
-     * PostgreSQL stopped for 30 s while traffic flows: the first half of the traffic is sent and the job has committed
-     * (its sink is connected), then PostgreSQL stops and the second half is sent during the outage. A stop after the
-     * traffic had ended would test nothing: a job restored without new events has no watermark, so it commits
-     * nothing until the drain, and the round would wait for a commit that cannot come.
+     * PostgreSQL away (stopped, or frozen with SIGSTOP) for {@code length} while traffic flows: the first half of the
+     * traffic is sent and the job has committed (its sink is connected), then {@code takeAway} takes PostgreSQL away
+     * and the second half is sent during the outage; the action it returns brings PostgreSQL back, also when the
+     * round fails meanwhile. An outage after the traffic had ended would test nothing: a job restored without new
+     * events has no watermark, so it commits nothing until the drain, and the round would wait for a commit that
+     * cannot come.
      */
-    private int stopPostgres(Pipeline pipeline, Process firstHalf, List<Path> parts, List<Duration> recoveries)
+    private int postgresAway(
+            Pipeline pipeline,
+            Process firstHalf,
+            List<Path> parts,
+            Duration length,
+            Supplier<Runnable> takeAway,
+            List<Duration> recoveries)
             throws Exception {
         awaitFirstHalfCommitted(pipeline, firstHalf, parts.get(0));
-        Instant stopped = Instant.now();
-        control.stopPostgres();
-        Process secondHalf = pipeline.startProduce(parts.get(1), rate);
-        pause(Duration.ofSeconds(30));
-        control.startMissing();
+        Instant away = Instant.now();
+        Runnable bringBack = takeAway.get();
+        Process secondHalf;
+        try {
+            secondHalf = pipeline.startProduce(parts.get(1), rate);
+            pause(length);
+        } finally {
+            bringBack.run();
+        }
         Instant back = Instant.now();
         finishProducing(pipeline, secondHalf, parts.get(1));
-        recoveries.add(pipeline.awaitCommitAfter(back, stopped, Duration.ofMinutes(5)));
-        return 1;
-    }
-
-    /** PostgreSQL frozen (SIGSTOP) for 60 s, with the second half of the traffic sent meanwhile, as above. */
-    private int freezePostgres(Pipeline pipeline, Process firstHalf, List<Path> parts, List<Duration> recoveries)
-            throws Exception {
-        awaitFirstHalfCommitted(pipeline, firstHalf, parts.get(0));
-        Instant frozenAt = Instant.now();
-        List<Long> frozen = control.freezePostgres();
-        Instant thawed;
-        try {
-            Process secondHalf = pipeline.startProduce(parts.get(1), rate);
-            pause(Duration.ofSeconds(60));
-            finishProducing(pipeline, secondHalf, parts.get(1));
-        } finally {
-            StackControl.thaw(frozen);
-            thawed = Instant.now();
-        }
-        recoveries.add(pipeline.awaitCommitAfter(thawed, frozenAt, Duration.ofMinutes(5)));
+        recoveries.add(pipeline.awaitCommitAfter(back, away, Duration.ofMinutes(5)));
         return 1;
     }
 
