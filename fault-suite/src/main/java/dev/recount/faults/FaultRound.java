@@ -134,17 +134,13 @@ final class FaultRound {
 
         List<Duration> recoveries = new ArrayList<>();
         List<String> notes = new ArrayList<>();
-        // A PostgreSQL outage must fall inside the traffic: its rounds send the traffic in two halves, the second
-        // during the outage, so however slow the machine the job has windows to commit when PostgreSQL returns.
-        boolean outage = fault == Fault.POSTGRES_STOPPED || fault == Fault.POSTGRES_FROZEN;
-        List<Path> parts = outage ? halves(scenario.file()) : List.of(scenario.file());
         pipeline.startStream();
         awaitRunning(pipeline);
-        Process produce = pipeline.startProduce(parts.get(0), rate);
+        Traffic traffic = Traffic.start(pipeline, scenario.file(), trafficParts(fault), rate);
 
         int injections = switch (fault) {
             case KILL_STREAM_ONCE ->
-                kill(pipeline, new KillPoint[] {KillPoint.RIGHT_AFTER_CHECKPOINT}, produce, recoveries, notes);
+                kill(pipeline, new KillPoint[] {KillPoint.RIGHT_AFTER_CHECKPOINT}, traffic, recoveries, notes);
             case KILL_STREAM ->
                 kill(
                         pipeline,
@@ -155,16 +151,15 @@ final class FaultRound {
                             KillPoint.WHILE_CATCHING_UP,
                             KillPoint.DURING_TRAFFIC
                         },
-                        produce,
+                        traffic,
                         recoveries,
                         notes);
-            case RESTART_AFTER_TRANSACTION_TIMEOUT -> restartAfterTimeout(pipeline, recoveries, notes);
-            case BROKER_RESTART -> restartBroker(pipeline, produce, scenario, recoveries, notes);
+            case RESTART_AFTER_TRANSACTION_TIMEOUT -> restartAfterTimeout(pipeline, traffic, recoveries, notes);
+            case BROKER_RESTART -> restartBroker(pipeline, traffic, recoveries, notes);
             case POSTGRES_STOPPED ->
                 postgresAway(
                         pipeline,
-                        produce,
-                        parts,
+                        traffic,
                         Duration.ofSeconds(30),
                         () -> {
                             control.stopPostgres();
@@ -174,8 +169,7 @@ final class FaultRound {
             case POSTGRES_FROZEN ->
                 postgresAway(
                         pipeline,
-                        produce,
-                        parts,
+                        traffic,
                         Duration.ofSeconds(60),
                         () -> {
                             List<Long> frozen = control.freezePostgres();
@@ -186,9 +180,9 @@ final class FaultRound {
             case CHECKPOINT_CORRUPTED -> damageNewestCheckpoint(pipeline, false, recoveries, notes);
             case POISON_CORPUS -> sendDirect(pipeline, poison.direct());
             case RECONCILE_KILLED -> 0; // after the drain, below
-            case CLUSTER_PROCESSES_KILLED -> killTaskManager(pipeline, clusters, produce, recoveries, notes);
+            case CLUSTER_PROCESSES_KILLED -> killTaskManager(pipeline, clusters, traffic, recoveries, notes);
         };
-        finishProducing(pipeline, produce, parts.get(0));
+        traffic.finish();
         List<String> problems = new ArrayList<>();
         if (fault == Fault.POISON_CORPUS) {
             // The job has read everything once the drain below starts; failures of the running job count now.
@@ -279,14 +273,14 @@ final class FaultRound {
     }
 
     private int kill(
-            Pipeline pipeline, KillPoint[] plan, Process produce, List<Duration> recoveries, List<String> notes)
+            Pipeline pipeline, KillPoint[] plan, Traffic traffic, List<Duration> recoveries, List<String> notes)
             throws Exception {
         Instant lastRestart = Instant.now();
         for (KillPoint point : plan) {
             String reached = switch (point) {
                 case DURING_TRAFFIC -> {
                     pause(Duration.ofSeconds(4));
-                    yield produce.isAlive() ? "during traffic" : "after traffic, while the job works through it";
+                    yield traffic.sending() ? "during traffic" : "after traffic, while the job works through it";
                 }
                 case DURING_CHECKPOINT ->
                     awaitCheckpointInProgress(pipeline)
@@ -307,6 +301,7 @@ final class FaultRound {
             lastRestart = Instant.now();
             pipeline.startStream();
             awaitRunning(pipeline);
+            traffic.sendNextPart();
             recoveries.add(pipeline.awaitCommitAfter(lastRestart, killed, Duration.ofMinutes(3)));
         }
         return plan.length;
@@ -345,7 +340,8 @@ final class FaultRound {
         }
     }
 
-    private int restartAfterTimeout(Pipeline pipeline, List<Duration> recoveries, List<String> notes) throws Exception {
+    private int restartAfterTimeout(Pipeline pipeline, Traffic traffic, List<Duration> recoveries, List<String> notes)
+            throws Exception {
         for (int i = 0; i < 2; i++) {
             awaitNewCompleteCheckpoint(pipeline);
             Instant killed = Instant.now();
@@ -355,6 +351,7 @@ final class FaultRound {
             Instant restarted = Instant.now();
             pipeline.startStream();
             awaitRunning(pipeline);
+            traffic.sendNextPart();
             recoveries.add(pipeline.awaitCommitAfter(restarted, killed, Duration.ofMinutes(3)));
         }
         return 2;
@@ -368,7 +365,7 @@ final class FaultRound {
      * itself — nobody restarts anything. Then the TaskManager is started again ({@code up --cluster}).
      */
     private int killTaskManager(
-            Pipeline pipeline, ClusterControl clusters, Process produce, List<Duration> recoveries, List<String> notes)
+            Pipeline pipeline, ClusterControl clusters, Traffic traffic, List<Duration> recoveries, List<String> notes)
             throws Exception {
         awaitNewCompleteCheckpoint(pipeline);
         // With the job running, every port of every cluster process is open: none may be beyond loopback.
@@ -377,7 +374,8 @@ final class FaultRound {
         pause(Duration.ofSeconds(3));
         Instant killed = Instant.now();
         long pid = clusters.killTaskManager(1);
-        notes.add("TaskManager 1 (pid " + pid + ") killed " + (produce.isAlive() ? "during traffic" : "after traffic"));
+        notes.add("TaskManager 1 (pid " + pid + ") killed " + (traffic.sending() ? "during traffic" : "after traffic"));
+        traffic.sendNextPart();
         recoveries.add(pipeline.awaitCommitAfter(killed, killed, Duration.ofMinutes(3)));
         // The kill must have hit the job: its tasks are spread over both TaskManagers, so it failed over.
         String log = Files.readString(pipeline.log("stream-" + pipeline.streamStarts()), StandardCharsets.UTF_8);
@@ -415,8 +413,7 @@ final class FaultRound {
 
     // --- the Kafka broker ---------------------------------------------------------------------------------------
 
-    private int restartBroker(
-            Pipeline pipeline, Process produce, Scenario scenario, List<Duration> recoveries, List<String> notes)
+    private int restartBroker(Pipeline pipeline, Traffic traffic, List<Duration> recoveries, List<String> notes)
             throws Exception {
         pause(Duration.ofSeconds(5));
         Instant stopped = Instant.now();
@@ -424,12 +421,13 @@ final class FaultRound {
         pause(Duration.ofSeconds(15));
         control.startMissing();
         Instant back = Instant.now();
+        Process produce = traffic.produce();
         if (!produce.waitFor(3, TimeUnit.MINUTES))
             throw new IllegalStateException("produce hangs after the broker restart");
         notes.add("produce during the outage exited " + produce.exitValue() + ": "
                 + lastLine(lastLines(pipeline.log("produce"))));
         // produce stopped (or not); its rerun continues after the last committed line, then the job must commit.
-        finishProducing(pipeline, produce, scenario.file());
+        traffic.finish();
         recoveries.add(pipeline.awaitCommitAfter(back, stopped, Duration.ofMinutes(5)));
 
         Instant stoppedAgain = Instant.now();
@@ -440,72 +438,47 @@ final class FaultRound {
         return 2;
     }
 
-    /** Waits for `produce`; reruns it (it continues after its last committed line) until it succeeds. */
-    private void finishProducing(Pipeline pipeline, Process produce, Path file) throws Exception {
-        Process p = produce;
-        for (int attempt = 1; ; attempt++) {
-            if (!p.waitFor(10, TimeUnit.MINUTES)) throw new IllegalStateException("produce did not finish");
-            if (p.exitValue() == 0) return;
-            if (attempt == 5) throw new IllegalStateException("produce failed 5 times; see " + pipeline.log("produce"));
-            p = pipeline.startProduce(file, rate);
-        }
-    }
-
     // --- PostgreSQL ---------------------------------------------------------------------------------------------
 
     /**
      * PostgreSQL away (stopped, or frozen with SIGSTOP) for {@code length} while traffic flows: the first half of the
      * traffic is sent and the job has committed (its sink is connected), then {@code takeAway} takes PostgreSQL away
      * and the second half is sent during the outage; the action it returns brings PostgreSQL back, also when the
-     * round fails meanwhile. An outage after the traffic had ended would test nothing: a job restored without new
-     * events has no watermark, so it commits nothing until the drain, and the round would wait for a commit that
-     * cannot come.
+     * round fails meanwhile. An outage after the traffic had ended would test nothing but the round's patience (see
+     * {@link Traffic}).
      */
     private int postgresAway(
-            Pipeline pipeline,
-            Process firstHalf,
-            List<Path> parts,
-            Duration length,
-            Supplier<Runnable> takeAway,
-            List<Duration> recoveries)
+            Pipeline pipeline, Traffic traffic, Duration length, Supplier<Runnable> takeAway, List<Duration> recoveries)
             throws Exception {
-        awaitFirstHalfCommitted(pipeline, firstHalf, parts.get(0));
+        Instant since = Instant.now();
+        traffic.awaitSent();
+        pipeline.awaitCommitAfter(since, since, Duration.ofMinutes(2));
         Instant away = Instant.now();
         Runnable bringBack = takeAway.get();
-        Process secondHalf;
         try {
-            secondHalf = pipeline.startProduce(parts.get(1), rate);
+            traffic.sendNextPart();
             pause(length);
         } finally {
             bringBack.run();
         }
         Instant back = Instant.now();
-        finishProducing(pipeline, secondHalf, parts.get(1));
+        traffic.finish();
         recoveries.add(pipeline.awaitCommitAfter(back, away, Duration.ofMinutes(5)));
         return 1;
     }
 
-    private void awaitFirstHalfCommitted(Pipeline pipeline, Process firstHalf, Path file) throws Exception {
-        Instant since = Instant.now();
-        finishProducing(pipeline, firstHalf, file);
-        pipeline.awaitCommitAfter(since, since, Duration.ofMinutes(2));
-    }
-
     /**
-     * The traffic file's lines in two files, the first half and the rest, split between bytes (a line need not be
-     * UTF-8); `produce` sends each on its own.
+     * How many parts a round's traffic is sent in ({@link Traffic}): a fault the job must recover from after a
+     * restart or an outage gets a part for after each, so that there is traffic to commit then; the others one part,
+     * their faults timed within it (the kills of {@code KILL_STREAM} at moments across the whole traffic, the
+     * damaged checkpoints after a commit that needs traffic still flowing).
      */
-    private static List<Path> halves(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
-        int lines = 0;
-        for (byte b : bytes) if (b == '\n') lines++;
-        int cut = 0;
-        for (int seen = 0; seen < lines / 2; cut++) if (bytes[cut] == '\n') seen++;
-        Path first = file.resolveSibling("traffic-first-half.jsonl");
-        Path second = file.resolveSibling("traffic-second-half.jsonl");
-        Files.write(first, java.util.Arrays.copyOfRange(bytes, 0, cut));
-        Files.write(second, java.util.Arrays.copyOfRange(bytes, cut, bytes.length));
-        return List.of(first, second);
+    private static int trafficParts(Fault fault) {
+        return switch (fault) {
+            case KILL_STREAM_ONCE, POSTGRES_STOPPED, POSTGRES_FROZEN, CLUSTER_PROCESSES_KILLED -> 2;
+            case RESTART_AFTER_TRANSACTION_TIMEOUT -> 3;
+            default -> 1;
+        };
     }
 
     // --- checkpoints --------------------------------------------------------------------------------------------
