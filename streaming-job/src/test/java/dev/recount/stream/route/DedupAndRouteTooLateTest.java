@@ -116,9 +116,11 @@ class DedupAndRouteTooLateTest {
     }
 
     @Test
-    void goingIdleSendsEveryBufferedSumFirst() throws Exception {
-        // Idle, this operator no longer holds the window operator's watermark back: a sum still buffered here would
-        // arrive late there (found by StreamJobITCase, whose partitions all go quiet between its phases).
+    void goingIdleSendsEveryBufferedSumAndStaysActiveDownstream() throws Exception {
+        // Quiet inputs: the buffered sums leave at once (found by StreamJobITCase, whose partitions all go quiet
+        // between its phases), but the idle status does not: idle downstream, this operator would be left out of the
+        // window operator's watermark, which could then pass windows this one still finds on time (the fault
+        // suite's broker restart lost 10 events that way).
         open(Long.MIN_VALUE);
         AdEvent a = click("a", W0.plusSeconds(1), 1);
         AdEvent other = click("other", W1.plusSeconds(1), 2);
@@ -128,11 +130,11 @@ class DedupAndRouteTooLateTest {
         assertThat(harness.extractOutputValues()).isEmpty();
 
         harness.processWatermarkStatus(WatermarkStatus.IDLE);
-        List<Object> output = new ArrayList<>(harness.getOutput());
         assertThat(harness.extractOutputValues()).containsExactlyInAnyOrder(sumOf(a), sumOf(other));
-        assertThat(output.get(output.size() - 1))
-                .as("the idle status goes last")
-                .isEqualTo(WatermarkStatus.IDLE);
+        harness.processWatermarkStatus(WatermarkStatus.ACTIVE);
+        assertThat(new ArrayList<Object>(harness.getOutput()))
+                .as("no watermark status leaves this operator")
+                .noneMatch(e -> e instanceof WatermarkStatus);
     }
 
     @Test
