@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What reaches the window operator are partial sums ({@link WindowPartial}); only a partial sent on at once
  * carries its one event. A buffered sum cannot be late at the window: it leaves the de-dup operator before the
- * watermark that fires its window, and before the de-dup operator goes idle (an idle input no longer holds the
- * window operator's watermark back), so the window operator's watermark is never ahead of it. Should one arrive late all the same, its events cannot be named one by one: it is counted
- * and logged with its window key and sums (the batch layer recomputes the window from the lake).
+ * watermark that fires its window, and the de-dup operator never goes idle downstream (an idle input would no longer
+ * hold the window operator's watermark back), so the window operator's watermark is never ahead of it. Should one
+ * arrive late all the same, its events cannot be named one by one: it is counted and logged with its window key and
+ * sums (the batch layer recomputes the window from the lake).
  */
 public final class LateAtWindowToBackfill extends ProcessFunction<WindowPartial, BackfillRecord> {
     private static final long serialVersionUID = 2L;
