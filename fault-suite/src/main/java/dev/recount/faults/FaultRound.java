@@ -372,18 +372,26 @@ final class FaultRound {
         List<String> exposed = clusters.listeningBeyondLoopback();
         notes.add("cluster processes listening beyond 127.0.0.1: " + (exposed.isEmpty() ? "none" : exposed));
         pause(Duration.ofSeconds(3));
-        Instant killed = Instant.now();
-        long pid = clusters.killTaskManager(1);
-        notes.add("TaskManager 1 (pid " + pid + ") killed " + (traffic.sending() ? "during traffic" : "after traffic"));
-        traffic.sendNextPart();
-        recoveries.add(pipeline.awaitCommitAfter(killed, killed, Duration.ofMinutes(3)));
-        // The kill must have hit the job: its tasks are spread over both TaskManagers, so it failed over.
         String log = Files.readString(pipeline.log("stream-" + pipeline.streamStarts()), StandardCharsets.UTF_8);
         java.util.regex.Matcher job =
                 java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
         if (!job.find())
             throw new IllegalStateException("no job id in " + pipeline.log("stream-" + pipeline.streamStarts()));
-        notes.add("failovers of the job after the kill: " + clusters.jobFailures(job.group(1)));
+        String jobId = job.group(1);
+        int failuresBefore = clusters.jobFailures(jobId);
+        Instant killed = Instant.now();
+        long pid = clusters.killTaskManager(1);
+        notes.add("TaskManager 1 (pid " + pid + ") killed " + (traffic.sending() ? "during traffic" : "after traffic"));
+        traffic.sendNextPart();
+        // The kill must hit the job (its tasks are spread over both TaskManagers): the recovery counts from the kill
+        // to the first commit after the JobManager recorded the failure. A commit before that could be one the
+        // surviving TaskManager had in flight, a few milliseconds after the kill, and would say nothing of recovery.
+        Poll.until(
+                Duration.ofMinutes(3),
+                "the job to fail over after the kill",
+                () -> clusters.jobFailures(jobId) > failuresBefore);
+        recoveries.add(pipeline.awaitCommitAfter(Instant.now(), killed, Duration.ofMinutes(3)));
+        notes.add("failovers of the job after the kill: " + (clusters.jobFailures(jobId) - failuresBefore));
         clusters.up();
         notes.add("TaskManager 1 started again by `up --cluster`");
         return 1;
