@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A round's traffic file, sent by `produce` in parts, one after the other. A fault that stops or kills the job must
+ * A round's traffic file, sent by `produce` in parts, each started when the round says. A fault that stops or kills the job must
  * have traffic after it: a job that resumes with no new events has no watermark, so it commits nothing until the
  * drain, and the round would wait for a commit that cannot come. However slow the machine, the next part is only
  * started after the fault ({@link #sendNextPart}), so there always is some.
@@ -95,9 +95,12 @@ final class Traffic {
         int cut = 0;
         int seen = 0;
         for (int part = 1; part <= count; part++) {
-            int until = part == count ? Integer.MAX_VALUE : (int) ((long) lines * part / count);
-            while (cut < bytes.length && seen < until) if (bytes[cut++] == '\n') seen++;
-            if (part == count) cut = bytes.length;
+            if (part == count) {
+                cut = bytes.length; // the rest, with a last line that may have no line end
+            } else {
+                int until = (int) ((long) lines * part / count);
+                while (seen < until) if (bytes[cut++] == '\n') seen++;
+            }
             Path p = file.resolveSibling(stem(file) + "-part-" + part + "-of-" + count + ".jsonl");
             Files.write(p, Arrays.copyOfRange(bytes, from, cut));
             parts.add(p);
