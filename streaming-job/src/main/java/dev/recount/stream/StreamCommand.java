@@ -50,6 +50,13 @@ public final class StreamCommand implements Callable<Integer> {
     boolean fromEarliest;
 
     @Option(
+            names = "--skip-deleted-input",
+            description = "Go on at the earliest offset still on the input topic where records this job had not read "
+                    + "were deleted (retention while it was down, a recreated topic). Without it such a start is "
+                    + "refused, and such a gap found while running fails the job: those events are counted nowhere.")
+    boolean skipDeletedInput;
+
+    @Option(
             names = "--allow-non-restored-state",
             description =
                     "Resume even if the checkpoint holds state of an "
@@ -109,6 +116,7 @@ public final class StreamCommand implements Callable<Integer> {
                 settings,
                 bounded,
                 fromEarliest,
+                skipDeletedInput,
                 runConf -> {
                     Configuration conf = new Configuration(runConf);
                     conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, allowNonRestoredState);

@@ -23,6 +23,7 @@ class StreamJobMainTest {
                         "--bounded",
                         "--from-earliest",
                         "--allow-non-restored-state",
+                        "--skip-deleted-input",
                         "--window",
                         "--out-of-orderness",
                         "--allowed-lateness",

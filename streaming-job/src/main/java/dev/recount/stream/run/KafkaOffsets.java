@@ -6,34 +6,64 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
-/** The latest offsets of a topic, where a --bounded run stops. */
+/**
+ * Offsets of the input topic a start reads: the latest (where a --bounded run stops), the earliest still on the
+ * topic, and the job's consumer group's (see {@link DeletedInput}).
+ */
 final class KafkaOffsets {
     private KafkaOffsets() {}
 
     /** The latest offset of every partition of {@code topic}, read with {@code admin} (connected to {@code bootstrapServers}). */
     static Map<TopicPartition, Long> latest(Admin admin, String bootstrapServers, String topic) {
+        return ofEveryPartition(admin, bootstrapServers, topic, OffsetSpec::latest);
+    }
+
+    /** The earliest offset still on the topic, per partition: everything before it was deleted. */
+    static Map<TopicPartition, Long> earliest(Admin admin, String bootstrapServers, String topic) {
+        return ofEveryPartition(admin, bootstrapServers, topic, OffsetSpec::earliest);
+    }
+
+    /**
+     * The offsets consumer group {@code group} committed for {@code topic} (the job commits its position there with
+     * every completed checkpoint); partitions it never committed are absent.
+     */
+    static Map<TopicPartition, Long> committed(Admin admin, String bootstrapServers, String group, String topic) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> all =
+                await(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(), bootstrapServers, topic);
+        all.forEach((tp, meta) -> {
+            if (meta != null && tp.topic().equals(topic)) offsets.put(tp, meta.offset());
+        });
+        return offsets;
+    }
+
+    private static Map<TopicPartition, Long> ofEveryPartition(
+            Admin admin, String bootstrapServers, String topic, Supplier<OffsetSpec> spec) {
+        TopicDescription d = await(admin.describeTopics(List.of(topic)).allTopicNames(), bootstrapServers, topic)
+                .get(topic);
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        d.partitions().forEach(info -> request.put(new TopicPartition(topic, info.partition()), spec.get()));
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result =
+                await(admin.listOffsets(request).all(), bootstrapServers, topic);
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        result.forEach((tp, info) -> offsets.put(tp, info.offset()));
+        return offsets;
+    }
+
+    private static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String bootstrapServers, String topic) {
         try {
-            TopicDescription d = admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(30, TimeUnit.SECONDS)
-                    .get(topic);
-            Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-            d.partitions()
-                    .forEach(info -> request.put(new TopicPartition(topic, info.partition()), OffsetSpec.latest()));
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result =
-                    admin.listOffsets(request).all().get(30, TimeUnit.SECONDS);
-            Map<TopicPartition, Long> offsets = new HashMap<>();
-            result.forEach((tp, info) -> offsets.put(tp, info.offset()));
-            return offsets;
+            return future.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new IllegalStateException(
-                    "cannot read the latest offsets of topic '" + topic + "' from " + bootstrapServers + ": "
+                    "cannot read the offsets of topic '" + topic + "' from " + bootstrapServers + ": "
                             + e.getCause().getMessage(),
                     e);
         } catch (TimeoutException e) {

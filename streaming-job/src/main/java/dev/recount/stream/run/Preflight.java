@@ -30,31 +30,36 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>{@link #checkAndRead} runs Kafka's side on another thread while PostgreSQL's runs on the caller's (each is mostly
  * waiting for its client to load and connect, ~0.3–0.7 s together at start-up), and reads what the run needs from each
- * with the same clients: the latest input offsets (--bounded) and what the job committed last. It returns only when
+ * with the same clients: the input topic's offsets (where a --bounded run stops, and where {@link DeletedInput} looks
+ * for records deleted before the job read them) and what the job committed last. It returns only when
  * both sides passed; when both failed, Kafka's failure is the one reported, as when they ran one after the other.
  */
 final class Preflight {
     private Preflight() {}
 
     /** What the start of a run reads while checking. */
-    record Checked(Optional<StreamProgressTable.Committed> committed, Map<TopicPartition, Long> latestInputOffsets) {}
+    record Checked(Optional<StreamProgressTable.Committed> committed, InputOffsets input) {}
+
+    /**
+     * The input topic's offsets per partition when the run starts.
+     *
+     * @param group what the job's consumer group committed (the position of a recent checkpoint)
+     */
+    record InputOffsets(
+            Map<TopicPartition, Long> earliest, Map<TopicPartition, Long> latest, Map<TopicPartition, Long> group) {}
 
     static void check(StreamSettings s) {
-        checkTopics(s, null);
+        checkTopics(s, false);
         checkPostgres(s, false);
     }
 
-    /**
-     * Checks Kafka and PostgreSQL (as {@link #check}) and reads what the job committed last and, if
-     * {@code readLatestOffsets}, the input topic's latest offsets (else that map is null).
-     */
-    static Checked checkAndRead(StreamSettings s, boolean readLatestOffsets) {
-        CompletableFuture<Map<TopicPartition, Long>> kafka = CompletableFuture.supplyAsync(
-                () -> checkTopics(s, readLatestOffsets ? s.topics().input() : null), task -> {
-                    Thread kafkaSide = new Thread(task, "preflight-kafka");
-                    kafkaSide.setDaemon(true);
-                    kafkaSide.start();
-                });
+    /** Checks Kafka and PostgreSQL (as {@link #check}) and reads what the job committed last and the input's offsets. */
+    static Checked checkAndRead(StreamSettings s) {
+        CompletableFuture<InputOffsets> kafka = CompletableFuture.supplyAsync(() -> checkTopics(s, true), task -> {
+            Thread kafkaSide = new Thread(task, "preflight-kafka");
+            kafkaSide.setDaemon(true);
+            kafkaSide.start();
+        });
 
         Optional<StreamProgressTable.Committed> committed = null;
         RuntimeException postgresFailure = null;
@@ -63,7 +68,7 @@ final class Preflight {
         } catch (RuntimeException e) {
             postgresFailure = e;
         }
-        Map<TopicPartition, Long> offsets;
+        InputOffsets offsets;
         try {
             offsets = kafka.join();
         } catch (java.util.concurrent.CompletionException e) {
@@ -76,10 +81,10 @@ final class Preflight {
     }
 
     /**
-     * Fails unless the three topics exist; then, when {@code latestOffsetsOf} is a topic, returns its latest offsets
-     * read with the same client (else null).
+     * Fails unless the three topics exist; then, if {@code readOffsets}, returns the input's offsets read with the same
+     * client (else null).
      */
-    private static Map<TopicPartition, Long> checkTopics(StreamSettings s, String latestOffsetsOf) {
+    private static InputOffsets checkTopics(StreamSettings s, boolean readOffsets) {
         Properties p = new Properties();
         p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
         p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
@@ -95,7 +100,12 @@ final class Preflight {
                 throw new IllegalStateException("Kafka at " + s.bootstrapServers() + " has no topic "
                         + String.join(", ", missing) + " (`./recount up` creates them)");
             }
-            return latestOffsetsOf == null ? null : KafkaOffsets.latest(admin, s.bootstrapServers(), latestOffsetsOf);
+            if (!readOffsets) return null;
+            String input = s.topics().input();
+            return new InputOffsets(
+                    KafkaOffsets.earliest(admin, s.bootstrapServers(), input),
+                    KafkaOffsets.latest(admin, s.bootstrapServers(), input),
+                    KafkaOffsets.committed(admin, s.bootstrapServers(), s.consumerGroup(), input));
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot reach Kafka at " + s.bootstrapServers() + " (is the stack up?)", e);
         } catch (InterruptedException e) {

@@ -11,6 +11,7 @@ import dev.recount.stream.sink.WindowMetricsSink;
 import dev.recount.stream.source.KafkaInput;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -47,18 +48,33 @@ public final class StreamRun {
 
     private StreamRun() {}
 
-    /**
-     * @param log receives a few human-readable lines about the run (where it resumes, what it reads)
-     */
+    /** A start that refuses to skip input records deleted before the job read them. */
     public static RunningJob start(
             StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments, Consumer<String> log)
             throws Exception {
+        return start(s, bounded, fromEarliest, false, environments, log);
+    }
+
+    /**
+     * @param skipDeletedInput go on at the earliest offset still on the input topic where records the job had not read
+     *     were deleted (see {@link DeletedInput}); otherwise such a start is refused, and a gap found while running
+     *     fails the job
+     * @param log receives a few human-readable lines about the run (where it resumes, what it reads)
+     */
+    public static RunningJob start(
+            StreamSettings s,
+            boolean bounded,
+            boolean fromEarliest,
+            boolean skipDeletedInput,
+            Environments environments,
+            Consumer<String> log)
+            throws Exception {
         Objects.requireNonNull(s, "settings");
         if (s.restore() == StreamSettings.Restore.CLUSTER) {
-            return startAsTheClusterDecides(s, bounded, fromEarliest, environments, log);
+            return startAsTheClusterDecides(s, bounded, fromEarliest, skipDeletedInput, environments, log);
         }
         // Nothing is written (not even the run ledger) before both checks passed.
-        Preflight.Checked checked = Preflight.checkAndRead(s, bounded);
+        Preflight.Checked checked = Preflight.checkAndRead(s);
         RunLedger ledger = new RunLedger(s.checkpointDir());
         if (fromEarliest) {
             ledger.discardAll();
@@ -73,10 +89,11 @@ public final class StreamRun {
                 RestoreGuard::readCheckpointId,
                 log);
         log.accept(plan.describe());
+        checkDeletedInput(s, plan, checked.input(), skipDeletedInput, log);
 
         Map<TopicPartition, Long> stopOffsets = null;
         if (bounded) {
-            stopOffsets = new HashMap<>(checked.latestInputOffsets());
+            stopOffsets = new HashMap<>(checked.input().latest());
             if (plan.carriedStopOffsets() != null) stopOffsets.putAll(plan.carriedStopOffsets());
             log.accept("--bounded: stopping at offsets " + RunRecord.formatOffsets(stopOffsets));
         }
@@ -96,7 +113,8 @@ public final class StreamRun {
                         plan.lineage()));
         ledger.pruneAllExcept(jobId, plan.fromJob());
 
-        JobClient client = submit(s, environments.create(configuration(s, jobId, plan)), plan, stopOffsets);
+        JobClient client =
+                submit(s, environments.create(configuration(s, jobId, plan)), plan, stopOffsets, skipDeletedInput);
         if (!client.getJobID().equals(jobId)) {
             // The run record would describe another job's checkpoints: refuse rather than resume wrongly later.
             client.cancel();
@@ -113,7 +131,12 @@ public final class StreamRun {
      * with both deciding, an upgrade could resume from the job's choice instead of the operator's savepoint.
      */
     private static RunningJob startAsTheClusterDecides(
-            StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments, Consumer<String> log)
+            StreamSettings s,
+            boolean bounded,
+            boolean fromEarliest,
+            boolean skipDeletedInput,
+            Environments environments,
+            Consumer<String> log)
             throws Exception {
         if (bounded || fromEarliest) {
             throw new IllegalArgumentException("--bounded and --from-earliest need stream.restore=recount; with"
@@ -123,12 +146,44 @@ public final class StreamRun {
         Preflight.check(s);
         ResumePlan plan = ResumePlan.clusterDecides();
         log.accept(plan.describe());
-        JobClient client = submit(s, environments.create(configuration(s, null, plan)), plan, null);
+        if (skipDeletedInput) {
+            log.accept("--skip-deleted-input: input records deleted before the job read them are skipped");
+        }
+        JobClient client = submit(s, environments.create(configuration(s, null, plan)), plan, null, skipDeletedInput);
         return new RunningJob(client, null, plan, false, s.checkpointDir().toString());
     }
 
+    /**
+     * Refuses a start that would resume below the earliest offset the input still holds (records deleted before the
+     * job read them), unless {@code skip}; then it says what is skipped. A restore's position is the consumer group's
+     * (see {@link DeletedInput}), a continuation's the previous bounded run's stopping offsets; a fresh start reads
+     * from the earliest offset and skips nothing.
+     */
+    private static void checkDeletedInput(
+            StreamSettings s, ResumePlan plan, Preflight.InputOffsets input, boolean skip, Consumer<String> log) {
+        Map<TopicPartition, Long> resumeAt = switch (plan.kind()) {
+            case RESTORE -> input.group();
+            case CONTINUE_AFTER_BOUNDED -> plan.startOffsets();
+            default -> Map.of();
+        };
+        List<DeletedInput> gaps = DeletedInput.between(resumeAt, input.earliest(), input.latest());
+        if (skip) {
+            log.accept("--skip-deleted-input: "
+                    + (gaps.isEmpty()
+                            ? "no gap is known (if one is found while reading, the job goes on after it)"
+                            : "skipping what was deleted: " + DeletedInput.describe(gaps)
+                                    + "; those events are counted nowhere"));
+        } else if (!gaps.isEmpty()) {
+            throw new IllegalStateException(DeletedInput.refusal(s.topics().input(), gaps));
+        }
+    }
+
     private static JobClient submit(
-            StreamSettings s, StreamExecutionEnvironment env, ResumePlan plan, Map<TopicPartition, Long> stopOffsets)
+            StreamSettings s,
+            StreamExecutionEnvironment env,
+            ResumePlan plan,
+            Map<TopicPartition, Long> stopOffsets,
+            boolean skipDeletedInput)
             throws Exception {
         KafkaInput input = new KafkaInput(
                 s.bootstrapServers(),
@@ -136,7 +191,8 @@ public final class StreamRun {
                 s.consumerGroup(),
                 new EventValidator(s.eventTime().validation()),
                 plan.startOffsets(),
-                stopOffsets);
+                stopOffsets,
+                skipDeletedInput);
         StreamJob.build(
                 env,
                 input.source(),

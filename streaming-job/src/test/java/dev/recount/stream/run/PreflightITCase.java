@@ -8,6 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -23,7 +27,7 @@ class PreflightITCase {
     private final StreamTestStack stack = new StreamTestStack();
 
     @Test
-    void aPassingCheckReadsTheLatestOffsetsAndWhatWasCommitted(@TempDir Path home) throws Exception {
+    void aPassingCheckReadsTheInputOffsetsAndWhatWasCommitted(@TempDir Path home) throws Exception {
         String input = stack.createTopic("preflight", 2);
         try (KafkaProducer<byte[], byte[]> producer = stack.producer()) {
             for (int i = 0; i < 3; i++) {
@@ -31,19 +35,25 @@ class PreflightITCase {
                         .get();
             }
         }
+        TopicPartition p0 = new TopicPartition(input, 0);
+        TopicPartition p1 = new TopicPartition(input, 1);
+        try (Admin admin = Admin.create(Map.<String, Object>of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.stack().bootstrapServers()))) {
+            admin.deleteRecords(Map.of(p1, RecordsToDelete.beforeOffset(2)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
         StreamTestStack.Job job = stack.newJob(input, home, Map.of());
 
-        Preflight.Checked bounded = Preflight.checkAndRead(job.settings(), true);
-        assertThat(bounded.latestInputOffsets())
-                .containsExactlyInAnyOrderEntriesOf(
-                        Map.of(new TopicPartition(input, 0), 0L, new TopicPartition(input, 1), 3L));
-        assertThat(bounded.committed())
+        Preflight.Checked checked = Preflight.checkAndRead(job.settings());
+        assertThat(checked.input().latest()).containsExactlyInAnyOrderEntriesOf(Map.of(p0, 0L, p1, 3L));
+        assertThat(checked.input().earliest()).containsExactlyInAnyOrderEntriesOf(Map.of(p0, 0L, p1, 2L));
+        assertThat(checked.input().group())
+                .as("the job's group never committed")
+                .isEmpty();
+        assertThat(checked.committed())
                 .as("a fresh schema: nothing committed yet")
                 .isEmpty();
-
-        assertThat(Preflight.checkAndRead(job.settings(), false).latestInputOffsets())
-                .as("unbounded: no offsets read")
-                .isNull();
     }
 
     @Test
@@ -74,7 +84,7 @@ class PreflightITCase {
         String input = stack.createTopic("preflight", 1);
         StreamTestStack.Job postgresFails =
                 stack.newJob(input, home.resolve("a"), Map.of("postgres.schema", "no_such_schema_preflight"));
-        assertThatThrownBy(() -> Preflight.checkAndRead(postgresFails.settings(), true))
+        assertThatThrownBy(() -> Preflight.checkAndRead(postgresFails.settings()))
                 .as("PostgreSQL's side fails alone")
                 .hasMessageContaining("no_such_schema_preflight")
                 .hasMessageNotContaining("has no topic");
@@ -83,7 +93,7 @@ class PreflightITCase {
                 input,
                 home.resolve("b"),
                 Map.of("topics.dead-letter", "no-such-topic-preflight", "postgres.schema", "no_such_schema_preflight"));
-        assertThatThrownBy(() -> Preflight.checkAndRead(bothFail.settings(), true))
+        assertThatThrownBy(() -> Preflight.checkAndRead(bothFail.settings()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("has no topic no-such-topic-preflight");
     }
