@@ -63,6 +63,68 @@ class TrafficTest {
         assertThatThrownBy(() -> Traffic.split(file, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    @Test
+    void aPartAskedForWhileTheOneBeforeIsSentStartsOnlyWhenThatOneEnds() throws Exception {
+        Path first = dir.resolve("first.jsonl");
+        Path second = dir.resolve("second.jsonl");
+        RecordingProducer producer = new RecordingProducer();
+        Traffic traffic = new Traffic(producer, List.of(first, second));
+        Process sendingFirst = producer.started.get(0).process();
+
+        traffic.sendNextPart();
+        assertThat(traffic.sending()).isTrue();
+        assertThat(producer.started).as("the first part is still being sent").hasSize(1);
+
+        sendingFirst.getOutputStream().close(); // `cat` ends with its input
+        traffic.awaitSent();
+        assertThat(producer.started).extracting(Started::part).containsExactly(first, second);
+        assertThat(producer.started.get(1).anotherStillRunning())
+                .as("the second part started while the first was still sent")
+                .isFalse();
+        assertThat(traffic.sending()).isFalse();
+    }
+
+    @Test
+    void aPartWhoseProduceFailedIsSentAgain() throws Exception {
+        Path only = dir.resolve("only.jsonl");
+        RecordingProducer producer = new RecordingProducer();
+        producer.failFirst = true;
+        Traffic traffic = new Traffic(producer, List.of(only));
+        traffic.finish();
+        assertThat(producer.started).extracting(Started::part).containsExactly(only, only);
+        assertThat(traffic.produce().exitValue()).isZero();
+    }
+
+    /** A `produce` started for a part; whether another was still running at that moment. */
+    private record Started(Path part, Process process, boolean anotherStillRunning) {}
+
+    /**
+     * Starts real processes in place of `produce`: the first part's is `cat`, which runs until its input is closed
+     * (the test decides when it ends); any other is `true`, or, once if {@code failFirst}, `false`.
+     */
+    private static final class RecordingProducer implements Traffic.Producer {
+        final List<Started> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        boolean failFirst;
+
+        @Override
+        public Process start(Path part) {
+            boolean running = started.stream().anyMatch(s -> s.process().isAlive());
+            String command = started.isEmpty() ? (failFirst ? "false" : "cat") : "true";
+            try {
+                Process p = new ProcessBuilder(command).start();
+                started.add(new Started(part, p, running));
+                return p;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public Path log() {
+            return Path.of("produce.log");
+        }
+    }
+
     private static int lineEnds(byte[] bytes) {
         int n = 0;
         for (byte b : bytes) if (b == '\n') n++;
