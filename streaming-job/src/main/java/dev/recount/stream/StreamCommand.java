@@ -114,9 +114,7 @@ public final class StreamCommand implements Callable<Integer> {
         LocalFlinkEnvironment environment = new LocalFlinkEnvironment(settings.webUiPort());
         RunningJob job = StreamRun.start(
                 settings,
-                bounded,
-                fromEarliest,
-                skipDeletedInput,
+                new StreamRun.Reading(bounded, fromEarliest, skipDeletedInput),
                 runConf -> {
                     Configuration conf = new Configuration(runConf);
                     conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, allowNonRestoredState);

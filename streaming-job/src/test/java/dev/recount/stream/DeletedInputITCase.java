@@ -120,7 +120,8 @@ class DeletedInputITCase {
             assertThat(stack.windowRows(job)).as("no window fired meanwhile").isEqualTo(rowsBefore);
 
             List<String> log = new CopyOnWriteArrayList<>();
-            RunningJob skipping = StreamRun.start(job.settings(), true, false, true, FLINK.environments(), log::add);
+            RunningJob skipping = StreamRun.start(
+                    job.settings(), new StreamRun.Reading(true, false, true), FLINK.environments(), log::add);
             assertThat(skipping.awaitEnd(WAIT)).isEqualTo(RunningJob.Outcome.FINISHED);
             assertThat(log).anyMatch(line -> line.startsWith("--skip-deleted-input: "));
         }

@@ -48,31 +48,35 @@ public final class StreamRun {
 
     private StreamRun() {}
 
+    /**
+     * How a start reads the input (the command's flags).
+     *
+     * @param bounded stop at the input offsets that are latest now (--bounded)
+     * @param fromEarliest discard the checkpoints and read the input from its earliest offset (--from-earliest)
+     * @param skipDeletedInput go on at the earliest offset still on the input topic where records the job had not
+     *     read were deleted (--skip-deleted-input, see {@link DeletedInput}); otherwise such a start is refused, and
+     *     a gap found while running fails the job
+     */
+    public record Reading(boolean bounded, boolean fromEarliest, boolean skipDeletedInput) {}
+
     /** A start that refuses to skip input records deleted before the job read them. */
     public static RunningJob start(
             StreamSettings s, boolean bounded, boolean fromEarliest, Environments environments, Consumer<String> log)
             throws Exception {
-        return start(s, bounded, fromEarliest, false, environments, log);
+        return start(s, new Reading(bounded, fromEarliest, false), environments, log);
     }
 
     /**
-     * @param skipDeletedInput go on at the earliest offset still on the input topic where records the job had not read
-     *     were deleted (see {@link DeletedInput}); otherwise such a start is refused, and a gap found while running
-     *     fails the job
      * @param log receives a few human-readable lines about the run (where it resumes, what it reads)
      */
-    public static RunningJob start(
-            StreamSettings s,
-            boolean bounded,
-            boolean fromEarliest,
-            boolean skipDeletedInput,
-            Environments environments,
-            Consumer<String> log)
+    public static RunningJob start(StreamSettings s, Reading reading, Environments environments, Consumer<String> log)
             throws Exception {
         Objects.requireNonNull(s, "settings");
         if (s.restore() == StreamSettings.Restore.CLUSTER) {
-            return startAsTheClusterDecides(s, bounded, fromEarliest, skipDeletedInput, environments, log);
+            return startAsTheClusterDecides(s, reading, environments, log);
         }
+        boolean bounded = reading.bounded();
+        boolean fromEarliest = reading.fromEarliest();
         // Nothing is written (not even the run ledger) before both checks passed.
         Preflight.Checked checked = Preflight.checkAndRead(s);
         RunLedger ledger = new RunLedger(s.checkpointDir());
@@ -89,7 +93,7 @@ public final class StreamRun {
                 RestoreGuard::readCheckpointId,
                 log);
         log.accept(plan.describe());
-        checkDeletedInput(s, plan, checked.input(), skipDeletedInput, log);
+        checkDeletedInput(s, plan, checked.input(), reading.skipDeletedInput(), log);
 
         Map<TopicPartition, Long> stopOffsets = null;
         if (bounded) {
@@ -113,8 +117,8 @@ public final class StreamRun {
                         plan.lineage()));
         ledger.pruneAllExcept(jobId, plan.fromJob());
 
-        JobClient client =
-                submit(s, environments.create(configuration(s, jobId, plan)), plan, stopOffsets, skipDeletedInput);
+        JobClient client = submit(
+                s, environments.create(configuration(s, jobId, plan)), plan, stopOffsets, reading.skipDeletedInput());
         if (!client.getJobID().equals(jobId)) {
             // The run record would describe another job's checkpoints: refuse rather than resume wrongly later.
             client.cancel();
@@ -131,14 +135,8 @@ public final class StreamRun {
      * with both deciding, an upgrade could resume from the job's choice instead of the operator's savepoint.
      */
     private static RunningJob startAsTheClusterDecides(
-            StreamSettings s,
-            boolean bounded,
-            boolean fromEarliest,
-            boolean skipDeletedInput,
-            Environments environments,
-            Consumer<String> log)
-            throws Exception {
-        if (bounded || fromEarliest) {
+            StreamSettings s, Reading reading, Environments environments, Consumer<String> log) throws Exception {
+        if (reading.bounded() || reading.fromEarliest()) {
             throw new IllegalArgumentException("--bounded and --from-earliest need stream.restore=recount; with"
                     + " stream.restore=cluster the cluster decides where the job starts (deploy it without a savepoint"
                     + " to start over)");
@@ -146,10 +144,11 @@ public final class StreamRun {
         Preflight.check(s);
         ResumePlan plan = ResumePlan.clusterDecides();
         log.accept(plan.describe());
-        if (skipDeletedInput) {
+        if (reading.skipDeletedInput()) {
             log.accept("--skip-deleted-input: input records deleted before the job read them are skipped");
         }
-        JobClient client = submit(s, environments.create(configuration(s, null, plan)), plan, null, skipDeletedInput);
+        JobClient client =
+                submit(s, environments.create(configuration(s, null, plan)), plan, null, reading.skipDeletedInput());
         return new RunningJob(client, null, plan, false, s.checkpointDir().toString());
     }
 
