@@ -243,12 +243,18 @@ public final class BackfillMain implements Callable<Integer> {
                 description = "Read at most about N backfill records per run (default: ${DEFAULT-VALUE}).")
         int maxRecords;
 
+        @Option(
+                names = "--skip-deleted-input",
+                description = "Go on at the earliest offset still on the backfill topic where records this command"
+                        + " had not read were deleted (its retention ran out first); without it such a run fails.")
+        boolean skipDeletedInput;
+
         @Override
         public Integer call() throws Exception {
             BackfillSettings settings = settings();
             if (maxRecords < 1) throw BackfillException.badArguments("--max-records must be at least 1");
             return withRunner(settings, (runner, s) -> {
-                BackfillRunner.AffectedReport report = runner.recomputeAffected(force, maxRecords);
+                BackfillRunner.AffectedReport report = runner.recomputeAffected(force, maxRecords, skipDeletedInput);
                 report(report.summary(), report.json());
             });
         }
@@ -281,6 +287,12 @@ public final class BackfillMain implements Callable<Integer> {
                 description = "Read at most about N backfill records (default: ${DEFAULT-VALUE}).")
         int maxRecords;
 
+        @Option(
+                names = "--skip-deleted-input",
+                description = "Go on at the earliest offset still on the backfill topic where records this command"
+                        + " had not read were deleted (its retention ran out first); without it such a run fails.")
+        boolean skipDeletedInput;
+
         @Override
         public Integer call() throws Exception {
             BackfillSettings settings = settings();
@@ -294,7 +306,7 @@ public final class BackfillMain implements Callable<Integer> {
             return withRunner(settings, (runner, s) -> {
                 BackfillRunner.RangeReport dayRun = runner.recomputeRange(Mode.NIGHTLY, range, force);
                 if (!json.enabled()) out().println(dayRun.summary());
-                BackfillRunner.AffectedReport affected = runner.recomputeAffected(force, maxRecords);
+                BackfillRunner.AffectedReport affected = runner.recomputeAffected(force, maxRecords, skipDeletedInput);
                 // One object for both runs: the day's recompute, then the affected windows.
                 ObjectNode both = JsonOutput.object();
                 both.put("mode", Mode.NIGHTLY.wireName());

@@ -246,7 +246,11 @@ public final class BackfillRunner {
      * them and finish the run in one transaction ({@link #commitAffected}); only then acknowledge the settled records
      * ({@link #commitOffsets}).
      */
-    public AffectedReport recomputeAffected(boolean force, int maxRecords) throws SQLException {
+    /**
+     * @param skipDeleted go on where backfill records were deleted before this command read them (see {@link
+     *     BackfillTopicReader#readAvailable}); otherwise such a run fails
+     */
+    public AffectedReport recomputeAffected(boolean force, int maxRecords, boolean skipDeleted) throws SQLException {
         long started = System.nanoTime();
         try (Connection conn = db.getConnection()) {
             long runId = startRun(conn, Mode.AFFECTED, null, null, force);
@@ -264,7 +268,7 @@ public final class BackfillRunner {
                 try {
                     locks.lockBackfillTopic();
                     BackfillBatch batch = BackfillTopicReader.readAvailable(
-                            consumer, settings.backfillTopic(), maxRecords, TOPIC_READ_TIMEOUT);
+                            consumer, settings.backfillTopic(), maxRecords, TOPIC_READ_TIMEOUT, skipDeleted);
                     Triage triage = triage(runId, batch, StreamProgressTable.lakeCompleteUntil(conn), force);
                     ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates());
 

@@ -39,8 +39,10 @@ final class BackfillTopicReader {
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "recount-backfill-affected");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        // A group that never committed starts at the beginning: no too-late event is ever skipped.
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // Every position is set explicitly (the group's offset, or the beginning for a group that never committed), so
+        // the consumer needs no reset policy; without one, records deleted under it make the read fail instead of
+        // being jumped over (see readAvailable).
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         // The stream job writes the topic in transactions; records of aborted ones were never "too late".
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
@@ -49,8 +51,13 @@ final class BackfillTopicReader {
         return new KafkaConsumer<>(p);
     }
 
+    /**
+     * @param skipDeleted where records after the group's offset were deleted before they were read (the topic's
+     *     retention ran out before this command did), go on at the earliest offset still there; otherwise fail, since
+     *     the windows those records named would never be recomputed by this command
+     */
     static BackfillBatch readAvailable(
-            Consumer<byte[], String> consumer, String topic, int maxRecords, Duration timeout) {
+            Consumer<byte[], String> consumer, String topic, int maxRecords, Duration timeout, boolean skipDeleted) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, METADATA_TIMEOUT);
         if (infos == null || infos.isEmpty()) {
             throw new IllegalStateException("backfill topic '" + topic + "' does not exist (setting topics.backfill)");
@@ -61,10 +68,30 @@ final class BackfillTopicReader {
         consumer.assign(partitions);
         Map<TopicPartition, OffsetAndMetadata> committed =
                 consumer.committed(new HashSet<>(partitions), METADATA_TIMEOUT);
+        Map<TopicPartition, Long> earliest = consumer.beginningOffsets(partitions, METADATA_TIMEOUT);
+        List<String> deleted = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata c = committed.get(tp);
-            if (c != null) consumer.seek(tp, c.offset());
-            else consumer.seekToBeginning(List.of(tp));
+            long first = earliest.get(tp);
+            if (c != null && c.offset() < first) {
+                deleted.add("partition " + tp.partition() + ": offsets " + c.offset() + " to " + (first - 1));
+                consumer.seek(tp, first);
+            } else if (c != null) {
+                consumer.seek(tp, c.offset());
+            } else {
+                consumer.seekToBeginning(List.of(tp));
+            }
+        }
+        if (!deleted.isEmpty()) {
+            String gap = "records of backfill topic '" + topic + "' were deleted before `backfill affected` read them ("
+                    + String.join("; ", deleted) + ")";
+            if (!skipDeleted) {
+                throw new IllegalStateException(gap + ": the windows their too-late events fall in would never be "
+                        + "recomputed by this command. Recompute with `backfill range` the days since the last "
+                        + "successful `affected` run, back by validation.max-past; then run `backfill affected "
+                        + "--skip-deleted-input` once to go on from the earliest offset still there");
+            }
+            LOG.warn("{}; skipped (--skip-deleted-input): the windows they named are recomputed only by a range", gap);
         }
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, METADATA_TIMEOUT);
         Map<TopicPartition, Long> start = new HashMap<>();

@@ -164,6 +164,34 @@ class AffectedBackfillITCase {
         assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)));
     }
 
+    @Test
+    void backfillRecordsDeletedBeforeTheyWereReadFailTheRunUntilSkippedDeliberately() throws Exception {
+        t.lake.write(List.of(A1, LATE1, B1, LATE3, C1, LATE2));
+        assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:06:00Z"))
+                .isZero();
+        List<WindowRow> recomputed = t.batchRows();
+        topic.send(0, LATE1);
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(topic.committed()).containsEntry(0, 1L);
+
+        // Retention deletes LATE3's record before the next run reads it; LATE2's is still there.
+        topic.send(0, LATE3, LATE2);
+        topic.deleteRecordsBefore(0, 2);
+
+        assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.lastErr.strip().lines()).hasSize(1);
+        assertThat(t.lastErr)
+                .contains("were deleted before `backfill affected` read them (partition 0: offsets 1 to 1)")
+                .contains("--skip-deleted-input");
+        assertThat(t.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
+        assertThat(topic.committed()).as("nothing acknowledged").containsEntry(0, 1L);
+        assertThat(t.batchRows()).as("nothing recomputed").isEqualTo(recomputed);
+
+        assertThat(t.backfill("affected", "--skip-deleted-input")).as(t.lastErr).isZero();
+        assertThat(t.lastOut).contains("1 backfill records, 1 windows recomputed");
+        assertThat(topic.committed()).containsEntry(0, 3L);
+    }
+
     static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
         return new WindowRow(new WindowKey(start, campaign, channel), start + MINUTE, m);
     }

@@ -157,7 +157,9 @@ public final class CorrectCommand implements Callable<Integer> {
                                 password,
                                 BackfillRunner.DEFAULT_DRIVER_MAX_ROWS,
                                 Duration.ofSeconds(10))
-                        .recomputeAffected(false, maxRecords);
+                        // Backfill records deleted before they were read fail it, every time: going on without them
+                        // is for a person to decide, once, with `backfill affected --skip-deleted-input`.
+                        .recomputeAffected(false, maxRecords, false);
             } finally {
                 env.sparkSessions().release(spark);
             }

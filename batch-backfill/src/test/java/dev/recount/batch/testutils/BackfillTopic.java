@@ -63,6 +63,17 @@ public final class BackfillTopic {
         }
     }
 
+    /** Deletes a partition's records before {@code offset}, as the topic's retention would. */
+    public void deleteRecordsBefore(int partition, long offset) throws ExecutionException, InterruptedException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.deleteRecords(Map.of(
+                            new TopicPartition(topic, partition),
+                            org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset)))
+                    .all()
+                    .get();
+        }
+    }
+
     /** The consumer group's committed offset per partition of this topic (partitions without one are absent). */
     public Map<Integer, Long> committed() throws ExecutionException, InterruptedException {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
