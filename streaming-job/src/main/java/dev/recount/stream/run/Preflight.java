@@ -21,11 +21,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
 
 /**
- * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job: the three
- * topics exist, and PostgreSQL lets the stream's own login in, with its group role's privileges and recount's tables
+ * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job, or not at
+ * all: the three topics exist and none is compacted, and PostgreSQL lets the stream's own login in, with its group role's privileges and recount's tables
  * in the configured schema. Each failure is one line.
  *
  * <p>{@link #checkAndRead} runs Kafka's side on another thread while PostgreSQL's runs on the caller's (each is mostly
@@ -100,6 +105,7 @@ final class Preflight {
                 throw new IllegalStateException("Kafka at " + s.bootstrapServers() + " has no topic "
                         + String.join(", ", missing) + " (`./recount up` creates them)");
             }
+            refuseCompacted(admin, s);
             if (!readOffsets) return null;
             String input = s.topics().input();
             return new InputOffsets(
@@ -111,6 +117,49 @@ final class Preflight {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Fails if any of the three topics is compacted: compaction keeps only the last record per key (the input's key
+     * is the producer's, often the campaign), so events the job has not read yet, too-late events `backfill affected`
+     * has not read, or dead letters would vanish without anyone deleting them, and nothing could count them.
+     */
+    private static void refuseCompacted(Admin admin, StreamSettings s)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        List<ConfigResource> topics = new ArrayList<>();
+        for (String t :
+                List.of(s.topics().input(), s.topics().deadLetter(), s.topics().backfill())) {
+            topics.add(new ConfigResource(ConfigResource.Type.TOPIC, t));
+        }
+        Map<ConfigResource, Config> configs;
+        try {
+            configs = admin.describeConfigs(topics).all().get(15, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof AuthorizationException)) throw e;
+            // A cluster whose ACLs do not let the job describe topic configurations: the job itself needs no more
+            // than to read and write them, so the start goes on unchecked.
+            org.slf4j.LoggerFactory.getLogger(Preflight.class)
+                    .warn(
+                            "cannot check that the topics are not compacted: {}",
+                            e.getCause().getMessage());
+            return;
+        }
+        List<String> compacted = new ArrayList<>();
+        configs.forEach((topic, config) -> {
+            ConfigEntry policy = config.get(TopicConfig.CLEANUP_POLICY_CONFIG);
+            if (policy != null
+                    && policy.value() != null
+                    && policy.value().contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
+                compacted.add(topic.name() + " (" + TopicConfig.CLEANUP_POLICY_CONFIG + "=" + policy.value() + ")");
+            }
+        });
+        if (!compacted.isEmpty()) {
+            compacted.sort(null);
+            throw new IllegalStateException("Kafka topic " + String.join(", ", compacted) + " is compacted: compaction"
+                    + " keeps only the last record per key, so records would vanish before they are counted; set "
+                    + TopicConfig.CLEANUP_POLICY_CONFIG + "=" + TopicConfig.CLEANUP_POLICY_DELETE + " (with a retention"
+                    + " longer than any outage)");
         }
     }
 

@@ -7,14 +7,19 @@ import dev.recount.stream.testutils.StreamTestStack;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,6 +71,27 @@ class PreflightITCase {
         assertThat(Files.exists(home.resolve("checkpoints")))
                 .as("no run ledger written")
                 .isFalse();
+    }
+
+    @Test
+    void aCompactedTopicStopsTheStart(@TempDir Path home) throws Exception {
+        String backfill = stack.createTopic("late", 1);
+        try (Admin admin = Admin.create(Map.<String, Object>of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.stack().bootstrapServers()))) {
+            admin.incrementalAlterConfigs(Map.of(
+                            new ConfigResource(ConfigResource.Type.TOPIC, backfill),
+                            List.of(new AlterConfigOp(
+                                    new ConfigEntry(TopicConfig.CLEANUP_POLICY_CONFIG, "compact,delete"),
+                                    AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        StreamTestStack.Job job =
+                stack.newJob(stack.createTopic("preflight", 1), home, Map.of("topics.backfill", backfill));
+        assertStartFails(job)
+                .hasMessageContaining("Kafka topic " + backfill + " (cleanup.policy=compact,delete) is compacted")
+                .hasMessageContaining("cleanup.policy=delete");
+        assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
     }
 
     @Test
