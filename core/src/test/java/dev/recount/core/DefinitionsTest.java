@@ -177,4 +177,18 @@ class DefinitionsTest {
         assertThat(big.length()).isLessThan(1_000_000);
         assertThat(big).contains("\"raw_truncated\":true").contains("\"raw_bytes\":2000000");
     }
+
+    @Test
+    void aCappedRawValueEndsOnAWholeCharacter() throws Exception {
+        // One ASCII byte, then rockets (two chars each): the cap falls between the halves of one.
+        byte[] value = ("x" + "\uD83D\uDE80".repeat(DeadLetterRecord.MAX_RAW_CHARS)).getBytes(StandardCharsets.UTF_8);
+        String json = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, value);
+        String raw = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(json)
+                .get("raw")
+                .asText();
+        assertThat(raw).hasSize(DeadLetterRecord.MAX_RAW_CHARS - 1).endsWith("\uD83D\uDE80");
+        assertThat(new String(json.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8))
+                .doesNotContain("?");
+    }
 }

@@ -37,7 +37,10 @@ public final class DeadLetterRecord {
         } else {
             String raw = new String(rawValue, StandardCharsets.UTF_8);
             if (raw.length() > MAX_RAW_CHARS) {
-                n.put("raw", raw.substring(0, MAX_RAW_CHARS));
+                // Never between the two halves of a surrogate pair: half a character is no text, and would reach
+                // the topic as '?'.
+                int cut = Character.isHighSurrogate(raw.charAt(MAX_RAW_CHARS - 1)) ? MAX_RAW_CHARS - 1 : MAX_RAW_CHARS;
+                n.put("raw", raw.substring(0, cut));
                 n.put("raw_truncated", true);
                 n.put("raw_bytes", rawValue.length);
             } else {
