@@ -21,14 +21,23 @@ import org.apache.kafka.common.TopicPartition;
 final class KafkaOffsets {
     private KafkaOffsets() {}
 
-    /** The latest offset of every partition of {@code topic}, read with {@code admin} (connected to {@code bootstrapServers}). */
-    static Map<TopicPartition, Long> latest(Admin admin, String bootstrapServers, String topic) {
-        return ofEveryPartition(admin, bootstrapServers, topic, OffsetSpec::latest);
+    /** The partitions of {@code topic}, read with {@code admin} (connected to {@code bootstrapServers}). */
+    static List<TopicPartition> partitions(Admin admin, String bootstrapServers, String topic) {
+        TopicDescription d = await(admin.describeTopics(List.of(topic)).allTopicNames(), bootstrapServers, topic)
+                .get(topic);
+        return d.partitions().stream()
+                .map(info -> new TopicPartition(topic, info.partition()))
+                .toList();
+    }
+
+    /** The latest offset of each of {@code partitions}. */
+    static Map<TopicPartition, Long> latest(Admin admin, String bootstrapServers, List<TopicPartition> partitions) {
+        return offsets(admin, bootstrapServers, partitions, OffsetSpec::latest);
     }
 
     /** The earliest offset still on the topic, per partition: everything before it was deleted. */
-    static Map<TopicPartition, Long> earliest(Admin admin, String bootstrapServers, String topic) {
-        return ofEveryPartition(admin, bootstrapServers, topic, OffsetSpec::earliest);
+    static Map<TopicPartition, Long> earliest(Admin admin, String bootstrapServers, List<TopicPartition> partitions) {
+        return offsets(admin, bootstrapServers, partitions, OffsetSpec::earliest);
     }
 
     /**
@@ -45,14 +54,15 @@ final class KafkaOffsets {
         return offsets;
     }
 
-    private static Map<TopicPartition, Long> ofEveryPartition(
-            Admin admin, String bootstrapServers, String topic, Supplier<OffsetSpec> spec) {
-        TopicDescription d = await(admin.describeTopics(List.of(topic)).allTopicNames(), bootstrapServers, topic)
-                .get(topic);
+    private static Map<TopicPartition, Long> offsets(
+            Admin admin, String bootstrapServers, List<TopicPartition> partitions, Supplier<OffsetSpec> spec) {
+        if (partitions.isEmpty()) return Map.of();
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        d.partitions().forEach(info -> request.put(new TopicPartition(topic, info.partition()), spec.get()));
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result =
-                await(admin.listOffsets(request).all(), bootstrapServers, topic);
+        partitions.forEach(tp -> request.put(tp, spec.get()));
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result = await(
+                admin.listOffsets(request).all(),
+                bootstrapServers,
+                partitions.get(0).topic());
         Map<TopicPartition, Long> offsets = new HashMap<>();
         result.forEach((tp, info) -> offsets.put(tp, info.offset()));
         return offsets;

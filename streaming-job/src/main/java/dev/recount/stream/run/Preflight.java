@@ -108,9 +108,10 @@ final class Preflight {
             refuseCompacted(admin, s);
             if (!readOffsets) return null;
             String input = s.topics().input();
+            List<TopicPartition> partitions = KafkaOffsets.partitions(admin, s.bootstrapServers(), input);
             return new InputOffsets(
-                    KafkaOffsets.earliest(admin, s.bootstrapServers(), input),
-                    KafkaOffsets.latest(admin, s.bootstrapServers(), input),
+                    KafkaOffsets.earliest(admin, s.bootstrapServers(), partitions),
+                    KafkaOffsets.latest(admin, s.bootstrapServers(), partitions),
                     KafkaOffsets.committed(admin, s.bootstrapServers(), s.consumerGroup(), input));
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot reach Kafka at " + s.bootstrapServers() + " (is the stack up?)", e);
