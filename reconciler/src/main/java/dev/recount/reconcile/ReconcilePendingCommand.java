@@ -181,23 +181,11 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
     }
 
     private int finish(int code, int reconciled, int beyond, int notCovered) {
-        String url = env.variables().get("RECOUNT_PUSHGATEWAY_URL");
-        if (url != null && !url.isBlank()) {
-            try {
-                new PendingMetrics(
-                                code,
-                                reconciled,
-                                beyond,
-                                notCovered,
-                                env.clock().instant())
-                        .push(url);
-            } catch (Exception e) {
-                if (e instanceof InterruptedException) Thread.currentThread().interrupt();
-                say(
-                        spec.commandLine().getErr(),
-                        "pushing metrics to " + url + " failed (the run's outcome stands): " + Reconciler.oneLine(e));
-            }
-        }
+        String failed = new PendingMetrics(
+                        code, reconciled, beyond, notCovered, env.clock().instant())
+                .gauges()
+                .pushIfConfigured(env.variables());
+        if (failed != null) say(spec.commandLine().getErr(), failed);
         return code;
     }
 

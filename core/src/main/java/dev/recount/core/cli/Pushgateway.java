@@ -1,0 +1,83 @@
+package dev.recount.core.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What a scheduled command tells a Prometheus Pushgateway about its last run: gauges under one job name, in the text
+ * exposition format. A short-lived Job has nothing for Prometheus to scrape, so the commands that run on a schedule
+ * push when {@value #URL_VARIABLE} is set, and deploy/monitoring/alerts.yml alerts on what they pushed.
+ *
+ * <p>Pushed with POST, not PUT: a gauge a run leaves out (the last success time, after a failed run) keeps the value
+ * an earlier run pushed, which is what "no success for N minutes" needs.
+ */
+public final class Pushgateway {
+    /** The environment variable holding the Pushgateway's base URL, e.g. {@code http://pushgateway:9091}. */
+    public static final String URL_VARIABLE = "RECOUNT_PUSHGATEWAY_URL";
+
+    private final String job;
+    private final StringBuilder text = new StringBuilder();
+
+    public Pushgateway(String job) {
+        this.job = job;
+    }
+
+    public Pushgateway gauge(String name, long value) {
+        text.append("# TYPE ")
+                .append(name)
+                .append(" gauge\n")
+                .append(name)
+                .append(' ')
+                .append(value)
+                .append('\n');
+        return this;
+    }
+
+    public String job() {
+        return job;
+    }
+
+    /** The gauges so far, in the text exposition format. */
+    public String text() {
+        return text.toString();
+    }
+
+    /** Pushes to {@code <baseUrl>/metrics/job/<job>}; fails on anything but a 2xx answer. */
+    public void push(String baseUrl) throws IOException, InterruptedException {
+        String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/metrics/job/" + job))
+                .timeout(Duration.ofSeconds(20))
+                .header("Content-Type", "text/plain; version=0.0.4")
+                .POST(HttpRequest.BodyPublishers.ofString(text()))
+                .build();
+        HttpResponse<String> response = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .build()
+                .send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IOException("HTTP " + response.statusCode() + " from " + base + ": "
+                    + response.body().strip());
+        }
+    }
+
+    /**
+     * Pushes when {@value #URL_VARIABLE} is set in {@code variables}. A failed push never changes a run's outcome:
+     * it comes back as one line for standard error, or {@code null} when there was nothing to say.
+     */
+    public String pushIfConfigured(Map<String, String> variables) {
+        String url = variables.get(URL_VARIABLE);
+        if (url == null || url.isBlank()) return null;
+        try {
+            push(url);
+            return null;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+            return "pushing metrics to " + url + " failed (the run's outcome stands): " + RecountCli.reason(e);
+        }
+    }
+}
