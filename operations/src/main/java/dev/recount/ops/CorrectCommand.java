@@ -38,7 +38,9 @@ import picocli.CommandLine.Option;
                     + " `reconcile --batch-run ID` does: they become final (source batch) with the late events counted.",
             "Run it every few minutes from a scheduler. Two runs never overlap: a PostgreSQL advisory lock per schema;"
                     + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic it"
-                    + " reconciles nothing and exits 0."
+                    + " reconciles nothing and exits 0.",
+            "With $RECOUNT_PUSHGATEWAY_URL set, every run pushes recount_correct_* metrics (job recount_correct) for"
+                    + " the alerts."
         })
 public final class CorrectCommand implements Callable<Integer> {
     // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
@@ -97,8 +99,30 @@ public final class CorrectCommand implements Callable<Integer> {
         this.env = env;
     }
 
+    /** The windows this run recomputed and reconciled, for {@link CorrectMetrics}. */
+    private int windowsCorrected;
+
     @Override
     public Integer call() throws Exception {
+        // Every outcome is pushed, a usage error or an exception too (exit 2 or 1, as the command line reports
+        // them), so that a run that keeps failing stops recording successes.
+        int code = ExitCodes.ERROR;
+        try {
+            code = correct();
+            return code;
+        } catch (CommandLine.ParameterException e) {
+            code = ExitCodes.USAGE;
+            throw e;
+        } finally {
+            String failed = new CorrectMetrics(
+                            code, windowsCorrected, env.clock().instant())
+                    .gauges()
+                    .pushIfConfigured(env.variables());
+            if (failed != null) say(spec.commandLine().getErr(), failed);
+        }
+    }
+
+    private int correct() throws Exception {
         CommandLine cmd = spec.commandLine();
         PrintWriter out = cmd.getOut();
         PrintWriter err = cmd.getErr();
@@ -141,7 +165,11 @@ public final class CorrectCommand implements Callable<Integer> {
                 return ExitCodes.OK;
             }
             say(out, "reconciling the " + report.windows().size() + " windows of batch run " + report.runId());
-            return Outcome.ofReconcile(reconcile(report.runId(), out, err));
+            int reconciled = Outcome.ofReconcile(reconcile(report.runId(), out, err));
+            if (reconciled == ExitCodes.OK || reconciled == ExitCodes.BEYOND_TOLERANCE) {
+                windowsCorrected = report.windows().size();
+            }
+            return reconciled;
         }
     }
 

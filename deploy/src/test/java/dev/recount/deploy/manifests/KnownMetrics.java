@@ -15,13 +15,16 @@ import java.util.regex.Pattern;
  * reads. A name is known when the streaming job registers it ({@code flink_taskmanager_job_task_operator_<groups>_<name>},
  * as Flink's Prometheus reporter names it), when it is one of the JobManager's job metrics that docs/operations.md
  * documents ({@code flink_jobmanager_job_<name>}), when it is one of the TaskManager's JVM metrics that it documents
- * ({@code flink_taskmanager_Status_JVM_<name>}), when `reconcile pending` (reconciler's PendingMetrics) pushes it
- * ({@code recount_reconcile_*}), or when the caller names it as coming from elsewhere (kube-state-metrics).
+ * ({@code flink_taskmanager_Status_JVM_<name>}), when a scheduled command pushes it to the Pushgateway ({@code
+ * recount_reconcile_*} from `reconcile pending`, reconciler's PendingMetrics; {@code recount_correct_*} from `correct`,
+ * operations' CorrectMetrics), or when the caller names it as coming from elsewhere (kube-state-metrics).
  */
 final class KnownMetrics {
     static final String TASK_PREFIX = "flink_taskmanager_job_task_operator_";
     static final String JOB_MANAGER_PREFIX = "flink_jobmanager_job_";
-    static final String RECONCILE_PREFIX = "recount_reconcile_";
+    /** The prefixes of the metrics recount's scheduled commands push (reconcile pending, correct). */
+    static final Set<String> PUSHED_PREFIXES = Set.of("recount_reconcile_", "recount_correct_");
+
     static final String TASK_MANAGER_JVM_PREFIX = "flink_taskmanager_Status_JVM_";
 
     /**
@@ -66,21 +69,23 @@ final class KnownMetrics {
     private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w$.:])([a-zA-Z_:][\\w:]*+)(?!\\s*\\()");
 
     private final String jobSources;
-    private final String pushedByReconcilePending;
+    private final String pushedByCommands;
     private final Set<String> fromElsewhere;
 
-    KnownMetrics(String jobSources, String pushedByReconcilePending, Set<String> fromElsewhere) {
+    KnownMetrics(String jobSources, String pushedByCommands, Set<String> fromElsewhere) {
         this.jobSources = jobSources;
-        this.pushedByReconcilePending = pushedByReconcilePending;
+        this.pushedByCommands = pushedByCommands;
         this.fromElsewhere = Set.copyOf(fromElsewhere);
     }
 
-    /** The metrics of this repository: the streaming job's sources and reconcile pending's metrics as they are now. */
+    /** The metrics of this repository: the streaming job's sources and the pushed metrics as they are now. */
     static KnownMetrics ofRepository(Set<String> fromElsewhere) throws IOException {
         return new KnownMetrics(
                 ManifestsTest.moduleSources("streaming-job"),
                 Files.readString(ManifestsTest.ROOT.resolve(
-                        "reconciler/src/main/java/dev/recount/reconcile/PendingMetrics.java")),
+                                "reconciler/src/main/java/dev/recount/reconcile/PendingMetrics.java"))
+                        + Files.readString(ManifestsTest.ROOT.resolve(
+                                "operations/src/main/java/dev/recount/ops/CorrectMetrics.java")),
                 fromElsewhere);
     }
 
@@ -103,10 +108,10 @@ final class KnownMetrics {
             assertThat(TASK_MANAGER_JVM_METRICS)
                     .as("%s: %s is one of the TaskManager's JVM metrics recount reads", where, name)
                     .contains(name.substring(TASK_MANAGER_JVM_PREFIX.length()));
-        } else if (name.startsWith(RECONCILE_PREFIX)) {
-            // `reconcile pending` (PendingMetrics) writes each gauge by its name, as a string literal.
-            assertThat(pushedByReconcilePending)
-                    .as("%s: %s is pushed by reconcile pending", where, name)
+        } else if (PUSHED_PREFIXES.stream().anyMatch(name::startsWith)) {
+            // PendingMetrics and CorrectMetrics write each gauge by its name, as a string literal.
+            assertThat(pushedByCommands)
+                    .as("%s: %s is pushed by reconcile pending or correct", where, name)
                     .contains("\"" + name + "\"");
         } else {
             assertThat(fromElsewhere)

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class KnownMetricsTest {
     static final KnownMetrics KNOWN = new KnownMetrics(
             "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");",
-            "gauge(s, \"recount_reconcile_last_exit_code\", exitCode);",
+            ".gauge(\"recount_reconcile_last_exit_code\", exitCode) .gauge(\"recount_correct_last_exit_code\", code)",
             Set.of("kube_job_status_failed"));
 
     @Test
@@ -37,10 +37,11 @@ class KnownMetricsTest {
     }
 
     @Test
-    void knowsWhatTheJobRegistersTheJobManagerExportsAndReconcilePendingPushes() {
+    void knowsWhatTheJobRegistersTheJobManagerExportsAndTheScheduledCommandsPush() {
         KNOWN.check("rate(flink_taskmanager_job_task_operator_reason_invalidEvents[5m])", "here");
         KNOWN.check("flink_jobmanager_job_numRestarts + flink_taskmanager_job_task_operator_validEvents", "here");
         KNOWN.check("recount_reconcile_last_exit_code > 0 or kube_job_status_failed", "here");
+        KNOWN.check("recount_correct_last_exit_code > 0", "here");
         KNOWN.check(
                 "flink_taskmanager_Status_JVM_Memory_Heap_Used / flink_taskmanager_Status_JVM_Memory_Heap_Max", "here");
     }
@@ -56,7 +57,9 @@ class KnownMetricsTest {
         assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_Status_JVM_Memory_NonHeap_Used", "here"))
                 .hasMessageContaining("TaskManager's JVM metrics");
         assertThatThrownBy(() -> KNOWN.check("recount_reconcile_days_late", "here"))
-                .hasMessageContaining("pushed by reconcile pending");
+                .hasMessageContaining("pushed by reconcile pending or correct");
+        assertThatThrownBy(() -> KNOWN.check("recount_correct_days_late", "here"))
+                .hasMessageContaining("pushed by reconcile pending or correct");
         assertThatThrownBy(() -> KNOWN.check("up == 0", "here")).hasMessageContaining("up is no metric recount knows");
         assertThatThrownBy(() -> KNOWN.check("vector(1)", "here")).hasMessageContaining("reads some metric");
     }

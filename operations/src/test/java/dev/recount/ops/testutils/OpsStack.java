@@ -38,13 +38,18 @@ public final class OpsStack {
 
     /** Runs {@code nightly|correct <args> --config <this test's file>} in-process; output lands in lastOut/lastErr. */
     public int run(String... args) {
+        return runWith(Map.of(), args);
+    }
+
+    /** As {@link #run}, with these environment variables. */
+    public int runWith(Map<String, String> variables, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         List<String> all = new ArrayList<>(List.of(args));
         all.add("--config");
         all.add(batch.configFile().toString());
         int exit = OperationsMain.execute(
-                new OperationsEnvironment(Map.of(), BatchStack.CLOCK, SharedSpark.PROVIDER),
+                new OperationsEnvironment(variables, BatchStack.CLOCK, SharedSpark.PROVIDER),
                 new PrintWriter(out, true),
                 new PrintWriter(err, true),
                 all.toArray(String[]::new));
