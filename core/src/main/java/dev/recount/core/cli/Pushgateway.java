@@ -38,10 +38,6 @@ public final class Pushgateway {
         return this;
     }
 
-    public String job() {
-        return job;
-    }
-
     /** The gauges so far, in the text exposition format. */
     public String text() {
         return text.toString();
