@@ -245,8 +245,7 @@ public final class BackfillRunner {
      * ({@link #triage}); recompute the windows whose events are all in the lake ({@link #recomputeReady}); replace
      * them and finish the run in one transaction ({@link #commitAffected}); only then acknowledge the settled records
      * ({@link #commitOffsets}).
-     */
-    /**
+     *
      * @param skipDeleted go on where backfill records were deleted before this command read them (see {@link
      *     BackfillTopicReader#readAvailable}); otherwise such a run fails
      */

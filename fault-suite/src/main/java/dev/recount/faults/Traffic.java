@@ -66,7 +66,10 @@ final class Traffic {
         return produces.stream().anyMatch(p -> !p.isDone() || p.join().isAlive());
     }
 
-    /** The `produce` of the part asked for last, once started (it may have ended; a failed one is rerun by {@link #awaitSent}). */
+    /**
+     * The `produce` of the part asked for last, once started (it may have ended; a failed one is rerun by {@link
+     * #awaitSent}).
+     */
     Process produce() {
         return produces.get(produces.size() - 1).join();
     }
@@ -84,7 +87,9 @@ final class Traffic {
                 .thenApplyAsync(before -> producer.start(part)));
     }
 
-    /** Waits until every part asked for so far is sent, rerunning `produce` (it resumes after its last line) as needed. */
+    /**
+     * Waits until every part asked for so far is sent, rerunning `produce` (it resumes after its last line) as needed.
+     */
     void awaitSent() throws Exception {
         for (int part = 0; part < produces.size(); part++) {
             for (int attempt = 1; ; attempt++) {

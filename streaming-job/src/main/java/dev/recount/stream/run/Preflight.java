@@ -27,11 +27,13 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job, or not at
- * all: the three topics exist and none is compacted, and PostgreSQL lets the stream's own login in, with its group role's privileges and recount's tables
- * in the configured schema. Each failure is one line.
+ * all: the three topics exist and none is compacted, and PostgreSQL lets the stream's own login in, with its group
+ * role's privileges and recount's tables in the configured schema. Each failure is one line.
  *
  * <p>{@link #checkAndRead} runs Kafka's side on another thread while PostgreSQL's runs on the caller's (each is mostly
  * waiting for its client to load and connect, ~0.3–0.7 s together at start-up), and reads what the run needs from each
@@ -40,6 +42,8 @@ import org.apache.kafka.common.errors.AuthorizationException;
  * both sides passed; when both failed, Kafka's failure is the one reported, as when they ran one after the other.
  */
 final class Preflight {
+    private static final Logger LOG = LoggerFactory.getLogger(Preflight.class);
+
     private Preflight() {}
 
     /** What the start of a run reads while checking. */
@@ -140,10 +144,9 @@ final class Preflight {
             if (!(e.getCause() instanceof AuthorizationException)) throw e;
             // A cluster whose ACLs do not let the job describe topic configurations: the job itself needs no more
             // than to read and write them, so the start goes on unchecked.
-            org.slf4j.LoggerFactory.getLogger(Preflight.class)
-                    .warn(
-                            "cannot check that the topics are not compacted: {}",
-                            e.getCause().getMessage());
+            LOG.warn(
+                    "cannot check that the topics are not compacted: {}",
+                    e.getCause().getMessage());
             return;
         }
         List<String> compacted = new ArrayList<>();
