@@ -2,26 +2,20 @@ package dev.recount.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
-import dev.recount.core.cli.Pushgateway;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.ops.testutils.OpsStack;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+import dev.recount.testkit.RecordingPushgateway;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -142,49 +136,39 @@ class CorrectITCase {
 
     @Test
     void everyRunPushesItsOutcomeAndAFailedOneLeavesTheLastSuccessAlone() throws Exception {
-        List<String> pushed = new CopyOnWriteArrayList<>();
-        HttpServer pushgateway = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        pushgateway.createContext("/metrics/job/recount_correct", exchange -> {
-            pushed.add(exchange.getRequestMethod() + " "
-                    + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        pushgateway.start();
-        try {
-            Map<String, String> env = Map.of(
-                    Pushgateway.URL_VARIABLE,
-                    "http://127.0.0.1:" + pushgateway.getAddress().getPort());
+        try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
             long at = BatchStack.CLOCK.instant().getEpochSecond();
             topic.send(0, LATE1);
             topic.send(1, LATE2);
 
-            assertThat(t.runWith(env, "correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
-            assertThat(pushed)
-                    .singleElement()
-                    .asString()
-                    .startsWith("POST ")
-                    .contains(
-                            "recount_correct_last_run_timestamp_seconds " + at + "\n",
-                            "recount_correct_last_exit_code 3\n",
-                            "recount_correct_windows_corrected 2\n",
-                            "recount_correct_last_success_timestamp_seconds " + at + "\n");
+            assertThat(t.runWith(pushgateway.environment(), "correct"))
+                    .as(t.lastErr)
+                    .isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+            assertThat(pushgateway.pushes()).singleElement().satisfies(p -> {
+                assertThat(p.method()).isEqualTo("POST");
+                assertThat(p.path()).isEqualTo("/metrics/job/recount_correct");
+                assertThat(p.body())
+                        .contains(
+                                "recount_correct_last_run_timestamp_seconds " + at + "\n",
+                                "recount_correct_last_exit_code 3\n",
+                                "recount_correct_windows_corrected 2\n",
+                                "recount_correct_last_success_timestamp_seconds " + at + "\n");
+            });
 
             // Retention deletes a backfill record before the next run reads it: that run, and every one after it,
             // fails (exit 5) without recording a success, which is what RecountCorrectNotCompleting watches.
             topic.send(0, LATE1, LATE1);
             topic.deleteRecordsBefore(0, 2);
-            assertThat(t.runWith(env, "correct")).isEqualTo(ExitCodes.BACKFILL_FAILED);
-            assertThat(pushed).hasSize(2);
-            assertThat(pushed.get(1))
+            assertThat(t.runWith(pushgateway.environment(), "correct")).isEqualTo(ExitCodes.BACKFILL_FAILED);
+            // Only correct's own outcome: the backfill it runs inside pushes nothing of its own.
+            assertThat(pushgateway.pushes()).hasSize(2);
+            assertThat(pushgateway.pushes().get(1).body())
                     .contains(
                             "recount_correct_last_run_timestamp_seconds " + at + "\n",
                             "recount_correct_last_exit_code 5\n",
                             "recount_correct_windows_corrected 0\n")
                     .doesNotContain("last_success");
             assertThat(t.lastErr).doesNotContain("pushing metrics");
-        } finally {
-            pushgateway.stop(0);
         }
     }
 
