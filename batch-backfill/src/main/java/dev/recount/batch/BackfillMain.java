@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.cli.Converters.DateConverter;
 import dev.recount.core.cli.Converters.InstantConverter;
 import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.Pushgateway;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
@@ -20,6 +21,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.IntFunction;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -178,6 +180,28 @@ public final class BackfillMain implements Callable<Integer> {
             }
         }
 
+        /**
+         * Runs {@code run}, then pushes its outcome when {@value Pushgateway#URL_VARIABLE} is set, whatever it ends
+         * with: an exception too, under the exit code the command line reports for it. A failed push is one line on
+         * stderr and changes no exit code.
+         */
+        int pushingOutcome(Callable<Integer> run, IntFunction<Pushgateway> gauges) throws Exception {
+            int code = ExitCodes.FAILED;
+            try {
+                code = run.call();
+                return code;
+            } catch (BackfillException e) {
+                code = e.exitCode();
+                throw e;
+            } catch (CommandLine.ParameterException e) {
+                code = ExitCodes.BAD_ARGUMENTS;
+                throw e;
+            } finally {
+                String failed = gauges.apply(code).pushIfConfigured(main.environment);
+                if (failed != null) spec.commandLine().getErr().println(RecountCli.path(spec) + ": " + failed);
+            }
+        }
+
         PrintWriter out() {
             return spec.commandLine().getOut();
         }
@@ -293,8 +317,13 @@ public final class BackfillMain implements Callable<Integer> {
                         + " had not read were deleted (its retention ran out first); without it such a run fails.")
         boolean skipDeletedInput;
 
+        /** Pushes {@link ScheduledRunMetrics#nightly} after the run. */
         @Override
         public Integer call() throws Exception {
+            return pushingOutcome(this::nightly, code -> ScheduledRunMetrics.nightly(code, main.clock.instant()));
+        }
+
+        private int nightly() throws Exception {
             BackfillSettings settings = settings();
             LocalDate day = date != null ? date : NightlyRange.previousDay(main.clock, settings.timeZone());
             TimeRange range;
@@ -377,8 +406,17 @@ public final class BackfillMain implements Callable<Integer> {
                 })
         String lookback;
 
+        /** The hours this run failed to compact, for {@link ScheduledRunMetrics#compact}. */
+        private int hoursFailed;
+
+        /** Pushes {@link ScheduledRunMetrics#compact} after the run. */
         @Override
         public Integer call() throws Exception {
+            return pushingOutcome(
+                    this::compact, code -> ScheduledRunMetrics.compact(code, hoursFailed, main.clock.instant()));
+        }
+
+        private int compact() throws Exception {
             BackfillSettings settings = settings();
             TimeRange range;
             try {
@@ -406,6 +444,7 @@ public final class BackfillMain implements Callable<Integer> {
                 LakeCompactor.Report report =
                         new LakeCompactor(spark, db, settings, main.clock, progress).compact(hours);
                 report(report.summary(), report.json());
+                hoursFailed = report.failed().size();
                 if (report.failed().isEmpty()) return ExitCodes.OK;
                 report.failed()
                         .forEach((hour, why) -> spec.commandLine()

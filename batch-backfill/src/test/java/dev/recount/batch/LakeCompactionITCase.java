@@ -7,6 +7,7 @@ import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.SharedSpark;
 import dev.recount.batch.testutils.StreamLakeFiles;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.testkit.RecordingPushgateway;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -217,22 +218,46 @@ class LakeCompactionITCase {
         assertThat(range(FROM, TO)).isEqualTo(before);
     }
 
+    /** Also what each run pushes (ScheduledRunMetrics): a run that gave up records no success, the next one does. */
     @Test
     void compactionWaitsForTheBackfillLockOfTheDay() throws Exception {
         writeDay();
         Map<Long, List<String>> files = filesByHour();
-        try (Connection otherRun = t.admin();
-                PreparedStatement ps = otherRun.prepareStatement("SELECT pg_advisory_lock(?, ?)")) {
-            ps.setInt(1, RunLocks.namespace(t.schema));
-            ps.setInt(2, RunLocks.dayKey(java.time.LocalDate.parse(DAY).toEpochDay()));
-            ps.execute();
+        long at = BatchStack.CLOCK.instant().getEpochSecond();
+        try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
+            try (Connection otherRun = t.admin();
+                    PreparedStatement ps = otherRun.prepareStatement("SELECT pg_advisory_lock(?, ?)")) {
+                ps.setInt(1, RunLocks.namespace(t.schema));
+                ps.setInt(2, RunLocks.dayKey(java.time.LocalDate.parse(DAY).toEpochDay()));
+                ps.execute();
 
-            assertThat(t.backfill("compact", "--date", DAY)).isEqualTo(ExitCodes.LOCK_TIMEOUT);
-            assertThat(t.lastErr.strip())
-                    .isEqualTo("recount backfill compact: another backfill holds an overlapping range"
-                            + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
+                assertThat(t.backfillWith(pushgateway.environment(), "compact", "--date", DAY))
+                        .isEqualTo(ExitCodes.LOCK_TIMEOUT);
+                assertThat(t.lastErr.strip())
+                        .isEqualTo("recount backfill compact: another backfill holds an overlapping range"
+                                + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
+            }
+            assertThat(filesByHour()).isEqualTo(files);
+            assertThat(pushgateway.pushes()).singleElement().satisfies(p -> {
+                assertThat(p.method()).isEqualTo("POST");
+                assertThat(p.path()).isEqualTo("/metrics/job/recount_lake_compact");
+                assertThat(p.body())
+                        .contains(
+                                "recount_lake_compact_last_run_timestamp_seconds " + at + "\n",
+                                "recount_lake_compact_last_exit_code 4\n",
+                                "recount_lake_compact_hours_failed 0\n")
+                        .doesNotContain("last_success");
+            });
+
+            assertThat(t.backfillWith(pushgateway.environment(), "compact", "--date", DAY))
+                    .as(t.lastErr)
+                    .isZero();
+            assertThat(pushgateway.pushes()).hasSize(2);
+            assertThat(pushgateway.pushes().get(1).body())
+                    .contains(
+                            "recount_lake_compact_last_exit_code 0\n",
+                            "recount_lake_compact_last_success_timestamp_seconds " + at + "\n");
         }
-        assertThat(filesByHour()).isEqualTo(files);
     }
 
     @Test

@@ -9,9 +9,11 @@ import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.testkit.RecordingPushgateway;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,6 +88,47 @@ class NightlyBackfillITCase {
         assertThat(again.windowsWritten()).isZero();
         assertThat(again.details()).contains("\"window_rows_unchanged\": 2");
         assertThat(again.windowsDeleted()).isZero();
+    }
+
+    /**
+     * Every run pushes its outcome (ScheduledRunMetrics), so that RecountNightlyBackfillNotCompleting can tell when
+     * none has succeeded for too long: a refused run records no success, and a push that fails changes no exit code.
+     */
+    @Test
+    void everyRunPushesItsOutcomeAndOnlyASuccessRecordsItsTime() throws Exception {
+        long at = BatchStack.CLOCK.instant().getEpochSecond();
+        String unreachable;
+        try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
+            assertThat(t.backfillWith(pushgateway.environment(), "nightly", "--date", "2026-11-28"))
+                    .as(t.lastErr)
+                    .isZero();
+            assertThat(pushgateway.pushes()).singleElement().satisfies(p -> {
+                assertThat(p.method()).isEqualTo("POST");
+                assertThat(p.path()).isEqualTo("/metrics/job/recount_backfill_nightly");
+                assertThat(p.body())
+                        .contains(
+                                "recount_backfill_nightly_last_run_timestamp_seconds " + at + "\n",
+                                "recount_backfill_nightly_last_exit_code 0\n",
+                                "recount_backfill_nightly_last_success_timestamp_seconds " + at + "\n");
+            });
+
+            // The next day reaches beyond the lake's completeness boundary (the stream is behind): refused.
+            assertThat(t.backfillWith(pushgateway.environment(), "nightly", "--date", "2026-11-29"))
+                    .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+            assertThat(pushgateway.pushes()).hasSize(2);
+            assertThat(pushgateway.pushes().get(1).body())
+                    .contains("recount_backfill_nightly_last_exit_code 3\n")
+                    .doesNotContain("last_success");
+            assertThat(t.lastErr).doesNotContain("pushing metrics");
+            unreachable = pushgateway.url();
+        }
+
+        assertThat(t.backfillWith(Map.of("RECOUNT_PUSHGATEWAY_URL", unreachable), "nightly", "--date", "2026-11-28"))
+                .isZero();
+        assertThat(t.lastErr.strip())
+                .startsWith("recount backfill nightly: pushing metrics to " + unreachable + " failed (the run's"
+                        + " outcome stands): ")
+                .doesNotContain("\n");
     }
 
     static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {

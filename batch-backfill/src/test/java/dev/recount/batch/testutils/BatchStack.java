@@ -75,13 +75,22 @@ public final class BatchStack {
 
     /** Runs {@code backfill <args> --config <this test's file>} in-process; output lands in lastOut/lastErr. */
     public int backfill(long driverMaxRows, String... args) {
+        return backfill(Map.of(), driverMaxRows, args);
+    }
+
+    /** As {@link #backfill(String...)}, with {@code environment} as the command's environment variables. */
+    public int backfillWith(Map<String, String> environment, String... args) {
+        return backfill(environment, BackfillRunner.DEFAULT_DRIVER_MAX_ROWS, args);
+    }
+
+    private int backfill(Map<String, String> environment, long driverMaxRows, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         String[] all = new String[args.length + 2];
         System.arraycopy(args, 0, all, 0, args.length);
         all[args.length] = "--config";
         all[args.length + 1] = writeConfig().toString();
-        BackfillMain main = new BackfillMain(Map.of(), CLOCK, SharedSpark.PROVIDER, driverMaxRows);
+        BackfillMain main = new BackfillMain(environment, CLOCK, SharedSpark.PROVIDER, driverMaxRows);
         int exit = BackfillMain.execute(main, new PrintWriter(out, true), new PrintWriter(err, true), all);
         lastOut = out.toString();
         lastErr = err.toString();
