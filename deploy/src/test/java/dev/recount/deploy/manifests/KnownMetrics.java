@@ -17,13 +17,16 @@ import java.util.regex.Pattern;
  * documents ({@code flink_jobmanager_job_<name>}), when it is one of the TaskManager's JVM metrics that it documents
  * ({@code flink_taskmanager_Status_JVM_<name>}), when a scheduled command pushes it to the Pushgateway ({@code
  * recount_reconcile_*} from `reconcile pending`, reconciler's PendingMetrics; {@code recount_correct_*} from `correct`,
- * operations' CorrectMetrics), or when the caller names it as coming from elsewhere (kube-state-metrics).
+ * operations' CorrectMetrics; {@code recount_backfill_nightly_*} and {@code recount_lake_compact_*} from `backfill
+ * nightly` and `backfill compact`, batch-backfill's ScheduledRunMetrics), or when the caller names it as coming from
+ * elsewhere (kube-state-metrics).
  */
 final class KnownMetrics {
     static final String TASK_PREFIX = "flink_taskmanager_job_task_operator_";
     static final String JOB_MANAGER_PREFIX = "flink_jobmanager_job_";
-    /** The prefixes of the metrics recount's scheduled commands push (reconcile pending, correct). */
-    static final Set<String> PUSHED_PREFIXES = Set.of("recount_reconcile_", "recount_correct_");
+    /** The prefixes of the metrics recount's scheduled commands push (reconcile pending, correct, backfill). */
+    static final Set<String> PUSHED_PREFIXES =
+            Set.of("recount_reconcile_", "recount_correct_", "recount_backfill_nightly_", "recount_lake_compact_");
 
     static final String TASK_MANAGER_JVM_PREFIX = "flink_taskmanager_Status_JVM_";
 
@@ -85,7 +88,9 @@ final class KnownMetrics {
                 Files.readString(ManifestsTest.ROOT.resolve(
                                 "reconciler/src/main/java/dev/recount/reconcile/PendingMetrics.java"))
                         + Files.readString(ManifestsTest.ROOT.resolve(
-                                "operations/src/main/java/dev/recount/ops/CorrectMetrics.java")),
+                                "operations/src/main/java/dev/recount/ops/CorrectMetrics.java"))
+                        + Files.readString(ManifestsTest.ROOT.resolve(
+                                "batch-backfill/src/main/java/dev/recount/batch/ScheduledRunMetrics.java")),
                 fromElsewhere);
     }
 
@@ -109,9 +114,11 @@ final class KnownMetrics {
                     .as("%s: %s is one of the TaskManager's JVM metrics recount reads", where, name)
                     .contains(name.substring(TASK_MANAGER_JVM_PREFIX.length()));
         } else if (PUSHED_PREFIXES.stream().anyMatch(name::startsWith)) {
-            // PendingMetrics and CorrectMetrics write each gauge by its name, as a string literal.
+            // PendingMetrics, CorrectMetrics and ScheduledRunMetrics write each gauge by its name, as a string literal.
             assertThat(pushedByCommands)
-                    .as("%s: %s is pushed by reconcile pending or correct", where, name)
+                    .as(
+                            "%s: %s is pushed by reconcile pending, correct, backfill nightly or backfill compact",
+                            where, name)
                     .contains("\"" + name + "\"");
         } else {
             assertThat(fromElsewhere)

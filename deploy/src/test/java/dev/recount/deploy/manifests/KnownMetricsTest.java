@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 class KnownMetricsTest {
     static final KnownMetrics KNOWN = new KnownMetrics(
             "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");",
-            ".gauge(\"recount_reconcile_last_exit_code\", exitCode) .gauge(\"recount_correct_last_exit_code\", code)",
+            ".gauge(\"recount_reconcile_last_exit_code\", exitCode) .gauge(\"recount_correct_last_exit_code\", code)"
+                    + " .gauge(\"recount_backfill_nightly_last_success_timestamp_seconds\", now)",
             Set.of("kube_job_status_failed"));
 
     @Test
@@ -57,9 +58,12 @@ class KnownMetricsTest {
         assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_Status_JVM_Memory_NonHeap_Used", "here"))
                 .hasMessageContaining("TaskManager's JVM metrics");
         assertThatThrownBy(() -> KNOWN.check("recount_reconcile_days_late", "here"))
-                .hasMessageContaining("pushed by reconcile pending or correct");
+                .hasMessageContaining("pushed by reconcile pending, correct");
         assertThatThrownBy(() -> KNOWN.check("recount_correct_days_late", "here"))
-                .hasMessageContaining("pushed by reconcile pending or correct");
+                .hasMessageContaining("pushed by reconcile pending, correct");
+        assertThatThrownBy(() -> KNOWN.check("recount_lake_compact_files_written", "here"))
+                .hasMessageContaining("backfill nightly or backfill compact");
+        KNOWN.check("recount_backfill_nightly_last_success_timestamp_seconds", "here");
         assertThatThrownBy(() -> KNOWN.check("up == 0", "here")).hasMessageContaining("up is no metric recount knows");
         assertThatThrownBy(() -> KNOWN.check("vector(1)", "here")).hasMessageContaining("reads some metric");
     }

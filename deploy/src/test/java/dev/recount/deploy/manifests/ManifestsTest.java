@@ -82,6 +82,7 @@ class ManifestsTest {
                         "deploy/k8s/kustomization.yaml",
                         "deploy/k8s/flink-deployment.yaml",
                         "deploy/k8s/backfill-scheduled.yaml",
+                        "deploy/k8s/lake-compact-scheduled.yaml",
                         "deploy/k8s/reconcile-cronjob.yaml",
                         "deploy/k8s/correct-cronjob.yaml",
                         "deploy/compose/docker-compose.yml",
@@ -259,6 +260,9 @@ class ManifestsTest {
 
         Map<String, Object> spark = sparkApplication();
         checkProgram(str(spark, "mainClass"), strings(spark.get("arguments")), "ScheduledSparkApplication");
+        Map<String, Object> compact = compactionApplication();
+        checkProgram(
+                str(compact, "mainClass"), strings(compact.get("arguments")), "ScheduledSparkApplication compaction");
         Map<String, Object> range = map(onDemand("SparkApplication").get("spec"));
         checkProgram(str(range, "mainClass"), strings(range.get("arguments")), "ondemand SparkApplication");
 
@@ -370,6 +374,16 @@ class ManifestsTest {
                 .doesNotContain("recount-db-admin");
         assertThat(str(k8sObject("ScheduledSparkApplication", "recount-backfill-nightly"), "spec", "concurrencyPolicy"))
                 .isEqualTo("Forbid");
+        // Compaction: yesterday and the late files of the days before it, after the nightly backfill and before the
+        // reconciliation, never two at once.
+        Map<String, Object> compaction = k8sObject("ScheduledSparkApplication", "recount-lake-compact");
+        assertThat(str(compaction, "spec", "concurrencyPolicy")).isEqualTo("Forbid");
+        assertThat(strings(compactionApplication().get("arguments"))).startsWith("compact", "--lookback");
+        assertThat(str(compaction, "spec", "schedule")).isEqualTo("30 2 * * *");
+        assertThat(str(k8sObject("ScheduledSparkApplication", "recount-backfill-nightly"), "spec", "schedule"))
+                .isEqualTo("30 1 * * *");
+        assertThat(str(k8sObject("CronJob", "recount-reconcile"), "spec", "schedule"))
+                .isEqualTo("30 3 * * *");
         assertThat(strings(cronJobContainer().get("args")))
                 .containsSubsequence("--report-dir", c.get("reconcile.report-dir"));
 
@@ -385,8 +399,10 @@ class ManifestsTest {
         // Every pod that is given --config mounts the ConfigMap there.
         checkConfigMounted(map(at(flink, "spec", "podTemplate", "spec")), "flink-main-container", "FlinkDeployment");
         checkConfigMounted(map(at(cron, "spec", "jobTemplate", "spec", "template", "spec")), "reconcile", "CronJob");
-        for (Map<String, Object> spark :
-                List.of(sparkApplication(), map(onDemand("SparkApplication").get("spec")))) {
+        for (Map<String, Object> spark : List.of(
+                sparkApplication(),
+                compactionApplication(),
+                map(onDemand("SparkApplication").get("spec")))) {
             checkVolumeIsConfigMap(list(spark.get("volumes")), mountedVolume(map(spark.get("driver")), "Spark driver"));
         }
         checkConfigMounted(map(at(onDemand("Job"), "spec", "template", "spec")), "reconcile", "ondemand Job");
@@ -465,6 +481,9 @@ class ManifestsTest {
                         container(map(at(flinkDeployment(), "spec", "podTemplate", "spec")), "flink-main-container")));
         secretRefs.put(
                 "ScheduledSparkApplication", secretRefs(map(sparkApplication().get("driver"))));
+        secretRefs.put(
+                "ScheduledSparkApplication compaction",
+                secretRefs(map(compactionApplication().get("driver"))));
         secretRefs.put("CronJob", secretRefs(cronJobContainer()));
         secretRefs.put("SparkApplication", secretRefs(map(at(onDemand("SparkApplication"), "spec", "driver"))));
         secretRefs.put("Job", secretRefs(container(map(at(onDemand("Job"), "spec", "template", "spec")), "reconcile")));
@@ -472,6 +491,8 @@ class ManifestsTest {
                 "FlinkDeployment",
                 Component.STREAM,
                 "ScheduledSparkApplication",
+                Component.BATCH,
+                "ScheduledSparkApplication compaction",
                 Component.BATCH,
                 "CronJob",
                 Component.RECONCILER,
@@ -617,8 +638,10 @@ class ManifestsTest {
     void sparkRunsWithTheJava17Opens() throws IOException {
         List<String> opens =
                 Arrays.asList(rootPomProperties().get("java17.opens").trim().split("\\s+"));
-        for (Map<String, Object> app :
-                List.of(sparkApplication(), map(onDemand("SparkApplication").get("spec")))) {
+        for (Map<String, Object> app : List.of(
+                sparkApplication(),
+                compactionApplication(),
+                map(onDemand("SparkApplication").get("spec")))) {
             Map<String, Object> conf = map(app.get("sparkConf"));
             for (String key : List.of("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")) {
                 assertThat(Arrays.asList(str(conf, key).split("\\s+"))).as(key).containsAll(opens);
@@ -631,6 +654,25 @@ class ManifestsTest {
     }
 
     // ---- monitoring -------------------------------------------------------------------------------------------------
+
+    /**
+     * The scheduled commands push their outcome only where RECOUNT_PUSHGATEWAY_URL is set: without it on Kubernetes,
+     * the alerts on recount_reconcile_*, recount_correct_*, recount_backfill_nightly_* and recount_lake_compact_*
+     * would stay silent (they stay silent where nothing was ever pushed).
+     */
+    @Test
+    void everyScheduledCommandThatPushesIsToldWhereThePushgatewayIs() throws IOException {
+        Map<String, Map<String, Object>> pushers = new LinkedHashMap<>();
+        pushers.put("recount-backfill-nightly's driver", map(sparkApplication().get("driver")));
+        pushers.put("recount-lake-compact's driver", map(compactionApplication().get("driver")));
+        pushers.put("CronJob recount-reconcile", cronJobContainer());
+        pushers.put("CronJob recount-correct", correctContainer());
+        pushers.forEach((what, container) -> {
+            Map<String, String> env = new LinkedHashMap<>();
+            for (Object e : list(container.get("env"))) env.put(str(e, "name"), str(e, "value"));
+            assertThat(env).as(what).containsEntry("RECOUNT_PUSHGATEWAY_URL", "http://pushgateway.monitoring.svc:9091");
+        });
+    }
 
     @Test
     void theStreamJobExportsPrometheusMetricsWhereTheScrapeConfigsLook() throws IOException {
@@ -1038,6 +1080,10 @@ class ManifestsTest {
 
     static Map<String, Object> sparkApplication() throws IOException {
         return map(at(k8sObject("ScheduledSparkApplication", "recount-backfill-nightly"), "spec", "template"));
+    }
+
+    static Map<String, Object> compactionApplication() throws IOException {
+        return map(at(k8sObject("ScheduledSparkApplication", "recount-lake-compact"), "spec", "template"));
     }
 
     static Map<String, Object> cronJobContainer() throws IOException {
