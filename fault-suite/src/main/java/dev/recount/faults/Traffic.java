@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
  * drain, and the round would wait for a commit that cannot come. However slow the machine, the next part is only
  * started after the fault ({@link #sendNextPart}), so there always is some.
  *
- * <p>Parts never overlap: a part asked for while the one before is still being sent starts when that one's `produce`
- * ends. Sent side by side, the start of a part (later event times) would move the watermark past the end of the one
- * before, and its last events would be too late by the traffic's making rather than the generator's (one kill
- * round had 3,529 of 20,694 events on the backfill topic instead of the usual ~400).
+ * <p>Parts never overlap: a part asked for while the one before is still being sent starts when that one has been
+ * sent, that is when its `produce` exits 0 (a failed one is rerun by {@link #awaitSent} first). Sent side by side,
+ * the start of a part (later event times) would move the watermark past the end of the one before, and its last
+ * events would be too late by the traffic's making rather than the generator's (one kill round had 3,529 of 20,694
+ * events on the backfill topic instead of the usual ~400).
  *
  * <p>Each part is a file of its own; `produce` keeps a resume marker per file, so a rerun of a part continues after
  * its last committed line.
@@ -35,13 +36,28 @@ final class Traffic {
 
     private final Producer producer;
     private final List<Path> parts;
-    /** The `produce` of every part asked for (index: the part), started or waiting for the one before to end. */
+    /**
+     * The latest `produce` of every part asked for (index: the part), started or waiting for the part before to be
+     * sent.
+     */
     private final List<CompletableFuture<Process>> produces = new ArrayList<>();
+    /** Per part asked for: done once one of its `produce` runs has exited 0. */
+    private final List<CompletableFuture<Void>> sent = new ArrayList<>();
 
     Traffic(Producer producer, List<Path> parts) {
         this.producer = producer;
         this.parts = parts;
-        produces.add(CompletableFuture.completedFuture(producer.start(parts.get(0))));
+        sent.add(new CompletableFuture<>());
+        produces.add(CompletableFuture.completedFuture(started(0, producer.start(parts.get(0)))));
+    }
+
+    /** {@code produce}, the latest run for part {@code part}: the part is sent when it exits 0. */
+    private Process started(int part, Process produce) {
+        CompletableFuture<Void> done = sent.get(part);
+        produce.onExit().thenAccept(p -> {
+            if (p.exitValue() == 0) done.complete(null);
+        });
+        return produce;
     }
 
     /** Starts sending the first of {@code partCount} parts of {@code file} (cut between lines, a part each). */
@@ -75,16 +91,17 @@ final class Traffic {
     }
 
     /**
-     * Asks for the next part: it starts now, or when the `produce` of the part before ends (nothing here waits, so a
-     * recovery measured right after this call is not delayed by it); does nothing when every part has been asked for
-     * (a fault of a round sent in one part happens during that part).
+     * Asks for the next part: it starts now, or once the part before has been sent (nothing here waits, so a recovery
+     * measured right after this call is not delayed by it); does nothing when every part has been asked for (a fault
+     * of a round sent in one part happens during that part). After a failed `produce` of the part before, that is
+     * once {@link #awaitSent} has rerun it.
      */
     void sendNextPart() {
         if (produces.size() == parts.size()) return;
-        Path part = parts.get(produces.size());
-        produces.add(produces.get(produces.size() - 1)
-                .thenCompose(Process::onExit)
-                .thenApplyAsync(before -> producer.start(part)));
+        int part = produces.size();
+        CompletableFuture<Void> before = sent.get(part - 1);
+        sent.add(new CompletableFuture<>());
+        produces.add(before.thenApplyAsync(v -> started(part, producer.start(parts.get(part)))));
     }
 
     /**
@@ -100,7 +117,7 @@ final class Traffic {
                     throw new IllegalStateException(
                             "produce failed " + PRODUCE_ATTEMPTS + " times; see " + producer.log());
                 }
-                produces.set(part, CompletableFuture.completedFuture(producer.start(parts.get(part))));
+                produces.set(part, CompletableFuture.completedFuture(started(part, producer.start(parts.get(part)))));
             }
         }
     }

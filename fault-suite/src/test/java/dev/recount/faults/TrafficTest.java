@@ -2,10 +2,12 @@ package dev.recount.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,6 +95,31 @@ class TrafficTest {
         traffic.finish();
         assertThat(producer.started).extracting(Started::part).containsExactly(only, only);
         assertThat(traffic.produce().exitValue()).isZero();
+    }
+
+    /**
+     * A part asked for after the `produce` of the part before failed waits until that part is sent again: started
+     * when the failed one exited, it would run beside the rerun of the part before, whose events would then come
+     * after some of its own.
+     */
+    @Test
+    void aPartAfterAFailedOneStartsOnlyOnceThatOneIsSent() throws Exception {
+        Path first = dir.resolve("first.jsonl");
+        Path second = dir.resolve("second.jsonl");
+        RecordingProducer producer = new RecordingProducer();
+        producer.failFirst = true;
+        Traffic traffic = new Traffic(producer, List.of(first, second));
+        assertThat(producer.started.get(0).process().onExit().get().exitValue()).isNotZero();
+
+        traffic.sendNextPart();
+        assertThat(traffic.sending()).as("the second part waits for the first").isTrue();
+        // What must not happen: the second part started by itself (it did within milliseconds, before).
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> producer.started.size() == 1);
+        traffic.awaitSent();
+        assertThat(producer.started).extracting(Started::part).containsExactly(first, first, second);
+        assertThat(producer.started).extracting(Started::anotherStillRunning).containsOnly(false);
+        assertThat(traffic.produce().exitValue()).isZero();
+        assertThat(traffic.sending()).isFalse();
     }
 
     /** A `produce` started for a part; whether another was still running at that moment. */
