@@ -8,6 +8,7 @@ import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.ops.testutils.OpsStack;
+import dev.recount.testkit.RecordingPushgateway;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -44,7 +45,17 @@ class NightlyITCase {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-29T01:00:00Z"));
         t.stream(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2));
 
-        assertThat(t.run("nightly")).as(t.lastErr).isEqualTo(ExitCodes.OK);
+        try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
+            assertThat(t.runWith(pushgateway.environment(), "nightly"))
+                    .as(t.lastErr)
+                    .isEqualTo(ExitCodes.OK);
+            // The backfill and the compaction it runs push as `backfill nightly` and `backfill compact` do.
+            assertThat(pushgateway.pushes())
+                    .extracting(RecordingPushgateway.Push::path)
+                    .containsExactly("/metrics/job/recount_backfill_nightly", "/metrics/job/recount_lake_compact");
+            assertThat(pushgateway.pushes())
+                    .allSatisfy(p -> assertThat(p.body()).contains("_last_exit_code 0\n", "_last_success_timestamp"));
+        }
 
         assertThat(t.lastOut)
                 .contains("2026-11-28: backfill", "2026-11-28: compact", "2026-11-28: reconcile", "WITHIN TOLERANCE");
@@ -75,7 +86,16 @@ class NightlyITCase {
     void aDayTheLakeDoesNotHaveYetIsRefusedAndNothingIsReconciled() throws Exception {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-28T12:00:00Z")); // the stream is half a day behind
 
-        assertThat(t.run("nightly")).isEqualTo(ExitCodes.LAKE_INCOMPLETE);
+        try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
+            assertThat(t.runWith(pushgateway.environment(), "nightly")).isEqualTo(ExitCodes.LAKE_INCOMPLETE);
+            // Refused (backfill exit 3): no success recorded, and no compaction ran.
+            assertThat(pushgateway.pushes()).singleElement().satisfies(p -> {
+                assertThat(p.path()).isEqualTo("/metrics/job/recount_backfill_nightly");
+                assertThat(p.body())
+                        .contains("recount_backfill_nightly_last_exit_code 3\n")
+                        .doesNotContain("last_success");
+            });
+        }
 
         assertThat(t.lastErr)
                 .contains("the lake is complete only until", "2026-11-28: backfill did not succeed (exit 4)");
