@@ -70,6 +70,12 @@ final class ClusterControl {
         return beyond;
     }
 
+    /** Whether the process of TaskManager {@code n} runs. */
+    boolean taskManagerAlive(int n) {
+        long pid = readPid(stack.home().resolve("clusters").resolve("flink-taskmanager-" + n + ".pid"));
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
     /** kill -9 of TaskManager {@code n}; returns its pid. */
     long killTaskManager(int n) {
         long pid = readPid(stack.home().resolve("clusters").resolve("flink-taskmanager-" + n + ".pid"));
