@@ -11,8 +11,8 @@ import java.time.Instant;
  * too long, whether the runs fail, are refused (the stream is behind) or no longer start at all. Without them a
  * failed nightly backfill showed only a step later, as a day the reconciliation could not cover.
  *
- * <p>Each gauge is written out by its name, so that on-call can find where it comes from and the test of the alerts
- * (deploy's KnownMetrics) can check that every name they read is pushed here.
+ * <p>The outcome's gauges are {@link Pushgateway#outcome}'s, named after the job; a gauge of the command's own is
+ * written out by its name, so that the test of the alerts (deploy's KnownMetrics) can check every name they read.
  */
 final class ScheduledRunMetrics {
     static final String NIGHTLY_JOB = "recount_backfill_nightly";
@@ -20,23 +20,18 @@ final class ScheduledRunMetrics {
 
     private ScheduledRunMetrics() {}
 
+    /** The run's outcome: a success for exit 0 only. */
     static Pushgateway nightly(int exitCode, Instant at) {
-        long now = at.getEpochSecond();
-        Pushgateway g = new Pushgateway(NIGHTLY_JOB)
-                .gauge("recount_backfill_nightly_last_run_timestamp_seconds", now)
-                .gauge("recount_backfill_nightly_last_exit_code", exitCode);
-        if (exitCode == ExitCodes.OK) g.gauge("recount_backfill_nightly_last_success_timestamp_seconds", now);
-        return g;
+        return Pushgateway.outcome(NIGHTLY_JOB, exitCode, exitCode == ExitCodes.OK, at);
     }
 
-    /** @param hoursFailed the hours whose compaction failed (0 when the run failed before it compacted any) */
+    /**
+     * The run's outcome (a success for exit 0 only), then the hours whose compaction failed.
+     *
+     * @param hoursFailed 0 when the run failed before it compacted any
+     */
     static Pushgateway compact(int exitCode, int hoursFailed, Instant at) {
-        long now = at.getEpochSecond();
-        Pushgateway g = new Pushgateway(COMPACT_JOB)
-                .gauge("recount_lake_compact_last_run_timestamp_seconds", now)
-                .gauge("recount_lake_compact_last_exit_code", exitCode)
+        return Pushgateway.outcome(COMPACT_JOB, exitCode, exitCode == ExitCodes.OK, at)
                 .gauge("recount_lake_compact_hours_failed", hoursFailed);
-        if (exitCode == ExitCodes.OK) g.gauge("recount_lake_compact_last_success_timestamp_seconds", now);
-        return g;
     }
 }

@@ -14,15 +14,9 @@ import java.time.Instant;
 record CorrectMetrics(int exitCode, int windows, Instant at) {
     static final String JOB = "recount_correct";
 
+    /** The run's outcome (a success for exit 0 or 3), then the windows it corrected. */
     Pushgateway gauges() {
-        long now = at.getEpochSecond();
-        Pushgateway g = new Pushgateway(JOB)
-                .gauge("recount_correct_last_run_timestamp_seconds", now)
-                .gauge("recount_correct_last_exit_code", exitCode)
-                .gauge("recount_correct_windows_corrected", windows);
-        if (exitCode == ExitCodes.OK || exitCode == ExitCodes.BEYOND_TOLERANCE) {
-            g.gauge("recount_correct_last_success_timestamp_seconds", now);
-        }
-        return g;
+        boolean completed = exitCode == ExitCodes.OK || exitCode == ExitCodes.BEYOND_TOLERANCE;
+        return Pushgateway.outcome(JOB, exitCode, completed, at).gauge("recount_correct_windows_corrected", windows);
     }
 }

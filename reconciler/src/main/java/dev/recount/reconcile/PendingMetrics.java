@@ -10,19 +10,13 @@ import java.time.Instant;
 record PendingMetrics(int exitCode, int reconciled, int beyond, int notCovered, Instant at) {
     static final String JOB = "recount_reconcile";
 
-    /** The gauges; the success timestamp only for runs that reconciled (0 or 3). */
+    /** The run's outcome (a success for runs that reconciled: 0 or 3), then the days by what became of them. */
     Pushgateway gauges() {
-        long now = at.getEpochSecond();
-        Pushgateway g = new Pushgateway(JOB)
-                .gauge("recount_reconcile_last_run_timestamp_seconds", now)
-                .gauge("recount_reconcile_last_exit_code", exitCode)
+        boolean reconciledDays = exitCode == ExitCodes.WITHIN_TOLERANCE || exitCode == ExitCodes.BEYOND_TOLERANCE;
+        return Pushgateway.outcome(JOB, exitCode, reconciledDays, at)
                 .gauge("recount_reconcile_days_reconciled", reconciled)
                 .gauge("recount_reconcile_days_beyond_tolerance", beyond)
                 .gauge("recount_reconcile_days_not_covered", notCovered);
-        if (exitCode == ExitCodes.WITHIN_TOLERANCE || exitCode == ExitCodes.BEYOND_TOLERANCE) {
-            g.gauge("recount_reconcile_last_success_timestamp_seconds", now);
-        }
-        return g;
     }
 
     String text() {

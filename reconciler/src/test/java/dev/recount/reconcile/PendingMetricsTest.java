@@ -16,14 +16,14 @@ class PendingMetricsTest {
                 recount_reconcile_last_run_timestamp_seconds 1795923000
                 # TYPE recount_reconcile_last_exit_code gauge
                 recount_reconcile_last_exit_code 3
+                # TYPE recount_reconcile_last_success_timestamp_seconds gauge
+                recount_reconcile_last_success_timestamp_seconds 1795923000
                 # TYPE recount_reconcile_days_reconciled gauge
                 recount_reconcile_days_reconciled 2
                 # TYPE recount_reconcile_days_beyond_tolerance gauge
                 recount_reconcile_days_beyond_tolerance 1
                 # TYPE recount_reconcile_days_not_covered gauge
                 recount_reconcile_days_not_covered 0
-                # TYPE recount_reconcile_last_success_timestamp_seconds gauge
-                recount_reconcile_last_success_timestamp_seconds 1795923000
                 """);
     }
 

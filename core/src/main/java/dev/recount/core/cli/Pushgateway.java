@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -23,8 +24,26 @@ public final class Pushgateway {
     private final String job;
     private final StringBuilder text = new StringBuilder();
 
+    /** The suffixes of the gauges {@link #outcome} names after the job. */
+    public static final String LAST_RUN = "_last_run_timestamp_seconds",
+            LAST_EXIT_CODE = "_last_exit_code",
+            LAST_SUCCESS = "_last_success_timestamp_seconds";
+
     public Pushgateway(String job) {
         this.job = job;
+    }
+
+    /**
+     * The outcome of one run of a scheduled command, under {@code job} and named after it: {@code
+     * <job>_last_run_timestamp_seconds}, {@code <job>_last_exit_code} and, only when the run {@code succeeded} (what
+     * that means is the command's), {@code <job>_last_success_timestamp_seconds}. The "not completing" alerts read the
+     * last two: pushed with POST, a failed run leaves the success time of the last good one. The command adds its own
+     * gauges after these.
+     */
+    public static Pushgateway outcome(String job, int exitCode, boolean succeeded, Instant at) {
+        long now = at.getEpochSecond();
+        Pushgateway g = new Pushgateway(job).gauge(job + LAST_RUN, now).gauge(job + LAST_EXIT_CODE, exitCode);
+        return succeeded ? g.gauge(job + LAST_SUCCESS, now) : g;
     }
 
     public Pushgateway gauge(String name, long value) {

@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -64,6 +65,27 @@ class PushgatewayTest {
                         # TYPE recount_test_b gauge
                         recount_test_b -1
                         """));
+    }
+
+    @Test
+    void aRunsOutcomeIsNamedAfterItsJobAndOnlyASuccessRecordsItsTime() {
+        Instant at = Instant.parse("2026-11-29T03:30:00Z");
+        assertThat(Pushgateway.outcome("recount_test", 3, true, at)
+                        .gauge("recount_test_days", 2)
+                        .text())
+                .isEqualTo("""
+                        # TYPE recount_test_last_run_timestamp_seconds gauge
+                        recount_test_last_run_timestamp_seconds 1795923000
+                        # TYPE recount_test_last_exit_code gauge
+                        recount_test_last_exit_code 3
+                        # TYPE recount_test_last_success_timestamp_seconds gauge
+                        recount_test_last_success_timestamp_seconds 1795923000
+                        # TYPE recount_test_days gauge
+                        recount_test_days 2
+                        """);
+        assertThat(Pushgateway.outcome("recount_test", 1, false, at).text())
+                .contains("recount_test_last_exit_code 1\n")
+                .doesNotContain("last_success");
     }
 
     @Test

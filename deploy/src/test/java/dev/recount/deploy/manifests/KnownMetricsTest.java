@@ -15,7 +15,8 @@ class KnownMetricsTest {
     static final KnownMetrics KNOWN = new KnownMetrics(
             "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");",
             ".gauge(\"recount_reconcile_last_exit_code\", exitCode) .gauge(\"recount_correct_last_exit_code\", code)"
-                    + " .gauge(\"recount_backfill_nightly_last_success_timestamp_seconds\", now)",
+                    + " .gauge(\"recount_backfill_nightly_last_success_timestamp_seconds\", now)"
+                    + " Pushgateway.outcome(COMPACT_JOB, code, code == 0, at) COMPACT_JOB = \"recount_lake_compact\"",
             Set.of("kube_job_status_failed"));
 
     @Test
@@ -64,6 +65,14 @@ class KnownMetricsTest {
         assertThatThrownBy(() -> KNOWN.check("recount_lake_compact_files_written", "here"))
                 .hasMessageContaining("backfill nightly or backfill compact");
         KNOWN.check("recount_backfill_nightly_last_success_timestamp_seconds", "here");
+        // Named after the job by Pushgateway.outcome: the job's name is in the source, the gauge's is not.
+        KNOWN.check("recount_lake_compact_last_run_timestamp_seconds", "here");
+        KNOWN.check("recount_lake_compact_last_success_timestamp_seconds", "here");
+        assertThatThrownBy(() -> KNOWN.check("recount_lake_compact_last_start_timestamp_seconds", "here"))
+                .hasMessageContaining("backfill nightly or backfill compact");
+        assertThatThrownBy(() -> KNOWN.check("recount_correct_last_success_timestamp_seconds", "here"))
+                .as("correct's source, as written here, has no outcome")
+                .hasMessageContaining("backfill nightly or backfill compact");
         assertThatThrownBy(() -> KNOWN.check("up == 0", "here")).hasMessageContaining("up is no metric recount knows");
         assertThatThrownBy(() -> KNOWN.check("vector(1)", "here")).hasMessageContaining("reads some metric");
     }
