@@ -220,6 +220,9 @@ class ScopedRolesITCase {
         grant(expected, Role.STREAM, "window_writes", "INSERT");
         grant(expected, Role.BATCH, "window_writes", "INSERT");
         grant(expected, Role.RECONCILER, "window_writes", "DELETE,SELECT");
+        // V24: the stream counts what it archived per lake hour; the batch checks the lake against it.
+        grant(expected, Role.STREAM, "lake_archived_rows", "INSERT,SELECT");
+        grant(expected, Role.BATCH, "lake_archived_rows", "DELETE,SELECT");
         grant(expected, Role.RECONCILER, "reconciliation_runs_run_id_seq", "SELECT,USAGE");
         grant(expected, Role.RECONCILER, "correction_log_log_id_seq", "SELECT,USAGE");
         for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {

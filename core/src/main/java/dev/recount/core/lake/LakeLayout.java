@@ -32,7 +32,15 @@ public final class LakeLayout {
      */
     public static final String REQUEST_ID = "request_id";
 
+    /** UTC hours are exact multiples of this many epoch milliseconds: a lake folder holds one. */
+    public static final long HOUR_MILLIS = 3_600_000L;
+
     private LakeLayout() {}
+
+    /** The start of the lake hour (the folder of {@link #partitionPath}) that holds an event of {@code eventTsMillis}. */
+    public static long hourStart(long eventTsMillis) {
+        return Math.floorDiv(eventTsMillis, HOUR_MILLIS) * HOUR_MILLIS;
+    }
 
     /** The relative directory of an event, e.g. {@code event_date=2026-11-29/event_hour=07}. */
     public static String partitionPath(long eventTsMillis) {
