@@ -2,10 +2,7 @@ package dev.recount.stream.sink;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.attribution.AttributionMetrics;
-import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.window.WindowKey;
-import dev.recount.db.Database;
-import dev.recount.db.Role;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.StreamAttributionMetricsTable;
 import dev.recount.db.tables.StreamAttributionMetricsTable.Row;
@@ -156,14 +153,7 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
         }
 
         private HikariDataSource dataSource() {
-            if (dataSource == null) {
-                PostgresSettings s = target.settings();
-                String url = s.jdbcUrl()
-                        + (s.jdbcUrl().contains("?") ? "&" : "?")
-                        + WindowMetricsCommitter.CONNECTION_OPTIONS;
-                dataSource = Database.pool(
-                        new PostgresSettings(url, s.user(), s.schema(), 1), target.password(), Role.STREAM);
-            }
+            if (dataSource == null) dataSource = target.commitPool(1);
             return dataSource;
         }
 

@@ -1,7 +1,10 @@
 package dev.recount.stream.sink;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.config.PasswordSource;
 import dev.recount.core.config.PostgresSettings;
+import dev.recount.db.Database;
+import dev.recount.db.Role;
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -13,6 +16,8 @@ import java.util.Objects;
  */
 public record PostgresTarget(PostgresSettings settings, PasswordSource passwordSource) implements Serializable {
     private static final long serialVersionUID = 1L;
+    /** Timeouts of the commit connections (pgjdbc URL parameters, seconds): a frozen server must fail a commit. */
+    static final String CONNECTION_OPTIONS = "connectTimeout=10&loginTimeout=15&socketTimeout=60&tcpKeepAlive=true";
 
     public PostgresTarget {
         Objects.requireNonNull(settings, "settings");
@@ -22,6 +27,13 @@ public record PostgresTarget(PostgresSettings settings, PasswordSource passwordS
     /** The password, resolved now, where this runs; null when none is configured (trust or peer authentication). */
     public String password() {
         return passwordSource.resolve();
+    }
+
+    /** A pool of the stream's login for a committer, with {@link #CONNECTION_OPTIONS}; opened where it runs. */
+    public HikariDataSource commitPool(int poolSize) {
+        String url = settings.jdbcUrl() + (settings.jdbcUrl().contains("?") ? "&" : "?") + CONNECTION_OPTIONS;
+        return Database.pool(
+                new PostgresSettings(url, settings.user(), settings.schema(), poolSize), password(), Role.STREAM);
     }
 
     @Override

@@ -1,10 +1,7 @@
 package dev.recount.stream.sink;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.window.WindowKey;
-import dev.recount.db.Database;
-import dev.recount.db.Role;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
@@ -46,8 +43,6 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
     public static final String ROWS_COMMITTED_METRIC = "rowsCommitted";
     public static final String ROWS_REFUSED_METRIC = "rowsRefused";
     public static final String ROWS_REJECTED_METRIC = "rowsRejected";
-    /** Timeouts of the commit connections (pgjdbc URL parameters, seconds): a frozen server must fail a commit. */
-    static final String CONNECTION_OPTIONS = "connectTimeout=10&loginTimeout=15&socketTimeout=60&tcpKeepAlive=true";
 
     private final PostgresTarget target;
     private final String jobName;
@@ -194,12 +189,7 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
     }
 
     private HikariDataSource dataSource() {
-        if (dataSource == null) {
-            PostgresSettings s = target.settings();
-            String url = s.jdbcUrl() + (s.jdbcUrl().contains("?") ? "&" : "?") + CONNECTION_OPTIONS;
-            dataSource = Database.pool(
-                    new PostgresSettings(url, s.user(), s.schema(), s.poolSize()), target.password(), Role.STREAM);
-        }
+        if (dataSource == null) dataSource = target.commitPool(target.settings().poolSize());
         return dataSource;
     }
 
