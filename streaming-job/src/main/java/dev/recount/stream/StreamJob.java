@@ -34,6 +34,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   └ validate ──dead letters──▶ dead-letter-sink
  *       └ keyBy hash bucket of event_id ▶ dedup (+ partial sums per window key) ──too late──▶ backfill-sink
  *           ├─every event it receives, chained─▶ lake-sink (every valid event, before de-duplication: the lake is raw)
+ *           │                                  └▶ lake-ledger (the same events counted per hour: lake_archived_rows)
  *           ├ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
  *           │   └ window-metrics-sink (PostgreSQL, two-phase)
  *           └─attribution events (only with attribution on)─▶ keyBy request_id ▶ attribution-join
@@ -54,6 +55,7 @@ public final class StreamJob {
 
     public static final String BACKFILL_SINK_UID = "backfill-publisher";
     public static final String LAKE_SINK = "lake-sink";
+    public static final String LAKE_LEDGER = "lake-ledger";
     public static final String DEDUP = "dedup-and-route-too-late";
     /**
      * Not {@link #DEDUP} nor {@code dedup-by-id-bucket}: the state moved from one entry per id to id buckets, then
@@ -141,10 +143,11 @@ public final class StreamJob {
         // the lake writer is chained there, so the source thread — the job's critical path with skewed partitions —
         // serializes each event once, and nothing reads it back a second time. Exactly-once as before: a checkpoint
         // barrier follows every event before it into the lake writer, whose files are committed with that checkpoint.
-        unique.getSideOutput(DedupAndRouteTooLate.ALL_EVENTS)
-                .sinkTo(sinks.lake())
-                .name(LAKE_SINK)
-                .uid(LAKE_SINK);
+        DataStream<AdEvent> archived = unique.getSideOutput(DedupAndRouteTooLate.ALL_EVENTS);
+        archived.sinkTo(sinks.lake()).name(LAKE_SINK).uid(LAKE_SINK);
+        // The same events, counted per lake hour and committed with the same checkpoints: what the batch layer
+        // checks the lake against before it recomputes from it (a lake that lost files must not win).
+        archived.sinkTo(sinks.lakeLedger()).name(LAKE_LEDGER).uid(LAKE_LEDGER);
 
         SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
         DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(WindowMetricsOperator.LATE_AT_WINDOW)

@@ -11,11 +11,13 @@ import org.apache.flink.api.connector.sink2.Sink;
 /**
  * The job's outputs; {@link StreamJob#build} takes them as parameters so tests can pass their own.
  *
+ * @param lakeLedger  counts what reaches {@code lake} per hour and checkpoint (the same events, chained beside it)
  * @param attribution where attribution rows go; null when the job runs without attribution
  */
 public record StreamSinks(
         Sink<StreamWindowMetricsTable.Row> windowMetrics,
         Sink<AdEvent> lake,
+        Sink<AdEvent> lakeLedger,
         Sink<DeadLetter> deadLetters,
         Sink<BackfillRecord> backfill,
         Sink<StreamAttributionMetricsTable.Row> attribution) {
@@ -24,20 +26,27 @@ public record StreamSinks(
     public StreamSinks(
             Sink<StreamWindowMetricsTable.Row> windowMetrics,
             Sink<AdEvent> lake,
+            Sink<AdEvent> lakeLedger,
             Sink<DeadLetter> deadLetters,
             Sink<BackfillRecord> backfill) {
-        this(windowMetrics, lake, deadLetters, backfill, null);
+        this(windowMetrics, lake, lakeLedger, deadLetters, backfill, null);
     }
 
     /** The same outputs, with {@code attribution} for attribution rows. */
     public StreamSinks withAttribution(Sink<StreamAttributionMetricsTable.Row> attribution) {
         return new StreamSinks(
-                windowMetrics, lake, deadLetters, backfill, Objects.requireNonNull(attribution, "attribution"));
+                windowMetrics,
+                lake,
+                lakeLedger,
+                deadLetters,
+                backfill,
+                Objects.requireNonNull(attribution, "attribution"));
     }
 
     public StreamSinks {
         Objects.requireNonNull(windowMetrics, "windowMetrics");
         Objects.requireNonNull(lake, "lake");
+        Objects.requireNonNull(lakeLedger, "lakeLedger");
         Objects.requireNonNull(deadLetters, "deadLetters");
         Objects.requireNonNull(backfill, "backfill");
     }

@@ -121,6 +121,23 @@ class StreamJobGraphTest {
         assertThat(TypeInformation.of(dev.recount.core.event.AdEvent.class)).isInstanceOf(PojoTypeInfo.class);
     }
 
+    /**
+     * The lake's ledger counts exactly the events the lake writer gets between two checkpoints only because both are
+     * chained to the de-dup operator's output: one task, one thread, the same barrier. A shuffle or a different
+     * parallelism in between would make the counts another split of the same events.
+     */
+    @Test
+    void theLakeLedgerRunsInTheTaskOfTheLakeWriter() {
+        org.apache.flink.runtime.jobgraph.JobGraph job = graph(false).getJobGraph();
+        List<String> vertices = java.util.stream.StreamSupport.stream(
+                        job.getVertices().spliterator(), false)
+                .map(org.apache.flink.runtime.jobgraph.JobVertex::getName)
+                .filter(name -> name.contains(StreamJob.LAKE_LEDGER + ": Writer"))
+                .toList();
+        assertThat(vertices).hasSize(1);
+        assertThat(vertices.get(0)).contains(StreamJob.DEDUP).contains(StreamJob.LAKE_SINK + ": Writer");
+    }
+
     private static StreamNode node(StreamGraph graph, String uid) {
         return graph.getStreamNodes().stream()
                 .filter(n -> uid.equals(n.getTransformationUID()))

@@ -207,6 +207,13 @@ class StreamJobITCase {
                         .isEqualTo(LakeLayout.partitionPath(Long.parseLong(r.get(LakeLayout.EVENT_TS))));
             }
             assertThat(lakeOffsets).isEqualTo(validOffsets);
+            // And the job recorded, per hour, as many archived rows as the lake holds: the lake's files and these
+            // counts commit with the same checkpoints, each on its own, so the counts may trail for a moment.
+            java.util.SortedMap<Long, Long> lakeRowsByHour = LakeFiles.rowsByHour(job.lake());
+            Poll.until(
+                    WAIT,
+                    "lake_archived_rows equal to the lake, hour by hour",
+                    () -> stack.lakeArchivedRows(job).equals(lakeRowsByHour));
 
             // How far the lake is complete: recorded, one checkpoint behind the watermark.
             long progress = Poll.untilPresent(

@@ -311,5 +311,10 @@ class StreamRecoveryITCase {
         synchronized (validCoordinates) {
             assertThat(new HashSet<>(coordinates)).isEqualTo(validCoordinates);
         }
+        // What the job recorded as archived, per hour, is what the lake holds: no more (counts of a checkpoint that
+        // failed) and no fewer (a commit lost with the TaskManager).
+        assertThat(stack.lakeArchivedRows(job))
+                .as("lake_archived_rows against the lake's files")
+                .isEqualTo(LakeFiles.rowsByHour(job.lake()));
     }
 }

@@ -74,6 +74,7 @@ class StreamTopologyTest {
 
     private final CollectingSink<Row> rows = new CollectingSink<>("window-rows");
     private final CollectingSink<AdEvent> lake = new CollectingSink<>("lake");
+    private final CollectingSink<AdEvent> lakeLedger = new CollectingSink<>("lake-ledger");
     private final CollectingSink<DeadLetter> deadLetters = new CollectingSink<>("dead-letters");
     private final CollectingSink<BackfillRecord> backfill = new CollectingSink<>("backfill");
     private final CollectingSink<StreamAttributionMetricsTable.Row> attribution = new CollectingSink<>("attribution");
@@ -82,6 +83,7 @@ class StreamTopologyTest {
     void removeOutputs() {
         rows.close();
         lake.close();
+        lakeLedger.close();
         deadLetters.close();
         backfill.close();
         attribution.close();
@@ -175,6 +177,8 @@ class StreamTopologyTest {
 
         // The lake is raw: every valid record, copies, the late and the too-late one included, as read.
         assertThat(lake.collected()).containsExactlyInAnyOrderElementsOf(in.valid);
+        // The ledger counts exactly what the lake receives.
+        assertThat(lakeLedger.collected()).containsExactlyInAnyOrderElementsOf(in.valid);
 
         // The job's own totals agree.
         Map<String, Object> totals = result.getAllAccumulatorResults();
@@ -255,7 +259,7 @@ class StreamTopologyTest {
         conf.set(PipelineOptions.GENERIC_TYPES, false); // as the job runs: a type without a Flink serializer fails
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(16)); // hashmap state needs none
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
-        StreamSinks sinks = new StreamSinks(rows, lake, deadLetters, backfill);
+        StreamSinks sinks = new StreamSinks(rows, lake, lakeLedger, deadLetters, backfill);
         StreamJob.build(
                 env,
                 InMemoryKafkaInput.source(in.records, new EventValidator(SETTINGS.validation())),

@@ -9,18 +9,17 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.
 /**
  * The lake directory of an event: core's {@link LakeLayout#partitionPath} (event_date=YYYY-MM-DD/event_hour=HH,
  * UTC, by event time). Consecutive events mostly fall into the same hour, so the last hour's path is remembered
- * instead of formatting a date per event; UTC hours are exact multiples of 3,600,000 epoch milliseconds.
+ * instead of formatting a date per event; its hour is {@link LakeLayout#hourStart}.
  */
 public final class LakeBucketAssigner implements BucketAssigner<AdEvent, String> {
     private static final long serialVersionUID = 1L;
-    private static final long HOUR_MILLIS = 3_600_000L;
 
     private transient long cachedHour = Long.MIN_VALUE;
     private transient String cachedPath;
 
     @Override
     public String getBucketId(AdEvent event, Context context) {
-        long hour = Math.floorDiv(event.eventTs, HOUR_MILLIS);
+        long hour = LakeLayout.hourStart(event.eventTs);
         if (hour != cachedHour || cachedPath == null) {
             cachedPath = LakeLayout.partitionPath(event.eventTs);
             cachedHour = hour;

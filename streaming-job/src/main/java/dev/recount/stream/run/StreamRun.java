@@ -3,6 +3,7 @@ package dev.recount.stream.run;
 import dev.recount.core.event.EventValidator;
 import dev.recount.stream.StreamJob;
 import dev.recount.stream.StreamSinks;
+import dev.recount.stream.lake.LakeLedgerSink;
 import dev.recount.stream.lake.LakeSink;
 import dev.recount.stream.sink.AttributionMetricsSink;
 import dev.recount.stream.sink.KafkaOutputs;
@@ -248,6 +249,7 @@ public final class StreamRun {
                                 s.publicationId("dead-letter"),
                                 s.kafkaTransactionTimeout())),
                 LakeSink.create(s.lakePath().toString()),
+                new LakeLedgerSink(new PostgresTarget(s.postgres(), s.postgresPassword())),
                 KafkaOutputs.deadLetters(
                         s.bootstrapServers(),
                         s.topics().deadLetter(),

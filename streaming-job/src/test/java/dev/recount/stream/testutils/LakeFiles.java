@@ -1,12 +1,15 @@
 package dev.recount.stream.testutils;
 
 import dev.recount.core.event.AdEvent;
+import dev.recount.core.lake.LakeLayout;
 import dev.recount.stream.lake.LakeParquetWriterFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.serialization.BulkWriter;
@@ -47,6 +50,15 @@ public final class LakeFiles {
         return AvroParquetReader.<GenericRecord>builder(HadoopInputFile.fromPath(
                         new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))
                 .build();
+    }
+
+    /** The lake's committed rows per hour start ({@link LakeLayout#hourStart} of their event time). */
+    public static SortedMap<Long, Long> rowsByHour(Path lake) throws IOException {
+        SortedMap<Long, Long> rows = new TreeMap<>();
+        for (LakeRow r : read(lake)) {
+            rows.merge(LakeLayout.hourStart(Long.parseLong(r.get(LakeLayout.EVENT_TS))), 1L, Long::sum);
+        }
+        return rows;
     }
 
     public static List<LakeRow> read(Path lake) throws IOException {

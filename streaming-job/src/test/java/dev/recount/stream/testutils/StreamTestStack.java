@@ -1,6 +1,7 @@
 package dev.recount.stream.testutils;
 
 import dev.recount.core.config.RecountConfig;
+import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.stream.run.StreamSettings;
 import dev.recount.testkit.LocalStack;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.SortedMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -122,6 +124,13 @@ public final class StreamTestStack {
     public List<StreamWindowMetricsTable.Row> windowRows(Job job) throws SQLException {
         try (Connection c = connection(job)) {
             return StreamWindowMetricsTable.readRange(c, ALL_FROM, ALL_TO);
+        }
+    }
+
+    /** What the job recorded as archived into the lake, per hour start (lake_archived_rows). */
+    public SortedMap<Long, Long> lakeArchivedRows(Job job) throws SQLException {
+        try (Connection c = connection(job)) {
+            return LakeArchivedRowsTable.rowsByHour(c, ALL_FROM, ALL_TO);
         }
     }
 

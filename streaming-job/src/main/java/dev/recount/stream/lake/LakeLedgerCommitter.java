@@ -1,0 +1,64 @@
+package dev.recount.stream.lake;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.db.tables.LakeArchivedRowsTable;
+import dev.recount.stream.sink.PostgresTarget;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collection;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+
+/**
+ * Writes the counts of completed checkpoints to {@code lake_archived_rows}, all requests of one call in one
+ * transaction. Repeating a commit is safe (its id is already there). An unreachable PostgreSQL fails the commit,
+ * which fails the job; it restarts from the last checkpoint and commits the counts then, as the other committers do.
+ */
+final class LakeLedgerCommitter implements Committer<LakeLedgerCommittable> {
+    static final String ROWS_RECORDED_METRIC = "lakeRowsRecorded";
+
+    private final PostgresTarget target;
+    private final Counter rowsRecorded;
+    private HikariDataSource dataSource;
+
+    LakeLedgerCommitter(PostgresTarget target, MetricGroup metrics) {
+        this.target = target;
+        this.rowsRecorded = metrics.counter(ROWS_RECORDED_METRIC);
+    }
+
+    @Override
+    public void commit(Collection<CommitRequest<LakeLedgerCommittable>> requests) throws IOException {
+        if (requests.isEmpty()) return;
+        long rows = 0;
+        try (Connection conn = dataSource().getConnection()) {
+            conn.setAutoCommit(false);
+            try {
+                for (CommitRequest<LakeLedgerCommittable> request : requests) {
+                    LakeLedgerCommittable c = request.getCommittable();
+                    LakeArchivedRowsTable.record(conn, c.commitId(), c.rowsByHour());
+                    for (long n : c.rowsByHour().values()) rows += n;
+                }
+                conn.commit();
+            } catch (SQLException e) {
+                conn.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IOException(
+                    "recording the lake's archived rows in PostgreSQL (" + target + ") failed: " + e.getMessage(), e);
+        }
+        rowsRecorded.inc(rows);
+    }
+
+    private HikariDataSource dataSource() {
+        if (dataSource == null) dataSource = target.commitPool(1);
+        return dataSource;
+    }
+
+    @Override
+    public void close() {
+        if (dataSource != null) dataSource.close();
+    }
+}
