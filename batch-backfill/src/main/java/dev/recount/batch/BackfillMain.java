@@ -234,7 +234,10 @@ public final class BackfillMain implements Callable<Integer> {
                 description = "End (exclusive), window-aligned; must not be beyond the lake's completeness boundary.")
         Instant to;
 
-        @Option(names = "--force", description = "Recompute even beyond the lake's completeness boundary (recorded).")
+        @Option(
+                names = "--force",
+                description = "Recompute even beyond the lake's completeness boundary, or from lake hours holding"
+                        + " fewer rows than the stream archived into them (recorded).")
         boolean force;
 
         @Override
@@ -257,7 +260,10 @@ public final class BackfillMain implements Callable<Integer> {
                         + " yet visible in the lake stays on the topic for the next run."
             })
     static final class AffectedCommand extends BackfillCommand {
-        @Option(names = "--force", description = "Also recompute windows beyond the lake's completeness boundary.")
+        @Option(
+                names = "--force",
+                description = "Also recompute windows beyond the lake's completeness boundary, or in lake hours"
+                        + " holding fewer rows than the stream archived into them.")
         boolean force;
 
         @Option(
@@ -301,7 +307,10 @@ public final class BackfillMain implements Callable<Integer> {
                 description = "The day to recompute, e.g. 2026-11-28 (default: yesterday in time-zone).")
         LocalDate date;
 
-        @Option(names = "--force", description = "Recompute even beyond the lake's completeness boundary (recorded).")
+        @Option(
+                names = "--force",
+                description = "Recompute even beyond the lake's completeness boundary, or from lake hours holding"
+                        + " fewer rows than the stream archived into them (recorded).")
         boolean force;
 
         @Option(

@@ -202,15 +202,24 @@ public final class BackfillRunner {
                         settings.windows());
                 describeJobs(runId, mode.wireName() + " " + range);
                 LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
+                LakeReader lake = new LakeReader(spark, settings.lakePath());
+                Dataset<Row> lakeRows = lake.read(List.of(range));
+                List<LakeShortfall.Hour> shortHours = requireLakeHoldsArchived(
+                        conn,
+                        runId,
+                        lake,
+                        List.of(attribution == null ? range : AttributionAggregation.lookback(range, attribution)),
+                        force);
                 Computed c;
-                try (WindowAggregation.Recomputed windowRows = WindowAggregation.recompute(
-                        new LakeReader(spark, settings.lakePath()).read(List.of(range)), settings.windows())) {
+                try (WindowAggregation.Recomputed windowRows =
+                        WindowAggregation.recompute(lakeRows, settings.windows())) {
                     c = computeAndStage(conn, runId, windowRows.rows());
                 }
                 ObjectNode details = c.details();
                 details.put(
                         "lake_complete_until",
                         until.map(ms -> Instant.ofEpochMilli(ms).toString()).orElse(null));
+                if (!shortHours.isEmpty()) details.put("lake_short_hours", LakeShortfall.describe(shortHours));
                 if (attribution != null)
                     details.put("attribution_rows", stageAttribution(conn, runId, range, attribution));
                 BatchWindowMetricsTable.ReplaceResult r = commitResult(
@@ -269,11 +278,11 @@ public final class BackfillRunner {
                     BackfillBatch batch = BackfillTopicReader.readAvailable(
                             consumer, settings.backfillTopic(), maxRecords, TOPIC_READ_TIMEOUT, skipDeleted);
                     Triage triage = triage(runId, batch, StreamProgressTable.lakeCompleteUntil(conn), force);
-                    ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates());
+                    ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates(), force);
 
                     // An event is settled once a committed result includes it; the others stay in the topic.
                     Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>(triage.pending());
-                    for (BackfillBatch.Entry e : ready.notInLake()) pending.put(e, "not in the lake yet");
+                    pending.putAll(ready.notReady());
                     commits = batch.offsetsToCommit(e -> !pending.containsKey(e));
                     BatchWindowMetricsTable.ReplaceResult r =
                             commitAffected(conn, runId, batch, triage, ready, pending, commits);
@@ -359,38 +368,58 @@ public final class BackfillRunner {
 
     /**
      * What {@link #recomputeReady} did: the windows recomputed and staged, what that computed, and the candidates
-     * whose event is not in the lake yet (their windows are not recomputed).
+     * whose windows are not recomputed, with why: their event is not in the lake yet, or their lake hour holds fewer
+     * rows than the stream archived into it.
      */
-    private record ReadyWindows(TreeSet<Long> windows, Computed computed, List<BackfillBatch.Entry> notInLake) {}
+    private record ReadyWindows(TreeSet<Long> windows, Computed computed, Map<BackfillBatch.Entry, String> notReady) {}
 
     /**
      * Recomputes and stages every window of {@code candidates} whose candidate events are all visible in the lake
      * (read once, copies included), after checking the stream's window size and locking the windows.
      */
     private ReadyWindows recomputeReady(
-            Connection conn, RunLocks locks, long runId, List<BackfillBatch.Entry> candidates) throws SQLException {
+            Connection conn, RunLocks locks, long runId, List<BackfillBatch.Entry> candidates, boolean force)
+            throws SQLException {
         WindowAlignment windows = settings.windows();
         TreeSet<Long> candidateWindows = new TreeSet<>();
         for (BackfillBatch.Entry e : candidates) candidateWindows.add(windowOf(e, windows));
         TreeSet<Long> readyWindows = new TreeSet<>();
-        List<BackfillBatch.Entry> notInLake = new ArrayList<>();
-        if (candidateWindows.isEmpty()) return new ReadyWindows(readyWindows, Computed.empty(), notInLake);
+        Map<BackfillBatch.Entry, String> notReady = new LinkedHashMap<>();
+        if (candidateWindows.isEmpty()) return new ReadyWindows(readyWindows, Computed.empty(), notReady);
 
         requireStreamWindowSize(conn, candidateWindows.first(), candidateWindows.last() + windows.sizeMillis());
         locks.lockWindows(candidateWindows);
         describeJobs(runId, "affected " + candidateWindows.size() + " windows");
         Computed c = Computed.empty();
         // Copies included: whether an event is in the lake does not depend on which copy counts.
-        Dataset<Row> events = new LakeReader(spark, settings.lakePath())
-                .read(TimeRange.ofWindows(candidateWindows, windows))
-                .persist(StorageLevel.MEMORY_AND_DISK());
+        LakeReader lake = new LakeReader(spark, settings.lakePath());
+        List<TimeRange> ranges = TimeRange.ofWindows(candidateWindows, windows);
+        Dataset<Row> events = lake.read(ranges).persist(StorageLevel.MEMORY_AND_DISK());
         try {
+            // A window in an hour that lost files waits (its records stay on the topic) until the hour is whole
+            // again, or a forced run takes what the lake holds.
+            Map<Long, LakeShortfall.Hour> shortHours = new HashMap<>();
+            for (LakeShortfall.Hour h :
+                    LakeShortfall.find(conn, ranges, () -> lake.rowsByHour(ranges), settings.lakeCheckWait())) {
+                shortHours.put(h.startMillis(), h);
+            }
+            if (!shortHours.isEmpty()) {
+                LOG.warn(
+                        "run {}: {}{}",
+                        runId,
+                        LakeShortfall.describe(List.copyOf(shortHours.values())),
+                        force ? "; forced: recomputing from what the lake holds" : "; their windows wait");
+            }
             Set<String> visible = visibleEvents(events, candidates, windows);
             for (BackfillBatch.Entry e : candidates) {
-                if (visible.contains(visibilityKey(e.record().event().eventId, windowOf(e, windows)))) {
-                    readyWindows.add(windowOf(e, windows));
+                long window = windowOf(e, windows);
+                LakeShortfall.Hour shortHour = force ? null : shortHourOf(shortHours, window, windows);
+                if (shortHour != null) {
+                    notReady.put(e, "its lake " + shortHour + " (files lost, or not committed yet)");
+                } else if (visible.contains(visibilityKey(e.record().event().eventId, window))) {
+                    readyWindows.add(window);
                 } else {
-                    notInLake.add(e);
+                    notReady.put(e, "not in the lake yet");
                 }
             }
             if (!readyWindows.isEmpty()) {
@@ -404,7 +433,18 @@ public final class BackfillRunner {
         } finally {
             events.unpersist();
         }
-        return new ReadyWindows(readyWindows, c, notInLake);
+        return new ReadyWindows(readyWindows, c, notReady);
+    }
+
+    /** The short hour that window {@code start} reads from, if any (a window may span two hours). */
+    private static LakeShortfall.Hour shortHourOf(
+            Map<Long, LakeShortfall.Hour> shortHours, long start, WindowAlignment windows) {
+        if (shortHours.isEmpty()) return null;
+        long last = start + windows.sizeMillis() - 1;
+        for (long h = LakeLayout.hourStart(start); h <= last; h += LakeLayout.HOUR_MILLIS) {
+            if (shortHours.containsKey(h)) return shortHours.get(h);
+        }
+        return null;
     }
 
     /**
@@ -622,6 +662,27 @@ public final class BackfillRunner {
         }
         LOG.warn("forced: range ends at {} but {}", Instant.ofEpochMilli(toMillis), why);
         return until;
+    }
+
+    /**
+     * Refuses to recompute from lake hours that hold fewer rows than the stream archived into them ({@link
+     * LakeShortfall}): their totals would come out low, and batch wins. Forced, it goes on and returns them (the run
+     * records them); otherwise none is returned.
+     */
+    private List<LakeShortfall.Hour> requireLakeHoldsArchived(
+            Connection conn, long runId, LakeReader lake, List<TimeRange> ranges, boolean force) throws SQLException {
+        List<LakeShortfall.Hour> shortHours =
+                LakeShortfall.find(conn, ranges, () -> lake.rowsByHour(ranges), settings.lakeCheckWait());
+        if (shortHours.isEmpty()) return shortHours;
+        String what = shortHours.size() + " lake hour(s) hold fewer rows than the stream archived into them: "
+                + LakeShortfall.describe(shortHours);
+        if (!force) {
+            throw BackfillException.refused(what + ". Their files were lost or deleted, or the stream job has not"
+                    + " committed them yet: start it if it is down, restore the files, or pass --force to recompute"
+                    + " from what the lake holds (docs/operations.md, \"The lake lost files\")");
+        }
+        LOG.warn("run {}: forced: {}", runId, what);
+        return shortHours;
     }
 
     /** Refuses a range whose stream rows have another window size than this run's (they could never match). */

@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param compactionTargetFileBytes the size compaction aims at per file
  * @param maxPast                   validation.max-past: how old a valid event may be when it arrives
  * @param attribution               attribution.*: when enabled, range and nightly runs recompute attribution too
+ * @param lakeCheckWait             how long a lake hour holding fewer rows than archived into it is re-checked
  */
 public record BackfillSettings(
         String lakePath,
@@ -32,7 +33,8 @@ public record BackfillSettings(
         Duration lakeRetention,
         long compactionTargetFileBytes,
         Duration maxPast,
-        AttributionSettings attribution) {
+        AttributionSettings attribution,
+        Duration lakeCheckWait) {
 
     /** The least compaction target: smaller files would defeat the point (and Parquet pages are ~1 MB). */
     static final long MIN_TARGET_FILE_BYTES = 1L << 20;
@@ -51,6 +53,9 @@ public record BackfillSettings(
         }
         if (maxPast == null) throw new IllegalArgumentException("maxPast must not be null");
         if (attribution == null) throw new IllegalArgumentException("attribution must not be null");
+        if (lakeCheckWait == null || lakeCheckWait.isNegative()) {
+            throw new IllegalArgumentException("batch.lake-check-wait must not be negative");
+        }
         if (lakeRetention != null) {
             // An hour may still receive valid late events until validation.max-past has passed; the day on top
             // covers a stream job that lags behind. Deleting earlier would make `affected` recompute a window
@@ -79,7 +84,8 @@ public record BackfillSettings(
                 retention.isBlank() ? null : config.duration("lake.retention"),
                 DataSizes.parse("lake.compaction.target-file-size", config.get("lake.compaction.target-file-size")),
                 config.eventTime().maxPast(),
-                config.attribution());
+                config.attribution(),
+                config.duration("batch.lake-check-wait"));
     }
 
     /** How long raw hours are kept; empty: forever. */

@@ -19,10 +19,15 @@ public final class ExitCodes {
             "bad arguments or settings (unknown option, unreadable instant, range not window-aligned): nothing was run")
     public static final int BAD_ARGUMENTS = 2;
 
-    /** Refused: beyond the lake's completeness boundary (rerun later, or with --force), retention, window size. */
+    /**
+     * Refused: beyond the lake's completeness boundary (rerun later, or with --force), retention, a lake hour that
+     * lost files, window size.
+     */
     @ExitCodeMeaning(
             "refused: the range reaches beyond the lake's completeness boundary (rerun later, or with --force),"
-                    + " or before its retention horizon, or the stream's rows in it have another window size")
+                    + " or before its retention horizon, or a lake hour of it holds fewer rows than the stream"
+                    + " archived into it (files lost: restore them, or --force), or the stream's rows in it have"
+                    + " another window size")
     public static final int REFUSED_BY_BOUNDARY = 3;
 
     /** Another backfill held an overlapping range for longer than batch.lock-timeout. */

@@ -13,6 +13,8 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -104,6 +106,36 @@ public final class LakeReader {
                 .filter(partitions)
                 .filter(eventTime)
                 .drop(LakeLayout.DATE_PARTITION, LakeLayout.HOUR_PARTITION);
+    }
+
+    /**
+     * How many rows (copies included) each lake hour that the ranges touch holds, whole hours, keyed by the hour's
+     * start in epoch milliseconds; hours without files are absent. Reads the partition columns only, so Spark opens
+     * each file's footer and decodes no values. What {@link LakeShortfall} compares with {@code lake_archived_rows}.
+     */
+    public SortedMap<Long, Long> rowsByHour(List<TimeRange> ranges) {
+        SortedMap<Long, Long> rows = new TreeMap<>();
+        List<String> dateDirs = existingDateDirectories(ranges);
+        if (dateDirs.isEmpty()) return rows;
+        Column partitions = lit(false);
+        for (TimeRange r : ranges) partitions = partitions.or(hoursOf(r));
+        List<Row> counts = spark.read()
+                .schema(READ_SCHEMA)
+                .option("basePath", base().toString())
+                .parquet(dateDirs.toArray(String[]::new))
+                .filter(partitions)
+                .groupBy(col(LakeLayout.DATE_PARTITION), col(LakeLayout.HOUR_PARTITION))
+                .count()
+                .collectAsList();
+        for (Row c : counts) {
+            long hour = LocalDate.parse(c.getString(0))
+                    .atStartOfDay(ZoneOffset.UTC)
+                    .plusHours(Integer.parseInt(c.getString(1)))
+                    .toInstant()
+                    .toEpochMilli();
+            rows.put(hour, c.getLong(2));
+        }
+        return rows;
     }
 
     private void prepare(List<TimeRange> ranges) {

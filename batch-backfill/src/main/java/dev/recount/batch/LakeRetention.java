@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.Durations;
 import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.LakeArchivedRowsTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -148,13 +149,17 @@ final class LakeRetention {
         if (stoppedAt != null) {
             LOG.warn("retention ({}) stopped at {}", Durations.format(retention), stoppedAt);
         }
+        // What the stream archived into the deleted hours: nothing reads those hours any more (they are before the
+        // horizon, which every backfill refuses), so their counts go with them.
+        Optional<Long> horizon = horizon(lake);
+        if (horizon.isPresent()) LakeArchivedRowsTable.forgetBefore(conn, horizon.get());
         LOG.info(
                 "retention ({}): {} hours deleted ({} files) below {}",
                 Durations.format(retention),
                 hours,
                 files,
                 Instant.ofEpochMilli(limit));
-        return new Outcome(true, hours, files, horizon(lake).orElse(null), stoppedAt);
+        return new Outcome(true, hours, files, horizon.orElse(null), stoppedAt);
     }
 
     /** Moves the horizon up to {@code millis} (never down): the new marker first, then the older ones go. */

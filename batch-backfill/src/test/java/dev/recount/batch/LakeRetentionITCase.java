@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.lake.LakeLayout;
+import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.WindowRow;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,6 +51,12 @@ class LakeRetentionITCase {
 
     @Test
     void deletesOldHoursOnlyAsFarAsBackfillsCoverThemAndRefusesToRecomputeThem() throws Exception {
+        // What the stream recorded as archived into each hour (one row each): the deleted hours' counts go too.
+        try (java.sql.Connection c = t.admin()) {
+            for (long hour : List.of(H19, H20, H21)) {
+                LakeArchivedRowsTable.record(c, java.util.UUID.randomUUID(), Map.of(LakeLayout.hourStart(hour), 1L));
+            }
+        }
         // Backfilled: the 19th and the 20th up to 11:00; the 20th's 11:00 hour is not covered by any run yet.
         assertThat(t.backfill("range", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-20T11:00:00Z"))
                 .isZero();
@@ -64,6 +72,13 @@ class LakeRetentionITCase {
         assertThat(t.lake.root().resolve("event_date=2026-11-20/event_hour=10")).doesNotExist();
         assertThat(t.lake.root().resolve("event_date=2026-11-20/event_hour=11")).isDirectory();
         assertThat(t.lake.root().resolve("event_date=2026-11-21/event_hour=10")).isDirectory();
+        try (java.sql.Connection c = t.admin()) {
+            assertThat(LakeArchivedRowsTable.rowsByHour(
+                                    c, 0, Instant.parse("2100-01-01T00:00:00Z").toEpochMilli())
+                            .keySet())
+                    .as("the counts of the hours before the horizon are forgotten, the others kept")
+                    .containsExactly(LakeLayout.hourStart(H21));
+        }
 
         assertThat(t.backfill("range", "--from", "2026-11-19T10:00:00Z", "--to", "2026-11-19T11:00:00Z"))
                 .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);

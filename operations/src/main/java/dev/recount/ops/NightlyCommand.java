@@ -41,7 +41,7 @@ public final class NightlyCommand implements Callable<Integer> {
     static final int BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
 
     @ExitCodeMeaning("backfill refused: the day reaches beyond the lake's completeness boundary (stream behind);"
-            + " retry later")
+            + " retry later; or a lake hour of it holds fewer rows than the stream archived into it (files lost)")
     static final int LAKE_INCOMPLETE = ExitCodes.LAKE_INCOMPLETE;
 
     @ExitCodeMeaning("backfill failed")
