@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
 import dev.recount.testkit.Topics;
@@ -30,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -40,13 +43,17 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *   <li>stream rows + unique backfill events = truth, per window key and metric (what is missing was lost, what is
  *       extra was counted twice); no event id twice on the backfill topic, none that is not a real event;</li>
  *   <li>the dead-letter topic holds exactly the invalid records sent, by reason;</li>
- *   <li>the lake holds every valid record that was sent (first sends and duplicates) exactly once;</li>
+ *   <li>the lake holds every valid record that was sent (first sends and duplicates) exactly once, and what the
+ *       stream recorded as archived into each lake hour (lake_archived_rows) is what the hour's files hold;</li>
  *   <li>after backfill and reconcile, {@code window_metrics} equals the truth for every key.</li>
  * </ul>
  * Topics are read with isolation.level=read_committed, as recount's consumers read them.
  */
 final class Accounting {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Past every event a scenario sends: the end of the ledger's range. */
+    private static final long LEDGER_UNTIL =
+            Instant.parse("2100-01-01T00:00:00Z").toEpochMilli();
     /** What the stream job must never log: the connectors' data-loss warnings, refused rows, failed commits. */
     private static final Pattern BAD_LOG = Pattern.compile(
             "(?i)data loss|refused to replace|unable to commit transaction|PostgreSQL refused|too late at the window operator");
@@ -194,6 +201,8 @@ final class Accounting {
             example(examples, "dead letters by reason " + deadLetters + ", sent " + scenario.invalidByReason());
 
         long[] lake = checkLake(examples);
+        List<String> problems = logProblems();
+        problems.addAll(checkLakeLedger());
         long rowEvents = rows.values().stream().mapToLong(WindowMetrics::events).sum();
         String seen = String.format(
                 "%,d events in %,d stream rows, %,d on the backfill topic, %,d dead letters",
@@ -202,18 +211,7 @@ final class Accounting {
                 backfillIds.size(),
                 deadLetters.values().stream().mapToLong(Long::longValue).sum());
         return new Result(
-                lost,
-                doubled,
-                duplicates,
-                unknown,
-                dlLost,
-                dlExtra,
-                lake[0],
-                lake[1],
-                0,
-                logProblems(),
-                examples,
-                seen);
+                lost, doubled, duplicates, unknown, dlLost, dlExtra, lake[0], lake[1], 0, problems, examples, seen);
     }
 
     /**
@@ -329,6 +327,41 @@ final class Accounting {
                             + scenario.events().size() + " events");
         }
         return new long[] {missing, duplicated};
+    }
+
+    /**
+     * What the stream recorded as archived per lake hour (lake_archived_rows) against the rows the lake's files hold
+     * in that hour: equal, or the batch layer would refuse a complete lake (more recorded: a count committed twice,
+     * or for a checkpoint that failed) or miss a loss (fewer: a count lost). One problem per hour that differs.
+     */
+    private List<String> checkLakeLedger() throws Exception {
+        Map<Long, Long> inLake = new TreeMap<>();
+        String list = lakeFileList();
+        if (!list.isEmpty()) {
+            try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
+                    Statement s = duck.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT event_ts // " + LakeLayout.HOUR_MILLIS + " * "
+                            + LakeLayout.HOUR_MILLIS + " AS hour, count(*) FROM read_parquet([" + list
+                            + "]) GROUP BY hour")) {
+                while (rs.next()) inLake.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        Map<Long, Long> recorded;
+        try (Connection c = pipeline.connection()) {
+            recorded = LakeArchivedRowsTable.rowsByHour(c, 0, LEDGER_UNTIL);
+        }
+        List<String> problems = new ArrayList<>();
+        TreeSet<Long> hours = new TreeSet<>(inLake.keySet());
+        hours.addAll(recorded.keySet());
+        for (long hour : hours) {
+            long files = inLake.getOrDefault(hour, 0L);
+            long counted = recorded.getOrDefault(hour, 0L);
+            if (files != counted && problems.size() < 5) {
+                problems.add("lake_archived_rows: hour " + Instant.ofEpochMilli(hour) + " recorded " + counted
+                        + " rows, its files hold " + files);
+            }
+        }
+        return problems;
     }
 
     /** The lake's committed Parquet files as a DuckDB list literal's items; empty when there are none. */
