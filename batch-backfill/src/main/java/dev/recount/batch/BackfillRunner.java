@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -398,7 +399,7 @@ public final class BackfillRunner {
         try {
             // A window in an hour that lost files waits (its records stay on the topic) until the hour is whole
             // again, or a forced run takes what the lake holds.
-            Map<Long, LakeShortfall.Hour> shortHours = new HashMap<>();
+            Map<Long, LakeShortfall.Hour> shortHours = new TreeMap<>();
             for (LakeShortfall.Hour h :
                     LakeShortfall.find(conn, ranges, () -> lake.rowsByHour(ranges), settings.lakeCheckWait())) {
                 shortHours.put(h.startMillis(), h);
