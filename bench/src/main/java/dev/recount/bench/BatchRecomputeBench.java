@@ -12,11 +12,14 @@ import static org.apache.spark.sql.functions.when;
 import dev.recount.batch.BackfillMain;
 import dev.recount.batch.BackfillRunner;
 import dev.recount.batch.BackfillSettings;
+import dev.recount.batch.LakeReader;
 import dev.recount.batch.SparkSessions;
+import dev.recount.batch.TimeRange;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
+import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.StreamProgressTable;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -30,8 +33,12 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -112,6 +119,15 @@ public final class BatchRecomputeBench implements Callable<Integer> {
             names = "--compact",
             description = "Run `backfill compact` over the day before the timed runs, and time it.")
     boolean compact;
+
+    @Option(
+            names = "--archived-rows",
+            defaultValue = "off",
+            description = "What lake_archived_rows holds for the day before each timed run: off (nothing, so the lake"
+                    + " check has nothing to compare and counts nothing), on (the lake's own rows per hour, as the"
+                    + " stream records them: every run counts the day's lake hours and compares), alternate (even runs"
+                    + " on, odd runs off; run 1 fills the schema) (default: ${DEFAULT-VALUE}).")
+    String archivedRows;
 
     @Override
     public Integer call() throws Exception {
@@ -196,7 +212,17 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                         out.toString().strip(),
                         countFiles(lakeDir));
             }
+            SortedMap<Long, Long> hourRows = archivedRows.equals("off")
+                    ? new TreeMap<>()
+                    : new LakeReader(spark, lakeDir.toString()).rowsByHour(List.of(new TimeRange(from, to)));
             for (int i = 1; i <= runs; i++) {
+                boolean checked = archivedRows.equals("on") || (archivedRows.equals("alternate") && i % 2 == 0);
+                try (Connection c = DriverManager.getConnection(jdbcUrl, user, password);
+                        Statement s = c.createStatement()) {
+                    c.setSchema(schema);
+                    s.execute("DELETE FROM " + LakeArchivedRowsTable.TABLE);
+                    if (checked) LakeArchivedRowsTable.record(c, UUID.randomUUID(), hourRows);
+                }
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
                 long t0 = System.nanoTime();
@@ -219,11 +245,12 @@ public final class BatchRecomputeBench implements Callable<Integer> {
                 }
                 System.out.printf(
                         Locale.ROOT,
-                        "run %d: %.1f s wall, %.0f lake rows/s, %.0f events/s | %s | %s%n",
+                        "run %d: %.1f s wall, %.0f lake rows/s, %.0f events/s, lake check %s | %s | %s%n",
                         i,
                         seconds,
                         lakeRows / seconds,
                         events / seconds,
+                        checked ? "on" : "off",
                         out.toString().strip(),
                         phases(jdbcUrl, user, password, schema));
             }
