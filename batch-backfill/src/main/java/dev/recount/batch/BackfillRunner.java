@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.sum;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -34,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -41,6 +43,7 @@ import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -205,17 +208,17 @@ public final class BackfillRunner {
                 LOG.info("run {}: reading the lake at {}", runId, settings.lakePath());
                 LakeReader lake = new LakeReader(spark, settings.lakePath());
                 Dataset<Row> lakeRows = lake.read(List.of(range));
-                List<LakeShortfall.Hour> shortHours = requireLakeHoldsArchived(
-                        conn,
-                        runId,
-                        lake,
-                        List.of(attribution == null ? range : AttributionAggregation.lookback(range, attribution)),
-                        force);
+                // What the stream archived into the hours read, before they are read: see requireLakeHoldsArchived.
+                List<TimeRange> read =
+                        List.of(attribution == null ? range : AttributionAggregation.lookback(range, attribution));
+                SortedMap<Long, Long> archived = LakeShortfall.archived(conn, read);
                 Computed c;
                 try (WindowAggregation.Recomputed windowRows =
                         WindowAggregation.recompute(lakeRows, settings.windows())) {
-                    c = computeAndStage(conn, runId, windowRows.rows());
+                    c = computeAndStage(conn, runId, windowRows.rows(), archived.isEmpty() ? null : range);
                 }
+                List<LakeShortfall.Hour> shortHours =
+                        requireLakeHoldsArchived(runId, lake, archived, c.lakeRowsByHour(), force);
                 ObjectNode details = c.details();
                 details.put(
                         "lake_complete_until",
@@ -400,8 +403,7 @@ public final class BackfillRunner {
             // A window in an hour that lost files waits (its records stay on the topic) until the hour is whole
             // again, or a forced run takes what the lake holds.
             Map<Long, LakeShortfall.Hour> shortHours = new TreeMap<>();
-            for (LakeShortfall.Hour h :
-                    LakeShortfall.find(conn, ranges, () -> lake.rowsByHour(ranges), settings.lakeCheckWait())) {
+            for (LakeShortfall.Hour h : LakeShortfall.find(conn, ranges, lake::rowsByHour, settings.lakeCheckWait())) {
                 shortHours.put(h.startMillis(), h);
             }
             if (!shortHours.isEmpty()) {
@@ -428,7 +430,7 @@ public final class BackfillRunner {
                         events.filter(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows)
                                 .isin(readyWindows.toArray())),
                         windows)) {
-                    c = computeAndStage(conn, runId, windowRows.rows());
+                    c = computeAndStage(conn, runId, windowRows.rows(), null);
                 }
             }
         } finally {
@@ -506,10 +508,17 @@ public final class BackfillRunner {
     }
 
     /** The outcome of the Spark part of a run, before the replace. */
+    /** @param lakeRowsByHour the lake's rows of each whole hour the computation covered (empty unless asked for) */
     private record Computed(
-            long rows, long events, long lakeRows, StagingWriter.Path path, long computeMillis, long stageMillis) {
+            long rows,
+            long events,
+            long lakeRows,
+            StagingWriter.Path path,
+            long computeMillis,
+            long stageMillis,
+            Map<Long, Long> lakeRowsByHour) {
         static Computed empty() {
-            return new Computed(0, 0, 0, StagingWriter.Path.DRIVER, 0, 0);
+            return new Computed(0, 0, 0, StagingWriter.Path.DRIVER, 0, 0, Map.of());
         }
 
         ObjectNode details() {
@@ -557,8 +566,13 @@ public final class BackfillRunner {
         }
     }
 
-    /** Computes the window rows and loads them into staging for {@code runId}. */
-    private Computed computeAndStage(Connection conn, long runId, Dataset<Row> windowRows) throws SQLException {
+    /**
+     * Computes the window rows and loads them into staging for {@code runId}; with {@code countHoursOf}, also sums
+     * the lake's rows of each whole hour of that range from the windows (exact when windows nest in hours: an hour's
+     * folder holds exactly the events of its windows), which the lake check then needs not count from the files.
+     */
+    private Computed computeAndStage(Connection conn, long runId, Dataset<Row> windowRows, TimeRange countHoursOf)
+            throws SQLException {
         long t0 = System.nanoTime();
         Dataset<Row> windowsAgg = windowRows.persist(StorageLevel.MEMORY_AND_DISK());
         try {
@@ -572,15 +586,36 @@ public final class BackfillRunner {
             long rows = totals.getLong(0);
             long events = totals.getLong(1);
             long lakeRows = totals.getLong(2);
+            Map<Long, Long> lakeRowsByHour = countHoursOf == null ? Map.of() : lakeRowsByHour(windowsAgg, countHoursOf);
             long t1 = System.nanoTime();
             LOG.info("run {}: {} events ({} lake rows) in {} window rows; staging them", runId, events, lakeRows, rows);
             StagingWriter.Path path =
                     staging.write(windowsAgg, rows, runId, settings.windows().sizeMillis(), conn);
             long t2 = System.nanoTime();
-            return new Computed(rows, events, lakeRows, path, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+            return new Computed(
+                    rows, events, lakeRows, path, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, lakeRowsByHour);
         } finally {
             windowsAgg.unpersist();
         }
+    }
+
+    /** The lake rows of each whole hour of {@code range}, summed over its windows; empty when windows span hours. */
+    private Map<Long, Long> lakeRowsByHour(Dataset<Row> windowsAgg, TimeRange range) {
+        if (LakeLayout.HOUR_MILLIS % settings.windows().sizeMillis() != 0) return Map.of();
+        Column start = col(WindowAggregation.WINDOW_START);
+        Map<Long, Long> byHour = new TreeMap<>();
+        for (Row r : windowsAgg
+                .groupBy(start.minus(pmod(start, lit(LakeLayout.HOUR_MILLIS))).as("hour"))
+                .agg(sum(col(WindowAggregation.LAKE_ROWS)))
+                .collectAsList()) {
+            byHour.put(r.getLong(0), r.getLong(1));
+        }
+        Map<Long, Long> whole = new TreeMap<>();
+        long first = LakeLayout.hourStart(range.fromMillis() + LakeLayout.HOUR_MILLIS - 1);
+        for (long h = first; h + LakeLayout.HOUR_MILLIS <= range.toMillis(); h += LakeLayout.HOUR_MILLIS) {
+            whole.put(h, byHour.getOrDefault(h, 0L));
+        }
+        return whole;
     }
 
     /**
@@ -667,13 +702,15 @@ public final class BackfillRunner {
 
     /**
      * Refuses to recompute from lake hours that hold fewer rows than the stream archived into them ({@link
-     * LakeShortfall}): their totals would come out low, and batch wins. Forced, it goes on and returns them (the run
-     * records them); otherwise none is returned.
+     * LakeShortfall}): their totals would come out low, and batch wins. {@code archived} was read before the lake;
+     * {@code known} holds the hours the recompute already summed, so only the others, and those that look short, are
+     * counted from the files. Forced, it goes on and returns them (the run records them); otherwise none is
+     * returned. Nothing is replaced before it returns.
      */
     private List<LakeShortfall.Hour> requireLakeHoldsArchived(
-            Connection conn, long runId, LakeReader lake, List<TimeRange> ranges, boolean force) throws SQLException {
+            long runId, LakeReader lake, SortedMap<Long, Long> archived, Map<Long, Long> known, boolean force) {
         List<LakeShortfall.Hour> shortHours =
-                LakeShortfall.find(conn, ranges, () -> lake.rowsByHour(ranges), settings.lakeCheckWait());
+                LakeShortfall.find(archived, known, lake::rowsByHour, settings.lakeCheckWait());
         if (shortHours.isEmpty()) return shortHours;
         String what = shortHours.size() + " lake hour(s) hold fewer rows than the stream archived into them: "
                 + LakeShortfall.describe(shortHours);

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,22 +64,52 @@ final class LakeShortfall {
         return hours;
     }
 
-    /**
-     * The short hours among those {@code ranges} touch, after counting the lake again for up to {@code wait}.
-     *
-     * @param lakeRows counts the lake's rows per hour of the ranges ({@link LakeReader#rowsByHour})
-     */
-    static List<Hour> find(
-            Connection conn, List<TimeRange> ranges, Supplier<SortedMap<Long, Long>> lakeRows, Duration wait)
-            throws SQLException {
+    /** What the stream recorded as archived into each hour that {@code ranges} touch (hours without any absent). */
+    static SortedMap<Long, Long> archived(Connection conn, List<TimeRange> ranges) throws SQLException {
         SortedMap<Long, Long> archived = new TreeMap<>();
         for (TimeRange h : hoursOf(ranges)) {
             archived.putAll(LakeArchivedRowsTable.rowsByHour(conn, h.fromMillis(), h.toMillis()));
         }
-        if (archived.isEmpty()) return List.of();
+        return archived;
+    }
+
+    /**
+     * The short hours among those {@code ranges} touch: {@link #find(SortedMap, Map, Function, Duration)} with
+     * nothing known of the lake yet.
+     */
+    static List<Hour> find(
+            Connection conn,
+            List<TimeRange> ranges,
+            Function<List<TimeRange>, SortedMap<Long, Long>> lakeRows,
+            Duration wait)
+            throws SQLException {
+        return find(archived(conn, ranges), Map.of(), lakeRows, wait);
+    }
+
+    /**
+     * The hours of {@code archived} that hold fewer rows, after counting them again for up to {@code wait}.
+     *
+     * @param known    rows per hour the caller already counted in the lake (a recompute of whole hours sums them for
+     *                 free); only the hours it lacks, or that look short by it, are counted by {@code lakeRows}
+     * @param lakeRows counts the lake's rows per hour of the given hour ranges ({@link LakeReader#rowsByHour}), in a
+     *                 listing of the lake made after {@code archived} was read
+     */
+    static List<Hour> find(
+            SortedMap<Long, Long> archived,
+            Map<Long, Long> known,
+            Function<List<TimeRange>, SortedMap<Long, Long>> lakeRows,
+            Duration wait) {
+        SortedMap<Long, Long> doubtful = new TreeMap<>();
+        archived.forEach((hour, n) -> {
+            Long held = known.get(hour);
+            if (held == null || held < n) doubtful.put(hour, n);
+        });
+        if (doubtful.isEmpty()) return List.of();
+        List<TimeRange> hours = new ArrayList<>();
+        for (long hour : doubtful.keySet()) hours.add(new TimeRange(hour, hour + LakeLayout.HOUR_MILLIS));
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
-            List<Hour> shortHours = compare(lakeRows.get(), archived);
+            List<Hour> shortHours = compare(lakeRows.apply(hours), doubtful);
             long left = deadline - System.nanoTime();
             if (shortHours.isEmpty() || left <= 0) return shortHours;
             LOG.info(

@@ -12,9 +12,13 @@ import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.WindowRow;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +78,11 @@ class LakeLossITCase {
         BatchRunsTable.Run refused = t.lastRun();
         assertThat(refused.status()).isEqualTo(BatchRunsTable.Status.FAILED);
         assertThat(refused.error()).contains("holds 3 rows, the stream archived 5");
+        // A range of whole hours: the recompute sums the hour from its windows, and finds it short the same way.
+        assertThat(t.backfill("range", "--from", FROM, "--to", "2026-11-28T11:00:00Z"))
+                .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(t.lastErr).contains("hour 2026-11-28T10:00:00Z holds 3 rows, the stream archived 5");
+        assertThat(t.batchRows()).as("the complete run's rows stand").containsExactlyElementsOf(whole);
 
         // Forced, the run takes what the lake holds, and says so in its record.
         assertThat(t.backfill("range", "--from", FROM, "--to", TO, "--force"))
@@ -88,18 +97,26 @@ class LakeLossITCase {
     }
 
     @Test
-    void anHourHoldingMoreRowsThanRecordedIsNoLossAndOtherHoursAreNotLookedAt() throws Exception {
+    void anHourHoldingMoreRowsThanRecordedIsNoLossAndAnHourOutsideTheRangeIsNotLookedAt() throws Exception {
         // Files from before the ledger, or copies written twice: more is not a loss.
         t.lake.write(List.of(A1, A2, A3, B1, B2));
         archived(Map.of(W, 4L));
-        // An hour outside the range lost everything; this range does not read it.
+        // An hour outside the first ranges lost everything; only the day's range reads it.
         archived(Map.of(W + 5 * HOUR, 7L));
+        t.lakeCompleteUntil(Instant.parse("2026-11-29T00:00:00Z"));
 
         assertThat(t.backfill("range", "--from", FROM, "--to", TO))
                 .as(t.lastErr)
                 .isZero();
         assertThat(t.lastRun().details()).doesNotContain("lake_short_hours");
         assertThat(t.batchRows()).hasSize(2);
+        // The whole hour, summed from its windows; then the day, which reads the 15:00 hour too.
+        assertThat(t.backfill("range", "--from", FROM, "--to", "2026-11-28T11:00:00Z"))
+                .as(t.lastErr)
+                .isZero();
+        assertThat(t.backfill("range", "--from", "2026-11-28T00:00:00Z", "--to", "2026-11-29T00:00:00Z"))
+                .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(t.lastErr).contains("hour 2026-11-28T15:00:00Z holds 0 rows, the stream archived 7");
     }
 
     @Test
@@ -132,45 +149,74 @@ class LakeLossITCase {
 
     /**
      * The stream commits an hour's counts and its files apart: counts visible first are no loss once the files
-     * follow within batch.lake-check-wait; a shortfall that stays is reported after that wait, not before.
+     * follow within batch.lake-check-wait; a shortfall that stays is reported after that wait, not before. Hours the
+     * recompute already summed are not counted from the files again unless they look short.
      */
     @Test
     void aShortfallIsCountedAgainUntilTheWaitEndsAndOnlyOneThatStaysIsReported() throws Exception {
-        archived(Map.of(W, 5L));
-        List<TimeRange> range = List.of(new TimeRange(W, W + 2 * MINUTE));
-        java.util.concurrent.atomic.AtomicInteger counts = new java.util.concurrent.atomic.AtomicInteger();
+        archived(Map.of(W, 5L, W + HOUR, 2L));
+        SortedMap<Long, Long> recorded;
         try (Connection c = t.admin()) {
-            // The files become visible at the third count.
-            List<LakeShortfall.Hour> filled = LakeShortfall.find(
-                    c,
-                    range,
-                    () -> new java.util.TreeMap<>(Map.of(W, counts.incrementAndGet() < 3 ? 3L : 5L)),
-                    java.time.Duration.ofSeconds(60));
-            assertThat(filled).isEmpty();
-            assertThat(counts).hasValue(3);
+            recorded = LakeShortfall.archived(c, List.of(new TimeRange(W, W + 2 * HOUR)));
+        }
+        assertThat(recorded).isEqualTo(Map.of(W, 5L, W + HOUR, 2L));
+        List<List<TimeRange>> counted = new ArrayList<>();
 
-            counts.set(0);
-            List<LakeShortfall.Hour> stays = LakeShortfall.find(
-                    c,
-                    range,
-                    () -> {
-                        counts.incrementAndGet();
-                        return new java.util.TreeMap<>(Map.of(W, 3L));
-                    },
-                    java.time.Duration.ofMillis(2_500));
-            assertThat(stays).containsExactly(new LakeShortfall.Hour(W, 3, 5));
-            assertThat(counts.get()).as("counted again while the wait lasted").isGreaterThan(1);
+        // The recompute summed both hours as recorded: the files are not counted.
+        assertThat(LakeShortfall.find(
+                        recorded,
+                        Map.of(W, 5L, W + HOUR, 2L),
+                        hours -> {
+                            counted.add(hours);
+                            return new TreeMap<>();
+                        },
+                        Duration.ofSeconds(60)))
+                .isEmpty();
+        assertThat(counted).isEmpty();
 
-            counts.set(0);
+        // The first hour looked short to the recompute; its files become visible at the third count. Only that hour
+        // is counted.
+        assertThat(LakeShortfall.find(
+                        recorded,
+                        Map.of(W, 3L, W + HOUR, 2L),
+                        hours -> {
+                            counted.add(hours);
+                            return new TreeMap<>(Map.of(W, counted.size() < 3 ? 3L : 5L));
+                        },
+                        Duration.ofSeconds(60)))
+                .isEmpty();
+        assertThat(counted)
+                .hasSize(3)
+                .allSatisfy(hours -> assertThat(hours).containsExactly(new TimeRange(W, W + HOUR)));
+
+        // A shortfall that stays: reported once the wait is over, after counting again meanwhile.
+        counted.clear();
+        assertThat(LakeShortfall.find(
+                        recorded,
+                        Map.of(),
+                        hours -> {
+                            counted.add(hours);
+                            return new TreeMap<>(Map.of(W, 3L, W + HOUR, 2L));
+                        },
+                        Duration.ofMillis(2_500)))
+                .containsExactly(new LakeShortfall.Hour(W, 3, 5));
+        assertThat(counted.size()).as("counted again while the wait lasted").isGreaterThan(1);
+        assertThat(counted.get(0)).containsExactly(new TimeRange(W, W + HOUR), new TimeRange(W + HOUR, W + 2 * HOUR));
+
+        // Nothing recorded for an hour: nothing to compare, the lake is not even counted.
+        counted.clear();
+        try (Connection c = t.admin()) {
             assertThat(LakeShortfall.find(
                             c,
-                            List.of(new TimeRange(W + HOUR, W + HOUR + MINUTE)),
-                            () -> new java.util.TreeMap<>(Map.of(W + HOUR, (long) counts.incrementAndGet())),
-                            java.time.Duration.ofSeconds(60)))
-                    .as("nothing recorded for the hour: nothing to compare, the lake is not even counted")
+                            List.of(new TimeRange(W + 3 * HOUR, W + 3 * HOUR + MINUTE)),
+                            hours -> {
+                                counted.add(hours);
+                                return new TreeMap<>();
+                            },
+                            Duration.ofSeconds(60)))
                     .isEmpty();
-            assertThat(counts).hasValue(0);
         }
+        assertThat(counted).isEmpty();
     }
 
     /** Records one commit of the stream's counts, as its lake ledger does. */
