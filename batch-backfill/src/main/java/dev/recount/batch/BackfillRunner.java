@@ -577,16 +577,27 @@ public final class BackfillRunner {
         Dataset<Row> windowsAgg = windowRows.persist(StorageLevel.MEMORY_AND_DISK());
         try {
             LOG.info("run {}: aggregating", runId);
-            Row totals = windowsAgg
+            // The totals, per lake hour of the windows' starts: one pass, and what the lake check needs besides.
+            Column start = col(WindowAggregation.WINDOW_START);
+            List<Row> perHour = windowsAgg
+                    .groupBy(start.minus(pmod(start, lit(LakeLayout.HOUR_MILLIS)))
+                            .as("hour"))
                     .agg(
                             count(lit(1)),
                             coalesce(sum(col(Metric.EVENTS.column())), lit(0L)),
                             coalesce(sum(col(WindowAggregation.LAKE_ROWS)), lit(0L)))
-                    .first();
-            long rows = totals.getLong(0);
-            long events = totals.getLong(1);
-            long lakeRows = totals.getLong(2);
-            Map<Long, Long> lakeRowsByHour = countHoursOf == null ? Map.of() : lakeRowsByHour(windowsAgg, countHoursOf);
+                    .collectAsList();
+            long rows = 0;
+            long events = 0;
+            long lakeRows = 0;
+            Map<Long, Long> lakeRowsOfHour = new TreeMap<>();
+            for (Row h : perHour) {
+                rows += h.getLong(1);
+                events += h.getLong(2);
+                lakeRows += h.getLong(3);
+                lakeRowsOfHour.put(h.getLong(0), h.getLong(3));
+            }
+            Map<Long, Long> lakeRowsByHour = countHoursOf == null ? Map.of() : wholeHours(lakeRowsOfHour, countHoursOf);
             long t1 = System.nanoTime();
             LOG.info("run {}: {} events ({} lake rows) in {} window rows; staging them", runId, events, lakeRows, rows);
             StagingWriter.Path path =
@@ -599,21 +610,16 @@ public final class BackfillRunner {
         }
     }
 
-    /** The lake rows of each whole hour of {@code range}, summed over its windows; empty when windows span hours. */
-    private Map<Long, Long> lakeRowsByHour(Dataset<Row> windowsAgg, TimeRange range) {
+    /**
+     * The lake rows of each whole hour of {@code range}, from the rows of its windows per hour; empty when windows span
+     * hours (then an hour's folder is not its windows' events).
+     */
+    private Map<Long, Long> wholeHours(Map<Long, Long> lakeRowsOfHour, TimeRange range) {
         if (LakeLayout.HOUR_MILLIS % settings.windows().sizeMillis() != 0) return Map.of();
-        Column start = col(WindowAggregation.WINDOW_START);
-        Map<Long, Long> byHour = new TreeMap<>();
-        for (Row r : windowsAgg
-                .groupBy(start.minus(pmod(start, lit(LakeLayout.HOUR_MILLIS))).as("hour"))
-                .agg(sum(col(WindowAggregation.LAKE_ROWS)))
-                .collectAsList()) {
-            byHour.put(r.getLong(0), r.getLong(1));
-        }
         Map<Long, Long> whole = new TreeMap<>();
         long first = LakeLayout.hourStart(range.fromMillis() + LakeLayout.HOUR_MILLIS - 1);
         for (long h = first; h + LakeLayout.HOUR_MILLIS <= range.toMillis(); h += LakeLayout.HOUR_MILLIS) {
-            whole.put(h, byHour.getOrDefault(h, 0L));
+            whole.put(h, lakeRowsOfHour.getOrDefault(h, 0L));
         }
         return whole;
     }
