@@ -1,7 +1,7 @@
 package dev.recount.stream.lake;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.db.tables.LakeArchivedRowsTable;
+import dev.recount.stream.sink.CommitPool;
 import dev.recount.stream.sink.PostgresTarget;
 import java.io.IOException;
 import java.sql.Connection;
@@ -21,18 +21,19 @@ final class LakeLedgerCommitter implements Committer<LakeLedgerCommittable> {
 
     private final PostgresTarget target;
     private final Counter rowsRecorded;
-    private HikariDataSource dataSource;
+    private final CommitPool pool;
 
     LakeLedgerCommitter(PostgresTarget target, MetricGroup metrics) {
         this.target = target;
         this.rowsRecorded = metrics.counter(ROWS_RECORDED_METRIC);
+        this.pool = new CommitPool(target, 1);
     }
 
     @Override
     public void commit(Collection<CommitRequest<LakeLedgerCommittable>> requests) throws IOException {
         if (requests.isEmpty()) return;
         long rows = 0;
-        try (Connection conn = dataSource().getConnection()) {
+        try (Connection conn = pool.get().getConnection()) {
             conn.setAutoCommit(false);
             try {
                 for (CommitRequest<LakeLedgerCommittable> request : requests) {
@@ -52,13 +53,8 @@ final class LakeLedgerCommitter implements Committer<LakeLedgerCommittable> {
         rowsRecorded.inc(rows);
     }
 
-    private HikariDataSource dataSource() {
-        if (dataSource == null) dataSource = target.commitPool(1);
-        return dataSource;
-    }
-
     @Override
     public void close() {
-        if (dataSource != null) dataSource.close();
+        pool.close();
     }
 }

@@ -1,6 +1,5 @@
 package dev.recount.stream.sink;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.AttributionRow;
@@ -110,11 +109,12 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
         private static final Logger LOG = LoggerFactory.getLogger(PostgresCommitter.class);
         private final PostgresTarget target;
         private final Counter committed;
-        private HikariDataSource dataSource;
+        private final CommitPool pool;
 
         PostgresCommitter(PostgresTarget target, Counter committed) {
             this.target = target;
             this.committed = committed;
+            this.pool = new CommitPool(target, 1);
         }
 
         @Override
@@ -129,7 +129,7 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
             if (latest.isEmpty()) return;
             List<Row> rows = new ArrayList<>(latest.values());
             rows.sort(KEY_ORDER);
-            try (Connection conn = dataSource().getConnection()) {
+            try (Connection conn = pool.get().getConnection()) {
                 conn.setAutoCommit(false);
                 try {
                     List<Row> notApplied = StreamAttributionMetricsTable.upsert(conn, rows);
@@ -152,14 +152,9 @@ public final class AttributionMetricsSink implements Sink<Row>, SupportsCommitte
             }
         }
 
-        private HikariDataSource dataSource() {
-            if (dataSource == null) dataSource = target.commitPool(1);
-            return dataSource;
-        }
-
         @Override
         public void close() {
-            if (dataSource != null) dataSource.close();
+            pool.close();
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.recount.stream.sink;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
@@ -52,12 +51,13 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
     private final Counter rowsRefused;
     private final Counter rowsRejected;
     private volatile long lakeCompleteUntil = Long.MIN_VALUE;
-    private HikariDataSource dataSource;
+    private final CommitPool pool;
     private boolean caughtUp;
 
     WindowMetricsCommitter(
             PostgresTarget target, String jobName, String lineage, RejectedRows rejectedRows, MetricGroup metrics) {
         this.target = target;
+        this.pool = new CommitPool(target, target.settings().poolSize());
         this.jobName = jobName;
         this.lineage = lineage;
         this.rejectedRows = rejectedRows;
@@ -88,7 +88,7 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
             rejected = commitOnce(rows, progress);
             // Dead letters of refused rows: after a restart too, in case a crash came between the commit and them.
             if (rejected > 0 || !caughtUp) {
-                rejectedRows.publishPending(dataSource());
+                rejectedRows.publishPending(pool.get());
                 caughtUp = true;
             }
         } catch (SQLException e) {
@@ -104,7 +104,7 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
 
     /** Commits {@code rows} and the progress in one transaction; returns how many rows PostgreSQL refused. */
     private int commitOnce(List<Row> rows, ProgressMark progress) throws SQLException {
-        try (Connection conn = dataSource().getConnection()) {
+        try (Connection conn = pool.get().getConnection()) {
             conn.setAutoCommit(false);
             try {
                 List<Row> notApplied = rows.isEmpty() ? List.of() : StreamWindowMetricsTable.upsert(conn, rows);
@@ -188,14 +188,9 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
         }
     }
 
-    private HikariDataSource dataSource() {
-        if (dataSource == null) dataSource = target.commitPool(target.settings().poolSize());
-        return dataSource;
-    }
-
     @Override
     public void close() {
         rejectedRows.close();
-        if (dataSource != null) dataSource.close();
+        pool.close();
     }
 }
