@@ -21,8 +21,8 @@ enum Fault {
     RECONCILE_KILLED("reconcile killed with kill -9 in the middle of its run, then run again"),
     CLUSTER_PROCESSES_KILLED(
             "on the local standalone clusters (`up --cluster`, `stream --cluster`, `backfill --cluster`): "
-                    + "kill -9 of one Flink TaskManager while traffic flows (the job fails over to the other), and of a Spark "
-                    + "executor while it runs a task of `backfill range`");
+                    + "kill -9 of one Flink TaskManager while traffic flows (the job fails over to the other), then of both "
+                    + "at once (started again 15 s later), and of a Spark executor while it runs a task of `backfill range`");
 
     final String description;
 

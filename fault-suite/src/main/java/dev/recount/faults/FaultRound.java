@@ -86,6 +86,8 @@ final class FaultRound {
 
     /** Lines of each log a failed round prints: enough for the failure's last steps, not a whole run. */
     private static final int TAIL_LINES = 60;
+    /** How long both TaskManagers stay down: longer than the job's first restart back-offs, so it waits for slots. */
+    private static final Duration ALL_TASKMANAGERS_DOWN = Duration.ofSeconds(15);
 
     /**
      * A round that failed (a timeout, an exception) keeps what explains it before the clusters go down and the stack's
@@ -180,7 +182,9 @@ final class FaultRound {
             case CHECKPOINT_CORRUPTED -> damageNewestCheckpoint(pipeline, false, recoveries, notes);
             case POISON_CORPUS -> sendDirect(pipeline, poison.direct());
             case RECONCILE_KILLED -> 0; // after the drain, below
-            case CLUSTER_PROCESSES_KILLED -> killTaskManager(pipeline, clusters, traffic, recoveries, notes);
+            case CLUSTER_PROCESSES_KILLED ->
+                killTaskManager(pipeline, clusters, traffic, recoveries, notes)
+                        + killEveryTaskManager(pipeline, clusters, traffic, recoveries, notes);
         };
         traffic.finish();
         List<String> problems = new ArrayList<>();
@@ -372,12 +376,7 @@ final class FaultRound {
         List<String> exposed = clusters.listeningBeyondLoopback();
         notes.add("cluster processes listening beyond 127.0.0.1: " + (exposed.isEmpty() ? "none" : exposed));
         pause(Duration.ofSeconds(3));
-        String log = Files.readString(pipeline.log("stream-" + pipeline.streamStarts()), StandardCharsets.UTF_8);
-        java.util.regex.Matcher job =
-                java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
-        if (!job.find())
-            throw new IllegalStateException("no job id in " + pipeline.log("stream-" + pipeline.streamStarts()));
-        String jobId = job.group(1);
+        String jobId = clusterJobId(pipeline);
         int failuresBefore = clusters.jobFailures(jobId);
         Instant killed = Instant.now();
         long pid = clusters.killTaskManager(1);
@@ -413,6 +412,46 @@ final class FaultRound {
             notes.add("TaskManager 1 started again by `up --cluster`");
         }
         return 1;
+    }
+
+    /**
+     * kill -9 of both TaskManagers at once while traffic flows (a lost node pool, or the fatal error above): the job
+     * has no slot left and waits, restarting with back-off, while the JobManager keeps it. The TaskManagers come back
+     * after {@link #ALL_TASKMANAGERS_DOWN} ({@code up --cluster}, as a supervisor would start them) and the job must
+     * resume from its last checkpoint by itself. The recovery counts from their start to the first commit.
+     */
+    private int killEveryTaskManager(
+            Pipeline pipeline, ClusterControl clusters, Traffic traffic, List<Duration> recoveries, List<String> notes)
+            throws Exception {
+        awaitNewCompleteCheckpoint(pipeline);
+        String jobId = clusterJobId(pipeline);
+        int failuresBefore = clusters.jobFailures(jobId);
+        long first = clusters.killTaskManager(1);
+        long second = clusters.killTaskManager(2);
+        notes.add("both TaskManagers (pids " + first + ", " + second + ") killed "
+                + (traffic.sending() ? "during traffic" : "after traffic"));
+        traffic.sendNextPart();
+        Poll.until(
+                Duration.ofMinutes(3),
+                "the job to fail after losing every TaskManager",
+                () -> clusters.jobFailures(jobId) > failuresBefore);
+        pause(ALL_TASKMANAGERS_DOWN);
+        clusters.up();
+        Instant restarted = Instant.now();
+        recoveries.add(pipeline.awaitCommitAfter(restarted, restarted, Duration.ofMinutes(3)));
+        notes.add("both TaskManagers started again by `up --cluster` after " + ALL_TASKMANAGERS_DOWN.toSeconds()
+                + " s; failures of the job meanwhile: " + (clusters.jobFailures(jobId) - failuresBefore));
+        return 1;
+    }
+
+    /** The id of the job `stream --cluster` submitted, from the line it printed. */
+    private static String clusterJobId(Pipeline pipeline) throws IOException {
+        Path streamLog = pipeline.log("stream-" + pipeline.streamStarts());
+        String log = Files.readString(streamLog, StandardCharsets.UTF_8);
+        java.util.regex.Matcher job =
+                java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
+        if (!job.find()) throw new IllegalStateException("no job id in " + streamLog);
+        return job.group(1);
     }
 
     /** `backfill range --cluster` with the executor killed (kill -9) while it runs a task; the run must still be exact. */
@@ -501,8 +540,8 @@ final class FaultRound {
      */
     private static int trafficParts(Fault fault) {
         return switch (fault) {
-            case KILL_STREAM_ONCE, POSTGRES_STOPPED, POSTGRES_FROZEN, CLUSTER_PROCESSES_KILLED -> 2;
-            case RESTART_AFTER_TRANSACTION_TIMEOUT -> 3;
+            case KILL_STREAM_ONCE, POSTGRES_STOPPED, POSTGRES_FROZEN -> 2;
+            case RESTART_AFTER_TRANSACTION_TIMEOUT, CLUSTER_PROCESSES_KILLED -> 3;
             default -> 1;
         };
     }

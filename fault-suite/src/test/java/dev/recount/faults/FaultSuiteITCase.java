@@ -43,7 +43,7 @@ class FaultSuiteITCase {
     /**
      * The same jars users deploy, on real clusters of separate processes (`up --cluster`): the shaded -flink.jar
      * submitted to a standalone Flink cluster, one of whose two TaskManagers is killed with kill -9 while traffic
-     * flows; the Spark application jar submitted to a standalone Spark cluster, whose executor is killed with kill -9
+     * flows, and later both at once (the job waits without slots until they are started again); the Spark application jar submitted to a standalone Spark cluster, whose executor is killed with kill -9
      * while it runs a task of `backfill range`. Nothing lost or doubled; window_metrics equals the truth.
      */
     @Test
@@ -52,10 +52,11 @@ class FaultSuiteITCase {
         RoundResult round =
                 new FaultRound(stack, dir, 4000, 400, 11, System.out::println).run(Fault.CLUSTER_PROCESSES_KILLED);
 
-        assertThat(round.injections()).isEqualTo(1);
-        assertThat(round.recoveries()).hasSize(1);
+        assertThat(round.injections()).isEqualTo(2);
+        assertThat(round.recoveries()).hasSize(2);
         assertThat(round.notes())
                 .anyMatch(n -> n.startsWith("TaskManager 1 (pid"))
+                .anyMatch(n -> n.startsWith("both TaskManagers (pids"))
                 .noneMatch(n -> n.equals("failovers of the job after the kill: 0"))
                 .anyMatch(n -> n.startsWith("killed Spark executor"))
                 .contains("cluster processes listening beyond 127.0.0.1: none");
