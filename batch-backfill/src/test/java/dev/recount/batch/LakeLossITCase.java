@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -166,10 +168,7 @@ class LakeLossITCase {
         assertThat(LakeShortfall.find(
                         recorded,
                         Map.of(W, 5L, W + HOUR, 2L),
-                        hours -> {
-                            counted.add(hours);
-                            return new TreeMap<>();
-                        },
+                        lakeCounting(counted, n -> Map.of()),
                         Duration.ofSeconds(60)))
                 .isEmpty();
         assertThat(counted).isEmpty();
@@ -179,10 +178,7 @@ class LakeLossITCase {
         assertThat(LakeShortfall.find(
                         recorded,
                         Map.of(W, 3L, W + HOUR, 2L),
-                        hours -> {
-                            counted.add(hours);
-                            return new TreeMap<>(Map.of(W, counted.size() < 3 ? 3L : 5L));
-                        },
+                        lakeCounting(counted, n -> Map.of(W, n < 3 ? 3L : 5L)),
                         Duration.ofSeconds(60)))
                 .isEmpty();
         assertThat(counted)
@@ -194,10 +190,7 @@ class LakeLossITCase {
         assertThat(LakeShortfall.find(
                         recorded,
                         Map.of(),
-                        hours -> {
-                            counted.add(hours);
-                            return new TreeMap<>(Map.of(W, 3L, W + HOUR, 2L));
-                        },
+                        lakeCounting(counted, n -> Map.of(W, 3L, W + HOUR, 2L)),
                         Duration.ofMillis(2_500)))
                 .containsExactly(new LakeShortfall.Hour(W, 3, 5));
         assertThat(counted.size()).as("counted again while the wait lasted").isGreaterThan(1);
@@ -209,14 +202,23 @@ class LakeLossITCase {
             assertThat(LakeShortfall.find(
                             c,
                             List.of(new TimeRange(W + 3 * HOUR, W + 3 * HOUR + MINUTE)),
-                            hours -> {
-                                counted.add(hours);
-                                return new TreeMap<>();
-                            },
+                            lakeCounting(counted, n -> Map.of()),
                             Duration.ofSeconds(60)))
                     .isEmpty();
         }
         assertThat(counted).isEmpty();
+    }
+
+    /**
+     * A lake whose hours hold {@code rows.apply(n)} rows at its n-th count (from 1); every count's hours are kept in
+     * {@code counted}, to say which hours were counted and how often.
+     */
+    private static Function<List<TimeRange>, SortedMap<Long, Long>> lakeCounting(
+            List<List<TimeRange>> counted, IntFunction<Map<Long, Long>> rows) {
+        return hours -> {
+            counted.add(hours);
+            return new TreeMap<>(rows.apply(counted.size()));
+        };
     }
 
     /** Records one commit of the stream's counts, as its lake ledger does. */
