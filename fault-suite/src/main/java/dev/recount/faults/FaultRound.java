@@ -436,9 +436,10 @@ final class FaultRound {
                 "the job to fail after losing every TaskManager",
                 () -> clusters.jobFailures(jobId) > failuresBefore);
         pause(ALL_TASKMANAGERS_DOWN);
+        // No TaskManager runs until `up --cluster` starts them: any commit after this instant is the resumed job's.
+        Instant restarting = Instant.now();
         clusters.up();
-        Instant restarted = Instant.now();
-        recoveries.add(pipeline.awaitCommitAfter(restarted, restarted, Duration.ofMinutes(3)));
+        recoveries.add(pipeline.awaitCommitAfter(restarting, restarting, Duration.ofMinutes(3)));
         notes.add("both TaskManagers started again by `up --cluster` after " + ALL_TASKMANAGERS_DOWN.toSeconds()
                 + " s; failures of the job meanwhile: " + (clusters.jobFailures(jobId) - failuresBefore));
         return 1;
