@@ -3,6 +3,7 @@ package dev.recount.stream;
 import dev.recount.core.cli.Converters.DurationConverter;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.stream.metrics.JobTotals;
+import dev.recount.stream.run.JobManagerLost;
 import dev.recount.stream.run.LocalFlinkEnvironment;
 import dev.recount.stream.run.RunningJob;
 import dev.recount.stream.run.StreamRun;
@@ -147,6 +148,14 @@ public final class StreamCommand implements Callable<Integer> {
         RunningJob.Outcome outcome;
         try {
             outcome = job.awaitEnd();
+        } catch (Exception e) {
+            // On a cluster (no MiniCluster made here) the job's end can only be learnt from its JobManager.
+            if (environment.webUiPort() < 0) {
+                var lost = JobManagerLost.cause(e);
+                if (lost.isPresent())
+                    throw JobManagerLost.error(job.jobId().toString(), settings.checkpointDir(), lost.get());
+            }
+            throw e;
         } finally {
             if (windowClose != null) windowClose.close();
         }
