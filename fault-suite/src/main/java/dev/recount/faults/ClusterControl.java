@@ -76,13 +76,22 @@ final class ClusterControl {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
+    /** kill -9 of the Flink JobManager; returns its pid. */
+    long killJobManager() {
+        return kill("flink-jobmanager", "the JobManager");
+    }
+
     /** kill -9 of TaskManager {@code n}; returns its pid. */
     long killTaskManager(int n) {
-        long pid = readPid(stack.home().resolve("clusters").resolve("flink-taskmanager-" + n + ".pid"));
+        return kill("flink-taskmanager-" + n, "TaskManager " + n);
+    }
+
+    private long kill(String process, String name) {
+        long pid = readPid(stack.home().resolve("clusters").resolve(process + ".pid"));
         Launcher.signal(pid, "KILL");
         Poll.until(
                 Duration.ofSeconds(30),
-                "TaskManager " + n + " (pid " + pid + ") to exit",
+                name + " (pid " + pid + ") to exit",
                 () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
         return pid;
     }

@@ -22,7 +22,8 @@ enum Fault {
     CLUSTER_PROCESSES_KILLED(
             "on the local standalone clusters (`up --cluster`, `stream --cluster`, `backfill --cluster`): "
                     + "kill -9 of one Flink TaskManager while traffic flows (the job fails over to the other), then of both "
-                    + "at once (started again 15 s later), and of a Spark executor while it runs a task of `backfill range`");
+                    + "at once (started again 15 s later), then of the JobManager (`stream --cluster` run again), and of "
+                    + "a Spark executor while it runs a task of `backfill range`");
 
     final String description;
 

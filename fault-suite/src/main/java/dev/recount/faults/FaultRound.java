@@ -88,6 +88,8 @@ final class FaultRound {
     private static final int TAIL_LINES = 60;
     /** How long both TaskManagers stay down: longer than the job's first restart back-offs, so it waits for slots. */
     private static final Duration ALL_TASKMANAGERS_DOWN = Duration.ofSeconds(15);
+    /** How long `stream --cluster` may take to notice its JobManager is gone and exit. */
+    private static final Duration JOBMANAGER_LOST_CLIENT_EXIT = Duration.ofMinutes(3);
 
     /**
      * A round that failed (a timeout, an exception) keeps what explains it before the clusters go down and the stack's
@@ -184,7 +186,8 @@ final class FaultRound {
             case RECONCILE_KILLED -> 0; // after the drain, below
             case CLUSTER_PROCESSES_KILLED ->
                 killTaskManager(pipeline, clusters, traffic, recoveries, notes)
-                        + killEveryTaskManager(pipeline, clusters, traffic, recoveries, notes);
+                        + killEveryTaskManager(pipeline, clusters, traffic, recoveries, notes)
+                        + killJobManager(pipeline, clusters, traffic, recoveries, notes);
         };
         traffic.finish();
         List<String> problems = new ArrayList<>();
@@ -445,6 +448,40 @@ final class FaultRound {
         return 1;
     }
 
+    /**
+     * kill -9 of the JobManager while traffic flows. There is no high availability on the local cluster (nor in the
+     * docker-compose files): the job is gone with it, its TaskManagers' tasks can no longer complete a checkpoint, so
+     * nothing of theirs commits. The attached {@code stream --cluster} client must end by itself (a client left
+     * hanging would keep on-call waiting for nothing); then, as a user would, {@code up --cluster} starts the
+     * JobManager again and {@code stream --cluster} resumes from the last checkpoint. The recovery counts from the
+     * kill to the new job's first commit.
+     */
+    private int killJobManager(
+            Pipeline pipeline, ClusterControl clusters, Traffic traffic, List<Duration> recoveries, List<String> notes)
+            throws Exception {
+        awaitNewCompleteCheckpoint(pipeline);
+        Process client = pipeline.stream();
+        Instant killed = Instant.now();
+        long pid = clusters.killJobManager();
+        notes.add("JobManager (pid " + pid + ") killed " + (traffic.sending() ? "during traffic" : "after traffic"));
+        traffic.sendNextPart();
+        if (!client.waitFor(JOBMANAGER_LOST_CLIENT_EXIT.toSeconds(), TimeUnit.SECONDS)) {
+            throw new IllegalStateException("`stream --cluster` still runs " + JOBMANAGER_LOST_CLIENT_EXIT.toSeconds()
+                    + " s after its JobManager was killed; see " + pipeline.log("stream-" + pipeline.streamStarts()));
+        }
+        notes.add("`stream --cluster` exited " + client.exitValue() + " "
+                + Duration.between(killed, Instant.now()).toSeconds() + " s after the JobManager was killed: "
+                + lastLine(lastLines(pipeline.log("stream-" + pipeline.streamStarts()))));
+        clusters.up();
+        // A commit of the old job's tasks landing just after the kill says nothing of recovery: count the new job's.
+        Instant resubmitted = Instant.now();
+        pipeline.startStream();
+        awaitRunning(pipeline);
+        recoveries.add(pipeline.awaitCommitAfter(resubmitted, killed, Duration.ofMinutes(5)));
+        notes.add("JobManager started again by `up --cluster`, the job by `stream --cluster`");
+        return 1;
+    }
+
     /** The id of the job `stream --cluster` submitted, from the line it printed. */
     private static String clusterJobId(Pipeline pipeline) throws IOException {
         Path streamLog = pipeline.log("stream-" + pipeline.streamStarts());
@@ -542,7 +579,8 @@ final class FaultRound {
     private static int trafficParts(Fault fault) {
         return switch (fault) {
             case KILL_STREAM_ONCE, POSTGRES_STOPPED, POSTGRES_FROZEN -> 2;
-            case RESTART_AFTER_TRANSACTION_TIMEOUT, CLUSTER_PROCESSES_KILLED -> 3;
+            case RESTART_AFTER_TRANSACTION_TIMEOUT -> 3;
+            case CLUSTER_PROCESSES_KILLED -> 4;
             default -> 1;
         };
     }

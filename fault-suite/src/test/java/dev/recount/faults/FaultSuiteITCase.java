@@ -43,20 +43,24 @@ class FaultSuiteITCase {
     /**
      * The same jars users deploy, on real clusters of separate processes (`up --cluster`): the shaded -flink.jar
      * submitted to a standalone Flink cluster, one of whose two TaskManagers is killed with kill -9 while traffic
-     * flows, and later both at once (the job waits without slots until they are started again); the Spark application jar submitted to a standalone Spark cluster, whose executor is killed with kill -9
-     * while it runs a task of `backfill range`. Nothing lost or doubled; window_metrics equals the truth.
+     * flows, later both at once (the job waits without slots until they are started again), then the JobManager
+     * (`stream --cluster` must say that the job is gone and how it resumes; run again, it resumes); the Spark
+     * application jar submitted to a standalone Spark cluster, whose executor is killed with kill -9 while it runs a
+     * task of `backfill range`. Nothing lost or doubled; window_metrics equals the truth.
      */
     @Test
-    void onStandaloneClustersAKilledTaskManagerAndExecutorLoseAndDoubleNothing(
+    void onStandaloneClustersKilledFlinkProcessesAndAnExecutorLoseAndDoubleNothing(
             @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         RoundResult round =
                 new FaultRound(stack, dir, 4000, 400, 11, System.out::println).run(Fault.CLUSTER_PROCESSES_KILLED);
 
-        assertThat(round.injections()).isEqualTo(2);
-        assertThat(round.recoveries()).hasSize(2);
+        assertThat(round.injections()).isEqualTo(3);
+        assertThat(round.recoveries()).hasSize(3);
         assertThat(round.notes())
                 .anyMatch(n -> n.startsWith("TaskManager 1 (pid"))
                 .anyMatch(n -> n.startsWith("both TaskManagers (pids"))
+                .anyMatch(n -> n.startsWith("`stream --cluster` exited 1 ")
+                        && n.contains(": recount stream: lost the Flink JobManager while job "))
                 .noneMatch(n -> n.equals("failovers of the job after the kill: 0"))
                 .anyMatch(n -> n.startsWith("killed Spark executor"))
                 .contains("cluster processes listening beyond 127.0.0.1: none");
