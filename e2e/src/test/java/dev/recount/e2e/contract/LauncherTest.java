@@ -94,6 +94,30 @@ class LauncherTest {
         assertThat(version.out()).doesNotContain("TieredStopAtLevel");
     }
 
+    /**
+     * {@code stream --cluster} with the local cluster's JobManager gone (killed, the machine restarted) says so at
+     * once, on one line, instead of a minute of Flink's client retrying with a stack trace per attempt.
+     */
+    @Test
+    void streamOnAClusterWhoseJobManagerIsGoneSaysSoAtOnce() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        Path conf = java.nio.file.Files.createDirectories(cwd.resolve("flink-conf"));
+        java.nio.file.Files.writeString(
+                conf.resolve("config.yaml"), "rest.address: 127.0.0.1\nrest.port: " + closedPort + "\n");
+
+        Run run = launch(
+                Map.of("RECOUNT_NO_LOCAL_ENV", "1", "RECOUNT_FLINK_CONF_DIR", conf.toString()), "stream", "--cluster");
+
+        assertThat(run.exit()).isEqualTo(1);
+        assertThat(run.err())
+                .isEqualTo("recount: stream --cluster: the local Flink JobManager (127.0.0.1:" + closedPort
+                        + ") does not answer; start it again with ./recount up --cluster (the job resumes from its"
+                        + " last checkpoint)\n");
+    }
+
     private static Path root() {
         return Path.of(System.getProperty("recount.root")).toAbsolutePath().normalize();
     }
