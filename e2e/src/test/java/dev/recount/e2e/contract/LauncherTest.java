@@ -14,7 +14,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code ./recount} itself: a mistyped command is a usage error before anything is built; {@code --version}. */
+/**
+ * {@code ./recount} itself: a mistyped command is a usage error before anything is built; {@code --version}; a local
+ * cluster that is gone is one line at once.
+ */
 class LauncherTest {
     @TempDir
     Path cwd; // no .recount/local.env here
@@ -100,10 +103,7 @@ class LauncherTest {
      */
     @Test
     void streamOnAClusterWhoseJobManagerIsGoneSaysSoAtOnce() throws Exception {
-        int closedPort;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = closedPort();
         Path conf = java.nio.file.Files.createDirectories(cwd.resolve("flink-conf"));
         java.nio.file.Files.writeString(
                 conf.resolve("config.yaml"), "rest.address: 127.0.0.1\nrest.port: " + closedPort + "\n");
@@ -116,6 +116,42 @@ class LauncherTest {
                 .isEqualTo("recount: stream --cluster: the local Flink JobManager (127.0.0.1:" + closedPort
                         + ") does not answer; start it again with ./recount up --cluster (the job resumes from its"
                         + " last checkpoint)\n");
+    }
+
+    /** The same for {@code backfill --cluster} and the local cluster's Spark Master. */
+    @Test
+    void backfillOnAClusterWhoseMasterIsGoneSaysSoAtOnce() throws Exception {
+        int closedPort = closedPort();
+        Path properties = cwd.resolve("spark-defaults.conf");
+        java.nio.file.Files.writeString(properties, "spark.app.name recount-backfill\n");
+
+        Run run = launch(
+                Map.of(
+                        "RECOUNT_NO_LOCAL_ENV",
+                        "1",
+                        "RECOUNT_SPARK_MASTER",
+                        "spark://127.0.0.1:" + closedPort,
+                        "RECOUNT_SPARK_PROPERTIES",
+                        properties.toString()),
+                "backfill",
+                "range",
+                "--from",
+                "2026-01-01T00:00:00Z",
+                "--to",
+                "2026-01-01T01:00:00Z",
+                "--cluster");
+
+        assertThat(run.exit()).isEqualTo(1);
+        assertThat(run.err())
+                .isEqualTo("recount: backfill --cluster: the local Spark Master (spark://127.0.0.1:" + closedPort
+                        + ") does not answer; start it again with ./recount up --cluster\n");
+    }
+
+    /** A loopback port nothing listens on (it was free a moment ago). */
+    private static int closedPort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
     }
 
     private static Path root() {
