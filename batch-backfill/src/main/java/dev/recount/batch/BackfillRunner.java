@@ -507,8 +507,11 @@ public final class BackfillRunner {
         LOG.info("run {}: committed backfill offsets {}", runId, commits);
     }
 
-    /** The outcome of the Spark part of a run, before the replace. */
-    /** @param lakeRowsByHour the lake's rows of each whole hour the computation covered (empty unless asked for) */
+    /**
+     * The outcome of the Spark part of a run, before the replace.
+     *
+     * @param lakeRowsByHour the lake's rows of each whole hour the computation covered (empty unless asked for)
+     */
     private record Computed(
             long rows,
             long events,

@@ -10,8 +10,6 @@ import java.util.Optional;
 
 /** One hour directory of the lake, {@code event_date=YYYY-MM-DD/event_hour=HH} (UTC, by event time). */
 record LakeHour(LocalDate date, int hour) implements Comparable<LakeHour> {
-    static final long HOUR_MILLIS = 3_600_000L;
-
     LakeHour {
         if (date == null) throw new IllegalArgumentException("date must not be null");
         if (hour < 0 || hour > 23) throw new IllegalArgumentException("hour must be 0..23, got " + hour);
@@ -49,11 +47,11 @@ record LakeHour(LocalDate date, int hour) implements Comparable<LakeHour> {
     }
 
     long startMillis() {
-        return date.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli() + hour * HOUR_MILLIS;
+        return date.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli() + hour * LakeLayout.HOUR_MILLIS;
     }
 
     long endMillis() {
-        return startMillis() + HOUR_MILLIS;
+        return startMillis() + LakeLayout.HOUR_MILLIS;
     }
 
     /** The directory below the lake root, e.g. {@code event_date=2026-11-28/event_hour=07}. */

@@ -128,12 +128,8 @@ public final class LakeReader {
                 .count()
                 .collectAsList();
         for (Row c : counts) {
-            long hour = LocalDate.parse(c.getString(0))
-                    .atStartOfDay(ZoneOffset.UTC)
-                    .plusHours(Integer.parseInt(c.getString(1)))
-                    .toInstant()
-                    .toEpochMilli();
-            rows.put(hour, c.getLong(2));
+            LakeHour hour = new LakeHour(LocalDate.parse(c.getString(0)), Integer.parseInt(c.getString(1)));
+            rows.put(hour.startMillis(), c.getLong(2));
         }
         return rows;
     }

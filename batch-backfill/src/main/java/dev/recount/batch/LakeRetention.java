@@ -3,6 +3,7 @@ package dev.recount.batch;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.Durations;
+import dev.recount.core.lake.LakeLayout;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.LakeArchivedRowsTable;
 import java.io.IOException;
@@ -109,7 +110,7 @@ final class LakeRetention {
     static Outcome apply(
             Connection conn, LakeStorage lake, BackfillSettings settings, Duration retention, long until, Clock clock)
             throws SQLException, IOException {
-        long cutoff = floorHour(clock.millis() - retention.toMillis());
+        long cutoff = LakeLayout.hourStart(clock.millis() - retention.toMillis());
         long limit = Math.min(cutoff, until);
         List<long[]> covered = BatchRunsTable.coveredRanges(conn, limit);
         int hours = 0;
@@ -182,9 +183,5 @@ final class LakeRetention {
             if (r[0] <= h.startMillis() && h.endMillis() <= r[1]) return true;
         }
         return false;
-    }
-
-    private static long floorHour(long millis) {
-        return Math.floorDiv(millis, LakeHour.HOUR_MILLIS) * LakeHour.HOUR_MILLIS;
     }
 }
