@@ -27,6 +27,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class LocalFlinkEnvironment {
     static final String LOOPBACK = "127.0.0.1";
+    /** Ports tried for the Web UI when the preferred one is not free: below every common ephemeral range. */
+    static final int UNEPHEMERAL_FROM = 20_000;
+
+    static final int UNEPHEMERAL_TO = 32_768;
 
     private final int preferredWebUiPort;
     private int webUiPort = -1;
@@ -101,11 +105,20 @@ public final class LocalFlinkEnvironment {
     }
 
     /**
-     * {@code preferred} when it is free on loopback, else (or for 0) a free port the system picks. Between this check
-     * and Flink's bind another process could take the port; the start then fails and says so, and a rerun picks again.
+     * {@code preferred} when it is free on loopback, else (or for 0) a free port below the systems' ephemeral ranges
+     * ({@link #UNEPHEMERAL_FROM}..{@link #UNEPHEMERAL_TO}). Not one the system picks: those come from the range every
+     * outgoing connection takes its local port from (Linux 32768–60999, macOS 49152–65535), and between this check and
+     * Flink's bind a connection of this very JVM (Kafka, PostgreSQL) could be given it, failing the start with "Could
+     * not start rest endpoint". Below that range only another listener choosing the same number can collide; then the
+     * start fails and says so, and a rerun picks again. The system's pick remains when no port there is free.
      */
     static int choosePort(int preferred) {
         if (preferred > 0 && isFree(preferred)) return preferred;
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = random.nextInt(UNEPHEMERAL_FROM, UNEPHEMERAL_TO);
+            if (isFree(port)) return port;
+        }
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
             return s.getLocalPort();
         } catch (IOException e) {

@@ -47,9 +47,11 @@ class LocalFlinkEnvironmentTest {
             assertThat(LocalFlinkEnvironment.isFree(port)).isFalse();
             assertThat(LocalFlinkEnvironment.choosePort(port))
                     .isNotEqualTo(port)
-                    .isPositive();
+                    .isBetween(LocalFlinkEnvironment.UNEPHEMERAL_FROM, LocalFlinkEnvironment.UNEPHEMERAL_TO - 1);
         }
-        assertThat(LocalFlinkEnvironment.choosePort(0)).isPositive();
+        // Not from the system's ephemeral range, which this JVM's outgoing connections draw from too.
+        assertThat(LocalFlinkEnvironment.choosePort(0))
+                .isBetween(LocalFlinkEnvironment.UNEPHEMERAL_FROM, LocalFlinkEnvironment.UNEPHEMERAL_TO - 1);
     }
 
     @Test
