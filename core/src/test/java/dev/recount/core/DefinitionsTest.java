@@ -167,13 +167,13 @@ class DefinitionsTest {
     @Test
     void deadLetterKeepsTheRawValueButCapsItsSize() {
         String small = DeadLetterRecord.toJson(
-                InvalidReason.SCHEMA, "bad", "in", 0, 5, T0, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
+                InvalidReason.SCHEMA, "bad", "in", 0, 5, T0, null, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
         assertThat(small)
                 .contains("\"reason\":\"schema\"")
                 .contains("\"raw\":\"{\\\"a\\\":1}\"")
                 .doesNotContain("raw_truncated");
 
-        String big = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, new byte[2_000_000]);
+        String big = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, null, new byte[2_000_000]);
         assertThat(big.length()).isLessThan(1_000_000);
         assertThat(big).contains("\"raw_truncated\":true").contains("\"raw_bytes\":2000000");
     }
@@ -182,7 +182,7 @@ class DefinitionsTest {
     void aCappedRawValueEndsOnAWholeCharacter() throws Exception {
         // One ASCII byte, then rockets (two chars each): the cap falls between the halves of one.
         byte[] value = ("x" + "\uD83D\uDE80".repeat(DeadLetterRecord.MAX_RAW_CHARS)).getBytes(StandardCharsets.UTF_8);
-        String json = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, value);
+        String json = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, null, value);
         String raw = new com.fasterxml.jackson.databind.ObjectMapper()
                 .readTree(json)
                 .get("raw")
@@ -190,5 +190,79 @@ class DefinitionsTest {
         assertThat(raw).hasSize(DeadLetterRecord.MAX_RAW_CHARS - 1).endsWith("\uD83D\uDE80");
         assertThat(new String(json.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8))
                 .doesNotContain("?");
+    }
+
+    @Test
+    void aDeadLetterKeepsAKeyUpToItsCapAndCutsALongerOne() throws Exception {
+        assertThat(DeadLetterRecord.key(null)).isNull();
+        byte[] atCap = new byte[DeadLetterRecord.MAX_KEY_BYTES];
+        assertThat(DeadLetterRecord.key(atCap)).isSameAs(atCap);
+        assertThat(DeadLetterRecord.toJson(InvalidReason.SCHEMA, "bad", "in", 0, 5, T0, atCap, new byte[] {'x'}))
+                .doesNotContain("key_truncated")
+                .doesNotContain("key_bytes");
+
+        byte[] longer = new byte[DeadLetterRecord.MAX_KEY_BYTES + 1];
+        longer[0] = 7;
+        assertThat(DeadLetterRecord.key(longer))
+                .hasSize(DeadLetterRecord.MAX_KEY_BYTES)
+                .startsWith((byte) 7);
+        var json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(DeadLetterRecord.toJson(InvalidReason.SCHEMA, "bad", "in", 0, 5, T0, longer, null));
+        assertThat(json.get("key_truncated").asBoolean()).isTrue();
+        assertThat(json.get("key_bytes").asInt()).isEqualTo(DeadLetterRecord.MAX_KEY_BYTES + 1);
+        assertThat(json.get("raw").isNull()).isTrue();
+    }
+
+    /**
+     * The raw value is decoded from its first bytes only (a value of hundreds of MB is not decoded whole to be cut);
+     * what it shows must be what decoding the whole value and cutting it shows, for any bytes around the cut:
+     * ASCII, two-, three- and four-byte characters, and bytes that are not UTF-8.
+     */
+    @Test
+    void theRawValueIsTheCutOfTheWholeValueDecoded() {
+        java.util.Random random = new java.util.Random(20261203L);
+        byte[][] pieces = {
+            {'a'},
+            {(byte) 0xc3, (byte) 0xa9},
+            {(byte) 0xe2, (byte) 0x82, (byte) 0xac},
+            {(byte) 0xf0, (byte) 0x9f, (byte) 0x9a, (byte) 0x80},
+            {(byte) 0xff},
+            {(byte) 0xe2, (byte) 0x82},
+            {1}
+        };
+        for (int round = 0; round < 60; round++) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            // Long enough to be cut, short or long against the bytes decoded: 64 Ki to 4 × 64 Ki characters' worth.
+            int target = DeadLetterRecord.MAX_RAW_CHARS + random.nextInt(3 * DeadLetterRecord.MAX_RAW_CHARS + 64);
+            int piece = random.nextInt(pieces.length);
+            while (out.size() < target) {
+                if (random.nextInt(8) == 0) piece = random.nextInt(pieces.length);
+                out.writeBytes(pieces[piece]);
+            }
+            byte[] value = out.toByteArray();
+            String json = DeadLetterRecord.toJson(InvalidReason.MALFORMED, "bad", "in", 0, 5, T0, null, value);
+            assertThat(json).as("round %d, %d bytes", round, value.length).isEqualTo(wholeDecodedThenCut(value));
+        }
+    }
+
+    /** The dead letter as it was made before only the first bytes were decoded. */
+    private static String wholeDecodedThenCut(byte[] value) {
+        var n = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        n.put("reason", "malformed");
+        n.put("detail", "bad");
+        n.put("topic", "in");
+        n.put("partition", 0);
+        n.put("offset", 5);
+        n.put("record_ts", T0);
+        String raw = new String(value, StandardCharsets.UTF_8);
+        int max = DeadLetterRecord.MAX_RAW_CHARS;
+        if (raw.length() > max) {
+            n.put("raw", raw.substring(0, Character.isHighSurrogate(raw.charAt(max - 1)) ? max - 1 : max));
+            n.put("raw_truncated", true);
+            n.put("raw_bytes", value.length);
+        } else {
+            n.put("raw", raw);
+        }
+        return n.toString();
     }
 }

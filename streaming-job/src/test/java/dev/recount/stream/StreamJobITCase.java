@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.event.DeadLetterRecord;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
 import dev.recount.core.lake.LakeLayout;
@@ -61,6 +62,9 @@ class StreamJobITCase {
 
     private final StreamTestStack stack = new StreamTestStack();
     private final Map<String, Long> validOffsets = new HashMap<>(); // "partition:offset" -> event_ts
+    /** The invalid record with a 700 KB key whose dead letter would exceed Kafka's 1 MiB limit uncut. */
+    private long hugeKeyOffset = -1;
+
     private KafkaProducer<byte[], byte[]> producer;
     private String input;
     private StreamTestStack.Job job;
@@ -146,7 +150,7 @@ class StreamJobITCase {
 
             // The job's own totals (accumulators, read while it runs).
             String expectedTotals =
-                    "valid events 15; invalid 12 (malformed 5, schema 6, timestamp 1); duplicates dropped 3; "
+                    "valid events 15; invalid 13 (malformed 6, schema 6, timestamp 1); duplicates dropped 3; "
                             + "too late 1; window firings 6 (late re-firings 1)";
             java.util.concurrent.atomic.AtomicReference<String> lastTotals =
                     new java.util.concurrent.atomic.AtomicReference<>();
@@ -186,6 +190,13 @@ class StreamJobITCase {
                 assertThat(n.has("detail") && n.has("raw") && n.has("record_ts"))
                         .isTrue();
                 deadReasons.put(n.get("offset").asLong(), n.get("reason").asText());
+                if (n.get("offset").asLong() == hugeKeyOffset) {
+                    assertThat(d.key()).hasSize(DeadLetterRecord.MAX_KEY_BYTES);
+                    assertThat(n.get("key_truncated").asBoolean()).isTrue();
+                    assertThat(n.get("key_bytes").asInt()).isEqualTo(700_000);
+                } else {
+                    assertThat(d.key()).isEqualTo("camp-a".getBytes(StandardCharsets.UTF_8));
+                }
             }
             assertThat(dead).hasSize(invalidReasons.size());
             assertThat(deadReasons).isEqualTo(invalidReasons);
@@ -272,6 +283,11 @@ class StreamJobITCase {
         for (Object[] c : cases) {
             reasons.put(StreamTestStack.send(producer, input, 0, recordTs, "camp-a", (byte[]) c[0]), (String) c[1]);
         }
+        // Any producer can send this under the default limits; raw as JSON is six bytes per control byte.
+        byte[] controls = new byte[65_536];
+        Arrays.fill(controls, (byte) 1);
+        hugeKeyOffset = StreamTestStack.send(producer, input, 0, recordTs, "k".repeat(700_000), controls);
+        reasons.put(hugeKeyOffset, "malformed");
         return reasons;
     }
 

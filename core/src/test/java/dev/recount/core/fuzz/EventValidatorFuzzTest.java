@@ -107,7 +107,7 @@ class EventValidatorFuzzTest {
         assertThat(ContractOracle.hasUnpairedSurrogate(result.detail()))
                 .as("detail %s", Fuzz.show(result.detail()))
                 .isFalse();
-        String deadLetter = DeadLetterRecord.toJson(result.reason(), result.detail(), TOPIC, 1, 7, 0, value);
+        String deadLetter = DeadLetterRecord.toJson(result.reason(), result.detail(), TOPIC, 1, 7, 0, null, value);
         String sent = new String(deadLetter.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
         try {
             assertThat(JSON.readTree(sent).get("detail").asText()).isEqualTo(result.detail());

@@ -66,7 +66,8 @@ public final class KafkaOutputs {
         // default): a crashed publisher's open transaction holds back read_committed consumers at most that long,
         // and a restart later than that loses nothing (the records wait in the checkpoint, not in the transaction).
         p.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout.toMillis()));
-        // Dead-letter values are capped at 64 K characters by core (up to ~256 KB of UTF-8), well below this.
+        // Core caps a dead letter's raw value at 64 Ki characters (at most 384 KiB of JSON) and its key at 64 KiB, well
+        // below this; backfill records are keyed by a validated campaign id.
         p.setProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(1024 * 1024));
         p.setProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         p.setProperty(ProducerConfig.LINGER_MS_CONFIG, "5");

@@ -14,7 +14,7 @@ import java.util.Objects;
 public final class DeadLetter {
     public InvalidReason reason;
     public String json;
-    /** The input record's key; may be null. */
+    /** The input record's key, cut as {@link dev.recount.core.event.DeadLetterRecord#key} cuts it; may be null. */
     public byte[] key;
 
     public DeadLetter() {}

@@ -13,7 +13,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /**
  * Turns every Kafka record into a {@link ParsedRecord} with core's {@link EventValidator}, judging event_ts against
  * the Kafka record timestamp (CONTRACT §1). It never throws on input: whatever the bytes are (null, not UTF-8,
- * 1 MB, numbers beyond long), the result is a valid event or a dead letter, so bad input cannot fail the job.
+ * 1 MB, numbers beyond long, a key of any length), the result is a valid event or a dead letter small enough to
+ * publish, so bad input cannot fail the job.
  */
 public final class ValidatingDeserializer implements KafkaRecordDeserializationSchema<ParsedRecord> {
     private static final long serialVersionUID = 1L;
@@ -47,8 +48,9 @@ public final class ValidatingDeserializer implements KafkaRecordDeserializationS
                 record.partition(),
                 record.offset(),
                 record.timestamp(),
+                record.key(),
                 record.value());
-        return ParsedRecord.invalid(new DeadLetter(result.reason(), json, record.key()));
+        return ParsedRecord.invalid(new DeadLetter(result.reason(), json, DeadLetterRecord.key(record.key())));
     }
 
     @Override

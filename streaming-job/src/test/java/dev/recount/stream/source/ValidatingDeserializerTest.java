@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.config.ValidationSettings;
+import dev.recount.core.event.DeadLetterRecord;
 import dev.recount.core.event.EventType;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.InvalidReason;
@@ -50,6 +51,28 @@ class ValidatingDeserializerTest {
                 InvalidReason.TIMESTAMP);
     }
 
+    /**
+     * A key of any length and a value whose raw copy is six times its size (a control byte is a six-byte JSON escape):
+     * any producer can send this in one record under Kafka's default 1 MiB limit. Its dead letter must fit that limit
+     * too, or its checkpoint could never be published.
+     */
+    @Test
+    void aDeadLetterFitsKafkasDefaultLimitWhateverTheKeyAndValue() throws Exception {
+        byte[] key = new byte[700_000];
+        Arrays.fill(key, (byte) 'k');
+        byte[] controls = new byte[65_536];
+        Arrays.fill(controls, (byte) 1);
+        ParsedRecord r = parse(key, controls);
+        assertThat(r.isValid()).isFalse();
+        assertThat(r.deadLetter.key).hasSize(DeadLetterRecord.MAX_KEY_BYTES).containsOnly((byte) 'k');
+        byte[] value = r.deadLetter.json.getBytes(StandardCharsets.UTF_8);
+        assertThat(r.deadLetter.key.length + value.length).isLessThan(1024 * 1024 - 1024);
+        JsonNode json = new ObjectMapper().readTree(value);
+        assertThat(json.get("key_truncated").asBoolean()).isTrue();
+        assertThat(json.get("key_bytes").asInt()).isEqualTo(700_000);
+        assertThat(json.get("raw").asText()).hasSize(DeadLetterRecord.MAX_RAW_CHARS);
+    }
+
     private void assertDead(byte[] value, InvalidReason reason) throws Exception {
         ParsedRecord r = parse(value);
         assertThat(r.isValid()).isFalse();
@@ -65,6 +88,10 @@ class ValidatingDeserializerTest {
     }
 
     private ParsedRecord parse(byte[] value) {
+        return parse("camp-a".getBytes(StandardCharsets.UTF_8), value);
+    }
+
+    private ParsedRecord parse(byte[] key, byte[] value) {
         ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(
                 "ad-events",
                 2,
@@ -73,7 +100,7 @@ class ValidatingDeserializerTest {
                 org.apache.kafka.common.record.TimestampType.CREATE_TIME,
                 0,
                 value == null ? 0 : value.length,
-                "camp-a".getBytes(StandardCharsets.UTF_8),
+                key,
                 value,
                 new org.apache.kafka.common.header.internals.RecordHeaders(),
                 java.util.Optional.empty());
