@@ -287,6 +287,36 @@ class EventValidatorTest {
         assertThat(validate(withTs(Long.MAX_VALUE)).reason()).isEqualTo(InvalidReason.TIMESTAMP);
     }
 
+    /**
+     * A broker that accepts any record timestamp (Kafka before 4.0, by default) lets a record stamped near 2^63
+     * through, and event_ts within its range around it: its window's end would overflow, its lake folder would be
+     * named by a nine-digit year. Whatever the record timestamp, event_ts must lie in the years 0001 to 9998.
+     */
+    @Test
+    void eventTimeMustLieInTheYearsEveryStoreHoldsWhateverTheRecordTimestamp() {
+        long end = EventValidator.END_OF_EVENT_TS;
+        long first = EventValidator.EARLIEST_EVENT_TS;
+        assertThat(Instant.ofEpochMilli(end)).isEqualTo(Instant.parse("9999-01-01T00:00:00Z"));
+        assertThat(Instant.ofEpochMilli(first)).isEqualTo(Instant.parse("0001-01-01T00:00:00Z"));
+
+        assertThat(validateAt(end - 1, end).isValid()).isTrue();
+        assertThat(validateAt(first, first).isValid()).isTrue();
+        for (long[] tsAndRecordTs : new long[][] {
+            {end, end}, {first - 1, first}, {Long.MAX_VALUE - 60_000, Long.MAX_VALUE}, {Long.MIN_VALUE, Long.MIN_VALUE}
+        }) {
+            ValidationResult r = validateAt(tsAndRecordTs[0], tsAndRecordTs[1]);
+            assertThat(r.reason()).as("event_ts %d", tsAndRecordTs[0]).isEqualTo(InvalidReason.TIMESTAMP);
+            assertThat(r.detail()).contains("the years 0001 to 9998");
+        }
+        // Past the relative rule too: that one is named first.
+        assertThat(validateAt(end, RECORD_TS).detail()).contains("the allowed range around record timestamp");
+    }
+
+    private ValidationResult validateAt(long eventTs, long recordTs) {
+        byte[] value = withTs(eventTs).getBytes(StandardCharsets.UTF_8);
+        return validator.validate(value, recordTs, "in", 2, 41L);
+    }
+
     // --- ids: no control characters, no unpaired surrogates (CONTRACT §1) ---------------------------------------
 
     /**

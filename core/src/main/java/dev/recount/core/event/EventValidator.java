@@ -17,6 +17,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -58,6 +59,20 @@ public final class EventValidator implements Serializable {
             .readerFor(JsonNode.class);
     /** The tree reader's parser factory: the same features and read constraints for the fast path. */
     private static final JsonFactory PARSERS = TREE_READER.getFactory();
+
+    /** Earliest event_ts accepted, 0001-01-01T00:00:00Z (see {@link #END_OF_EVENT_TS}). */
+    public static final long EARLIEST_EVENT_TS =
+            Instant.parse("0001-01-01T00:00:00Z").toEpochMilli();
+    /**
+     * event_ts must lie before 9999-01-01T00:00:00Z, whatever the record timestamp. Every store recount writes an
+     * event or its window to holds the years 1 to 9999 and no more: the lake's folders are named by a four-digit
+     * year, Spark's timestamps end with 9999, and a window's end and lateness are sums of epoch milliseconds that
+     * must not overflow. The last year is left out so a window and its lateness always end inside that range. A
+     * broker that accepts any record timestamp (Kafka before 4.0 by default) would otherwise let one record with a
+     * timestamp near 2^63 through.
+     */
+    public static final long END_OF_EVENT_TS =
+            Instant.parse("9999-01-01T00:00:00Z").toEpochMilli();
 
     /** Longest id accepted (event_id, campaign_id, channel_id, request_id), in UTF-8 bytes. */
     public static final int MAX_ID_BYTES = 256;
@@ -166,6 +181,12 @@ public final class EventValidator implements Serializable {
                     InvalidReason.TIMESTAMP,
                     "event_ts " + eventTs + " is outside [" + earliest + ", " + latest
                             + "], the allowed range around record timestamp " + recordTs);
+        }
+        if (eventTs < EARLIEST_EVENT_TS || eventTs >= END_OF_EVENT_TS) {
+            return ValidationResult.invalid(
+                    InvalidReason.TIMESTAMP,
+                    "event_ts " + eventTs + " is outside [" + EARLIEST_EVENT_TS + ", " + END_OF_EVENT_TS
+                            + "), the years 0001 to 9998 that windows, the lake and PostgreSQL hold");
         }
         JsonNode requestId = root.get("request_id");
         return ValidationResult.valid(new AdEvent(
@@ -279,7 +300,10 @@ public final class EventValidator implements Serializable {
                 || (requestId != null && !isValidId(requestId))) {
             return null;
         }
-        if (eventTs < saturatedSubtract(recordTs, maxPastMillis) || eventTs > saturatedAdd(recordTs, maxFutureMillis)) {
+        if (eventTs < saturatedSubtract(recordTs, maxPastMillis)
+                || eventTs > saturatedAdd(recordTs, maxFutureMillis)
+                || eventTs < EARLIEST_EVENT_TS
+                || eventTs >= END_OF_EVENT_TS) {
             return null;
         }
         return new AdEvent(

@@ -121,8 +121,17 @@ final class ContractOracle {
         return v.compareTo(LONG_MIN) < 0 || v.compareTo(LONG_MAX) > 0 ? Optional.empty() : Optional.of(v.longValue());
     }
 
-    /** event_ts within [record_ts - max-past, record_ts + max-future], computed without overflow. */
+    /** The years every store holds: from 0001-01-01 to before 9999-01-01 UTC (contract §1), spelled apart here. */
+    private static final long FIRST_MS = -62_135_596_800_000L;
+
+    private static final long END_MS = 253_370_764_800_000L;
+
+    /**
+     * event_ts within [record_ts - max-past, record_ts + max-future], computed without overflow, and within the
+     * years 0001 to 9998.
+     */
     private static boolean inTimeRange(long eventTs, long recordTs, ValidationSettings settings) {
+        if (eventTs < FIRST_MS || eventTs >= END_MS) return false;
         BigInteger ts = BigInteger.valueOf(eventTs);
         BigInteger record = BigInteger.valueOf(recordTs);
         return ts.compareTo(record.subtract(

@@ -63,9 +63,14 @@ public final class StreamTestStack {
     }
 
     public String createTopic(String prefix, int partitions) {
+        return createTopic(prefix, partitions, Map.of());
+    }
+
+    /** @param configs topic-level settings, e.g. {@code message.timestamp.after.max.ms} */
+    public String createTopic(String prefix, int partitions, Map<String, String> configs) {
         String topic = TestNames.unique(prefix);
         try (Admin admin = Admin.create(adminProps())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
                     .all()
                     .get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
