@@ -60,6 +60,22 @@ class ConfigTest {
                 .hasMessageContaining("negative");
     }
 
+    /** A job whose output topic is its input would read its own dead letters back as dead letters, forever. */
+    @Test
+    void theThreeTopicsMustBeThreeTopics() {
+        assertThat(RecountConfig.defaults().topics().input()).isEqualTo("ad-events");
+        for (String[] setting : new String[][] {
+            {"topics.dead-letter", "ad-events"}, {"topics.backfill", "ad-events"}, {"topics.backfill", "ad-events-dlq"}
+        }) {
+            assertThatThrownBy(() -> RecountConfig.defaults()
+                            .with(setting[0], setting[1])
+                            .topics())
+                    .as(setting[0])
+                    .hasMessageContaining("three different topics")
+                    .hasMessageContaining(setting[1]);
+        }
+    }
+
     @Test
     void fileThenEnvironmentThenFlagsOverride() throws IOException {
         Path file = dir.resolve("recount.properties");

@@ -187,11 +187,16 @@ public final class RecountConfig {
     }
 
     public Topics topics() {
-        return new Topics(
-                get("topics.input"),
-                get("topics.dead-letter"),
-                get("topics.backfill"),
-                integer("topics.input-partitions"));
+        String input = get("topics.input");
+        String deadLetter = get("topics.dead-letter");
+        String backfill = get("topics.backfill");
+        // The job reads its own output back if two of them are one topic: a dead letter is no event, so it would be
+        // a dead letter again, once per checkpoint, forever; too-late events would be counted again.
+        if (input.equals(deadLetter) || input.equals(backfill) || deadLetter.equals(backfill)) {
+            throw new IllegalArgumentException("settings topics.input, topics.dead-letter and topics.backfill must name"
+                    + " three different topics, got '" + input + "', '" + deadLetter + "', '" + backfill + "'");
+        }
+        return new Topics(input, deadLetter, backfill, integer("topics.input-partitions"));
     }
 
     /**

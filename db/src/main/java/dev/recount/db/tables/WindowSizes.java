@@ -50,6 +50,28 @@ public final class WindowSizes {
                         + " window.size; recompute and reconcile with the size it ran with (window.size), or delete those rows");
     }
 
+    /**
+     * Why {@code table} may not be written with windows of {@code expectedMillis}, if it may not: its oldest or newest
+     * row (by window_start, two probes of its primary key, whatever its size) has another size. Windows of two sizes
+     * in one schema overlap, and the serving view would count their events in both. A size changed in between
+     * and back again is not seen; backfill and reconcile refuse such a range ({@link #mismatch}).
+     */
+    public static Optional<String> atEndsOtherThan(Connection conn, String table, long expectedMillis)
+            throws SQLException {
+        SortedSet<Long> other = new TreeSet<>();
+        for (String order : new String[] {"ASC", "DESC"}) {
+            String sql = "SELECT (extract(epoch FROM window_end - window_start) * 1000)::bigint FROM " + table
+                    + " ORDER BY window_start " + order + " LIMIT 1";
+            try (PreparedStatement ps = conn.prepareStatement(sql);
+                    ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && rs.getLong(1) != expectedMillis) other.add(rs.getLong(1));
+            }
+        }
+        if (other.isEmpty()) return Optional.empty();
+        return Optional.of(table + " holds windows of " + describe(other) + ", not "
+                + describe(new TreeSet<>(java.util.List.of(expectedMillis))));
+    }
+
     private static String describe(SortedSet<Long> sizes) {
         StringBuilder s = new StringBuilder();
         for (long ms : sizes) {

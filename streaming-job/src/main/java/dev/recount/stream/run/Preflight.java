@@ -4,6 +4,7 @@ import dev.recount.db.Database;
 import dev.recount.db.Role;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.db.tables.WindowSizes;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -167,6 +168,24 @@ final class Preflight {
         }
     }
 
+    /**
+     * Fails if the schema's stream rows were written with another window.size. A run of the new size would add
+     * windows that overlap the old ones (a replay with --from-earliest rewrites the same hours), the serving view would
+     * count their events twice, and backfill and reconcile would refuse those days until someone deleted rows by
+     * hand. Whatever the checkpoints say: with stream.restore=cluster nothing else compares the sizes.
+     */
+    private static void refuseAnotherWindowSize(Connection c, StreamSettings s) throws SQLException {
+        c.setSchema(s.postgres().schema());
+        long size = s.eventTime().windowSize().toMillis();
+        Optional<String> why = WindowSizes.atEndsOtherThan(c, StreamWindowMetricsTable.TABLE, size);
+        if (why.isPresent()) {
+            throw new IllegalStateException("PostgreSQL schema '" + s.postgres().schema() + "': " + why.get()
+                    + "; the stream ran there with another window.size, and windows of two sizes in one schema count"
+                    + " their events twice. Run with the size the schema holds, or run the new size in a fresh schema"
+                    + " (postgres.schema) with --from-earliest");
+        }
+    }
+
     /** What the job committed last (see RestoreGuard), if it ever committed; read through {@code c}. */
     private static Optional<StreamProgressTable.Committed> committed(Connection c, StreamSettings s) {
         try {
@@ -214,6 +233,7 @@ final class Preflight {
                                     + " table (`./recount up` applies the migrations)");
                 }
             }
+            refuseAnotherWindowSize(c, s);
             return readCommitted ? committed(c, s) : null;
         } catch (SQLException e) {
             throw new IllegalStateException("PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);

@@ -110,7 +110,8 @@ public final class RunLedger {
             if (r.windowSizeMillis() != windowSizeMillis) {
                 throw new IllegalStateException(
                         "the checkpoints in " + root + " were taken with " + r.windowSizeMillis() + " ms windows, not "
-                                + windowSizeMillis + " ms; use --from-earliest to start over with the new size");
+                                + windowSizeMillis + " ms; to start over with the new size, use a fresh schema"
+                                + " (postgres.schema) and --from-earliest: rows of two sizes in one schema count twice");
             }
             if (r.finished()) {
                 // Fresh state, and checkpoint and batch numbers that start again: a new lineage.

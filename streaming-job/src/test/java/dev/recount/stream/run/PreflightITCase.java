@@ -7,6 +7,8 @@ import dev.recount.stream.testutils.StreamTestStack;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -125,6 +127,30 @@ class PreflightITCase {
     }
 
     /** Starting {@code job} fails before any Flink environment is created. */
+    /**
+     * A run of another window.size on a schema that holds the stream's rows would add windows overlapping the old ones
+     * (counted twice in window_metrics); with stream.restore=cluster no checkpoint comparison stands in the way.
+     */
+    @Test
+    void rowsOfAnotherWindowSizeStopTheStart(@TempDir Path home) throws Exception {
+        StreamTestStack.Job job = stack.newJob(stack.createTopic("preflight", 1), home, Map.of("window.size", "5m"));
+        try (Connection c = stack.stack().adminConnection();
+                Statement st = c.createStatement()) {
+            c.setSchema(job.schema());
+            st.execute("INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id,"
+                    + " impressions, clicks, conversions, spend_micros, events, revision) VALUES"
+                    + " ('2026-11-28 10:00Z', '2026-11-28 10:05Z', 'c', 'web', 1, 0, 0, 0, 1, 1),"
+                    + " ('2026-11-28 11:00Z', '2026-11-28 11:01Z', 'c', 'web', 1, 0, 0, 0, 1, 1)");
+            assertStartFails(job)
+                    .hasMessageContaining("stream_window_metrics holds windows of 1m, not 5m")
+                    .hasMessageContaining("a fresh schema");
+            assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
+
+            st.execute("DELETE FROM stream_window_metrics WHERE window_start = '2026-11-28 11:00Z'");
+            Preflight.checkAndRead(job.settings()); // the same size: no objection
+        }
+    }
+
     private static AbstractThrowableAssert<?, ? extends Throwable> assertStartFails(StreamTestStack.Job job) {
         return assertThatThrownBy(() -> StreamRun.start(
                         job.settings(),
