@@ -145,4 +145,17 @@ class LakeRetentionITCase {
                 .isEqualTo("recount backfill compact: lake.retention 7d is too short: it must be at least"
                         + " validation.max-past + 1d = 8d (late events may still arrive for younger hours)");
     }
+
+    /** Attribution recomputes a late hour with attribution.window of impressions before it: those must still exist. */
+    @Test
+    void withAttributionTheRetentionMustAlsoCoverTheAttributionWindow() {
+        t.set("attribution.enabled", "true");
+        t.set("attribution.window", "14d");
+        t.set("lake.retention", "21d");
+        assertThat(t.backfill("compact", "--date", "2026-11-27")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(t.lastErr.strip())
+                .isEqualTo("recount backfill compact: lake.retention 21d is too short: with attribution on it must be"
+                        + " at least validation.max-past + attribution.window + 1d = 22d (recomputing a late hour"
+                        + " reads attribution.window further back)");
+    }
 }

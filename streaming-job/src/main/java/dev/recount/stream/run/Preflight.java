@@ -1,5 +1,6 @@
 package dev.recount.stream.run;
 
+import dev.recount.core.config.Durations;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
 import dev.recount.db.tables.StreamProgressTable;
@@ -111,6 +112,7 @@ final class Preflight {
                         + String.join(", ", missing) + " (`./recount up` creates them)");
             }
             refuseCompacted(admin, s);
+            refuseTransactionTimeoutAboveBrokers(admin, s);
             if (!readOffsets) return null;
             String input = s.topics().input();
             List<TopicPartition> partitions = KafkaOffsets.partitions(admin, s.bootstrapServers(), input);
@@ -123,6 +125,46 @@ final class Preflight {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Fails if stream.kafka-transaction-timeout exceeds what the broker allows (transaction.max.timeout.ms, 15 min by
+     * default). The broker refuses such a producer only when it first starts a transaction, at the first checkpoint
+     * with a dead letter or a too-late event, and the job would then fail over on that checkpoint forever.
+     */
+    private static void refuseTransactionTimeoutAboveBrokers(Admin admin, StreamSettings s)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        String name = "transaction.max.timeout.ms";
+        ConfigEntry max;
+        try {
+            String broker = String.valueOf(admin.describeCluster()
+                    .nodes()
+                    .get(15, TimeUnit.SECONDS)
+                    .iterator()
+                    .next()
+                    .id());
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, broker);
+            max = admin.describeConfigs(List.of(resource))
+                    .all()
+                    .get(15, TimeUnit.SECONDS)
+                    .get(resource)
+                    .get(name);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof AuthorizationException)) throw e;
+            LOG.warn(
+                    "cannot check stream.kafka-transaction-timeout against the broker: {}",
+                    e.getCause().getMessage());
+            return;
+        }
+        if (max == null || max.value() == null) return;
+        long brokerMillis = Long.parseLong(max.value());
+        long millis = s.kafkaTransactionTimeout().toMillis();
+        if (millis > brokerMillis) {
+            throw new IllegalStateException("stream.kafka-transaction-timeout "
+                    + Durations.format(s.kafkaTransactionTimeout()) + " exceeds the broker's " + name + " ("
+                    + brokerMillis + " ms): the job could never publish a dead letter or a too-late event; set it"
+                    + " at most that");
         }
     }
 

@@ -72,6 +72,13 @@ public record StreamSettings(
         if (retainedCheckpoints < 1) {
             throw new IllegalArgumentException("stream.retained-checkpoints must be >= 1, got " + retainedCheckpoints);
         }
+        // The producers' transaction.timeout.ms is an int of milliseconds, and the broker refuses anything below 1 s
+        // only when the first dead letter or too-late event opens a producer, hours into a run. Preflight compares
+        // the upper end with the broker's transaction.max.timeout.ms.
+        if (kafkaTransactionTimeout.toMillis() < 1_000 || kafkaTransactionTimeout.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("stream.kafka-transaction-timeout must be between 1s and "
+                    + Integer.MAX_VALUE + " ms, got " + kafkaTransactionTimeout);
+        }
         java.util.Objects.requireNonNull(attribution, "attribution");
         if (webUiPort < 0 || webUiPort > 65535)
             throw new IllegalArgumentException("stream.web-ui-port must be 0..65535, got " + webUiPort);

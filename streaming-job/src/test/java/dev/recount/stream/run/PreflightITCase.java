@@ -151,6 +151,17 @@ class PreflightITCase {
         }
     }
 
+    /** The broker would refuse the producers only at the first dead letter or too-late event, hours into a run. */
+    @Test
+    void aKafkaTransactionTimeoutAboveTheBrokersStopsTheStart(@TempDir Path home) throws Exception {
+        StreamTestStack.Job job = stack.newJob(
+                stack.createTopic("preflight", 1), home, Map.of("stream.kafka-transaction-timeout", "16m"));
+        assertStartFails(job)
+                .hasMessageContaining(
+                        "stream.kafka-transaction-timeout 16m exceeds the broker's transaction.max.timeout.ms (900000 ms)");
+        assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
+    }
+
     private static AbstractThrowableAssert<?, ? extends Throwable> assertStartFails(StreamTestStack.Job job) {
         return assertThatThrownBy(() -> StreamRun.start(
                         job.settings(),

@@ -57,6 +57,20 @@ class StreamSettingsTest {
                 .hasMessageContaining("operator");
     }
 
+    /** The producers' timeout is an int of milliseconds, and the broker refuses one below 1 s: hours into a run. */
+    @Test
+    void aKafkaTransactionTimeoutNoProducerCouldUseIsRefusedAtStart(@TempDir Path dir) throws Exception {
+        for (String timeout : new String[] {"0s", "999ms", "30d"}) {
+            Path file = Files.writeString(
+                    dir.resolve("recount.properties"), "stream.kafka-transaction-timeout=" + timeout + "\n");
+            assertThatThrownBy(() -> settings(file))
+                    .as(timeout)
+                    .hasMessageContaining("stream.kafka-transaction-timeout must be between 1s and");
+        }
+        Path fine = Files.writeString(dir.resolve("fine.properties"), "stream.kafka-transaction-timeout=1s\n");
+        assertThat(settings(fine).kafkaTransactionTimeout()).hasSeconds(1);
+    }
+
     @Test
     void checkpointsOnWindowCloseLeaveTheWebUisMetricRefreshAlone(@TempDir Path dir) throws Exception {
         // The watermark is read in the JVM (WindowWatermarkGauges), not through the REST API's copy of the metrics:
