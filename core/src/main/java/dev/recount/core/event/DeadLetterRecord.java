@@ -10,7 +10,7 @@ import java.util.Arrays;
  *
  * <p>Deviation, documented in the README: {@code raw} is cut at {@link #MAX_RAW_CHARS} characters (with
  * {@code raw_truncated: true} and {@code raw_bytes}), and the key at {@link #MAX_KEY_BYTES} bytes (with
- * {@code key_truncated: true} and {@code key_bytes}). A dead letter is then at most ~450 KB, whatever the record
+ * {@code key_truncated: true} and {@code key_bytes}). A dead letter is then at most ~470 KB, whatever the record
  * was: 64 Ki characters of raw are at most 384 KiB of JSON (a control character is written as a six-byte escape).
  * Without the caps, a record that fits Kafka's default 1 MiB limit could give a dead letter that does not, and the
  * checkpoint holding it could never be published: the job would fail over on it forever. The full original stays
