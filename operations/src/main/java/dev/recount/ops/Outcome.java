@@ -31,6 +31,15 @@ public final class Outcome {
         };
     }
 
+    /** The worse of two mapped codes: a failure (the first one's if both failed), then beyond tolerance, then OK. */
+    public static int worse(int first, int second) {
+        boolean firstFailed = first != ExitCodes.OK && first != ExitCodes.BEYOND_TOLERANCE;
+        boolean secondFailed = second != ExitCodes.OK && second != ExitCodes.BEYOND_TOLERANCE;
+        if (firstFailed) return first;
+        if (secondFailed) return second;
+        return first == ExitCodes.BEYOND_TOLERANCE ? first : second;
+    }
+
     /** Records a compaction's exit code; any failure (lock timeout included) is a failed compaction. */
     public void compacted(int backfillCode) {
         if (backfillCode != dev.recount.batch.ExitCodes.OK) compactionFailed = true;

@@ -113,6 +113,49 @@ class CorrectITCase {
                 .satisfies(r -> assertThat(r.batchRunId()).isEqualTo(again));
     }
 
+    /**
+     * The windows of an `affected` run that nothing reconciled (here `backfill affected` alone, as a `correct` killed
+     * between its two steps leaves them: its backfill records acknowledged) are reconciled by the next `correct`,
+     * although the topic names them no more; and only once.
+     */
+    @Test
+    void windowsRecomputedButNeverReconciledAreReconciledByTheNextRun() throws Exception {
+        topic.send(0, LATE1);
+        topic.send(1, LATE2);
+        assertThat(t.batch.backfill("affected")).as(t.batch.lastErr).isZero();
+        long leftOver = t.batch.lastRunOfMode(BatchRunsTable.Mode.AFFECTED).runId();
+        assertThat(t.reconciliations()).isEmpty();
+        try (Connection c = t.batch.admin()) {
+            assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1"))
+                            .orElseThrow()
+                            .isFinal())
+                    .as("recomputed, not reconciled: still the stream's row")
+                    .isFalse();
+        }
+
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.lastOut)
+                .contains(
+                        "reconciling the windows of batch run " + leftOver
+                                + ", recomputed earlier but never reconciled",
+                        "0 backfill records, 0 windows recomputed",
+                        "nothing new to correct");
+        assertThat(t.reconciliations())
+                .singleElement()
+                .satisfies(r -> assertThat(r.batchRunId()).isEqualTo(leftOver));
+        try (Connection c = t.batch.admin()) {
+            assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1")).orElseThrow())
+                    .isEqualTo(new WindowMetricsView.Row(
+                            row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                            WindowMetricsView.Source.BATCH,
+                            true));
+        }
+
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.OK);
+        assertThat(t.lastOut).doesNotContain("never reconciled");
+        assertThat(t.reconciliations()).hasSize(1);
+    }
+
     @Test
     void aRunWhileAnotherHoldsTheLockRunsNothing() throws Exception {
         topic.send(0, LATE1);

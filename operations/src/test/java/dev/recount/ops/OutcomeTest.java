@@ -19,6 +19,18 @@ class OutcomeTest {
     }
 
     @Test
+    void theWorseOfTwoCodesIsAFailureThenBeyondToleranceThenOk() {
+        assertThat(Outcome.worse(ExitCodes.OK, ExitCodes.OK)).isEqualTo(ExitCodes.OK);
+        assertThat(Outcome.worse(ExitCodes.OK, ExitCodes.BEYOND_TOLERANCE)).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(Outcome.worse(ExitCodes.BEYOND_TOLERANCE, ExitCodes.OK)).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(Outcome.worse(ExitCodes.BEYOND_TOLERANCE, ExitCodes.BACKFILL_FAILED))
+                .isEqualTo(ExitCodes.BACKFILL_FAILED);
+        assertThat(Outcome.worse(ExitCodes.RECONCILE_FAILED, ExitCodes.OK)).isEqualTo(ExitCodes.RECONCILE_FAILED);
+        assertThat(Outcome.worse(ExitCodes.RECONCILE_FAILED, ExitCodes.LOCK_TIMEOUT))
+                .isEqualTo(ExitCodes.RECONCILE_FAILED);
+    }
+
+    @Test
     void reconcileCodes() {
         assertThat(Outcome.ofReconcile(0)).isEqualTo(ExitCodes.OK);
         assertThat(Outcome.ofReconcile(1)).isEqualTo(ExitCodes.RECONCILE_FAILED);

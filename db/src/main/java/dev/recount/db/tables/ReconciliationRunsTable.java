@@ -116,6 +116,30 @@ public final class ReconciliationRunsTable {
         }
     }
 
+    /**
+     * Succeeded {@code affected} batch runs that recomputed windows, started within {@code lookBackMillis} of now,
+     * that no applied reconciliation names as its batch run; oldest first, at most {@code limit}. Their backfill
+     * offsets are committed, so nothing else would bring their windows into window_metrics: `correct` killed
+     * between its two steps, its reconcile failed, or `backfill affected` run alone.
+     */
+    public static List<Long> unreconciledAffectedRuns(Connection conn, long lookBackMillis, int limit)
+            throws SQLException {
+        String sql = "SELECT b.run_id FROM " + BatchRunsTable.TABLE + " b WHERE b.mode = 'affected'"
+                + " AND b.status = 'succeeded' AND b.range_from IS NOT NULL"
+                + " AND b.started_at >= now() - ? * interval '1 millisecond'"
+                + " AND NOT EXISTS (SELECT 1 FROM " + TABLE + " r WHERE r.batch_run_id = b.run_id"
+                + " AND r.status = 'succeeded' AND NOT r.dry_run) ORDER BY b.run_id LIMIT ?";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setLong(1, lookBackMillis);
+            ps.setInt(2, limit);
+            List<Long> runs = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) runs.add(rs.getLong(1));
+            }
+            return runs;
+        }
+    }
+
     /** As {@link #start(Connection, long, long, Long, boolean)}, not a dry run. */
     public static long start(Connection conn, long fromMillis, long toMillis, Long batchRunId) throws SQLException {
         return start(conn, fromMillis, toMillis, batchRunId, false);
@@ -133,7 +157,7 @@ public final class ReconciliationRunsTable {
      * never committed. Returns the ids of the runs it failed.
      */
     public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
-        return LIVENESS.failAbandoned(conn, self, null);
+        return LIVENESS.failAbandoned(conn, self);
     }
 
     /** Marks the run succeeded with its outcome. Call inside the transaction that applied its corrections. */
