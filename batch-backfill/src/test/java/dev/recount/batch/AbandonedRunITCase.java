@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Mode;
 import dev.recount.db.tables.BatchRunsTable.Status;
@@ -106,12 +107,31 @@ class AbandonedRunITCase {
             ps.setInt(4, rows);
             ps.executeUpdate();
         }
+        // And attribution's, which a run with attribution on stages beside them.
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + BatchAttributionMetricsTable.STAGING_TABLE
+                + " (" + BatchAttributionMetricsTable.STAGING_COLUMNS + ") SELECT ?, to_timestamp(?::double precision"
+                + " / 1000), to_timestamp(?::double precision / 1000), 'c' || g, 'ch', 1, 0, 0, 5"
+                + " FROM generate_series(1, ?) g")) {
+            ps.setLong(1, runId);
+            ps.setLong(2, W);
+            ps.setLong(3, W + 60_000);
+            ps.setInt(4, rows);
+            ps.executeUpdate();
+        }
     }
 
+    /** The run's staged rows, windows and attribution; each stage() call puts the same number in both. */
     private long stagedRows(long runId) throws SQLException {
+        long windows = stagedRows(BatchWindowMetricsTable.STAGING_TABLE, runId);
+        assertThat(stagedRows(BatchAttributionMetricsTable.STAGING_TABLE, runId))
+                .as("attribution rows staged by run %d", runId)
+                .isEqualTo(windows);
+        return windows;
+    }
+
+    private long stagedRows(String table, long runId) throws SQLException {
         try (Connection c = t.admin();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT count(*) FROM " + BatchWindowMetricsTable.STAGING_TABLE + " WHERE run_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + table + " WHERE run_id = ?")) {
             ps.setLong(1, runId);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -109,7 +109,7 @@ public final class BatchRunsTable {
 
     /**
      * Fails every run still marked running whose liveness lock nobody holds: its process ended without finishing
-     * (killed, out of memory, machine lost). Drops their staged rows; their results were never committed (results
+     * (killed, out of memory, machine lost). Drops their staged rows (windows and attribution); their results were never committed (results
      * and the success mark are one transaction), so nothing else needs undoing. A run that is alive holds its lock
      * and is left alone. Returns the ids of the runs it failed.
      */
@@ -118,6 +118,8 @@ public final class BatchRunsTable {
                 conn,
                 self,
                 "DELETE FROM " + BatchWindowMetricsTable.STAGING_TABLE + " s"
+                        + " USING gone WHERE s.run_id = gone.run_id",
+                "DELETE FROM " + BatchAttributionMetricsTable.STAGING_TABLE + " s"
                         + " USING gone WHERE s.run_id = gone.run_id");
     }
 

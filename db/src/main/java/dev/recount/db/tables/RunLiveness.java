@@ -58,21 +58,28 @@ public final class RunLiveness {
 
     /**
      * Fails every run of the table still marked running whose liveness lock nobody holds, other than {@code self},
-     * and returns their ids. A run that is alive holds its lock and is left alone. {@code cleanup} (nullable) is a
-     * data-modifying statement run in the same statement for the failed runs, which it reads from the CTE
+     * and returns their ids. A run that is alive holds its lock and is left alone. {@code cleanups} are
+     * data-modifying statements run in the same statement for the failed runs, which they read from the CTE
      * {@code gone (run_id)}, e.g. deleting their staged rows.
      *
      * <p>The try-locks are transaction locks, released when this statement commits; the materialised CTE keeps
      * them to the running rows, so the lock table never sees one entry per historical run.
      */
-    public List<Long> failAbandoned(Connection conn, long self, String cleanup) throws SQLException {
+    public List<Long> failAbandoned(Connection conn, long self, String... cleanups) throws SQLException {
+        StringBuilder cleared = new StringBuilder();
+        for (int i = 0; i < cleanups.length; i++)
+            cleared.append(", cleared_")
+                    .append(i)
+                    .append(" AS (")
+                    .append(cleanups[i])
+                    .append(')');
         String sql = "WITH running AS MATERIALIZED (SELECT run_id FROM " + table
                 + "   WHERE status = 'running' AND run_id <> ?),"
                 + " dead AS MATERIALIZED (SELECT run_id FROM running"
                 + "   WHERE pg_try_advisory_xact_lock(?, " + key("run_id") + ")),"
                 + " gone AS (UPDATE " + table + " r SET status = 'failed', finished_at = now(), error = ?"
                 + "   FROM dead WHERE r.run_id = dead.run_id AND r.status = 'running' RETURNING r.run_id)"
-                + (cleanup == null ? "" : ", cleared AS (" + cleanup + ")")
+                + cleared
                 + " SELECT run_id FROM gone ORDER BY run_id";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setLong(1, self);
