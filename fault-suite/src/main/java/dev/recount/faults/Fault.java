@@ -14,10 +14,10 @@ enum Fault {
     CHECKPOINT_DELETED("after a kill -9, the newest checkpoint (its results committed) deleted before the restart"),
     CHECKPOINT_CORRUPTED(
             "after a kill -9 right after a checkpoint completed, its _metadata truncated before the restart"),
-    POISON_CORPUS(
-            "hostile records of every kind mixed into the traffic (NUL, C1, lone surrogates, costs of 5e18, "
-                    + "over the maximum and beyond 64 bits, 257-byte ids, non-objects, duplicate keys, 600 KB, a producer "
-                    + "clock 50 minutes ahead): no restart, dead letters exact by reason, the watermark never ahead of the clock"),
+    POISON_CORPUS("hostile records of every kind mixed into the traffic (NUL, C1, lone surrogates, costs of 5e18, "
+            + "over the maximum and beyond 64 bits, 257-byte ids, non-objects, duplicate keys, 600 KB, a 700 KB key "
+            + "with 64 KB of control bytes, a producer clock 50 minutes ahead, a record stamped near 2^63): no "
+            + "restart, dead letters exact by reason, the watermark never ahead of the clock"),
     RECONCILE_KILLED("reconcile killed with kill -9 in the middle of its run, then run again"),
     CLUSTER_PROCESSES_KILLED(
             "on the local standalone clusters (`up --cluster`, `stream --cluster`, `backfill --cluster`): "

@@ -716,27 +716,23 @@ final class FaultRound {
 
     // --- hostile input ------------------------------------------------------------------------------------------
 
-    /** Sends values with their own record timestamps (a producer whose clock is off), keyed by campaign. */
-    private int sendDirect(Pipeline pipeline, Map<byte[], Long> values) {
+    /** Sends records with their own keys and record timestamps (a producer whose clock is off, a huge key). */
+    private int sendDirect(Pipeline pipeline, List<PoisonCorpus.Direct> records) {
         java.util.Properties p = new java.util.Properties();
         p.put("bootstrap.servers", stack.bootstrapServers());
         p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
         p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
         p.put("acks", "all");
         try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
-            for (Map.Entry<byte[], Long> e : values.entrySet()) {
+            for (PoisonCorpus.Direct d : records) {
                 producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
-                                pipeline.input,
-                                null,
-                                e.getValue(),
-                                "cmp-poison".getBytes(StandardCharsets.UTF_8),
-                                e.getKey()))
+                                pipeline.input, null, d.recordTs(), d.key(), d.value()))
                         .get(30, TimeUnit.SECONDS);
             }
         } catch (Exception e) {
             throw new IllegalStateException("cannot send the direct records", e);
         }
-        return values.size();
+        return records.size();
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

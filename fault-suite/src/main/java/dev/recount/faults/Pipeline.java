@@ -97,7 +97,10 @@ final class Pipeline {
         String late = input + "-late";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
             admin.createTopics(List.of(
-                            new NewTopic(input, 3, (short) 1),
+                            // As a broker before Kafka 4.0 does by default: any record timestamp is accepted,
+                            // so the poison corpus can send one near 2^63.
+                            new NewTopic(input, 3, (short) 1)
+                                    .configs(Map.of("message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE))),
                             new NewTopic(dlq, 3, (short) 1),
                             new NewTopic(late, 3, (short) 1)))
                     .all()

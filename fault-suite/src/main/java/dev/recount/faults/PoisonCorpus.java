@@ -3,16 +3,16 @@ package dev.recount.faults;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Records any producer can send, each of which once stopped or skewed the speed layer, plus neighbours that must
  * pass: ids with NUL (escaped), C1 and DEL characters, lone surrogates; costs above the maximum, at it, beyond
  * 64 bits, negative; two conversions of 5·10^18 micros in one window (once a long overflow that crash-looped the
- * job); ids of 256 and 257 bytes; JSON that is not an object, duplicate keys, a 600 KB value; and one event from
- * a producer whose clock runs 50 minutes ahead (valid: judged against its own record timestamp).
+ * job); ids of 256 and 257 bytes; JSON that is not an object, duplicate keys, a 600 KB value; one event from
+ * a producer whose clock runs 50 minutes ahead (valid: judged against its own record timestamp); a record with a
+ * 700 KB key and 64 KB of control bytes (its dead letter once exceeded Kafka's 1 MiB limit, and the job failed over
+ * on it forever); and an event stamped near 2^63 by its producer (once valid, with a window end that overflowed).
  */
 final class PoisonCorpus {
     /** Event time of the poison events: inside the traffic's range, so they fall in its windows. */
@@ -20,9 +20,12 @@ final class PoisonCorpus {
 
     private final Instant skewedClock;
 
+    private final long now;
+
     PoisonCorpus(Instant trafficMiddle, Instant now) {
         this.at = trafficMiddle.toEpochMilli();
         this.skewedClock = now.plusSeconds(50 * 60);
+        this.now = now.toEpochMilli();
     }
 
     List<byte[]> lines() {
@@ -54,14 +57,33 @@ final class PoisonCorpus {
         return bytes;
     }
 
-    /** Values sent with their own record timestamp: the skewed producer's event, timed by its own clock. */
-    Map<byte[], Long> direct() {
-        Map<byte[], Long> m = new LinkedHashMap<>();
-        m.put(
+    /** A record sent as it is, with its own key and record timestamp. */
+    record Direct(byte[] key, byte[] value, long recordTs) {}
+
+    /**
+     * Records sent with their own key and record timestamp: the skewed producer's event, timed by its own clock; the
+     * huge key; the event stamped near 2^63.
+     */
+    List<Direct> direct() {
+        byte[] campaign = "cmp-poison".getBytes(StandardCharsets.UTF_8);
+        List<Direct> d = new ArrayList<>();
+        d.add(new Direct(
+                campaign,
                 event("p-skewed-clock", "click", skewedClock.toEpochMilli(), "cmp-poison", "ch-skew", 7)
                         .getBytes(StandardCharsets.UTF_8),
-                skewedClock.toEpochMilli());
-        return m;
+                skewedClock.toEpochMilli()));
+        byte[] hugeKey = new byte[700_000];
+        java.util.Arrays.fill(hugeKey, (byte) 'k');
+        byte[] controls = new byte[65_536];
+        java.util.Arrays.fill(controls, (byte) 1);
+        d.add(new Direct(hugeKey, controls, now));
+        long farTs = Long.MAX_VALUE - 60_000;
+        d.add(new Direct(
+                campaign,
+                event("p-far-future", "click", farTs - 1_000, "cmp-poison", "ch-far", 7)
+                        .getBytes(StandardCharsets.UTF_8),
+                farTs));
+        return d;
     }
 
     private static String event(String id, String type, long ts, String campaign, String channel, long cost) {

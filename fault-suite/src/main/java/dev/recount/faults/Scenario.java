@@ -134,7 +134,7 @@ record Scenario(
      * `produce` will stamp them), and {@code direct} values that the caller sends itself with their own record
      * timestamps (a producer whose clock is off). The truth and the expected dead letters follow the validator.
      */
-    Scenario with(List<byte[]> lines, Map<byte[], Long> direct, Instant sentAround, EventTimeSettings time)
+    Scenario with(List<byte[]> lines, List<PoisonCorpus.Direct> direct, Instant sentAround, EventTimeSettings time)
             throws IOException {
         EventValidator validator = new EventValidator(time.validation());
         Map<String, AdEvent> unique = new HashMap<>(events);
@@ -149,7 +149,7 @@ record Scenario(
         }
         Map<byte[], Long> all = new java.util.LinkedHashMap<>();
         lines.forEach(l -> all.put(l, sentAround.toEpochMilli()));
-        all.putAll(direct);
+        direct.forEach(d -> all.put(d.value(), d.recordTs()));
         for (Map.Entry<byte[], Long> e : all.entrySet()) {
             ValidationResult v = validator.validate(e.getKey(), e.getValue(), "input", 0, 0);
             if (!v.isValid()) {
