@@ -205,6 +205,7 @@ public final class Reconciler {
         RunResult result;
         try {
             failAbandoned(conn, runId);
+            finishInterruptedReports(conn);
             result = runInTransaction(conn, scope, mode, runId, finalDir, tempDir, started);
         } catch (SQLException | IOException | RuntimeException e) {
             deleteQuietly(tempDir);
@@ -243,6 +244,48 @@ public final class Reconciler {
                             + " transaction never committed, so what window_metrics serves is as before them",
                     runId,
                     abandoned);
+        }
+    }
+
+    /**
+     * Moves into place the report of a run killed after its commit but before its report directory was moved: the run
+     * is recorded succeeded with that directory, so its report belongs there, not under the ".partial" name the index
+     * skips. Any other ".partial" directory is left alone: a run of another schema that shares the report root may be
+     * writing it.
+     */
+    private void finishInterruptedReports(Connection conn) throws SQLException {
+        Path root = settings.reportRoot().toAbsolutePath().normalize();
+        if (!Files.isDirectory(root)) return;
+        List<Path> partials;
+        try (java.util.stream.Stream<Path> entries = Files.list(root)) {
+            partials = entries.filter(p -> p.getFileName().toString().startsWith("run-")
+                            && p.getFileName().toString().endsWith(".partial")
+                            && Files.isDirectory(p))
+                    .toList();
+        } catch (IOException e) {
+            LOG.warn("cannot list {} for reports left unmoved: {}", root, e.toString());
+            return;
+        }
+        for (Path partial : partials) {
+            String name = partial.getFileName().toString();
+            Path finalDir = partial.resolveSibling(name.substring(0, name.length() - ".partial".length()));
+            if (Files.exists(finalDir)) continue;
+            Optional<Long> run = ReconciliationRunsTable.succeededWithReport(conn, finalDir.toString());
+            if (run.isEmpty()) continue;
+            try {
+                Files.move(partial, finalDir, StandardCopyOption.ATOMIC_MOVE);
+                LOG.warn(
+                        "run {} succeeded but its report was never moved into place (killed?); moved it to {}",
+                        run.get(),
+                        finalDir);
+            } catch (IOException e) {
+                LOG.warn(
+                        "cannot move the report of run {} from {} to {}: {}",
+                        run.get(),
+                        partial,
+                        finalDir,
+                        e.toString());
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import dev.recount.reconcile.bench.ReconcileBench;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import dev.recount.testkit.ServerProcesses;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -124,6 +125,31 @@ class AbandonedRunITCase {
             assertThat(count(c, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2"))
                     .isZero();
         }
+    }
+
+    /**
+     * A run killed after its commit, before its report directory was moved into place: the next run moves it where
+     * the run's record says it is. A ".partial" directory no succeeded run names is left alone.
+     */
+    @Test
+    void theNextRunMovesTheReportOfARunKilledAfterItsCommitIntoPlace() throws Exception {
+        ReconciliationRunsTable.Run first;
+        try (Connection c = db.admin()) {
+            first = ReconciliationRunsTable.find(c, 1).orElseThrow();
+        }
+        Path reportDir = Path.of(first.reportDir());
+        Path partial = reportDir.resolveSibling(reportDir.getFileName() + ".partial");
+        Files.move(reportDir, partial); // as the killed run left it
+        Path stranger = Files.createDirectory(reports.resolve("run-999-20261128T000000Z.partial"));
+
+        reconciler().reconcile(WHOLE_DAY);
+
+        assertThat(reportDir).isDirectory();
+        assertThat(partial).doesNotExist();
+        try (java.util.stream.Stream<Path> files = Files.list(reportDir)) {
+            assertThat(files.count()).isPositive();
+        }
+        assertThat(stranger).as("no succeeded run names it").isDirectory();
     }
 
     private ServedState served() throws SQLException {

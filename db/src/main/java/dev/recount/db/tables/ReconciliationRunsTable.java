@@ -140,6 +140,17 @@ public final class ReconciliationRunsTable {
         }
     }
 
+    /** The succeeded run whose report is recorded at {@code reportDir}, if any. */
+    public static Optional<Long> succeededWithReport(Connection conn, String reportDir) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement(
+                "SELECT run_id FROM " + TABLE + " WHERE status = 'succeeded' AND report_dir = ?")) {
+            ps.setString(1, reportDir);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+            }
+        }
+    }
+
     /** As {@link #start(Connection, long, long, Long, boolean)}, not a dry run. */
     public static long start(Connection conn, long fromMillis, long toMillis, Long batchRunId) throws SQLException {
         return start(conn, fromMillis, toMillis, batchRunId, false);
