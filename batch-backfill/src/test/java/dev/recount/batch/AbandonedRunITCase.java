@@ -95,23 +95,28 @@ class AbandonedRunITCase {
         }
     }
 
+    /** Stages {@code rows} window rows for the run, and as many attribution rows, as a run with attribution on does. */
     private static void stage(Connection c, long runId, int rows) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + BatchWindowMetricsTable.STAGING_TABLE
-                + " (run_id, window_start, window_end, campaign_id, channel_id, impressions, clicks, conversions,"
-                + " spend_micros, events) SELECT ?, to_timestamp(?::double precision / 1000),"
-                + " to_timestamp(?::double precision / 1000), 'c' || g, 'ch', 0, 1, 0, 5, 1"
-                + " FROM generate_series(1, ?) g")) {
-            ps.setLong(1, runId);
-            ps.setLong(2, W);
-            ps.setLong(3, W + 60_000);
-            ps.setInt(4, rows);
-            ps.executeUpdate();
-        }
-        // And attribution's, which a run with attribution on stages beside them.
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + BatchAttributionMetricsTable.STAGING_TABLE
-                + " (" + BatchAttributionMetricsTable.STAGING_COLUMNS + ") SELECT ?, to_timestamp(?::double precision"
-                + " / 1000), to_timestamp(?::double precision / 1000), 'c' || g, 'ch', 1, 0, 0, 5"
-                + " FROM generate_series(1, ?) g")) {
+        stage(
+                c,
+                runId,
+                rows,
+                BatchWindowMetricsTable.STAGING_TABLE + " (run_id, window_start, window_end, campaign_id,"
+                        + " channel_id, impressions, clicks, conversions, spend_micros, events)",
+                "0, 1, 0, 5, 1");
+        stage(
+                c,
+                runId,
+                rows,
+                BatchAttributionMetricsTable.STAGING_TABLE + " (" + BatchAttributionMetricsTable.STAGING_COLUMNS + ")",
+                "1, 0, 0, 5");
+    }
+
+    private static void stage(Connection c, long runId, int rows, String tableAndColumns, String metrics)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + tableAndColumns
+                + " SELECT ?, to_timestamp(?::double precision / 1000), to_timestamp(?::double precision / 1000),"
+                + " 'c' || g, 'ch', " + metrics + " FROM generate_series(1, ?) g")) {
             ps.setLong(1, runId);
             ps.setLong(2, W);
             ps.setLong(3, W + 60_000);

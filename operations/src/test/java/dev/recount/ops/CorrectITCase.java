@@ -71,11 +71,7 @@ class CorrectITCase {
                         "2 backfill records, 2 windows recomputed",
                         "reconciling the 2 windows of batch run " + affected);
         try (Connection c = t.batch.admin()) {
-            assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1")).orElseThrow())
-                    .isEqualTo(new WindowMetricsView.Row(
-                            row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                            WindowMetricsView.Source.BATCH,
-                            true));
+            assertW1FinalWithItsLateEvent(c);
             assertThat(WindowMetricsView.find(c, new WindowKey(W3, "c2", "ch1")).orElseThrow())
                     .isEqualTo(new WindowMetricsView.Row(
                             row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
@@ -144,11 +140,7 @@ class CorrectITCase {
                 .singleElement()
                 .satisfies(r -> assertThat(r.batchRunId()).isEqualTo(leftOver));
         try (Connection c = t.batch.admin()) {
-            assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1")).orElseThrow())
-                    .isEqualTo(new WindowMetricsView.Row(
-                            row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                            WindowMetricsView.Source.BATCH,
-                            true));
+            assertW1FinalWithItsLateEvent(c);
         }
 
         assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.OK);
@@ -213,6 +205,13 @@ class CorrectITCase {
                     .doesNotContain("last_success");
             assertThat(t.lastErr).doesNotContain("pushing metrics");
         }
+    }
+
+    /** W1 served from the batch, final, with LATE1 (a click of 20) counted beside A1. */
+    private static void assertW1FinalWithItsLateEvent(Connection c) throws java.sql.SQLException {
+        assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1")).orElseThrow())
+                .isEqualTo(new WindowMetricsView.Row(
+                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)), WindowMetricsView.Source.BATCH, true));
     }
 
     private static dev.recount.db.tables.WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
