@@ -61,22 +61,19 @@ public record BackfillSettings(
             // covers a stream job that lags behind. Deleting earlier would make `affected` recompute a window
             // from its late events alone.
             Duration least = maxPast.plusDays(1);
+            String rule = "it must be at least validation.max-past + 1d";
+            String why = "late events may still arrive for younger hours";
             if (attribution.enabled()) {
                 // Attribution joins an hour's clicks with impressions up to attribution.window before them, so
                 // recomputing a late hour reads that much further back; deleted, the run is refused (exit 3), for
                 // good, and retention stops at the first day no backfill covers.
                 least = least.plus(attribution.window());
-                if (lakeRetention.compareTo(least) < 0) {
-                    throw new IllegalArgumentException("lake.retention " + Durations.format(lakeRetention)
-                            + " is too short: with attribution on it must be at least validation.max-past"
-                            + " + attribution.window + 1d = " + Durations.format(least)
-                            + " (recomputing a late hour reads attribution.window further back)");
-                }
+                rule = "with attribution on it must be at least validation.max-past + attribution.window + 1d";
+                why = "recomputing a late hour reads attribution.window further back";
             }
             if (lakeRetention.compareTo(least) < 0) {
                 throw new IllegalArgumentException("lake.retention " + Durations.format(lakeRetention)
-                        + " is too short: it must be at least validation.max-past + 1d = " + Durations.format(least)
-                        + " (late events may still arrive for younger hours)");
+                        + " is too short: " + rule + " = " + Durations.format(least) + " (" + why + ")");
             }
         }
     }

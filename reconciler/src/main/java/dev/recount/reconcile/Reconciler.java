@@ -201,7 +201,7 @@ public final class Reconciler {
                 scope.to(),
                 mode == Mode.DRY_RUN ? " (dry run: nothing is applied)" : "");
         Path finalDir = reportDir(runId, scope);
-        Path tempDir = finalDir.resolveSibling(finalDir.getFileName() + ".partial");
+        Path tempDir = inProgress(finalDir);
         RunResult result;
         try {
             failAbandoned(conn, runId);
@@ -247,6 +247,14 @@ public final class Reconciler {
         }
     }
 
+    /** The suffix of a report directory while its run has not committed; the index skips such directories. */
+    static final String IN_PROGRESS = ".partial";
+
+    /** Where the report of {@code finalDir} is written until its run commits. */
+    private static Path inProgress(Path finalDir) {
+        return finalDir.resolveSibling(finalDir.getFileName() + IN_PROGRESS);
+    }
+
     /**
      * Moves into place the report of a run killed after its commit but before its report directory was moved: the run
      * is recorded succeeded with that directory, so its report belongs there, not under the ".partial" name the index
@@ -259,7 +267,7 @@ public final class Reconciler {
         List<Path> partials;
         try (java.util.stream.Stream<Path> entries = Files.list(root)) {
             partials = entries.filter(p -> p.getFileName().toString().startsWith("run-")
-                            && p.getFileName().toString().endsWith(".partial")
+                            && p.getFileName().toString().endsWith(IN_PROGRESS)
                             && Files.isDirectory(p))
                     .toList();
         } catch (IOException e) {
@@ -268,7 +276,7 @@ public final class Reconciler {
         }
         for (Path partial : partials) {
             String name = partial.getFileName().toString();
-            Path finalDir = partial.resolveSibling(name.substring(0, name.length() - ".partial".length()));
+            Path finalDir = partial.resolveSibling(name.substring(0, name.length() - IN_PROGRESS.length()));
             if (Files.exists(finalDir)) continue;
             Optional<Long> run = ReconciliationRunsTable.succeededWithReport(conn, finalDir.toString());
             if (run.isEmpty()) continue;
@@ -297,7 +305,7 @@ public final class Reconciler {
         Path root = settings.reportRoot().toAbsolutePath().normalize();
         String base = "run-" + runId + "-" + DIR_TIME.format(scope.from());
         Path dir = root.resolve(base);
-        for (int n = 2; Files.exists(dir) || Files.exists(dir.resolveSibling(dir.getFileName() + ".partial")); n++) {
+        for (int n = 2; Files.exists(dir) || Files.exists(inProgress(dir)); n++) {
             dir = root.resolve(base + "-" + n);
         }
         return dir;

@@ -41,7 +41,7 @@ final class ReportIndex {
         try (Stream<Path> dirs = Files.list(root)) {
             for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
                 String name = dir.getFileName().toString();
-                if (!name.startsWith("run-") || name.endsWith(".partial")) continue;
+                if (!name.startsWith("run-") || name.endsWith(Reconciler.IN_PROGRESS)) continue;
                 try {
                     index.reports.add(parse(dir));
                 } catch (IOException | RuntimeException e) {

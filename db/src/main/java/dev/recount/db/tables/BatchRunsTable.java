@@ -109,9 +109,9 @@ public final class BatchRunsTable {
 
     /**
      * Fails every run still marked running whose liveness lock nobody holds: its process ended without finishing
-     * (killed, out of memory, machine lost). Drops their staged rows (windows and attribution); their results were never committed (results
-     * and the success mark are one transaction), so nothing else needs undoing. A run that is alive holds its lock
-     * and is left alone. Returns the ids of the runs it failed.
+     * (killed, out of memory, machine lost). Drops their staged rows (windows and attribution); their results were
+     * never committed (results and the success mark are one transaction), so nothing else needs undoing. A run that
+     * is alive holds its lock and is left alone. Returns the ids of the runs it failed.
      */
     public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
         return LIVENESS.failAbandoned(

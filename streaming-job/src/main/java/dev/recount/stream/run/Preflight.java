@@ -136,27 +136,17 @@ final class Preflight {
     private static void refuseTransactionTimeoutAboveBrokers(Admin admin, StreamSettings s)
             throws ExecutionException, InterruptedException, TimeoutException {
         String name = "transaction.max.timeout.ms";
-        ConfigEntry max;
-        try {
-            String broker = String.valueOf(admin.describeCluster()
-                    .nodes()
-                    .get(15, TimeUnit.SECONDS)
-                    .iterator()
-                    .next()
-                    .id());
-            ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, broker);
-            max = admin.describeConfigs(List.of(resource))
-                    .all()
-                    .get(15, TimeUnit.SECONDS)
-                    .get(resource)
-                    .get(name);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof AuthorizationException)) throw e;
-            LOG.warn(
-                    "cannot check stream.kafka-transaction-timeout against the broker: {}",
-                    e.getCause().getMessage());
-            return;
-        }
+        String broker = String.valueOf(admin.describeCluster()
+                .nodes()
+                .get(15, TimeUnit.SECONDS)
+                .iterator()
+                .next()
+                .id());
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, broker);
+        Optional<Map<ConfigResource, Config>> configs = describeUnlessForbidden(
+                admin, List.of(resource), "stream.kafka-transaction-timeout against the broker");
+        if (configs.isEmpty()) return;
+        ConfigEntry max = configs.get().get(resource).get(name);
         if (max == null || max.value() == null) return;
         long brokerMillis = Long.parseLong(max.value());
         long millis = s.kafkaTransactionTimeout().toMillis();
@@ -165,6 +155,23 @@ final class Preflight {
                     + Durations.format(s.kafkaTransactionTimeout()) + " exceeds the broker's " + name + " ("
                     + brokerMillis + " ms): the job could never publish a dead letter or a too-late event; set it"
                     + " at most that");
+        }
+    }
+
+    /**
+     * The configurations of {@code resources}, or empty, with a warning naming {@code check}, on a cluster whose ACLs
+     * do not let the job describe them: the job itself needs no more than to read and write its topics, so the start
+     * goes on unchecked.
+     */
+    private static Optional<Map<ConfigResource, Config>> describeUnlessForbidden(
+            Admin admin, List<ConfigResource> resources, String check)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        try {
+            return Optional.of(admin.describeConfigs(resources).all().get(15, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof AuthorizationException)) throw e;
+            LOG.warn("cannot check {}: {}", check, e.getCause().getMessage());
+            return Optional.empty();
         }
     }
 
@@ -180,20 +187,11 @@ final class Preflight {
                 List.of(s.topics().input(), s.topics().deadLetter(), s.topics().backfill())) {
             topics.add(new ConfigResource(ConfigResource.Type.TOPIC, t));
         }
-        Map<ConfigResource, Config> configs;
-        try {
-            configs = admin.describeConfigs(topics).all().get(15, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof AuthorizationException)) throw e;
-            // A cluster whose ACLs do not let the job describe topic configurations: the job itself needs no more
-            // than to read and write them, so the start goes on unchecked.
-            LOG.warn(
-                    "cannot check that the topics are not compacted: {}",
-                    e.getCause().getMessage());
-            return;
-        }
+        Optional<Map<ConfigResource, Config>> configs =
+                describeUnlessForbidden(admin, topics, "that the topics are not compacted");
+        if (configs.isEmpty()) return;
         List<String> compacted = new ArrayList<>();
-        configs.forEach((topic, config) -> {
+        configs.get().forEach((topic, config) -> {
             ConfigEntry policy = config.get(TopicConfig.CLEANUP_POLICY_CONFIG);
             if (policy != null
                     && policy.value() != null
