@@ -65,9 +65,14 @@ record CompactionJournal(String hour, String generation, List<Output> outputs, L
                 throw new IOException("cannot publish " + staged + " as " + published);
             }
         }
+        // On a local lake a host crash may keep a later step of these and lose an earlier one unless each is synced:
+        // the inputs must not go before the outputs are in place, nor the journal before the inputs are gone (the
+        // next run would then see both and every row twice).
+        lake.syncDirectory(hourDir);
         for (String name : inputs) {
             lake.fs().delete(new Path(hourDir, name), false);
         }
+        lake.syncDirectory(hourDir);
         lake.fs().delete(path(lake), false);
     }
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumFileSystem;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.column.Encoding;
@@ -26,7 +27,6 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
-import org.apache.parquet.hadoop.util.HadoopStreams;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 import org.apache.parquet.schema.GroupType;
@@ -187,6 +187,41 @@ final class HourRewrite {
         }
     }
 
+    /**
+     * The file's bytes reach the disk before it is closed: the journal that makes it replace the small files is
+     * written after this task returns, and must never name a file a host crash could leave empty or short.
+     */
+    private static PositionOutputStream syncedOnClose(FSDataOutputStream out) {
+        return new PositionOutputStream() {
+            @Override
+            public long getPos() {
+                return out.getPos();
+            }
+
+            @Override
+            public void write(int b) throws IOException {
+                out.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+            }
+
+            @Override
+            public void flush() throws IOException {
+                out.flush();
+            }
+
+            @Override
+            public void close() throws IOException {
+                try (out) {
+                    out.hsync();
+                }
+            }
+        };
+    }
+
     /** Writes through the raw local file system (no .crc beside the file); other file systems as they are. */
     private static OutputFile rawOutput(Path path, Configuration conf) throws IOException {
         FileSystem fs = path.getFileSystem(conf);
@@ -194,12 +229,12 @@ final class HourRewrite {
         return new OutputFile() {
             @Override
             public PositionOutputStream create(long blockSizeHint) throws IOException {
-                return HadoopStreams.wrap(target.create(path, false));
+                return syncedOnClose(target.create(path, false));
             }
 
             @Override
             public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
-                return HadoopStreams.wrap(target.create(path, true));
+                return syncedOnClose(target.create(path, true));
             }
 
             @Override

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>the day's interrupted swaps are finished ({@link CompactionJournal#finishInterrupted});</li>
  *   <li>Spark tasks write the compacted files, hidden, under {@code <lake>/_recount/staging/<date>/} and check
- *       them (row count against the inputs' footers);</li>
+ *       them (row count against the inputs' footers), synced to disk;</li>
  *   <li>per hour, a journal naming the outputs and the small files they replace is written — the commit point —
  *       then each output is renamed into the hour directory and the small files are deleted, then the journal.</li>
  * </ol>
@@ -227,6 +227,8 @@ public final class LakeCompactor {
                 .parallelize(tasks, tasks.size())
                 .map(rewrite(hadoopSettings(spark.sparkContext().hadoopConfiguration())))
                 .collect();
+        // The staged files were synced by their tasks; their names must be on disk too before a journal names them.
+        lake.syncDirectory(staging);
         Map<String, List<HourRewrite.Result>> byHour = new HashMap<>();
         for (HourRewrite.Result r : results)
             byHour.computeIfAbsent(r.hourId(), k -> new ArrayList<>()).add(r);

@@ -4,6 +4,8 @@ import dev.recount.core.lake.LakeLayout;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,6 +16,7 @@ import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 
 /**
  * The lake's directories and files as the batch layer maintains them, through Hadoop's FileSystem (local,
@@ -27,6 +30,13 @@ import org.apache.hadoop.fs.Path;
  *
  * <p>On a local lake the writes go to the raw file system: Hadoop's checksummed local file system would leave a
  * {@code .crc} file beside every file it writes, which the stream job's files do not have either.
+ *
+ * <p><b>Durability.</b> A swap (compaction) or a deletion (retention) is decided by a small control file and then
+ * carried out by renames and deletes; after a crash of the host, not only of the process, the decision must be on
+ * disk with its content before any of its steps is, and each step before the next. Files written here are synced
+ * before they are closed ({@code hsync}), and on a local lake the directories whose entries changed are synced too
+ * ({@link #syncDirectory}): without that, a power loss can leave a renamed file empty or a delete on disk before the
+ * rename it depended on. HDFS and object stores make a completed rename or delete durable themselves.
  */
 final class LakeStorage {
     static final String CONTROL_DIR = "_recount";
@@ -134,10 +144,27 @@ final class LakeStorage {
         Path tmp = new Path(target.getParent(), "." + target.getName() + ".tmp");
         try (var out = fs.create(tmp, true)) {
             out.write(content);
+            out.hsync();
         }
         if (!fs.rename(tmp, target)) {
             fs.delete(tmp, false);
             throw new IOException("cannot rename " + tmp + " to " + target);
+        }
+        syncDirectory(target.getParent());
+    }
+
+    /**
+     * Makes the entries of {@code dir} (files created, renamed in or out, deleted) and of the directories above it
+     * up to the lake's root survive a crash of the host. Only a local lake needs it; elsewhere it does nothing.
+     */
+    void syncDirectory(Path dir) throws IOException {
+        if (!(fs instanceof RawLocalFileSystem local)) return;
+        String root = base.toUri().getPath();
+        for (Path d = fs.makeQualified(dir); d != null; d = d.getParent()) {
+            try (FileChannel channel = FileChannel.open(local.pathToFile(d).toPath(), StandardOpenOption.READ)) {
+                channel.force(true);
+            }
+            if (d.toUri().getPath().equals(root)) break;
         }
     }
 
