@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.api.common.serialization.BulkWriter;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,5 +91,55 @@ class LakeParquetWriterFactoryTest {
                 .isEqualTo("event_date=2026-11-29/event_hour=11");
         assertThat(assigner.getBucketId(click("c", W0.minusSeconds(36001), 0), null))
                 .isEqualTo("event_date=2026-11-28/event_hour=23");
+    }
+
+    @Test
+    void aFileGetsItsParquetWriterOnlyOnceItHoldsEnoughEvents(@TempDir Path dir) throws Exception {
+        // Nothing reaches the file before its writer exists; Parquet's writer starts the file with its magic bytes.
+        List<AdEvent> events = new ArrayList<>();
+        for (int i = 0; i < LakeParquetWriterFactory.WRITER_AFTER_EVENTS + 10; i++) {
+            events.add(click("e" + i, W0.plusMillis(i), i));
+        }
+        Path file = dir.resolve("part-0.parquet");
+        try (FSDataOutputStream out = FileSystem.getLocalFileSystem()
+                .create(new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE)) {
+            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
+            for (int i = 0; i < LakeParquetWriterFactory.WRITER_AFTER_EVENTS - 1; i++) {
+                writer.addElement(events.get(i));
+            }
+            assertThat(out.getPos())
+                    .as("no Parquet writer for a file of few events")
+                    .isZero();
+            for (int i = LakeParquetWriterFactory.WRITER_AFTER_EVENTS - 1; i < events.size(); i++) {
+                writer.addElement(events.get(i));
+            }
+            assertThat(out.getPos())
+                    .as("a Parquet writer once the file holds enough")
+                    .isPositive();
+            writer.finish();
+        }
+        assertThat(LakeFiles.read(dir))
+                .extracting(r -> r.get("event_id"))
+                .containsExactlyElementsOf(events.stream().map(e -> e.eventId).toList());
+    }
+
+    @Test
+    void eventsHeldBeforeTheWriterAreCopiesNotTheCallersInstance(@TempDir Path dir) throws Exception {
+        // With object reuse the job hands the lake one instance, refilled for every event.
+        AdEvent reused = click("first", W0.plusSeconds(1), 1);
+        Path file = dir.resolve("part-0.parquet");
+        try (FSDataOutputStream out = FileSystem.getLocalFileSystem()
+                .create(new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE)) {
+            BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
+            writer.addElement(reused);
+            reused.eventId = "second";
+            reused.eventTs += 1_000;
+            reused.offset = 2;
+            writer.addElement(reused);
+            writer.finish();
+        }
+        assertThat(LakeFiles.read(dir))
+                .extracting(r -> r.get("event_id") + "@" + r.get("kafka_offset"))
+                .containsExactly("first@1", "second@2");
     }
 }
