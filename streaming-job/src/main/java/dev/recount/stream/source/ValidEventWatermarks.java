@@ -27,12 +27,16 @@ import org.apache.flink.util.clock.RelativeClock;
  * too-late decision about the data, not the speed of reading it, at one watermark per partition per
  * second of event time.
  *
- * <p>Watermarks ignore the future: an event moves its partition's watermark at most to the wall clock (when it is
- * read) plus {@code maxFuture}. Validation judges event_ts against the producer-set record timestamp, so a producer
- * whose clock runs 50 minutes ahead sends valid events 50 minutes ahead; without the cap they would push the
- * watermark 50 minutes ahead and every honest event after them would be too late. Such an event still counts in
- * its own window, which simply fires when real time gets there. Replays of old data are unaffected (their event
- * times lie behind the clock).
+ * <p>Watermarks ignore the future: an event moves its partition's watermark at most to the wall clock when it is
+ * read. Validation judges event_ts against the producer-set record timestamp, so a device whose clock runs minutes
+ * ahead sends valid events minutes ahead (up to {@code validation.max-future} past an honest record timestamp, and
+ * any amount past one that runs ahead too). Any cap above the clock lets such events close the windows honest
+ * events are still arriving for: with the cap at clock + max-future (5 minutes), one event 3.5 minutes ahead on each
+ * partition put the watermark 3 minutes ahead, beyond every honest event's window and lateness, and sent them all to
+ * the backfill topic. At the clock, the watermark is never ahead of what honest events arriving now already set.
+ * Such an event still counts in its own window, which simply fires when real time gets there. Replays of old data
+ * are unaffected (their event times lie behind the clock). The cost is on a host whose clock runs behind the
+ * producers': windows fire that much later.
  */
 public final class ValidEventWatermarks implements WatermarkGenerator<ParsedRecord> {
     private final long outOfOrdernessMillis;
@@ -55,8 +59,9 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
     /**
      * @param idlePartitions shared by the generators of one source subtask: how many partitions that had valid
      *                       events are idle now (a partition that never had any is not counted: it never went quiet)
-     * @param wallClock      epoch milliseconds now (the watermark never passes it by more than {@code maxFuture})
-     * @param eventsAhead    counts events whose time was beyond that cap (shared per source subtask, a metric)
+     * @param wallClock      epoch milliseconds now (the watermark never passes it)
+     * @param eventsAhead    counts events timed more than {@code maxFuture} ahead of it: a producer whose clock runs
+     *                       ahead (shared per source subtask, a metric)
      */
     public ValidEventWatermarks(
             Duration outOfOrderness,
@@ -82,9 +87,9 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
     @Override
     public void onEvent(ParsedRecord record, long eventTimestamp, WatermarkOutput output) {
         if (!record.isValid()) return;
-        long cap = saturatedAdd(wallClock.getAsLong(), maxFutureMillis);
-        if (eventTimestamp > cap) eventsAhead.incrementAndGet();
-        maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, cap));
+        long now = wallClock.getAsLong();
+        if (eventTimestamp > saturatedAdd(now, maxFutureMillis)) eventsAhead.incrementAndGet();
+        maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, now));
         idlenessTimer.activity();
         seenValidEvent = true;
         idle = false;

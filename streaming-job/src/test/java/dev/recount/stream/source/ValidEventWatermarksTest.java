@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.InvalidReason;
+import dev.recount.stream.Fixtures;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -111,11 +113,11 @@ class ValidEventWatermarksTest {
 
     /**
      * A producer whose clock runs 50 minutes ahead sends valid events 50 minutes in the future (validation judges
-     * them against its own record timestamp). They may move the watermark only to wall clock + max-future, so the
-     * honest events after them are not too late.
+     * them against its own record timestamp). They may move the watermark only to the wall clock, so the honest
+     * events after them are not too late; and only those beyond max-future count as a clock running ahead.
      */
     @Test
-    void anEventFromTheFutureMovesTheWatermarkOnlyToTheWallClockPlusMaxFuture() {
+    void anEventFromTheFutureMovesTheWatermarkOnlyToTheWallClock() {
         wallClock = ms(W0.plusSeconds(60));
         eventNow(busy, "p0", click("honest-1", W0.plusSeconds(55), 1));
         eventNow(quiet, "p1", click("honest-2", W0.plusSeconds(55), 1));
@@ -123,15 +125,37 @@ class ValidEventWatermarksTest {
 
         assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(50)) - 1); // still held by p1
         eventNow(quiet, "p1", click("honest-3", W0.plusSeconds(59), 2));
-        // p0's watermark: wall clock + 5 min - out-of-orderness, not 50 min ahead.
+        // p0's watermark: wall clock - out-of-orderness, not 50 min ahead.
         busy.onPeriodicEmit(multiplexer.getImmediateOutput("p0"));
         quiet.onPeriodicEmit(multiplexer.getImmediateOutput("p1"));
         assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(54)) - 1);
         eventNow(quiet, "p1", click("far", W0.plusSeconds(3600), 3));
         assertThat(combined.last())
-                .as("the minimum over partitions, each capped")
-                .isEqualTo(ms(W0.plusSeconds(60 + 300 - 5)) - 1);
+                .as("the minimum over partitions, each capped at the clock")
+                .isEqualTo(ms(W0.plusSeconds(60 - 5)) - 1);
         assertThat(eventsAhead).hasValue(2);
+    }
+
+    /**
+     * A device clock a few minutes fast, with an honest record timestamp: valid (within max-future of it), and on
+     * every partition. With the cap at clock + max-future it put the watermark minutes ahead and every honest event
+     * after it was too late; at the clock, honest events keep the windows they arrive for.
+     */
+    @Test
+    void aDeviceClockMinutesAheadOnEveryPartitionLeavesHonestEventsOnTime() {
+        wallClock = ms(W0.plusSeconds(30));
+        Instant fast = W0.plusSeconds(30).plus(Duration.ofSeconds(210)); // 3.5 minutes ahead
+        eventNow(busy, "p0", click("fast-0", fast, 1));
+        eventNow(quiet, "p1", click("fast-1", fast, 1));
+        busy.onPeriodicEmit(multiplexer.getImmediateOutput("p0"));
+        quiet.onPeriodicEmit(multiplexer.getImmediateOutput("p1"));
+
+        wallClock = ms(W0.plusSeconds(31));
+        AdEvent honest = click("honest", W0.plusSeconds(30), 2);
+        assertThat(combined.last())
+                .as("behind the honest event's window, so it is on time")
+                .isLessThan(Fixtures.SETTINGS.windows().windowEnd(honest.eventTs) - 1);
+        assertThat(eventsAhead).as("within max-future: no clock alert").hasValue(0);
     }
 
     private void eventNow(ValidEventWatermarks generator, String id, AdEvent e) {
