@@ -41,6 +41,15 @@ class ConfigTest {
     }
 
     @Test
+    void anEventIsLateOnArrivalBeyondItsWindowAndLatenessButNeverWithinAnHour() {
+        EventTimeSettings t = RecountConfig.defaults().eventTime();
+        assertThat(t.openFor()).isEqualTo(Duration.ofSeconds(210)); // 1 min + 30 s + 2 min
+        assertThat(t.lateOnArrival()).isEqualTo(Duration.ofHours(1));
+        EventTimeSettings hourly = t.withWindowSize(Duration.ofHours(1));
+        assertThat(hourly.lateOnArrival()).isEqualTo(Duration.ofMinutes(60 + 2).plusSeconds(30));
+    }
+
+    @Test
     void theCostCeilingIsASettingThatMustBeANonNegativeInteger() {
         assertThat(RecountConfig.defaults()
                         .with("validation.max-cost-micros", "5000")

@@ -112,7 +112,11 @@ public final class StreamJob {
         boolean attributing = attribution != null && sinks.attribution() != null;
         DataStream<ParsedRecord> records = env.fromSource(
                         input,
-                        new InputWatermarks(settings.outOfOrderness(), settings.idleness(), settings.maxFuture()),
+                        new InputWatermarks(
+                                settings.outOfOrderness(),
+                                settings.idleness(),
+                                settings.maxFuture(),
+                                settings.lateOnArrival()),
                         SOURCE,
                         TypeInformation.of(ParsedRecord.class))
                 .uid(SOURCE);

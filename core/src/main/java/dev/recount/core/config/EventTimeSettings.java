@@ -27,13 +27,39 @@ public record EventTimeSettings(
         requireNonNegative(allowedLateness, "allowedLateness");
         requirePositive(idleness, "idleness");
         Objects.requireNonNull(validation, "validation");
-        Duration needed = windowSize.plus(outOfOrderness).plus(allowedLateness);
+        Duration needed = openFor(windowSize, outOfOrderness, allowedLateness);
         Objects.requireNonNull(dedupHorizon, "dedupHorizon");
         if (dedupHorizon.compareTo(needed) < 0) {
             throw new IllegalArgumentException("dedupHorizon " + Durations.format(dedupHorizon)
                     + " is shorter than window + out-of-orderness + allowed lateness = " + Durations.format(needed)
                     + ": duplicates arriving within lateness would be counted twice");
         }
+    }
+
+    /**
+     * How long after an event's time its window may still take it, for a job keeping up with its input: the window,
+     * the out-of-orderness and the allowed lateness. An event further behind its own record timestamp than this was
+     * too late when it was sent.
+     */
+    public Duration openFor() {
+        return openFor(windowSize, outOfOrderness, allowedLateness);
+    }
+
+    /**
+     * How far behind its own record timestamp an event may be and still count for its partition's watermark and
+     * activity: {@link #openFor()}, but at least an hour. Such an event was too late when it was sent; the hour
+     * leaves room for a file of the last minutes sent again with new timestamps (as recount's fault suite does),
+     * and bounds how far a partition fed nothing else can hold the job's watermark back.
+     */
+    public Duration lateOnArrival() {
+        Duration open = openFor();
+        return open.compareTo(LATE_ON_ARRIVAL_FLOOR) > 0 ? open : LATE_ON_ARRIVAL_FLOOR;
+    }
+
+    private static final Duration LATE_ON_ARRIVAL_FLOOR = Duration.ofHours(1);
+
+    private static Duration openFor(Duration windowSize, Duration outOfOrderness, Duration allowedLateness) {
+        return windowSize.plus(outOfOrderness).plus(allowedLateness);
     }
 
     /** The contract's defaults: 1 min windows, 30 s out-of-orderness, 2 min lateness, 1 min idleness. */

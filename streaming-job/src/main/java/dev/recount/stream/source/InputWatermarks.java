@@ -19,7 +19,7 @@ import org.apache.flink.metrics.Gauge;
  * dead-letter topic, where event time plays no role).
  */
 public final class InputWatermarks implements WatermarkStrategy<ParsedRecord> {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     public static final String IDLE_PARTITIONS_METRIC = "idlePartitions";
     /** Valid events whose time was beyond wall clock + max-future when read (see ValidEventWatermarks). */
     public static final String EVENTS_AHEAD_METRIC = "eventsAheadOfClock";
@@ -27,15 +27,18 @@ public final class InputWatermarks implements WatermarkStrategy<ParsedRecord> {
     private final Duration outOfOrderness;
     private final Duration idleness;
     private final Duration maxFuture;
+    private final Duration lateOnArrival;
     /** One per source subtask: Flink deserializes its own copy of this strategy for each subtask. */
     private transient AtomicInteger idlePartitions;
 
     private transient AtomicLong eventsAhead;
 
-    public InputWatermarks(Duration outOfOrderness, Duration idleness, Duration maxFuture) {
+    /** @param lateOnArrival see {@link ValidEventWatermarks}: events further behind their record timestamp */
+    public InputWatermarks(Duration outOfOrderness, Duration idleness, Duration maxFuture, Duration lateOnArrival) {
         this.outOfOrderness = Objects.requireNonNull(outOfOrderness, "outOfOrderness");
         this.idleness = Objects.requireNonNull(idleness, "idleness");
         this.maxFuture = Objects.requireNonNull(maxFuture, "maxFuture");
+        this.lateOnArrival = Objects.requireNonNull(lateOnArrival, "lateOnArrival");
     }
 
     @Override
@@ -52,6 +55,7 @@ public final class InputWatermarks implements WatermarkStrategy<ParsedRecord> {
                 outOfOrderness,
                 idleness,
                 maxFuture,
+                lateOnArrival,
                 context.getInputActivityClock(),
                 System::currentTimeMillis,
                 idlePartitions,

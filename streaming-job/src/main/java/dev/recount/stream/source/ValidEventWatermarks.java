@@ -37,10 +37,22 @@ import org.apache.flink.util.clock.RelativeClock;
  * Such an event still counts in its own window, which simply fires when real time gets there. Replays of old data
  * are unaffected (their event times lie behind the clock). The cost is on a host whose clock runs behind the
  * producers': windows fire that much later.
+ *
+ * <p>Events late on arrival are ignored too: one whose time lies more than {@code lateOnArrival} (window +
+ * out-of-orderness + allowed lateness, at least an hour: {@code EventTimeSettings.lateOnArrival}) before its own
+ * record timestamp was too late already when it was sent, and neither moves event time nor keeps its partition
+ * active. Validation accepts events up to
+ * {@code validation.max-past} (a week) behind their record timestamp; a partition that received nothing else (a
+ * producer can pick the partition) used to stay active with a watermark a week behind, holding every window of the
+ * job open, and its state growing, for as long as such events kept coming. Now an hour at most: with events further
+ * behind it goes idle like a quiet one, and its events are judged against the others' watermark (too late: to the backfill topic). A replay of old data keeps
+ * its original record timestamps, so its events are not late on arrival; a record timestamp set by a hostile
+ * producer is still believed (a topic with {@code message.timestamp.type=LogAppendTime} rules that out).
  */
 public final class ValidEventWatermarks implements WatermarkGenerator<ParsedRecord> {
     private final long outOfOrdernessMillis;
     private final long maxFutureMillis;
+    private final long lateOnArrivalMillis;
     private final IdlenessTimer idlenessTimer;
     private final AtomicInteger idlePartitions;
     private final LongSupplier wallClock;
@@ -67,6 +79,7 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
             Duration outOfOrderness,
             Duration idleness,
             Duration maxFuture,
+            Duration lateOnArrival,
             RelativeClock activityClock,
             LongSupplier wallClock,
             AtomicInteger idlePartitions,
@@ -76,6 +89,9 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
         if (maxFuture.isNegative()) throw new IllegalArgumentException("maxFuture must not be negative: " + maxFuture);
         this.outOfOrdernessMillis = outOfOrderness.toMillis();
         this.maxFutureMillis = maxFuture.toMillis();
+        if (lateOnArrival.isNegative())
+            throw new IllegalArgumentException("lateOnArrival must not be negative: " + lateOnArrival);
+        this.lateOnArrivalMillis = lateOnArrival.toMillis();
         this.idlenessTimer = new IdlenessTimer(activityClock, idleness);
         this.idlePartitions = idlePartitions;
         this.wallClock = wallClock;
@@ -87,6 +103,8 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
     @Override
     public void onEvent(ParsedRecord record, long eventTimestamp, WatermarkOutput output) {
         if (!record.isValid()) return;
+        // No overflow: validation keeps the record timestamp within max-past and max-future of the event time.
+        if (record.event.recordTs - eventTimestamp > lateOnArrivalMillis) return;
         long now = wallClock.getAsLong();
         if (eventTimestamp > saturatedAdd(now, maxFutureMillis)) eventsAhead.incrementAndGet();
         maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, now));

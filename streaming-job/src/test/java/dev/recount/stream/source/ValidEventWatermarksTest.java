@@ -28,6 +28,7 @@ class ValidEventWatermarksTest {
     private static final Duration IDLENESS = Duration.ofSeconds(60);
 
     private static final Duration MAX_FUTURE = Duration.ofMinutes(5);
+    private static final Duration LATE_ON_ARRIVAL = Fixtures.SETTINGS.lateOnArrival();
     private final ManualClock clock = new ManualClock();
     /** The wall clock the cap is judged by: well after the fixtures' event times unless a test moves it. */
     private long wallClock = ms(W0.plusSeconds(86_400));
@@ -158,6 +159,39 @@ class ValidEventWatermarksTest {
         assertThat(eventsAhead).as("within max-future: no clock alert").hasValue(0);
     }
 
+    /**
+     * A partition that receives only events far behind their own record timestamps (valid within max-past: a week)
+     * goes idle like a quiet one instead of holding the job's watermark a week back for as long as they keep coming.
+     * Events just within the bound still count.
+     */
+    @Test
+    void eventsLateOnArrivalNeitherMoveEventTimeNorKeepAPartitionActive() {
+        event(busy, "p0", click("a", W0.plusSeconds(30), 1));
+        event(quiet, "p1", click("b", W0.plusSeconds(10), 1));
+        emitPeriodic();
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(5)) - 1);
+
+        for (int i = 0; i < 3; i++) {
+            clock.advanceTime(Duration.ofSeconds(40));
+            event(busy, "p0", click("a" + i, W0.plusSeconds(60 + i), 2 + i));
+            Instant sent = W0.plusSeconds(60 + i);
+            AdEvent old = click("old" + i, sent.minus(Duration.ofDays(6)), 2 + i);
+            old.recordTs = ms(sent);
+            event(quiet, "p1", old);
+            emitPeriodic();
+        }
+        assertThat(idlePartitions).as("p1 received only late events: idle").hasValue(1);
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(62 - 5)) - 1);
+
+        // An event exactly at the bound behind its record timestamp is not late on arrival: p1 counts again.
+        Instant sent = W0.plusSeconds(300);
+        AdEvent atTheBound = click("at-bound", sent.minus(LATE_ON_ARRIVAL), 9);
+        atTheBound.recordTs = ms(sent);
+        event(quiet, "p1", atTheBound);
+        emitPeriodic();
+        assertThat(idlePartitions).hasValue(0);
+    }
+
     private void eventNow(ValidEventWatermarks generator, String id, AdEvent e) {
         generator.onEvent(ParsedRecord.valid(e), e.eventTs, multiplexer.getImmediateOutput(id));
     }
@@ -165,7 +199,14 @@ class ValidEventWatermarksTest {
     private ValidEventWatermarks partition(String id) {
         multiplexer.registerNewOutput(id);
         return new ValidEventWatermarks(
-                OUT_OF_ORDERNESS, IDLENESS, MAX_FUTURE, clock, () -> wallClock, idlePartitions, eventsAhead);
+                OUT_OF_ORDERNESS,
+                IDLENESS,
+                MAX_FUTURE,
+                LATE_ON_ARRIVAL,
+                clock,
+                () -> wallClock,
+                idlePartitions,
+                eventsAhead);
     }
 
     private void event(ValidEventWatermarks generator, String id, AdEvent e) {
