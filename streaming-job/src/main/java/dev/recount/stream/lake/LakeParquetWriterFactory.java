@@ -106,7 +106,9 @@ public final class LakeParquetWriterFactory implements BulkWriter.Factory<AdEven
 
         /**
          * Read-only, shared by the subtask's writers: without it each writer loads Hadoop's defaults into a
-         * configuration of its own (≈ 0.1 MB and an XML parse per file), none of which the lake's writer reads.
+         * configuration of its own (≈ 0.1 MB and an XML parse per file), none of which the lake's writer reads. So
+         * {@code parquet.*} settings in a core-site.xml on the TaskManager's classpath (encryption, say) do not reach
+         * it either; recount sets none, and the lake's format is this class's to decide.
          */
         private transient Configuration conf;
 

@@ -61,7 +61,11 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
     /** Event time the watermark must gain before {@link #onEvent} emits it instead of waiting for the period. */
     static final long EAGER_STEP_MILLIS = 1_000;
 
+    /** The largest event time seen (late-on-arrival events aside), possibly ahead of the clock. */
+    private long maxEventTime;
+    /** The part of it the watermark follows: never ahead of the clock when it was last looked at. */
     private long maxTimestamp;
+
     private long lastEmitted = Long.MIN_VALUE;
     private boolean seenValidEvent;
     private boolean idle;
@@ -98,18 +102,20 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
         this.eventsAhead = eventsAhead;
         // So the first watermark cannot underflow.
         this.maxTimestamp = Long.MIN_VALUE + outOfOrdernessMillis + 1;
+        this.maxEventTime = maxTimestamp;
     }
 
     @Override
     public void onEvent(ParsedRecord record, long eventTimestamp, WatermarkOutput output) {
         if (!record.isValid()) return;
+        seenValidEvent = true;
         // No overflow: validation keeps the record timestamp within max-past and max-future of the event time.
         if (record.event.recordTs - eventTimestamp > lateOnArrivalMillis) return;
         long now = wallClock.getAsLong();
         if (eventTimestamp > saturatedAdd(now, maxFutureMillis)) eventsAhead.incrementAndGet();
-        maxTimestamp = Math.max(maxTimestamp, Math.min(eventTimestamp, now));
+        maxEventTime = Math.max(maxEventTime, eventTimestamp);
+        release(now);
         idlenessTimer.activity();
-        seenValidEvent = true;
         idle = false;
         if (countedIdle) {
             countedIdle = false;
@@ -119,6 +125,11 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
         if (lastEmitted == Long.MIN_VALUE || watermark - lastEmitted >= EAGER_STEP_MILLIS) {
             emit(output, watermark);
         }
+    }
+
+    /** Event time up to the clock counts; what lies beyond it is released as real time gets there. */
+    private void release(long now) {
+        maxTimestamp = Math.max(maxTimestamp, Math.min(maxEventTime, now));
     }
 
     private static long saturatedAdd(long a, long b) {
@@ -133,7 +144,10 @@ public final class ValidEventWatermarks implements WatermarkGenerator<ParsedReco
 
     @Override
     public void onPeriodicEmit(WatermarkOutput output) {
-        if (idlenessTimer.checkIfIdle()) {
+        release(wallClock.getAsLong());
+        // A partition holding event time ahead of the clock is not idle until the clock has passed it: its windows
+        // close as real time gets there, even if nothing else arrives.
+        if (maxEventTime <= maxTimestamp && idlenessTimer.checkIfIdle()) {
             if (!idle) {
                 idle = true;
                 output.markIdle();

@@ -192,6 +192,50 @@ class ValidEventWatermarksTest {
         assertThat(idlePartitions).hasValue(0);
     }
 
+    /**
+     * Event time held back by the clock is released as the clock moves, even with nothing more arriving, and the
+     * partition does not go idle while it still holds some: the event's window closes when real time gets there.
+     */
+    @Test
+    void eventTimeAheadOfTheClockIsReleasedAsTheClockMoves() {
+        multiplexer.unregisterOutput("p1"); // only p0 decides
+        wallClock = ms(W0.plusSeconds(60));
+        eventNow(busy, "p0", click("ahead", W0.plusSeconds(60 + 120), 1));
+        busy.onPeriodicEmit(multiplexer.getImmediateOutput("p0"));
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(60 - 5)) - 1);
+
+        // Longer than the idleness without any event, the clock still behind the event: released, not idle.
+        clock.advanceTime(IDLENESS.multipliedBy(3));
+        wallClock = ms(W0.plusSeconds(60 + 90));
+        busy.onPeriodicEmit(multiplexer.getImmediateOutput("p0"));
+        busy.onPeriodicEmit(multiplexer.getImmediateOutput("p0"));
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(150 - 5)) - 1);
+        assertThat(idlePartitions).hasValue(0);
+
+        // Once the clock has passed it, all of it counts, and the partition may go idle again.
+        wallClock = ms(W0.plusSeconds(60 + 300));
+        for (int i = 0; i < 3; i++) {
+            clock.advanceTime(IDLENESS.plusSeconds(1));
+            busy.onPeriodicEmit(multiplexer.getImmediateOutput("p0"));
+        }
+        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(180 - 5)) - 1);
+        assertThat(idlePartitions).hasValue(1);
+    }
+
+    /** A partition that never had any but late-on-arrival events is counted among the idle ones once idle. */
+    @Test
+    void aPartitionOfOnlyLateOnArrivalEventsCountsAsIdle() {
+        Instant sent = W0.plusSeconds(60);
+        AdEvent old = click("old", sent.minus(Duration.ofDays(6)), 1);
+        old.recordTs = ms(sent);
+        for (int i = 0; i < 3; i++) {
+            clock.advanceTime(IDLENESS);
+            event(quiet, "p1", old);
+            quiet.onPeriodicEmit(multiplexer.getDeferredOutput("p1"));
+        }
+        assertThat(idlePartitions).hasValue(1);
+    }
+
     private void eventNow(ValidEventWatermarks generator, String id, AdEvent e) {
         generator.onEvent(ParsedRecord.valid(e), e.eventTs, multiplexer.getImmediateOutput(id));
     }

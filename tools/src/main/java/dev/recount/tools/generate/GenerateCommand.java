@@ -199,7 +199,13 @@ public final class GenerateCommand implements Callable<Integer> {
         Duration tailD = tail != null ? Durations.parse(tail) : TrafficShape.closingTail(time);
         Instant startAt = start != null
                 ? Instants.parseInstant(start)
-                : Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(spanD);
+                // Ending far enough back that every window, tail included, has closed by now: a watermark never
+                // runs ahead of the clock, so a tail in the future would leave the last windows open.
+                : Instant.now()
+                        .truncatedTo(ChronoUnit.MINUTES)
+                        .minus(spanD)
+                        .minus(tailD)
+                        .truncatedTo(ChronoUnit.MINUTES);
         return new TrafficShape(campaigns, delayMedian, delayP99, tooLateShare, duplicateShare, invalidShare, quiet)
                 .profile(time, startAt, spanD, tailD, events, seed, parts);
     }

@@ -98,8 +98,8 @@ public final class ProduceCommand implements Callable<Integer> {
             paramLabel = "now|event",
             defaultValue = "now",
             description = "Kafka record timestamp: now (the wall clock, as a live producer; default) or event (the "
-                    + "line's event_ts, to replay old events: with now, events older than validation.max-past are "
-                    + "dead-lettered as timestamp errors).")
+                    + "line's event_ts, to replay old events: with now, events more than an hour old never move the "
+                    + "watermark, and those older than validation.max-past are dead-lettered as timestamp errors).")
     Timestamp timestamp;
 
     @Option(
