@@ -74,6 +74,22 @@ public final class AdEvent implements Serializable {
         this.recordTs = recordTs;
     }
 
+    /** A copy with the same fields: for whoever keeps an event the job may refill (object reuse). */
+    public AdEvent copy() {
+        return new AdEvent(
+                eventId,
+                eventType,
+                eventTs,
+                campaignId,
+                channelId,
+                costMicros,
+                requestId,
+                topic,
+                partition,
+                offset,
+                recordTs);
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) return true;

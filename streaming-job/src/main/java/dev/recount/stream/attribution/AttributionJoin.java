@@ -112,7 +112,7 @@ public final class AttributionJoin extends KeyedProcessFunction<String, AdEvent,
         }
         if (!attributed) {
             // A copy: with object reuse the input instance may be reused, and the heap backend keeps references.
-            unattributed.add(copy(e));
+            unattributed.add(e.copy());
             ctx.timerService().registerEventTimeTimer(heldUntil(e.eventTs));
         }
     }
@@ -185,21 +185,6 @@ public final class AttributionJoin extends KeyedProcessFunction<String, AdEvent,
     /** When no click an impression at {@code ts} could attribute can arrive any more. */
     long impressionHeldUntil(long ts) {
         return heldUntil(saturatedAdd(ts, rule.windowMillis()));
-    }
-
-    private static AdEvent copy(AdEvent e) {
-        return new AdEvent(
-                e.eventId,
-                e.eventType,
-                e.eventTs,
-                e.campaignId,
-                e.channelId,
-                e.costMicros,
-                e.requestId,
-                e.topic,
-                e.partition,
-                e.offset,
-                e.recordTs);
     }
 
     private static long saturatedAdd(long a, long b) {

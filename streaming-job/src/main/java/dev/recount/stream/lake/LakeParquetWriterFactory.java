@@ -64,7 +64,7 @@ public final class LakeParquetWriterFactory implements BulkWriter.Factory<AdEven
                 return;
             }
             // A copy: with object reuse the caller refills the same instance for its next event.
-            held.add(copyOf(event));
+            held.add(event.copy());
             if (held.size() >= WRITER_AFTER_EVENTS) open();
         }
 
@@ -84,21 +84,6 @@ public final class LakeParquetWriterFactory implements BulkWriter.Factory<AdEven
             if (writer == null) open();
             writer.finish();
         }
-    }
-
-    private static AdEvent copyOf(AdEvent e) {
-        return new AdEvent(
-                e.eventId,
-                e.eventType,
-                e.eventTs,
-                e.campaignId,
-                e.channelId,
-                e.costMicros,
-                e.requestId,
-                e.topic,
-                e.partition,
-                e.offset,
-                e.recordTs);
     }
 
     private static final class Builder implements ParquetBuilder<AdEvent> {

@@ -52,6 +52,15 @@ class ValidEventWatermarksTest {
 
     @Test
     void invalidRecordsNeitherMoveTheWatermarkNorKeepAPartitionActive() {
+        // A record far in the future but invalid: ignored entirely.
+        quietGoesIdleReceivingOnly(i -> invalid(quiet, "p1", ms(W0.plusSeconds(3600))));
+    }
+
+    /**
+     * p0 keeps moving while p1 receives only what {@code toQuiet} sends it (round 0, 1, 2): p1 must go idle, leaving
+     * p0 to decide the watermark alone.
+     */
+    private void quietGoesIdleReceivingOnly(java.util.function.IntConsumer toQuiet) {
         event(busy, "p0", click("a", W0.plusSeconds(30), 1));
         event(quiet, "p1", click("b", W0.plusSeconds(10), 1));
         emitPeriodic();
@@ -61,12 +70,11 @@ class ValidEventWatermarksTest {
         for (int i = 0; i < 3; i++) {
             clock.advanceTime(Duration.ofSeconds(40));
             event(busy, "p0", click("a" + i, W0.plusSeconds(60 + i), 2 + i));
-            // A record far in the future but invalid: ignored entirely.
-            invalid(quiet, "p1", ms(W0.plusSeconds(3600)));
+            toQuiet.accept(i);
             emitPeriodic();
         }
 
-        assertThat(idlePartitions).hasValue(1);
+        assertThat(idlePartitions).as("p1 idle").hasValue(1);
         assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(62 - 5)) - 1);
     }
 
@@ -166,22 +174,12 @@ class ValidEventWatermarksTest {
      */
     @Test
     void eventsLateOnArrivalNeitherMoveEventTimeNorKeepAPartitionActive() {
-        event(busy, "p0", click("a", W0.plusSeconds(30), 1));
-        event(quiet, "p1", click("b", W0.plusSeconds(10), 1));
-        emitPeriodic();
-        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(5)) - 1);
-
-        for (int i = 0; i < 3; i++) {
-            clock.advanceTime(Duration.ofSeconds(40));
-            event(busy, "p0", click("a" + i, W0.plusSeconds(60 + i), 2 + i));
+        quietGoesIdleReceivingOnly(i -> {
             Instant sent = W0.plusSeconds(60 + i);
             AdEvent old = click("old" + i, sent.minus(Duration.ofDays(6)), 2 + i);
             old.recordTs = ms(sent);
             event(quiet, "p1", old);
-            emitPeriodic();
-        }
-        assertThat(idlePartitions).as("p1 received only late events: idle").hasValue(1);
-        assertThat(combined.last()).isEqualTo(ms(W0.plusSeconds(62 - 5)) - 1);
+        });
 
         // An event exactly at the bound behind its record timestamp is not late on arrival: p1 counts again.
         Instant sent = W0.plusSeconds(300);
