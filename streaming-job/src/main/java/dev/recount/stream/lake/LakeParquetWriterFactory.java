@@ -35,8 +35,9 @@ public final class LakeParquetWriterFactory implements BulkWriter.Factory<AdEven
     static final int WRITER_AFTER_EVENTS = 1024;
 
     /**
-     * Parquet's page size. Its compressor keeps an output buffer of a page per writer, which was most of a writer's
-     * heap at the default 1 MB; Snappy compresses in 64 KB blocks anyway, and smaller pages only prune finer.
+     * Parquet's page size. A writer allocates buffers of a page up front (its compressor's output buffer among them):
+     * 2.0 of a writer's 2.3 MB at the default 1 MB, measured from a heap histogram of 300 open writers. Snappy
+     * compresses in 64 KB blocks anyway, and smaller pages only prune finer.
      */
     static final int PAGE_BYTES = 128 * 1024;
 
