@@ -13,6 +13,7 @@ import dev.recount.tools.generate.GeneratedRecord;
 import dev.recount.tools.generate.GroundTruth;
 import dev.recount.tools.generate.TrafficGenerator;
 import dev.recount.tools.generate.TrafficProfile;
+import dev.recount.tools.generate.TrafficShape;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -46,10 +47,7 @@ record Scenario(
     static Scenario generate(
             Path dir, long events, Duration span, long seed, EventTimeSettings time, int partitions, Instant now)
             throws IOException {
-        Duration tail = time.windowSize()
-                .plus(time.outOfOrderness())
-                .plus(time.allowedLateness())
-                .plusSeconds(30);
+        Duration tail = TrafficShape.closingTail(time);
         WindowAlignment windows = time.windows();
         Instant start = Instant.ofEpochMilli(windows.windowStart(
                 now.minus(span).minus(tail).minusSeconds(120).toEpochMilli()));

@@ -41,13 +41,13 @@ import org.apache.flink.util.clock.RelativeClock;
  * <p>Events late on arrival are ignored too: one whose time lies more than {@code lateOnArrival} (window +
  * out-of-orderness + allowed lateness, at least an hour: {@code EventTimeSettings.lateOnArrival}) before its own
  * record timestamp was too late already when it was sent, and neither moves event time nor keeps its partition
- * active. Validation accepts events up to
- * {@code validation.max-past} (a week) behind their record timestamp; a partition that received nothing else (a
- * producer can pick the partition) used to stay active with a watermark a week behind, holding every window of the
- * job open, and its state growing, for as long as such events kept coming. Now an hour at most: with events further
- * behind it goes idle like a quiet one, and its events are judged against the others' watermark (too late: to the backfill topic). A replay of old data keeps
- * its original record timestamps, so its events are not late on arrival; a record timestamp set by a hostile
- * producer is still believed (a topic with {@code message.timestamp.type=LogAppendTime} rules that out).
+ * active. Validation accepts events up to {@code validation.max-past} (a week) behind their record timestamp; a
+ * partition that received nothing else (a producer can pick the partition) used to stay active with a watermark a
+ * week behind, holding every window of the job open, and its state growing, for as long as such events kept coming.
+ * Now an hour at most: with events further behind it goes idle like a quiet one, and its events are judged against
+ * the others' watermark (too late: to the backfill topic). A replay of old data keeps its original record
+ * timestamps, so its events are not late on arrival; a record timestamp set by a hostile producer is still believed
+ * (a topic with {@code message.timestamp.type=LogAppendTime} rules that out).
  */
 public final class ValidEventWatermarks implements WatermarkGenerator<ParsedRecord> {
     private final long outOfOrdernessMillis;

@@ -16,7 +16,6 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.core.fs.FSDataOutputStream;
-import org.apache.flink.core.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -101,8 +100,7 @@ class LakeParquetWriterFactoryTest {
             events.add(click("e" + i, W0.plusMillis(i), i));
         }
         Path file = dir.resolve("part-0.parquet");
-        try (FSDataOutputStream out = FileSystem.getLocalFileSystem()
-                .create(new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE)) {
+        try (FSDataOutputStream out = LakeFiles.newFile(file)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
             for (int i = 0; i < LakeParquetWriterFactory.WRITER_AFTER_EVENTS - 1; i++) {
                 writer.addElement(events.get(i));
@@ -128,8 +126,7 @@ class LakeParquetWriterFactoryTest {
         // With object reuse the job hands the lake one instance, refilled for every event.
         AdEvent reused = click("first", W0.plusSeconds(1), 1);
         Path file = dir.resolve("part-0.parquet");
-        try (FSDataOutputStream out = FileSystem.getLocalFileSystem()
-                .create(new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE)) {
+        try (FSDataOutputStream out = LakeFiles.newFile(file)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
             writer.addElement(reused);
             reused.eventId = "second";

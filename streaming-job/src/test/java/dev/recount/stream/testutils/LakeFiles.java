@@ -32,9 +32,7 @@ public final class LakeFiles {
 
     /** Writes {@code events} into one new lake file with the job's writer and reads them back, in order. */
     public static List<GenericRecord> writeAndRead(List<AdEvent> events, Path file) throws IOException {
-        org.apache.flink.core.fs.Path flinkPath = new org.apache.flink.core.fs.Path(file.toUri());
-        try (FSDataOutputStream out =
-                FileSystem.getLocalFileSystem().create(flinkPath, FileSystem.WriteMode.NO_OVERWRITE)) {
+        try (FSDataOutputStream out = newFile(file)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);
             for (AdEvent e : events) writer.addElement(e);
             writer.finish();
@@ -44,6 +42,12 @@ public final class LakeFiles {
             for (GenericRecord r = reader.read(); r != null; r = reader.read()) records.add(r);
         }
         return records;
+    }
+
+    /** A new local file as Flink's sink opens one, for a lake writer to write. */
+    public static FSDataOutputStream newFile(Path file) throws IOException {
+        return FileSystem.getLocalFileSystem()
+                .create(new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE);
     }
 
     private static ParquetReader<GenericRecord> reader(Path file) throws IOException {

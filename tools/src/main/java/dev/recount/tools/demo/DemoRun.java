@@ -151,11 +151,7 @@ final class DemoRun {
         Duration tail = TrafficShape.closingTail(time);
         Instant start = o.start() != null
                 ? Instants.parseInstant(o.start())
-                : Instant.now()
-                        .truncatedTo(ChronoUnit.MINUTES)
-                        .minus(span)
-                        .minus(tail)
-                        .truncatedTo(ChronoUnit.MINUTES);
+                : TrafficShape.startClosedBy(Instant.now(), span, tail);
         return new Range(start, start.plus(span), span, tail);
     }
 

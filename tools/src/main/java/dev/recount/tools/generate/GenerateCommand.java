@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -197,15 +196,8 @@ public final class GenerateCommand implements Callable<Integer> {
     TrafficProfile profile(EventTimeSettings time, int parts) {
         Duration spanD = Durations.parse(span);
         Duration tailD = tail != null ? Durations.parse(tail) : TrafficShape.closingTail(time);
-        Instant startAt = start != null
-                ? Instants.parseInstant(start)
-                // Ending far enough back that every window, tail included, has closed by now: a watermark never
-                // runs ahead of the clock, so a tail in the future would leave the last windows open.
-                : Instant.now()
-                        .truncatedTo(ChronoUnit.MINUTES)
-                        .minus(spanD)
-                        .minus(tailD)
-                        .truncatedTo(ChronoUnit.MINUTES);
+        Instant startAt =
+                start != null ? Instants.parseInstant(start) : TrafficShape.startClosedBy(Instant.now(), spanD, tailD);
         return new TrafficShape(campaigns, delayMedian, delayP99, tooLateShare, duplicateShare, invalidShare, quiet)
                 .profile(time, startAt, spanD, tailD, events, seed, parts);
     }

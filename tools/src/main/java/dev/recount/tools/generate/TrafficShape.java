@@ -4,6 +4,7 @@ import dev.recount.core.config.Durations;
 import dev.recount.core.config.EventTimeSettings;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 /**
  * What the traffic looks like apart from how much and when: campaigns, arrival delays, the shares of too-late,
@@ -42,10 +43,15 @@ public record TrafficShape(
 
     /** Thin traffic after the main range long enough for its last windows to close: window + out-of-orderness + lateness + 30 s. */
     public static Duration closingTail(EventTimeSettings time) {
-        return time.windowSize()
-                .plus(time.outOfOrderness())
-                .plus(time.allowedLateness())
-                .plusSeconds(30);
+        return time.openFor().plusSeconds(30);
+    }
+
+    /**
+     * The start, on a minute, of a main range of {@code span} whose {@code tail} has ended by {@code now}: a watermark
+     * never runs ahead of the clock, so a tail still in the future would leave the range's last windows open.
+     */
+    public static Instant startClosedBy(Instant now, Duration span, Duration tail) {
+        return now.truncatedTo(ChronoUnit.MINUTES).minus(span).minus(tail).truncatedTo(ChronoUnit.MINUTES);
     }
 
     /**
