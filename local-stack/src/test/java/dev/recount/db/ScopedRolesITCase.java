@@ -223,6 +223,8 @@ class ScopedRolesITCase {
         // V24: the stream counts what it archived per lake hour; the batch checks the lake against it.
         grant(expected, Role.STREAM, "lake_archived_rows", "INSERT,SELECT");
         grant(expected, Role.BATCH, "lake_archived_rows", "DELETE,SELECT");
+        // V25: backfill records `affected` could not settle yet, checked again by every run.
+        grant(expected, Role.BATCH, "backfill_waiting", "DELETE,INSERT,SELECT,UPDATE");
         grant(expected, Role.RECONCILER, "reconciliation_runs_run_id_seq", "SELECT,USAGE");
         grant(expected, Role.RECONCILER, "correction_log_log_id_seq", "SELECT,USAGE");
         for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {
