@@ -1,21 +1,22 @@
 package dev.recount.batch;
 
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.db.tables.BackfillWaitingTable;
+import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What one {@code affected} run read from the backfill topic: per partition, where it started (the group's
- * committed offset) and how far it read, and every record in between.
+ * What one {@code affected} run checks: the records it read from the backfill topic (per partition, from the group's
+ * committed offset up to how far it read) and the records earlier runs left waiting ({@code backfill_waiting}).
  *
  * @param startOffsets per partition, the first offset read (the group's committed position)
  * @param readUntil    per partition, the offset after the last record read (everything below it was seen)
- * @param entries      the records read, in partition then offset order
+ * @param entries      the records to check, in partition then offset order, each once
  * @param truncated    true when the run stopped at its record limit before the end of the topic
  */
 record BackfillBatch(
@@ -24,25 +25,57 @@ record BackfillBatch(
         List<Entry> entries,
         boolean truncated) {
 
-    /** One record: the parsed backfill record, or null with the reason it could not be parsed. */
-    record Entry(TopicPartition partition, long offset, BackfillRecord record, String malformed) {}
+    /**
+     * One record: the parsed backfill record, or null with the reason it could not be parsed.
+     *
+     * @param waiting whether {@code backfill_waiting} holds it (an earlier run could not settle it)
+     */
+    record Entry(TopicPartition partition, long offset, BackfillRecord record, String malformed, boolean waiting) {
+        BackfillWaitingTable.Position position() {
+            return new BackfillWaitingTable.Position(partition.partition(), offset);
+        }
+    }
 
     static final Comparator<TopicPartition> PARTITION_ORDER =
             Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
+    static final Comparator<Entry> ENTRY_ORDER =
+            Comparator.comparing(Entry::partition, PARTITION_ORDER).thenComparingLong(Entry::offset);
+
     /**
-     * The offsets to commit once the run's results are durable: per partition, up to (not including) the
-     * first record that is not {@code done} — it and everything after it are read again next time — or
-     * everything read when all are done. Partitions that would not move are left out.
+     * This batch with the records waiting on {@code topic} added. A record both read and waiting (a run whose
+     * offset commit failed after its results were committed) is checked once, as a waiting one.
      */
-    Map<TopicPartition, Long> offsetsToCommit(Predicate<Entry> done) {
+    BackfillBatch withWaiting(String topic, List<BackfillWaitingTable.Waiting> waiting) {
+        if (waiting.isEmpty()) return this;
+        Map<BackfillWaitingTable.Position, Entry> merged = new HashMap<>();
+        for (Entry e : entries) merged.put(e.position(), e);
+        for (BackfillWaitingTable.Waiting w : waiting) {
+            TopicPartition tp = new TopicPartition(topic, w.position().partition());
+            merged.put(w.position(), parseWaiting(tp, w));
+        }
+        List<Entry> all = new ArrayList<>(merged.values());
+        all.sort(ENTRY_ORDER);
+        return new BackfillBatch(startOffsets, readUntil, List.copyOf(all), truncated);
+    }
+
+    private static Entry parseWaiting(TopicPartition tp, BackfillWaitingTable.Waiting w) {
+        try {
+            return new Entry(tp, w.position().offset(), BackfillRecord.fromJson(w.record()), null, true);
+        } catch (IllegalArgumentException e) {
+            // Only a hand edit of the table gets here: settled as malformed, as on the topic.
+            return new Entry(tp, w.position().offset(), null, e.getMessage(), true);
+        }
+    }
+
+    /**
+     * The offsets to commit once the run's results, and the records left waiting, are durable: per partition, how
+     * far it read. Every record below is then settled or held in {@code backfill_waiting}, so none holds up the
+     * records behind it. Partitions that would not move are left out.
+     */
+    Map<TopicPartition, Long> offsetsToCommit() {
         Map<TopicPartition, Long> target = new TreeMap<>(PARTITION_ORDER);
         target.putAll(readUntil);
-        Map<TopicPartition, Long> firstNotDone = new LinkedHashMap<>();
-        for (Entry e : entries) {
-            if (!done.test(e)) firstNotDone.merge(e.partition(), e.offset(), Math::min);
-        }
-        firstNotDone.forEach((tp, offset) -> target.merge(tp, offset, Math::min));
         target.entrySet().removeIf(t -> t.getValue() <= startOffsets.getOrDefault(t.getKey(), 0L));
         return target;
     }

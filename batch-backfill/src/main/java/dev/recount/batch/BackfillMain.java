@@ -256,8 +256,9 @@ public final class BackfillMain implements Callable<Integer> {
             sortOptions = false,
             description = {
                 "Recompute the windows named by the backfill topic (too-late events) since the last run.",
-                "Offsets are committed only after results that include those events are committed; an event not"
-                        + " yet visible in the lake stays on the topic for the next run."
+                "Offsets are committed only after results that include those events are committed; a record that"
+                        + " cannot be settled yet (its event not visible in the lake, its window beyond the lake's"
+                        + " completeness boundary) waits in the table backfill_waiting, checked again by every run."
             })
     static final class AffectedCommand extends BackfillCommand {
         @Option(
@@ -270,7 +271,9 @@ public final class BackfillMain implements Callable<Integer> {
                 names = "--max-records",
                 paramLabel = "N",
                 defaultValue = "500000",
-                description = "Read at most about N backfill records per run (default: ${DEFAULT-VALUE}).")
+                description =
+                        "Read at most about N backfill records per run, and check at most N waiting ones (default:"
+                                + " ${DEFAULT-VALUE}).")
         int maxRecords;
 
         @Option(

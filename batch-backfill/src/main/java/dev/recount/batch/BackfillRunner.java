@@ -16,6 +16,7 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowAlignment;
+import dev.recount.db.tables.BackfillWaitingTable;
 import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Mode;
@@ -128,7 +129,13 @@ public final class BackfillRunner {
         }
     }
 
-    /** What an affected run did; {@code pending} records stay uncommitted on the topic and are retried. */
+    /**
+     * What an affected run did.
+     *
+     * @param pending the records this run checked and could not settle; they wait in {@code backfill_waiting}
+     * @param waiting all records waiting after this run, and since when the oldest has (more than {@code pending}
+     *     when more wait than one run checks)
+     */
     public record AffectedReport(
             long runId,
             int recordsRead,
@@ -140,6 +147,7 @@ public final class BackfillRunner {
             long windowsUnchanged,
             long windowsDeleted,
             int pending,
+            BackfillWaitingTable.Summary waiting,
             Map<String, Long> committed,
             boolean truncated,
             Duration elapsed) {
@@ -151,8 +159,12 @@ public final class BackfillRunner {
             if (pending > 0)
                 s.append("; ")
                         .append(pending)
-                        .append(" records pending (not in the lake yet or beyond"
-                                + " its completeness boundary), retried by the next run");
+                        .append(" records pending (not in the lake yet, beyond its completeness boundary, or in a lake"
+                                + " hour short of rows), kept in backfill_waiting and checked again by every run");
+            if (waiting.records() > pending)
+                s.append("; ").append(waiting.records()).append(" records waiting in all");
+            waiting.oldestSinceMillis()
+                    .ifPresent(t -> s.append(", the oldest since ").append(Instant.ofEpochMilli(t)));
             if (malformed > 0) s.append("; ").append(malformed).append(" malformed records skipped");
             if (expired > 0)
                 s.append("; ")
@@ -176,6 +188,12 @@ public final class BackfillRunner {
             json.put("window_rows_unchanged", windowsUnchanged);
             json.put("window_rows_deleted", windowsDeleted);
             json.put("pending", pending);
+            json.put("waiting", waiting.records());
+            json.put(
+                    "oldest_waiting_since",
+                    waiting.oldestSinceMillis()
+                            .map(t -> Instant.ofEpochMilli(t).toString())
+                            .orElse(null));
             json.put("malformed", malformed);
             json.put("expired", expired);
             json.put("truncated", truncated);
@@ -234,7 +252,8 @@ public final class BackfillRunner {
                         null,
                         null,
                         details,
-                        attribution != null);
+                        attribution != null,
+                        null);
                 return new RangeReport(
                         runId,
                         mode,
@@ -279,17 +298,21 @@ public final class BackfillRunner {
                     Consumer<byte[], String> consumer = consumers.get()) {
                 try {
                     locks.lockBackfillTopic();
+                    String topic = settings.backfillTopic();
                     BackfillBatch batch = BackfillTopicReader.readAvailable(
-                            consumer, settings.backfillTopic(), maxRecords, TOPIC_READ_TIMEOUT, skipDeleted);
+                                    consumer, topic, maxRecords, TOPIC_READ_TIMEOUT, skipDeleted)
+                            .withWaiting(topic, BackfillWaitingTable.load(conn, topic, maxRecords));
                     Triage triage = triage(runId, batch, StreamProgressTable.lakeCompleteUntil(conn), force);
                     ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates(), force);
 
-                    // An event is settled once a committed result includes it; the others stay in the topic.
+                    // An event is settled once a committed result includes it; the others wait in backfill_waiting,
+                    // committed with the results, so the topic's offsets can pass them.
                     Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>(triage.pending());
                     pending.putAll(ready.notReady());
-                    commits = batch.offsetsToCommit(e -> !pending.containsKey(e));
+                    commits = batch.offsetsToCommit();
                     BatchWindowMetricsTable.ReplaceResult r =
                             commitAffected(conn, runId, batch, triage, ready, pending, commits);
+                    BackfillWaitingTable.Summary waiting = BackfillWaitingTable.summary(conn, topic);
 
                     Map<String, Long> committed = new LinkedHashMap<>();
                     commits.forEach((tp, o) -> committed.put(tp.toString(), o));
@@ -304,16 +327,20 @@ public final class BackfillRunner {
                             r.unchanged(),
                             r.deleted(),
                             pending.size(),
+                            waiting,
                             committed,
                             batch.truncated(),
                             Duration.ofNanos(System.nanoTime() - started));
-                    pending.forEach((e, why) -> LOG.warn(
-                            "run {}: backfill record {}@{} (event {}) pending: {}",
-                            runId,
-                            e.partition(),
-                            e.offset(),
-                            e.record().event().eventId,
-                            why));
+                    // Bounded: a lake hour that lost files can keep thousands waiting, run after run.
+                    pending.entrySet().stream()
+                            .limit(MAX_PENDING_IN_DETAILS)
+                            .forEach(p -> LOG.warn(
+                                    "run {}: backfill record {}@{} (event {}) waits: {}",
+                                    runId,
+                                    p.getKey().partition(),
+                                    p.getKey().offset(),
+                                    p.getKey().record().event().eventId,
+                                    p.getValue()));
                 } catch (Exception | Error e) {
                     recordFailure(conn, runId, e);
                     throw e;
@@ -351,7 +378,7 @@ public final class BackfillRunner {
             long windowEnd = windows.windowEnd(e.record().event().eventTs);
             if (horizon.isPresent() && windowOf(e, windows) < horizon.get()) {
                 // lake.retention deleted the window's hours: a recompute would see this event alone.
-                // The window's last result stands; waiting would block the topic for good.
+                // The window's last result stands; waiting would keep it in backfill_waiting for good.
                 expired++;
                 LOG.warn(
                         "run {}: backfill record {}@{} (event {}) is for a window before the lake's"
@@ -400,7 +427,7 @@ public final class BackfillRunner {
         List<TimeRange> ranges = TimeRange.ofWindows(candidateWindows, windows);
         Dataset<Row> events = lake.read(ranges).persist(StorageLevel.MEMORY_AND_DISK());
         try {
-            // A window in an hour that lost files waits (its records stay on the topic) until the hour is whole
+            // A window in an hour that lost files waits (its records in backfill_waiting) until the hour is whole
             // again, or a forced run takes what the lake holds.
             Map<Long, LakeShortfall.Hour> shortHours = new TreeMap<>();
             for (LakeShortfall.Hour h : LakeShortfall.find(conn, ranges, lake::rowsByHour, settings.lakeCheckWait())) {
@@ -471,8 +498,20 @@ public final class BackfillRunner {
         ready.windows().forEach(w -> windowList.add(Instant.ofEpochMilli(w).toString()));
         details.set("pending", pendingJson(pending));
         details.set("offsets_to_commit", offsetsJson(commits));
+        String topic = settings.backfillTopic();
+        InTransaction waiting = c -> {
+            List<BackfillWaitingTable.Waiting> keep = new ArrayList<>();
+            pending.forEach((e, why) -> keep.add(
+                    new BackfillWaitingTable.Waiting(e.position(), e.record().toJson(), why)));
+            BackfillWaitingTable.keep(c, topic, runId, keep);
+            List<BackfillWaitingTable.Position> settled = new ArrayList<>();
+            for (BackfillBatch.Entry e : batch.entries()) {
+                if (e.waiting() && !pending.containsKey(e)) settled.add(e.position());
+            }
+            details.put("waiting_settled", BackfillWaitingTable.settle(c, topic, settled));
+        };
         if (ready.windows().isEmpty()) {
-            commitResult(conn, runId, null, ready.computed(), null, null, details);
+            commitResult(conn, runId, null, ready.computed(), null, null, details, false, waiting);
             return BatchWindowMetricsTable.ReplaceResult.NOTHING;
         }
         return commitResult(
@@ -482,7 +521,15 @@ public final class BackfillRunner {
                 ready.computed(),
                 ready.windows().first(),
                 ready.windows().last() + settings.windows().sizeMillis(),
-                details);
+                details,
+                false,
+                waiting);
+    }
+
+    /** A step of a run's own, in the transaction that commits its results. */
+    @FunctionalInterface
+    private interface InTransaction {
+        void run(Connection conn) throws SQLException;
     }
 
     /**
@@ -640,10 +687,13 @@ public final class BackfillRunner {
             Long rangeTo,
             ObjectNode details)
             throws SQLException {
-        return commitResult(conn, runId, scope, c, rangeFrom, rangeTo, details, false);
+        return commitResult(conn, runId, scope, c, rangeFrom, rangeTo, details, false, null);
     }
 
-    /** As above; with {@code attribution}, the staged attribution rows replace the range's in the same transaction. */
+    /**
+     * As above; with {@code attribution}, the staged attribution rows replace the range's in the same transaction,
+     * and so does {@code also}'s step, when given, before the run is recorded as succeeded.
+     */
     private BatchWindowMetricsTable.ReplaceResult commitResult(
             Connection conn,
             long runId,
@@ -652,7 +702,8 @@ public final class BackfillRunner {
             Long rangeFrom,
             Long rangeTo,
             ObjectNode details,
-            boolean attribution)
+            boolean attribution,
+            InTransaction also)
             throws SQLException {
         long t0 = System.nanoTime();
         conn.setAutoCommit(false);
@@ -674,6 +725,7 @@ public final class BackfillRunner {
                 details.put("attribution_rows_unchanged", a.unchanged());
                 details.put("attribution_rows_deleted", a.deleted());
             }
+            if (also != null) also.run(conn);
             details.put("window_rows_unchanged", r.unchanged());
             details.put("replace_ms", (System.nanoTime() - t0) / 1_000_000);
             BatchRunsTable.succeed(

@@ -124,8 +124,7 @@ final class BackfillTopicReader {
             // Whole partition seen: also step over transaction markers and aborted records below the end.
             if (consumer.position(tp, METADATA_TIMEOUT) >= end.get(tp)) readUntil.put(tp, end.get(tp));
         }
-        entries.sort(java.util.Comparator.comparing(BackfillBatch.Entry::partition, BackfillBatch.PARTITION_ORDER)
-                .thenComparingLong(BackfillBatch.Entry::offset));
+        entries.sort(BackfillBatch.ENTRY_ORDER);
         LOG.info(
                 "read {} records from backfill topic {} ({} partitions, from {} to {}){}",
                 entries.size(),
@@ -148,7 +147,7 @@ final class BackfillTopicReader {
     private static BackfillBatch.Entry parse(TopicPartition tp, long offset, String value) {
         try {
             if (value == null) throw new IllegalArgumentException("empty value");
-            return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(value), null);
+            return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(value), null, false);
         } catch (IllegalArgumentException e) {
             LOG.error(
                     "backfill record {}-{}@{} is not a backfill record and is skipped: {}",
@@ -156,7 +155,7 @@ final class BackfillTopicReader {
                     tp.partition(),
                     offset,
                     e.getMessage());
-            return new BackfillBatch.Entry(tp, offset, null, e.getMessage());
+            return new BackfillBatch.Entry(tp, offset, null, e.getMessage(), false);
         }
     }
 }

@@ -5,14 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.WindowRow;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -95,7 +98,7 @@ class AffectedBackfillITCase {
     }
 
     @Test
-    void anEventNotYetInTheLakeIsRetriedAndNeverAcknowledgedEarly() throws Exception {
+    void anEventNotYetInTheLakeWaitsInTheTableAndIsSettledOnceItIs() throws Exception {
         t.lake.write(List.of(A1, LATE1, C1, LATE2, LATE5));
         List<Path> inProgress = t.lake.writeInProgress(List.of(LATE3));
         topic.send(0, LATE3, LATE1);
@@ -103,10 +106,13 @@ class AffectedBackfillITCase {
 
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();
 
-        // LATE3's file is not committed yet and LATE5 is beyond the completeness boundary: both stay on the topic,
-        // and so does LATE1, which sits behind LATE3 in partition 0 (its window is recomputed all the same).
-        assertThat(t.lastOut).contains("2 records pending");
-        assertThat(topic.committed()).containsExactly(Map.entry(1, 1L));
+        // LATE3's file is not committed yet and LATE5 is beyond the completeness boundary: both wait in
+        // backfill_waiting, committed with the run's results, and the topic's offsets move past everything read.
+        assertThat(t.lastOut).contains("2 records pending", "kept in backfill_waiting");
+        assertThat(topic.committed()).containsExactly(Map.entry(0, 2L), Map.entry(1, 2L));
+        assertThat(waiting())
+                .containsExactly(
+                        "0@0 late3: not in the lake yet", "1@1 late5: beyond the lake's completeness boundary");
         assertThat(t.batchRows())
                 .containsExactly(
                         row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
@@ -118,14 +124,20 @@ class AffectedBackfillITCase {
                         "\"event_id\": \"late5\"",
                         "beyond the lake's completeness boundary");
 
+        // Nothing changed: both are checked again and still wait; nothing new is read from the topic.
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(t.lastOut).contains("2 backfill records, 0 windows recomputed", "2 records pending");
+        assertThat(waiting()).hasSize(2);
+
         // The stream job's next checkpoint commits the file and moves the boundary.
         t.lake.commit(inProgress);
         t.lakeCompleteUntil(Instant.parse("2026-11-28T12:00:00Z"));
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();
 
         assertThat(t.lastOut)
-                .contains("3 backfill records, 3 windows recomputed")
+                .contains("2 backfill records, 2 windows recomputed")
                 .doesNotContain("pending");
+        assertThat(waiting()).isEmpty();
         assertThat(topic.committed()).containsExactly(Map.entry(0, 2L), Map.entry(1, 2L));
         assertThat(t.batchRows())
                 .containsExactly(
@@ -133,6 +145,41 @@ class AffectedBackfillITCase {
                         row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)),
                         row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
                         row(BEYOND, "c1", "ch1", new WindowMetrics(0, 1, 0, 9, 1)));
+    }
+
+    @Test
+    void aRecordThatCanNeverBeSettledHoldsUpNothingBehindIt() throws Exception {
+        // NEVER names an event no lake file holds (a forged record, or a file lost for good). It used to hold the
+        // group's offset: every record behind it was read again by every run, and those beyond --max-records never.
+        LakeEvent never =
+                LakeEvent.of("never", "click", W2 + 4_000, "c1", "ch1", 3, 60).receivedAfter(HOUR);
+        t.lake.write(List.of(A1, LATE1, C1, LATE2));
+        topic.send(0, never, LATE1);
+
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(topic.committed()).containsExactly(Map.entry(0, 2L));
+        assertThat(waiting()).containsExactly("0@0 never: not in the lake yet");
+
+        // The next run reads only what came after, and checks NEVER again.
+        topic.send(0, LATE2);
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(t.lastOut).contains("2 backfill records, 1 windows recomputed");
+        assertThat(topic.committed()).containsExactly(Map.entry(0, 3L));
+        assertThat(t.batchRows())
+                .containsExactly(
+                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+        assertThat(waiting()).containsExactly("0@0 never: not in the lake yet");
+        assertThat(t.lastOut).contains("1 records pending", "the oldest since ");
+
+        // Its file is restored to the lake: the next run settles it from the table and recomputes its window.
+        t.lake.write(List.of(never));
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(waiting()).isEmpty();
+        assertThat(t.lastOut)
+                .contains("1 backfill records, 1 windows recomputed")
+                .doesNotContain("pending");
+        assertThat(t.batchRows()).contains(row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 3, 1)));
     }
 
     @Test
@@ -190,6 +237,21 @@ class AffectedBackfillITCase {
         assertThat(t.backfill("affected", "--skip-deleted-input")).as(t.lastErr).isZero();
         assertThat(t.lastOut).contains("1 backfill records, 1 windows recomputed");
         assertThat(topic.committed()).containsEntry(0, 3L);
+    }
+
+    /** backfill_waiting, as "partition@offset event: reason" in key order. */
+    private List<String> waiting() throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (Connection c = t.admin();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT kafka_partition, kafka_offset, record, reason FROM " + t.schema
+                        + ".backfill_waiting ORDER BY kafka_partition, kafka_offset")) {
+            while (rs.next()) {
+                String eventId = BackfillRecord.fromJson(rs.getString("record")).event().eventId;
+                rows.add(rs.getInt(1) + "@" + rs.getLong(2) + " " + eventId + ": " + rs.getString("reason"));
+            }
+        }
+        return rows;
     }
 
     static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {

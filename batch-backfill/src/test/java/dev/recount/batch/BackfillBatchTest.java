@@ -2,45 +2,75 @@ package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.batch.testutils.BackfillTopic;
+import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.db.tables.BackfillWaitingTable;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
-/** Which backfill offsets a run may commit: never past a record whose event is not settled. */
+/** What a run checks and which offsets it commits: everything read, whatever waits, with the waiting records. */
 class BackfillBatchTest {
     private static final TopicPartition P0 = new TopicPartition("late", 0);
     private static final TopicPartition P1 = new TopicPartition("late", 1);
     private static final TopicPartition P2 = new TopicPartition("late", 2);
     private static final TopicPartition P3 = new TopicPartition("late", 3);
     private static final TopicPartition P4 = new TopicPartition("late", 4);
+    private static final long T = Instant.parse("2026-11-28T10:00:30Z").toEpochMilli();
 
     @Test
-    void stopsAtTheFirstPendingRecordOfEachPartition() {
+    void commitsHowFarEachPartitionWasReadAndLeavesOutThoseThatDidNotMove() {
         List<BackfillBatch.Entry> entries = new ArrayList<>();
         for (long o = 10; o < 15; o++) entries.add(entry(P0, o));
         for (long o = 3; o < 6; o++) entries.add(entry(P1, o));
         entries.add(entry(P3, 0));
-        entries.add(entry(P3, 1));
-        for (long o = 0; o < 4; o++) entries.add(entry(P4, o));
         BackfillBatch batch = new BackfillBatch(
                 Map.of(P0, 10L, P1, 3L, P2, 5L, P3, 0L, P4, 0L),
-                // P4 read up to 8: offsets 4..7 were transaction markers or aborted records.
-                Map.of(P0, 15L, P1, 6L, P2, 5L, P3, 2L, P4, 8L),
+                // P4 read up to 8 with no record: offsets 0..7 were transaction markers or aborted records.
+                Map.of(P0, 15L, P1, 6L, P2, 5L, P3, 1L, P4, 8L),
                 entries,
                 false);
-        Set<String> pending = Set.of("late-0@12", "late-0@14", "late-3@0");
 
-        Map<TopicPartition, Long> commits =
-                batch.offsetsToCommit(e -> !pending.contains(e.partition() + "@" + e.offset()));
+        assertThat(batch.offsetsToCommit())
+                .containsExactly(Map.entry(P0, 15L), Map.entry(P1, 6L), Map.entry(P3, 1L), Map.entry(P4, 8L));
+    }
 
-        // P0 stops before 12 (13 is done but after a pending one); P2 did not move; P3's first record is pending.
-        assertThat(commits).containsExactly(Map.entry(P0, 12L), Map.entry(P1, 6L), Map.entry(P4, 8L));
+    @Test
+    void waitingRecordsJoinTheReadOnesOnceEachInPartitionAndOffsetOrder() {
+        LakeEvent late = LakeEvent.of("late", "click", T, "c1", "ch1", 1, 2);
+        LakeEvent again = LakeEvent.of("again", "click", T + 1, "c1", "ch1", 1, 3);
+        BackfillBatch read = new BackfillBatch(
+                Map.of(P0, 10L, P1, 3L),
+                Map.of(P0, 12L, P1, 4L),
+                List.of(entry(P0, 10), entry(P0, 11), entry(P1, 3)),
+                false);
+
+        BackfillBatch batch = read.withWaiting(
+                "late",
+                List.of(
+                        waiting(1, 2, BackfillTopic.recordFor(late)),
+                        // Read again from the topic too: its run committed results, then failed to commit offsets.
+                        waiting(0, 11, BackfillTopic.recordFor(again)),
+                        waiting(0, 4, "{not json")));
+
+        assertThat(batch.entries())
+                .extracting(e -> e.partition() + "@" + e.offset() + (e.waiting() ? " waiting" : ""))
+                .containsExactly("late-0@4 waiting", "late-0@10", "late-0@11 waiting", "late-1@2 waiting", "late-1@3");
+        assertThat(batch.entries().get(2).record().event().eventId).isEqualTo("again");
+        assertThat(batch.entries().get(3).record().event().eventId).isEqualTo("late");
+        assertThat(batch.entries().get(0).malformed()).isNotNull();
+        assertThat(batch.offsetsToCommit()).isEqualTo(read.offsetsToCommit());
+    }
+
+    private static BackfillWaitingTable.Waiting waiting(int partition, long offset, String json) {
+        return new BackfillWaitingTable.Waiting(
+                new BackfillWaitingTable.Position(partition, offset), json, "not in the lake yet");
     }
 
     private static BackfillBatch.Entry entry(TopicPartition tp, long offset) {
-        return new BackfillBatch.Entry(tp, offset, null, "test");
+        return new BackfillBatch.Entry(tp, offset, null, "test", false);
     }
 }

@@ -11,6 +11,7 @@ import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
+import dev.recount.db.tables.BackfillWaitingTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.reconcile.CommandEnvironment;
 import dev.recount.reconcile.ReconcileMain;
@@ -91,7 +92,8 @@ public final class CorrectCommand implements Callable<Integer> {
             names = "--max-records",
             paramLabel = "N",
             defaultValue = "500000",
-            description = "Read at most about N backfill records per run (default: ${DEFAULT-VALUE}).")
+            description = "Read at most about N backfill records per run, and check at most N waiting ones (default:"
+                    + " ${DEFAULT-VALUE}).")
     int maxRecords;
 
     private final OperationsEnvironment env;
@@ -102,6 +104,9 @@ public final class CorrectCommand implements Callable<Integer> {
 
     /** The windows this run recomputed and reconciled, for {@link CorrectMetrics}. */
     private int windowsCorrected;
+
+    /** What waits after this run's backfill, for {@link CorrectMetrics}; null until it has run. */
+    private BackfillWaitingTable.Summary waiting;
 
     @Override
     public Integer call() throws Exception {
@@ -116,7 +121,7 @@ public final class CorrectCommand implements Callable<Integer> {
             throw e;
         } finally {
             String failed = new CorrectMetrics(
-                            code, windowsCorrected, env.clock().instant())
+                            code, windowsCorrected, waiting, env.clock().instant())
                     .gauges()
                     .pushIfConfigured(env.variables());
             if (failed != null) say(spec.commandLine().getErr(), failed);
@@ -167,6 +172,7 @@ public final class CorrectCommand implements Callable<Integer> {
             say(err, "backfill affected failed: " + RecountCli.reason(e));
             return ExitCodes.BACKFILL_FAILED;
         }
+        waiting = report.waiting();
         say(out, report.summary());
         if (report.windows().isEmpty()) {
             say(out, "nothing new to correct");

@@ -1,6 +1,7 @@
 package dev.recount.ops;
 
 import dev.recount.core.cli.Pushgateway;
+import dev.recount.db.tables.BackfillWaitingTable;
 import java.time.Instant;
 
 /**
@@ -9,14 +10,23 @@ import java.time.Instant;
  * {@code RecountCorrectNotCompleting} fires when none has for 30 minutes, whatever the runs in between exited with
  * (a backfill that fails every time, say on backfill records deleted before they were read, exits 5 on every run).
  *
+ * <p>With them, what waits in {@code backfill_waiting} after the run's backfill: records that could not be settled yet.
+ * They wait minutes as a rule (a window still open in the lake, a file not committed yet); one waiting for hours names
+ * an event the lake does not hold, which {@code RecountBackfillRecordsWaiting} watches.
+ *
  * @param windows the windows the run recomputed and reconciled (0 when nothing was new, or it failed before)
+ * @param waiting what waits after the run's backfill; null when the backfill failed (the last values stand)
  */
-record CorrectMetrics(int exitCode, int windows, Instant at) {
+record CorrectMetrics(int exitCode, int windows, BackfillWaitingTable.Summary waiting, Instant at) {
     static final String JOB = "recount_correct";
 
-    /** The run's outcome (a success for exit 0 or 3), then the windows it corrected. */
+    /** The run's outcome (a success for exit 0 or 3), then the windows it corrected and what waits. */
     Pushgateway gauges() {
         boolean completed = exitCode == ExitCodes.OK || exitCode == ExitCodes.BEYOND_TOLERANCE;
-        return Pushgateway.outcome(JOB, exitCode, completed, at).gauge("recount_correct_windows_corrected", windows);
+        Pushgateway p =
+                Pushgateway.outcome(JOB, exitCode, completed, at).gauge("recount_correct_windows_corrected", windows);
+        if (waiting == null) return p;
+        return p.gauge("recount_correct_backfill_records_waiting", waiting.records())
+                .gauge("recount_correct_backfill_oldest_waiting_seconds", waiting.oldestWaitingSeconds());
     }
 }

@@ -88,7 +88,7 @@ public final class BackfillTopic {
         }
     }
 
-    static String recordFor(LakeEvent e) {
+    public static String recordFor(LakeEvent e) {
         AdEvent event = new AdEvent(
                 e.eventId(),
                 EventType.fromWire(e.eventType()).orElseThrow(),
