@@ -183,6 +183,29 @@ class AffectedBackfillITCase {
     }
 
     @Test
+    void aRecordWhoseEventBreaksTheEventRulesIsSkippedAsMalformedAndStopsNothing() throws Exception {
+        // The stream writes only valid events here; these are what a hand, a bug or a forger could write instead. The
+        // first made every run fail (its window's end overflows), so `correct` stopped for good; the others named a
+        // 1970 window or an id no lake can hold, and would wait for ever.
+        t.lake.write(List.of(A1, LATE1));
+        String good = BackfillTopic.recordFor(LATE1);
+        topic.sendRaw(0, good.replace("\"event_ts\":" + LATE1.eventTs(), "\"event_ts\":9223372036854775807"));
+        topic.sendRaw(0, good.replace("\"event_ts\":" + LATE1.eventTs(), "\"event_ts\":\"" + LATE1.eventTs() + "\""));
+        topic.sendRaw(0, good.replace("\"event_id\":\"late1\"", "\"event_id\":\"late\\u0000\""));
+        topic.sendRaw(0, good.replace("\"partition\":", "\"partition\":\"x\",\"was\":"));
+        topic.send(0, LATE1);
+
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+
+        assertThat(t.lastOut)
+                .contains("5 backfill records, 1 windows recomputed", "4 malformed records skipped")
+                .doesNotContain("pending");
+        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)));
+        assertThat(waiting()).isEmpty();
+        assertThat(topic.committed()).containsExactly(Map.entry(0, 5L));
+    }
+
+    @Test
     void offsetsStayUncommittedWhenTheWriteFails() throws Exception {
         t.lake.write(List.of(A1, LATE1));
         topic.send(0, LATE1);

@@ -1,0 +1,79 @@
+package dev.recount.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.recount.core.event.AdEvent;
+import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.event.EventType;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** A backfill record read back: what the stream wrote round-trips; anything that breaks the event rules is refused. */
+class BackfillRecordTest {
+    static final long TS = Instant.parse("2026-11-28T10:00:01Z").toEpochMilli();
+    static final String GOOD = new BackfillRecord(
+                    new AdEvent("e1", EventType.CLICK, TS, "c1", "ch1", 20, "r1", "events", 1, 7, TS + 1),
+                    TS - 1_000,
+                    TS + 59_000,
+                    TS + 3_600_000,
+                    "events",
+                    1,
+                    7)
+            .toJson();
+
+    @Test
+    void whatTheStreamWroteReadsBack() {
+        BackfillRecord b = BackfillRecord.fromJson(GOOD);
+        assertThat(b.event().eventId).isEqualTo("e1");
+        assertThat(b.event().eventTs).isEqualTo(TS);
+        assertThat(b.event().costMicros).isEqualTo(20);
+        assertThat(b.event().requestId).isEqualTo("r1");
+        assertThat(b.event().topic).isEqualTo("events");
+        assertThat(b.event().offset).isEqualTo(7);
+        assertThat(b.windowStart()).isEqualTo(TS - 1_000);
+        assertThat(b.watermark()).isEqualTo(TS + 3_600_000);
+        assertThat(BackfillRecord.fromJson(b.toJson())).isEqualTo(b);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // what GOOD holds | what replaces it | what the message names
+                "\"event_ts\":1795860001000 | \"event_ts\":9223372036854775807 | event_ts",
+                "\"event_ts\":1795860001000 | \"event_ts\":\"1795860001000\" | event_ts",
+                "\"event_ts\":1795860001000 | \"event_ts\":1.795860001E12 | event_ts",
+                "\"event_id\":\"e1\" | \"event_id\":\"e\\u0000\" | event_id",
+                "\"event_id\":\"e1\" | \"event_id\":\"\\ud800\" | event_id",
+                "\"campaign_id\":\"c1\" | \"campaign_id\":7 | campaign_id",
+                "\"cost_micros\":20 | \"cost_micros\":-20 | cost_micros",
+                "\"event_type\":\"click\" | \"event_type\":\"view\" | event_type",
+                "\"partition\":1 | \"partition\":-1 | partition",
+                "\"partition\":1 | \"partition\":\"1\" | partition",
+                "\"offset\":7 | \"offset\":18446744073709551616 | offset",
+                "\"topic\":\"events\" | \"topic\":\"ev\\u0000ents\" | topic",
+                "\"watermark\":1795863601000 | \"watermark\":\"soon\" | watermark",
+            })
+    void aRecordBreakingARuleIsRefusedNamingTheField(String from, String to, String field) {
+        assertThat(GOOD).contains(from);
+        String hostile = GOOD.replace(from, to);
+
+        assertThatThrownBy(() -> BackfillRecord.fromJson(hostile))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("not a backfill record: ")
+                .hasMessageContaining(field);
+    }
+
+    @Test
+    void notAnObjectIsRefused() {
+        for (String json : new String[] {"", "null", "[]", "5", "{\"event\": 1}"}) {
+            assertThatThrownBy(() -> BackfillRecord.fromJson(json))
+                    .as(json)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("not a backfill record: ");
+        }
+    }
+}
