@@ -183,6 +183,37 @@ class AffectedBackfillITCase {
     }
 
     @Test
+    void aRunThatDiesBetweenItsResultsAndItsOffsetsLosesAndDoublesNothing() throws Exception {
+        t.lake.write(List.of(A1, LATE1));
+        List<Path> inProgress = t.lake.writeInProgress(List.of(LATE3));
+        topic.send(0, LATE3, LATE1);
+
+        // The broker refuses the run's offset commit (the group has an active member): its results and the record
+        // left waiting are committed, its offsets are not, as when a run is killed between the two.
+        try (var member = topic.joinedMember()) {
+            assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        }
+        assertThat(t.lastErr).contains("committed its results, but committing the backfill offsets failed");
+        assertThat(topic.committed()).isEmpty();
+        assertThat(waiting()).containsExactly("0@0 late3: not in the lake yet");
+        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)));
+
+        // The next run reads both records again, and LATE3 from the table too: it checks LATE3 once, keeps one row.
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(t.lastOut).contains("2 backfill records, 1 windows recomputed", "1 records pending");
+        assertThat(waiting()).containsExactly("0@0 late3: not in the lake yet");
+        assertThat(topic.committed()).containsExactly(Map.entry(0, 2L));
+
+        t.lake.commit(inProgress);
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(waiting()).isEmpty();
+        assertThat(t.batchRows())
+                .containsExactly(
+                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                        row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)));
+    }
+
+    @Test
     void aRecordWhoseEventBreaksTheEventRulesIsSkippedAsMalformedAndStopsNothing() throws Exception {
         // The stream writes only valid events here; these are what a hand, a bug or a forger could write instead. The
         // first made every run fail (its window's end overflows), so `correct` stopped for good; the others named a

@@ -4,6 +4,7 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.event.EventType;
 import dev.recount.core.window.WindowAlignment;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -12,11 +13,14 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /** The backfill topic of one test on the shared broker: create it, put too-late records on it, read the group's offsets. */
@@ -50,6 +54,32 @@ public final class BackfillTopic {
                         .get();
             }
         }
+    }
+
+    /**
+     * A consumer that has joined the group as an active member (subscribed and assigned). While it is open the broker
+     * refuses the offset commits of a consumer outside the group's generation, as `backfill affected`'s is: its
+     * commit fails after its results are committed, as if it had died in between.
+     */
+    public KafkaConsumer<byte[], byte[]> joinedMember() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        KafkaConsumer<byte[], byte[]> member = new KafkaConsumer<>(p);
+        member.subscribe(List.of(topic));
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (member.assignment().isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                member.close();
+                throw new IllegalStateException("the member was not assigned within 60 s");
+            }
+            member.poll(Duration.ofMillis(100));
+        }
+        return member;
     }
 
     /** Sends a value that is not a backfill record. */
