@@ -1,10 +1,12 @@
 package dev.recount.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.db.tables.BackfillWaitingTable;
 import dev.recount.db.tables.BackfillWaitingTable.Position;
 import dev.recount.db.tables.BackfillWaitingTable.Waiting;
+import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.testkit.LocalStack;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * backfill_waiting (V25) as the batch login uses it: what waits is kept once per record with the time it started
- * waiting, every record is checked again even when more wait than a run takes, and settled records go.
+ * waiting, every record is checked again even when more wait than a run takes, and settled records go. And the run
+ * that settles them is never recorded as failed once it succeeded.
  */
 class BackfillWaitingITCase {
     static final String TOPIC = "late";
@@ -75,6 +78,19 @@ class BackfillWaitingITCase {
                 .extracting(Waiting::position)
                 .containsExactly(new Position(0, 2));
         assertThat(BackfillWaitingTable.summary(batch, "other").records()).isEqualTo(1);
+    }
+
+    @Test
+    void aRunThatSucceededIsNeverRecordedAsFailedAfterwards() throws SQLException {
+        // Its results are committed and `correct` reconciles only succeeded runs: a failure after the commit (the
+        // report, the offsets) must leave it succeeded.
+        long run = BatchRunsTable.start(batch, BatchRunsTable.Mode.AFFECTED, null, null, false);
+        BatchRunsTable.succeed(batch, run, 1, 1, 0, null, null, "{}");
+
+        assertThatThrownBy(() -> BatchRunsTable.fail(batch, run, "too late"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is not running");
+        assertThat(BatchRunsTable.find(batch, run).orElseThrow().status()).isEqualTo(BatchRunsTable.Status.SUCCEEDED);
     }
 
     private static Waiting waiting(int partition, long offset, String reason) {

@@ -128,12 +128,19 @@ public final class BatchRunsTable {
         return LIVENESS.namespace(conn);
     }
 
+    /**
+     * Records a running run as failed. A run that already succeeded stays so (its results are committed, and the
+     * catch-up of `correct` reconciles only succeeded runs); then this fails, naming it.
+     */
     public static void fail(Connection conn, long runId, String error) throws SQLException {
-        String sql = "UPDATE " + TABLE + " SET status = 'failed', error = ?, finished_at = now() WHERE run_id = ?";
+        String sql = "UPDATE " + TABLE + " SET status = 'failed', error = ?, finished_at = now() WHERE run_id = ?"
+                + " AND status = 'running'";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setString(1, error == null ? "unknown error" : error);
             ps.setLong(2, runId);
-            requireOne(ps.executeUpdate(), runId);
+            if (ps.executeUpdate() != 1)
+                throw new IllegalStateException(
+                        "batch run " + runId + " is not running (succeeded already, or not found)");
         }
     }
 
