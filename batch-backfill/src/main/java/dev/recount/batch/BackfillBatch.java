@@ -45,6 +45,10 @@ record BackfillBatch(
     /**
      * This batch with the records waiting on {@code topic} added. A record both read and waiting (a run whose
      * offset commit failed after its results were committed) is checked once, as a waiting one.
+     *
+     * @throws IllegalStateException where the topic holds another record at a waiting one's position: only a topic
+     *     deleted and created again does (Kafka forgets the group's offsets with it), and checking either would lose
+     *     the other
      */
     BackfillBatch withWaiting(String topic, List<BackfillWaitingTable.Waiting> waiting) {
         if (waiting.isEmpty()) return this;
@@ -52,6 +56,15 @@ record BackfillBatch(
         for (Entry e : entries) merged.put(e.position(), e);
         for (BackfillWaitingTable.Waiting w : waiting) {
             TopicPartition tp = new TopicPartition(topic, w.position().partition());
+            Entry read = merged.get(w.position());
+            if (read != null
+                    && (read.record() == null || !read.record().toJson().equals(w.record()))) {
+                throw new IllegalStateException("backfill topic '" + topic + "' holds another record at "
+                        + tp + "@" + w.position().offset() + " than the one waiting there in backfill_waiting: the"
+                        + " topic was deleted and created again. Recompute with `backfill range` the days of the"
+                        + " topic's waiting records (SELECT record::json->'event'->>'event_ts' FROM backfill_waiting),"
+                        + " then delete the topic's rows of backfill_waiting and run again");
+            }
             merged.put(w.position(), parseWaiting(tp, w));
         }
         List<Entry> all = new ArrayList<>(merged.values());

@@ -320,7 +320,8 @@ public final class BackfillMain implements Callable<Integer> {
                 names = "--max-records",
                 paramLabel = "N",
                 defaultValue = "500000",
-                description = "Read at most about N backfill records (default: ${DEFAULT-VALUE}).")
+                description = "Read at most about N backfill records, and check at most N waiting ones (default:"
+                        + " ${DEFAULT-VALUE}).")
         int maxRecords;
 
         @Option(

@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -299,9 +300,13 @@ public final class BackfillRunner {
                 try {
                     locks.lockBackfillTopic();
                     String topic = settings.backfillTopic();
+                    List<BackfillWaitingTable.Waiting> waitingLoaded =
+                            BackfillWaitingTable.load(conn, topic, maxRecords);
                     BackfillBatch batch = BackfillTopicReader.readAvailable(
                                     consumer, topic, maxRecords, TOPIC_READ_TIMEOUT, skipDeleted)
-                            .withWaiting(topic, BackfillWaitingTable.load(conn, topic, maxRecords));
+                            .withWaiting(topic, waitingLoaded);
+                    // Fewer than asked for: every waiting record is in the batch, so only those can be settled there.
+                    boolean allWaitingLoaded = waitingLoaded.size() < maxRecords;
                     Triage triage = triage(runId, batch, StreamProgressTable.lakeCompleteUntil(conn), force);
                     ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates(), force);
 
@@ -310,9 +315,10 @@ public final class BackfillRunner {
                     Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>(triage.pending());
                     pending.putAll(ready.notReady());
                     commits = batch.offsetsToCommit();
-                    BatchWindowMetricsTable.ReplaceResult r =
-                            commitAffected(conn, runId, batch, triage, ready, pending, commits);
-                    BackfillWaitingTable.Summary waiting = BackfillWaitingTable.summary(conn, topic);
+                    AffectedCommit done =
+                            commitAffected(conn, runId, batch, allWaitingLoaded, triage, ready, pending, commits);
+                    BatchWindowMetricsTable.ReplaceResult r = done.result();
+                    BackfillWaitingTable.Summary waiting = done.waiting();
 
                     Map<String, Long> committed = new LinkedHashMap<>();
                     commits.forEach((tp, o) -> committed.put(tp.toString(), o));
@@ -418,7 +424,25 @@ public final class BackfillRunner {
         Map<BackfillBatch.Entry, String> notReady = new LinkedHashMap<>();
         if (candidateWindows.isEmpty()) return new ReadyWindows(readyWindows, Computed.empty(), notReady);
 
-        requireStreamWindowSize(conn, candidateWindows.first(), candidateWindows.last() + windows.sizeMillis());
+        // Window by window, not over the span from the first to the last: a record waiting for days would otherwise
+        // scan every stream row in between on every run, and stop every run for rows of another size anywhere there.
+        SortedSet<Long> otherSize = WindowSizes.windowsHoldingOtherSizes(
+                conn, StreamWindowMetricsTable.TABLE, candidateWindows, windows.sizeMillis());
+        List<BackfillBatch.Entry> comparable = new ArrayList<>();
+        for (BackfillBatch.Entry e : candidates) {
+            if (otherSize.contains(windowOf(e, windows))) {
+                notReady.put(
+                        e,
+                        "stream_window_metrics holds rows of another window size than window.size in its window: the"
+                                + " stream job ran with another window.size; delete those rows, or recompute with"
+                                + " the size it ran with");
+            } else {
+                comparable.add(e);
+            }
+        }
+        candidateWindows.removeAll(otherSize);
+        candidates = comparable;
+        if (candidateWindows.isEmpty()) return new ReadyWindows(readyWindows, Computed.empty(), notReady);
         locks.lockWindows(candidateWindows);
         describeJobs(runId, "affected " + candidateWindows.size() + " windows");
         Computed c = Computed.empty();
@@ -477,14 +501,22 @@ public final class BackfillRunner {
         return null;
     }
 
+    /** What {@link #commitAffected} committed: the replace, and what waits after it. */
+    private record AffectedCommit(BatchWindowMetricsTable.ReplaceResult result, BackfillWaitingTable.Summary waiting) {}
+
     /**
-     * Replaces the recomputed windows from staging and finishes the run, in one transaction, with the run's details
-     * (records read, skipped, windows, pending records, offsets about to be committed).
+     * Replaces the recomputed windows from staging, keeps the pending records waiting and deletes the settled ones,
+     * and finishes the run, in one transaction, with the run's details (records read, skipped, windows, pending
+     * records, offsets about to be committed).
+     *
+     * @param allWaitingLoaded whether the batch holds every waiting record; if not, a record read from the topic may
+     *     have a row that was not loaded (a run whose offset commit failed), which is deleted too once settled
      */
-    private BatchWindowMetricsTable.ReplaceResult commitAffected(
+    private AffectedCommit commitAffected(
             Connection conn,
             long runId,
             BackfillBatch batch,
+            boolean allWaitingLoaded,
             Triage triage,
             ReadyWindows ready,
             Map<BackfillBatch.Entry, String> pending,
@@ -499,6 +531,7 @@ public final class BackfillRunner {
         details.set("pending", pendingJson(pending));
         details.set("offsets_to_commit", offsetsJson(commits));
         String topic = settings.backfillTopic();
+        BackfillWaitingTable.Summary[] after = new BackfillWaitingTable.Summary[1];
         InTransaction waiting = c -> {
             List<BackfillWaitingTable.Waiting> keep = new ArrayList<>();
             pending.forEach((e, why) -> keep.add(
@@ -506,15 +539,17 @@ public final class BackfillRunner {
             BackfillWaitingTable.keep(c, topic, runId, keep);
             List<BackfillWaitingTable.Position> settled = new ArrayList<>();
             for (BackfillBatch.Entry e : batch.entries()) {
-                if (e.waiting() && !pending.containsKey(e)) settled.add(e.position());
+                if ((e.waiting() || !allWaitingLoaded) && !pending.containsKey(e)) settled.add(e.position());
             }
             details.put("waiting_settled", BackfillWaitingTable.settle(c, topic, settled));
+            // Read here, in the transaction: after its commit nothing may fail the run any more.
+            after[0] = BackfillWaitingTable.summary(c, topic);
         };
         if (ready.windows().isEmpty()) {
             commitResult(conn, runId, null, ready.computed(), null, null, details, false, waiting);
-            return BatchWindowMetricsTable.ReplaceResult.NOTHING;
+            return new AffectedCommit(BatchWindowMetricsTable.ReplaceResult.NOTHING, after[0]);
         }
-        return commitResult(
+        BatchWindowMetricsTable.ReplaceResult r = commitResult(
                 conn,
                 runId,
                 new BatchWindowMetricsTable.Windows(List.copyOf(ready.windows())),
@@ -524,6 +559,7 @@ public final class BackfillRunner {
                 details,
                 false,
                 waiting);
+        return new AffectedCommit(r, after[0]);
     }
 
     /** A step of a run's own, in the transaction that commits its results. */

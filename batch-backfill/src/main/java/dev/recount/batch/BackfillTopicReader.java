@@ -94,6 +94,20 @@ final class BackfillTopicReader {
             LOG.warn("{}; skipped (--skip-deleted-input): the windows they named are recomputed only by a range", gap);
         }
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, METADATA_TIMEOUT);
+        List<String> beyond = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            OffsetAndMetadata c = committed.get(tp);
+            if (c != null && c.offset() > end.get(tp))
+                beyond.add("partition " + tp.partition() + ": offset " + c.offset() + ", end " + end.get(tp));
+        }
+        if (!beyond.isEmpty()) {
+            // Read on, such a run would see nothing, and the records a recreated topic holds would never be read.
+            throw new IllegalStateException("the group's offsets on backfill topic '" + topic + "' are beyond its end ("
+                    + String.join("; ", beyond) + "): the topic was deleted and created again, or lost records. "
+                    + "Recompute with `backfill range` the days since the last successful `affected` run, back by "
+                    + "validation.max-past; delete the topic's rows of backfill_waiting; then reset the group's "
+                    + "offsets to the earliest (kafka-consumer-groups --reset-offsets --to-earliest)");
+        }
         Map<TopicPartition, Long> start = new HashMap<>();
         Map<TopicPartition, Long> readUntil = new HashMap<>();
         for (TopicPartition tp : partitions) {

@@ -9,6 +9,7 @@ import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -211,6 +212,73 @@ class AffectedBackfillITCase {
                 .containsExactly(
                         row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
                         row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)));
+    }
+
+    @Test
+    void aWindowWhereTheStreamRanWithAnotherSizeWaitsAndStopsNoOtherWindow() throws Exception {
+        // Stream rows of 2 minutes: one in W2 (where LATE3 falls), one between W2 and W3 (where no record falls).
+        try (Connection c = t.admin()) {
+            for (long start : List.of(W2, W2 + 2 * MINUTE)) {
+                StreamWindowMetricsTable.upsert(
+                        c,
+                        List.of(new StreamWindowMetricsTable.Row(
+                                new WindowRow(
+                                        new WindowKey(start, "c9", "ch1"),
+                                        start + 2 * MINUTE,
+                                        new WindowMetrics(1, 0, 0, 1, 1)),
+                                1)));
+            }
+        }
+        t.lake.write(List.of(A1, LATE1, LATE3, C1, LATE2));
+        topic.send(0, LATE1, LATE3, LATE2);
+
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+
+        // W1 and W3 are recomputed; only W2 waits, with why. It used to refuse the run (exit 3), every run.
+        assertThat(t.lastOut).contains("3 backfill records, 2 windows recomputed", "1 records pending");
+        assertThat(waiting())
+                .singleElement()
+                .asString()
+                .startsWith("0@1 late3: stream_window_metrics holds rows of another window size");
+        assertThat(t.batchRows())
+                .containsExactly(
+                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+        assertThat(topic.committed()).containsExactly(Map.entry(0, 3L));
+    }
+
+    @Test
+    void aBackfillTopicCreatedAgainOverAWaitingRecordFailsTheRunAndSaysWhatToDo() throws Exception {
+        t.lake.write(List.of(A1, LATE1, C1, LATE2));
+        t.lake.writeInProgress(List.of(LATE3));
+        topic.send(0, LATE3);
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        assertThat(waiting()).containsExactly("0@0 late3: not in the lake yet");
+
+        // Kafka forgets the group's offsets with the topic: the next run reads the new topic from its start, where
+        // offset 0 now holds another record. Checking either would lose the other.
+        topic.recreate();
+        topic.send(0, LATE2);
+        assertThat(topic.committed()).isEmpty();
+
+        assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.lastErr)
+                .contains(
+                        "holds another record at " + t.backfillTopic + "-0@0",
+                        "delete the topic's rows of backfill_waiting");
+        assertThat(waiting()).containsExactly("0@0 late3: not in the lake yet");
+        assertThat(topic.committed()).isEmpty();
+    }
+
+    @Test
+    void groupOffsetsBeyondTheTopicsEndFailTheRunInsteadOfReadingNothing() throws Exception {
+        t.lake.write(List.of(A1, LATE1));
+        topic.send(0, LATE1);
+        topic.commit(0, 5); // as after records were lost (an unclean leader election)
+
+        assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.lastErr).contains("are beyond its end (partition 0: offset 5, end 1)", "--reset-offsets");
+        assertThat(t.batchRows()).isEmpty();
     }
 
     @Test

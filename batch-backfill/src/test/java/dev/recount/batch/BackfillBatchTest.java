@@ -1,9 +1,11 @@
 package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.event.BackfillRecord;
 import dev.recount.db.tables.BackfillWaitingTable;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,7 +47,11 @@ class BackfillBatchTest {
         BackfillBatch read = new BackfillBatch(
                 Map.of(P0, 10L, P1, 3L),
                 Map.of(P0, 12L, P1, 4L),
-                List.of(entry(P0, 10), entry(P0, 11), entry(P1, 3)),
+                List.of(
+                        entry(P0, 10),
+                        new BackfillBatch.Entry(
+                                P0, 11, BackfillRecord.fromJson(BackfillTopic.recordFor(again)), null, false),
+                        entry(P1, 3)),
                 false);
 
         BackfillBatch batch = read.withWaiting(
@@ -63,6 +69,22 @@ class BackfillBatchTest {
         assertThat(batch.entries().get(3).record().event().eventId).isEqualTo("late");
         assertThat(batch.entries().get(0).malformed()).isNotNull();
         assertThat(batch.offsetsToCommit()).isEqualTo(read.offsetsToCommit());
+    }
+
+    @Test
+    void anotherRecordAtAWaitingOnesPositionIsRefused() {
+        LakeEvent late = LakeEvent.of("late", "click", T, "c1", "ch1", 1, 2);
+        LakeEvent other = LakeEvent.of("other", "click", T, "c1", "ch1", 1, 2);
+        BackfillBatch read = new BackfillBatch(
+                Map.of(P0, 0L),
+                Map.of(P0, 1L),
+                List.of(new BackfillBatch.Entry(
+                        P0, 0, BackfillRecord.fromJson(BackfillTopic.recordFor(other)), null, false)),
+                false);
+
+        assertThatThrownBy(() -> read.withWaiting("late", List.of(waiting(0, 0, BackfillTopic.recordFor(late)))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("holds another record at late-0@0");
     }
 
     private static BackfillWaitingTable.Waiting waiting(int partition, long offset, String json) {

@@ -39,14 +39,14 @@ import picocli.CommandLine.Option;
                     + " as `backfill affected` does, then reconciles exactly the windows that run recomputed, as"
                     + " `reconcile --batch-run ID` does: they become final (source batch) with the late events counted.",
             "Run it every few minutes from a scheduler. Two runs never overlap: a PostgreSQL advisory lock per schema;"
-                    + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic it"
-                    + " reconciles nothing and exits 0.",
+                    + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic and no"
+                    + " waiting record settled (backfill_waiting) it reconciles nothing and exits 0.",
             "With $RECOUNT_PUSHGATEWAY_URL set, every run pushes recount_correct_* metrics (job recount_correct) for"
                     + " the alerts."
         })
 public final class CorrectCommand implements Callable<Integer> {
     // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
-    @ExitCodeMeaning("corrected within tolerance, or nothing new on the backfill topic")
+    @ExitCodeMeaning("corrected within tolerance, or nothing new to correct")
     static final int OK = ExitCodes.OK;
 
     @ExitCodeMeaning("error of the command itself (e.g. the database unreachable for the lock)")

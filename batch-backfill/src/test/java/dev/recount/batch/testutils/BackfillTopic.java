@@ -42,6 +42,43 @@ public final class BackfillTopic {
         }
     }
 
+    /** Sets the group's committed offset of {@code partition}, as an administrator can. */
+    public void commit(int partition, long offset) throws ExecutionException, InterruptedException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.alterConsumerGroupOffsets(
+                            group, Map.of(new TopicPartition(topic, partition), new OffsetAndMetadata(offset)))
+                    .all()
+                    .get();
+        }
+    }
+
+    /** Deletes the topic and creates it again with as many partitions, empty; the group's offsets stay. */
+    public void recreate() throws ExecutionException, InterruptedException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            int partitions = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .size();
+            admin.deleteTopics(List.of(topic)).all().get();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (true) {
+                // Deletion completes in the background: creating too early fails with TopicExistsException.
+                try {
+                    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                            .all()
+                            .get();
+                    return;
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)
+                            || System.nanoTime() > deadline) throw e;
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+
     /** Sends, in order, the backfill records the stream job would write for these too-late events. */
     public void send(int partition, LakeEvent... tooLate) throws ExecutionException, InterruptedException {
         Properties p = new Properties();

@@ -51,6 +51,35 @@ public final class WindowSizes {
     }
 
     /**
+     * Which of the windows starting at {@code windowStarts} (each {@code expectedMillis} long) hold rows of
+     * {@code table} of another size, whose window starts in them: what {@link #mismatch} refuses, window by window.
+     * One statement, each window read through the table's primary key, so windows days apart cost no more than
+     * their own rows.
+     */
+    public static SortedSet<Long> windowsHoldingOtherSizes(
+            Connection conn, String table, java.util.Collection<Long> windowStarts, long expectedMillis)
+            throws SQLException {
+        SortedSet<Long> other = new TreeSet<>();
+        if (windowStarts.isEmpty()) return other;
+        String sql = "SELECT DISTINCT (extract(epoch FROM w.start) * 1000)::bigint FROM unnest(?::timestamptz[]) AS"
+                + " w(start) WHERE EXISTS (SELECT 1 FROM " + table + " t WHERE t.window_start >= w.start"
+                + " AND t.window_start < w.start + ? * interval '1 millisecond'"
+                + " AND (extract(epoch FROM t.window_end - t.window_start) * 1000)::bigint <> ?)";
+        java.time.OffsetDateTime[] starts = new java.time.OffsetDateTime[windowStarts.size()];
+        int i = 0;
+        for (long start : windowStarts) starts[i++] = Timestamps.offsetDateTime(start);
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setArray(1, conn.createArrayOf("timestamptz", starts));
+            ps.setLong(2, expectedMillis);
+            ps.setLong(3, expectedMillis);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) other.add(rs.getLong(1));
+            }
+        }
+        return other;
+    }
+
+    /**
      * Why {@code table} may not be written with windows of {@code expectedMillis}, if it may not: its oldest or newest
      * row (by window_start, two probes of its primary key, whatever its size) has another size. Windows of two sizes
      * in one schema overlap, and the serving view would count their events in both. A size changed in between
