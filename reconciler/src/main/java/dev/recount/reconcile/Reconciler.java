@@ -609,6 +609,19 @@ public final class Reconciler {
                     + ", " + scope.to() + "): recompute the range with one window.size first");
         }
         if (batch.isEmpty()) return;
+        if (scope.windowStarts() != null) {
+            // An affected run's windows: only they are compared, and `backfill affected` leaves out (waiting) the
+            // windows where the stream ran with another size, so rows of another size between them refuse nothing.
+            java.util.SortedSet<Long> other = WindowSizes.windowsHoldingOtherSizes(
+                    conn, StreamWindowMetricsTable.TABLE, scope.windowStarts(), batch.first());
+            if (!other.isEmpty()) {
+                throw new NotCoveredException(StreamWindowMetricsTable.TABLE + " holds windows of another size than "
+                        + "the batch's in the windows starting at "
+                        + other.stream().map(java.time.Instant::ofEpochMilli).toList()
+                        + ": the stream job ran with another window.size");
+            }
+            return;
+        }
         Optional<String> why = WindowSizes.mismatch(conn, StreamWindowMetricsTable.TABLE, from, to, batch.first());
         if (why.isPresent()) throw new NotCoveredException(why.get());
     }

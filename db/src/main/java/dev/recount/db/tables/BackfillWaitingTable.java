@@ -61,6 +61,37 @@ public final class BackfillWaitingTable {
     }
 
     /**
+     * The records waiting on {@code topic} at {@code positions} (those a run read from the topic again, after a run
+     * whose offset commit failed), whichever were checked when.
+     */
+    public static List<Waiting> loadAt(Connection conn, String topic, Collection<Position> positions)
+            throws SQLException {
+        List<Waiting> waiting = new ArrayList<>();
+        if (positions.isEmpty()) return waiting;
+        Integer[] partitions = new Integer[positions.size()];
+        Long[] offsets = new Long[positions.size()];
+        int i = 0;
+        for (Position p : positions) {
+            partitions[i] = p.partition();
+            offsets[i++] = p.offset();
+        }
+        try (PreparedStatement ps = conn.prepareStatement("SELECT w.kafka_partition, w.kafka_offset, w.record,"
+                + " w.reason FROM " + TABLE + " w JOIN unnest(?::int[], ?::bigint[]) AS s(kafka_partition,"
+                + " kafka_offset) USING (kafka_partition, kafka_offset) WHERE w.topic = ?")) {
+            ps.setArray(1, conn.createArrayOf("integer", partitions));
+            ps.setArray(2, conn.createArrayOf("bigint", offsets));
+            ps.setString(3, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    waiting.add(
+                            new Waiting(new Position(rs.getInt(1), rs.getLong(2)), rs.getString(3), rs.getString(4)));
+                }
+            }
+        }
+        return waiting;
+    }
+
+    /**
      * Records that still wait after run {@code runId} checked them: new ones are added, known ones keep the time
      * they started waiting and get the new reason.
      */

@@ -52,26 +52,28 @@ public final class WindowSizes {
 
     /**
      * Which of the windows starting at {@code windowStarts} (each {@code expectedMillis} long) hold rows of
-     * {@code table} of another size, whose window starts in them: what {@link #mismatch} refuses, window by window.
-     * One statement, each window read through the table's primary key, so windows days apart cost no more than
-     * their own rows.
+     * {@code table} of another size that start or end inside them: what {@link #mismatch} refuses, window by window.
+     * One statement, each window read through the table's primary key and its {@code window_end} index, so windows
+     * days apart cost no more than their own rows. A row that starts before a window and ends after it (a size more
+     * than twice the window's) is not seen; {@link #mismatch} sees it only where its start lies in its range.
      */
     public static SortedSet<Long> windowsHoldingOtherSizes(
             Connection conn, String table, java.util.Collection<Long> windowStarts, long expectedMillis)
             throws SQLException {
         SortedSet<Long> other = new TreeSet<>();
         if (windowStarts.isEmpty()) return other;
+        String otherSize = " AND (extract(epoch FROM t.window_end - t.window_start) * 1000)::bigint <> ?";
         String sql = "SELECT DISTINCT (extract(epoch FROM w.start) * 1000)::bigint FROM unnest(?::timestamptz[]) AS"
                 + " w(start) WHERE EXISTS (SELECT 1 FROM " + table + " t WHERE t.window_start >= w.start"
-                + " AND t.window_start < w.start + ? * interval '1 millisecond'"
-                + " AND (extract(epoch FROM t.window_end - t.window_start) * 1000)::bigint <> ?)";
+                + " AND t.window_start < w.start + ? * interval '1 millisecond'" + otherSize + ")"
+                + " OR EXISTS (SELECT 1 FROM " + table + " t WHERE t.window_end > w.start"
+                + " AND t.window_end <= w.start + ? * interval '1 millisecond'" + otherSize + ")";
         java.time.OffsetDateTime[] starts = new java.time.OffsetDateTime[windowStarts.size()];
         int i = 0;
         for (long start : windowStarts) starts[i++] = Timestamps.offsetDateTime(start);
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setArray(1, conn.createArrayOf("timestamptz", starts));
-            ps.setLong(2, expectedMillis);
-            ps.setLong(3, expectedMillis);
+            for (int p = 2; p <= 5; p++) ps.setLong(p, expectedMillis);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) other.add(rs.getLong(1));
             }
