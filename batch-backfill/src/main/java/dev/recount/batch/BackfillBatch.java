@@ -57,8 +57,7 @@ record BackfillBatch(
         for (BackfillWaitingTable.Waiting w : waiting) {
             TopicPartition tp = new TopicPartition(topic, w.position().partition());
             Entry read = merged.get(w.position());
-            if (read != null
-                    && (read.record() == null || !read.record().toJson().equals(w.record()))) {
+            if (read != null && !sameRecord(read, w)) {
                 throw new IllegalStateException("backfill topic '" + topic + "' holds another record at "
                         + tp + "@" + w.position().offset() + " than the one waiting there in backfill_waiting: the"
                         + " topic was deleted and created again. Recompute with `backfill range` the days of the"
@@ -70,6 +69,25 @@ record BackfillBatch(
         List<Entry> all = new ArrayList<>(merged.values());
         all.sort(ENTRY_ORDER);
         return new BackfillBatch(startOffsets, readUntil, List.copyOf(all), truncated);
+    }
+
+    /**
+     * Whether a record read and a waiting one name the same too-late event: its id and the input record it came
+     * from. Not the JSON text, which a release may write differently.
+     */
+    private static boolean sameRecord(Entry read, BackfillWaitingTable.Waiting waiting) {
+        if (read.record() == null) return false;
+        BackfillRecord w;
+        try {
+            w = BackfillRecord.fromJson(waiting.record());
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        BackfillRecord r = read.record();
+        return r.event().eventId.equals(w.event().eventId)
+                && r.topic().equals(w.topic())
+                && r.partition() == w.partition()
+                && r.offset() == w.offset();
     }
 
     private static Entry parseWaiting(TopicPartition tp, BackfillWaitingTable.Waiting w) {

@@ -300,13 +300,19 @@ public final class BackfillRunner {
                 try {
                     locks.lockBackfillTopic();
                     String topic = settings.backfillTopic();
-                    List<BackfillWaitingTable.Waiting> waitingLoaded =
-                            BackfillWaitingTable.load(conn, topic, maxRecords);
-                    BackfillBatch batch = BackfillTopicReader.readAvailable(
-                                    consumer, topic, maxRecords, TOPIC_READ_TIMEOUT, skipDeleted)
-                            .withWaiting(topic, waitingLoaded);
-                    // Fewer than asked for: every waiting record is in the batch, so only those can be settled there.
-                    boolean allWaitingLoaded = waitingLoaded.size() < maxRecords;
+                    BackfillBatch read = BackfillTopicReader.readAvailable(
+                            consumer, topic, maxRecords, TOPIC_READ_TIMEOUT, skipDeleted);
+                    // The least recently checked, and any at a position just read (whenever it was checked): every
+                    // waiting record the run touches is then one entry, and only those entries can be settled there.
+                    List<BackfillWaitingTable.Waiting> toCheck =
+                            new ArrayList<>(BackfillWaitingTable.load(conn, topic, maxRecords));
+                    toCheck.addAll(BackfillWaitingTable.loadAt(
+                            conn,
+                            topic,
+                            read.entries().stream()
+                                    .map(BackfillBatch.Entry::position)
+                                    .toList()));
+                    BackfillBatch batch = read.withWaiting(topic, toCheck);
                     Triage triage = triage(runId, batch, StreamProgressTable.lakeCompleteUntil(conn), force);
                     ReadyWindows ready = recomputeReady(conn, locks, runId, triage.candidates(), force);
 
@@ -315,8 +321,7 @@ public final class BackfillRunner {
                     Map<BackfillBatch.Entry, String> pending = new LinkedHashMap<>(triage.pending());
                     pending.putAll(ready.notReady());
                     commits = batch.offsetsToCommit();
-                    AffectedCommit done =
-                            commitAffected(conn, runId, batch, allWaitingLoaded, triage, ready, pending, commits);
+                    AffectedCommit done = commitAffected(conn, runId, batch, triage, ready, pending, commits);
                     BatchWindowMetricsTable.ReplaceResult r = done.result();
                     BackfillWaitingTable.Summary waiting = done.waiting();
 
@@ -434,8 +439,7 @@ public final class BackfillRunner {
                 notReady.put(
                         e,
                         "stream_window_metrics holds rows of another window size than window.size in its window: the"
-                                + " stream job ran with another window.size; delete those rows, or recompute with"
-                                + " the size it ran with");
+                                + " stream job ran with another window.size; delete those stream rows");
             } else {
                 comparable.add(e);
             }
@@ -508,15 +512,11 @@ public final class BackfillRunner {
      * Replaces the recomputed windows from staging, keeps the pending records waiting and deletes the settled ones,
      * and finishes the run, in one transaction, with the run's details (records read, skipped, windows, pending
      * records, offsets about to be committed).
-     *
-     * @param allWaitingLoaded whether the batch holds every waiting record; if not, a record read from the topic may
-     *     have a row that was not loaded (a run whose offset commit failed), which is deleted too once settled
      */
     private AffectedCommit commitAffected(
             Connection conn,
             long runId,
             BackfillBatch batch,
-            boolean allWaitingLoaded,
             Triage triage,
             ReadyWindows ready,
             Map<BackfillBatch.Entry, String> pending,
@@ -539,7 +539,7 @@ public final class BackfillRunner {
             BackfillWaitingTable.keep(c, topic, runId, keep);
             List<BackfillWaitingTable.Position> settled = new ArrayList<>();
             for (BackfillBatch.Entry e : batch.entries()) {
-                if ((e.waiting() || !allWaitingLoaded) && !pending.containsKey(e)) settled.add(e.position());
+                if (e.waiting() && !pending.containsKey(e)) settled.add(e.position());
             }
             details.put("waiting_settled", BackfillWaitingTable.settle(c, topic, settled));
             // Read here, in the transaction: after its commit nothing may fail the run any more.

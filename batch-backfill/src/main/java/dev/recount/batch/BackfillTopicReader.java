@@ -101,12 +101,13 @@ final class BackfillTopicReader {
                 beyond.add("partition " + tp.partition() + ": offset " + c.offset() + ", end " + end.get(tp));
         }
         if (!beyond.isEmpty()) {
-            // Read on, such a run would see nothing, and the records a recreated topic holds would never be read.
+            // Read on, such a run would see nothing until the topic grew past the offsets again: what it got
+            // meanwhile would never be read.
             throw new IllegalStateException("the group's offsets on backfill topic '" + topic + "' are beyond its end ("
-                    + String.join("; ", beyond) + "): the topic was deleted and created again, or lost records. "
-                    + "Recompute with `backfill range` the days since the last successful `affected` run, back by "
-                    + "validation.max-past; delete the topic's rows of backfill_waiting; then reset the group's "
-                    + "offsets to the earliest (kafka-consumer-groups --reset-offsets --to-earliest)");
+                    + String.join("; ", beyond) + "): the topic lost records (an unclean leader election, a restore)."
+                    + " Recompute with `backfill range` the days since the last successful `affected` run, back by"
+                    + " validation.max-past; then reset the group's offset of each partition to its end named here"
+                    + " (kafka-consumer-groups --reset-offsets --to-offset); the records in backfill_waiting stay");
         }
         Map<TopicPartition, Long> start = new HashMap<>();
         Map<TopicPartition, Long> readUntil = new HashMap<>();

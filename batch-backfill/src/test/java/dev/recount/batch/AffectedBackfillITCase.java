@@ -277,7 +277,8 @@ class AffectedBackfillITCase {
         topic.commit(0, 5); // as after records were lost (an unclean leader election)
 
         assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
-        assertThat(t.lastErr).contains("are beyond its end (partition 0: offset 5, end 1)", "--reset-offsets");
+        assertThat(t.lastErr)
+                .contains("are beyond its end (partition 0: offset 5, end 1)", "--reset-offsets --to-offset");
         assertThat(t.batchRows()).isEmpty();
     }
 

@@ -8,7 +8,9 @@ import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowMetricsView;
+import dev.recount.db.tables.WindowRow;
 import dev.recount.ops.testutils.OpsStack;
 import dev.recount.testkit.RecordingPushgateway;
 import java.nio.file.Path;
@@ -167,6 +169,37 @@ class CorrectITCase {
         // The holder is gone (its session closed): the next run goes ahead.
         assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
         assertThat(t.reconciliations()).hasSize(1);
+    }
+
+    @Test
+    void aWindowWhereTheStreamRanWithAnotherSizeWaitsAndTheWindowsAroundItBecomeFinal() throws Exception {
+        // A 2-minute stream row in W2 + 1m, between W1 and W3, where a late event falls too.
+        LakeEvent lateInOtherSize = LakeEvent.of("late3", "click", W2 + OpsStack.MINUTE + 2_000, "c1", "ch1", 7, 53)
+                .receivedAfter(HOUR);
+        t.batch.lake.write(List.of(lateInOtherSize));
+        try (Connection c = t.batch.admin()) {
+            StreamWindowMetricsTable.upsert(
+                    c,
+                    List.of(new StreamWindowMetricsTable.Row(
+                            new WindowRow(
+                                    new WindowKey(W2 + OpsStack.MINUTE, "c9", "ch1"),
+                                    W2 + 3 * OpsStack.MINUTE,
+                                    new WindowMetrics(1, 0, 0, 1, 1)),
+                            1)));
+        }
+        topic.send(0, LATE1, lateInOtherSize, LATE2);
+
+        // Its window waits; W1 and W3 are recomputed and reconciled, the rows of another size between them refusing
+        // neither step (both refused before: the backfill over the span, then the reconcile over the run's range).
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.lastOut).contains("3 backfill records, 2 windows recomputed", "1 records pending");
+        try (Connection c = t.batch.admin()) {
+            assertW1FinalWithItsLateEvent(c);
+            assertThat(WindowMetricsView.find(c, new WindowKey(W3, "c2", "ch1"))
+                            .orElseThrow()
+                            .isFinal())
+                    .isTrue();
+        }
     }
 
     @Test

@@ -52,7 +52,7 @@ public final class BackfillTopic {
         }
     }
 
-    /** Deletes the topic and creates it again with as many partitions, empty; the group's offsets stay. */
+    /** Deletes the topic and creates it again with as many partitions, empty (Kafka forgets the group's offsets). */
     public void recreate() throws ExecutionException, InterruptedException {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             int partitions = admin.describeTopics(List.of(topic))
