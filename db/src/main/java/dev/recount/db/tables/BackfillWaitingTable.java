@@ -68,18 +68,10 @@ public final class BackfillWaitingTable {
             throws SQLException {
         List<Waiting> waiting = new ArrayList<>();
         if (positions.isEmpty()) return waiting;
-        Integer[] partitions = new Integer[positions.size()];
-        Long[] offsets = new Long[positions.size()];
-        int i = 0;
-        for (Position p : positions) {
-            partitions[i] = p.partition();
-            offsets[i++] = p.offset();
-        }
         try (PreparedStatement ps = conn.prepareStatement("SELECT w.kafka_partition, w.kafka_offset, w.record,"
                 + " w.reason FROM " + TABLE + " w JOIN unnest(?::int[], ?::bigint[]) AS s(kafka_partition,"
                 + " kafka_offset) USING (kafka_partition, kafka_offset) WHERE w.topic = ?")) {
-            ps.setArray(1, conn.createArrayOf("integer", partitions));
-            ps.setArray(2, conn.createArrayOf("bigint", offsets));
+            bindPositions(conn, ps, positions);
             ps.setString(3, topic);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -118,18 +110,10 @@ public final class BackfillWaitingTable {
     /** Deletes records that no longer wait (their results are committed in this transaction); returns how many. */
     public static int settle(Connection conn, String topic, Collection<Position> settled) throws SQLException {
         if (settled.isEmpty()) return 0;
-        Integer[] partitions = new Integer[settled.size()];
-        Long[] offsets = new Long[settled.size()];
-        int i = 0;
-        for (Position p : settled) {
-            partitions[i] = p.partition();
-            offsets[i++] = p.offset();
-        }
         try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + TABLE + " w USING unnest(?::int[],"
                 + " ?::bigint[]) AS s(kafka_partition, kafka_offset) WHERE w.topic = ?"
                 + " AND w.kafka_partition = s.kafka_partition AND w.kafka_offset = s.kafka_offset")) {
-            ps.setArray(1, conn.createArrayOf("integer", partitions));
-            ps.setArray(2, conn.createArrayOf("bigint", offsets));
+            bindPositions(conn, ps, settled);
             ps.setString(3, topic);
             return ps.executeUpdate();
         }
@@ -149,5 +133,19 @@ public final class BackfillWaitingTable {
                         rs.getLong("age"));
             }
         }
+    }
+
+    /** Binds {@code positions} as two arrays, partitions then offsets, to parameters 1 and 2 (for {@code unnest}). */
+    private static void bindPositions(Connection conn, PreparedStatement ps, Collection<Position> positions)
+            throws SQLException {
+        Integer[] partitions = new Integer[positions.size()];
+        Long[] offsets = new Long[positions.size()];
+        int i = 0;
+        for (Position p : positions) {
+            partitions[i] = p.partition();
+            offsets[i++] = p.offset();
+        }
+        ps.setArray(1, conn.createArrayOf("integer", partitions));
+        ps.setArray(2, conn.createArrayOf("bigint", offsets));
     }
 }
