@@ -1,13 +1,9 @@
 package dev.recount.db.tables;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
 
@@ -144,11 +140,7 @@ public final class BatchWindowMetricsTable {
             return first + 2;
         }
         Windows w = (Windows) scope;
-        Object[] starts = w.windowStartsMillis().stream()
-                .map(ms -> OffsetDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC))
-                .toArray();
-        Array array = conn.createArrayOf("timestamptz", starts);
-        ps.setArray(first, array);
+        ps.setArray(first, Timestamps.array(conn, w.windowStartsMillis()));
         return first + 1;
     }
 }

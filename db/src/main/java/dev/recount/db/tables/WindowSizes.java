@@ -68,11 +68,8 @@ public final class WindowSizes {
                 + " AND t.window_start < w.start + ? * interval '1 millisecond'" + otherSize + ")"
                 + " OR EXISTS (SELECT 1 FROM " + table + " t WHERE t.window_end > w.start"
                 + " AND t.window_end <= w.start + ? * interval '1 millisecond'" + otherSize + ")";
-        java.time.OffsetDateTime[] starts = new java.time.OffsetDateTime[windowStarts.size()];
-        int i = 0;
-        for (long start : windowStarts) starts[i++] = Timestamps.offsetDateTime(start);
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            ps.setArray(1, conn.createArrayOf("timestamptz", starts));
+            ps.setArray(1, Timestamps.array(conn, windowStarts));
             for (int p = 2; p <= 5; p++) ps.setLong(p, expectedMillis);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) other.add(rs.getLong(1));

@@ -58,13 +58,10 @@ public final class WindowWritesTable {
     public static void log(Connection conn, Side side, Collection<Long> windowStartsMillis) throws SQLException {
         TreeSet<Long> distinct = new TreeSet<>(windowStartsMillis);
         if (distinct.isEmpty()) return;
-        Object[] starts = new Object[distinct.size()];
-        int i = 0;
-        for (long w : distinct) starts[i++] = Timestamps.offsetDateTime(w);
         try (PreparedStatement ps = conn.prepareStatement(
                 "INSERT INTO " + TABLE + " (side, window_start) SELECT ?, unnest(?::timestamptz[])")) {
             ps.setString(1, side.wireName());
-            ps.setArray(2, conn.createArrayOf("timestamptz", starts));
+            ps.setArray(2, Timestamps.array(conn, distinct));
             ps.executeUpdate();
         }
     }
