@@ -55,16 +55,17 @@ record BackfillBatch(
         Map<BackfillWaitingTable.Position, Entry> merged = new HashMap<>();
         for (Entry e : entries) merged.put(e.position(), e);
         for (BackfillWaitingTable.Waiting w : waiting) {
-            TopicPartition tp = new TopicPartition(topic, w.position().partition());
+            Entry held = parseWaiting(new TopicPartition(topic, w.position().partition()), w);
             Entry read = merged.get(w.position());
-            if (read != null && !sameRecord(read, w)) {
+            if (read != null && !sameRecord(read, held)) {
                 throw new IllegalStateException("backfill topic '" + topic + "' holds another record at "
-                        + tp + "@" + w.position().offset() + " than the one waiting there in backfill_waiting: the"
+                        + held.partition() + "@" + held.offset()
+                        + " than the one waiting there in backfill_waiting: the"
                         + " topic was deleted and created again. Recompute with `backfill range` the days of the"
                         + " topic's waiting records (SELECT record::json->'event'->>'event_ts' FROM backfill_waiting),"
                         + " then delete the topic's rows of backfill_waiting and run again");
             }
-            merged.put(w.position(), parseWaiting(tp, w));
+            merged.put(w.position(), held);
         }
         List<Entry> all = new ArrayList<>(merged.values());
         all.sort(ENTRY_ORDER);
@@ -75,15 +76,10 @@ record BackfillBatch(
      * Whether a record read and a waiting one name the same too-late event: its id and the input record it came
      * from. Not the JSON text, which a release may write differently.
      */
-    private static boolean sameRecord(Entry read, BackfillWaitingTable.Waiting waiting) {
-        if (read.record() == null) return false;
-        BackfillRecord w;
-        try {
-            w = BackfillRecord.fromJson(waiting.record());
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
+    private static boolean sameRecord(Entry read, Entry waiting) {
+        if (read.record() == null || waiting.record() == null) return false;
         BackfillRecord r = read.record();
+        BackfillRecord w = waiting.record();
         return r.event().eventId.equals(w.event().eventId)
                 && r.topic().equals(w.topic())
                 && r.partition() == w.partition()

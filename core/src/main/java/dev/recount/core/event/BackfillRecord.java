@@ -38,9 +38,10 @@ public record BackfillRecord(
         try {
             JsonNode n = EventJson.MAPPER.readTree(json);
             if (n == null || !n.isObject()) throw new IllegalArgumentException("not a JSON object");
-            String topic = n.required("topic").asText();
-            if (!n.get("topic").isTextual() || !KAFKA_TOPIC.matcher(topic).matches())
-                throw new IllegalArgumentException("topic must be a Kafka topic name, got " + n.get("topic"));
+            JsonNode topicNode = n.required("topic");
+            String topic = topicNode.asText();
+            if (!topicNode.isTextual() || !KAFKA_TOPIC.matcher(topic).matches())
+                throw new IllegalArgumentException("topic must be a Kafka topic name, got " + topicNode);
             int partition = (int) integer(n, "partition", 0, Integer.MAX_VALUE);
             long offset = integer(n, "offset", 0, Long.MAX_VALUE);
             JsonNode event = n.required("event");

@@ -43,21 +43,12 @@ public final class BackfillWaitingTable {
      * is checked again even when more wait than one run takes.
      */
     public static List<Waiting> load(Connection conn, String topic, int limit) throws SQLException {
-        List<Waiting> waiting = new ArrayList<>();
         try (PreparedStatement ps = conn.prepareStatement("SELECT kafka_partition, kafka_offset, record, reason FROM "
                 + TABLE + " WHERE topic = ? ORDER BY last_checked_by, kafka_partition, kafka_offset LIMIT ?")) {
             ps.setString(1, topic);
             ps.setInt(2, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    waiting.add(new Waiting(
-                            new Position(rs.getInt("kafka_partition"), rs.getLong("kafka_offset")),
-                            rs.getString("record"),
-                            rs.getString("reason")));
-                }
-            }
+            return read(ps);
         }
-        return waiting;
     }
 
     /**
@@ -66,18 +57,25 @@ public final class BackfillWaitingTable {
      */
     public static List<Waiting> loadAt(Connection conn, String topic, Collection<Position> positions)
             throws SQLException {
-        List<Waiting> waiting = new ArrayList<>();
-        if (positions.isEmpty()) return waiting;
+        if (positions.isEmpty()) return List.of();
         try (PreparedStatement ps = conn.prepareStatement("SELECT w.kafka_partition, w.kafka_offset, w.record,"
                 + " w.reason FROM " + TABLE + " w JOIN unnest(?::int[], ?::bigint[]) AS s(kafka_partition,"
                 + " kafka_offset) USING (kafka_partition, kafka_offset) WHERE w.topic = ?")) {
             bindPositions(conn, ps, positions);
             ps.setString(3, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    waiting.add(
-                            new Waiting(new Position(rs.getInt(1), rs.getLong(2)), rs.getString(3), rs.getString(4)));
-                }
+            return read(ps);
+        }
+    }
+
+    /** The rows {@code ps} selects: kafka_partition, kafka_offset, record, reason. */
+    private static List<Waiting> read(PreparedStatement ps) throws SQLException {
+        List<Waiting> waiting = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                waiting.add(new Waiting(
+                        new Position(rs.getInt("kafka_partition"), rs.getLong("kafka_offset")),
+                        rs.getString("record"),
+                        rs.getString("reason")));
             }
         }
         return waiting;
