@@ -30,11 +30,13 @@ public final class BackfillTopic {
     private final String bootstrap;
     private final String topic;
     private final String group;
+    private final int partitions;
 
     public BackfillTopic(BatchStack t, int partitions) throws ExecutionException, InterruptedException {
         this.bootstrap = t.stack.bootstrapServers();
         this.topic = t.backfillTopic;
         this.group = t.group;
+        this.partitions = partitions;
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
                     .all()
@@ -55,12 +57,6 @@ public final class BackfillTopic {
     /** Deletes the topic and creates it again with as many partitions, empty (Kafka forgets the group's offsets). */
     public void recreate() throws ExecutionException, InterruptedException {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            int partitions = admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get()
-                    .get(topic)
-                    .partitions()
-                    .size();
             admin.deleteTopics(List.of(topic)).all().get();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (true) {
