@@ -26,9 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code backfill affected}: too-late records on a real backfill topic, a real consumer group, real Parquet. */
 class AffectedBackfillITCase {
     private static final long MINUTE = 60_000;
-    private static final long W1 = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
-    private static final long W2 = W1 + MINUTE;
-    private static final long W3 = W1 + 5 * MINUTE;
+    static final long W1 = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
+    static final long W2 = W1 + MINUTE;
+    static final long W3 = W1 + 5 * MINUTE;
     private static final long BEYOND = Instant.parse("2026-11-28T11:30:00Z").toEpochMilli();
     private static final long HOUR = 3_600_000;
 

@@ -1,0 +1,324 @@
+package dev.recount.batch;
+
+import static dev.recount.batch.AffectedBackfillITCase.A1;
+import static dev.recount.batch.AffectedBackfillITCase.C1;
+import static dev.recount.batch.AffectedBackfillITCase.LATE1;
+import static dev.recount.batch.AffectedBackfillITCase.LATE2;
+import static dev.recount.batch.AffectedBackfillITCase.LATE3;
+import static dev.recount.batch.AffectedBackfillITCase.LATE5;
+import static dev.recount.batch.AffectedBackfillITCase.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.recount.batch.testutils.BackfillTopic;
+import dev.recount.batch.testutils.BatchStack;
+import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.db.Role;
+import dev.recount.db.tables.BackfillWaitingTable;
+import dev.recount.db.tables.BatchRunsTable;
+import dev.recount.db.tables.BatchRunsTable.Status;
+import dev.recount.db.tables.BatchWindowMetricsTable;
+import dev.recount.db.tables.WindowRow;
+import dev.recount.testkit.Poll;
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A real `backfill affected` process (BackfillMain in a child JVM, its own SparkSession, as `./recount backfill
+ * affected` and `correct` start it) killed with kill -9 at four moments of a run that has a waiting record to settle,
+ * windows to recompute and a record to leave waiting. Each time the table, the waiting records and the consumer
+ * group's offsets must be exactly as before the run, or exactly as after it; and the next run, started as users start
+ * it, must end where an uninterrupted run ends.
+ *
+ * <p>The kill lands at a known point without guessing at timing. The test first holds the advisory lock that keeps
+ * `affected` runs apart, so the child starts its run and waits there; meanwhile the test takes a lock the run's next
+ * steps need, then lets the advisory lock go. The run then stops on the second lock at the moment under test, and is
+ * killed there.
+ */
+class KilledAffectedBackfillITCase {
+    static final Duration WAIT = Duration.ofSeconds(90);
+
+    /** Where the run is killed, and what it waits for there (the start of its statement). */
+    enum Moment {
+        /** Its windows computed, loading them into staging: a SHARE lock on the staging table stops the insert. */
+        STAGING("INSERT INTO " + BatchWindowMetricsTable.STAGING_TABLE),
+        /**
+         * In its one transaction, the windows replaced, keeping its pending record: a SHARE lock on backfill_waiting
+         * stops the insert.
+         */
+        RESULTS_WRITTEN("INSERT INTO " + BackfillWaitingTable.TABLE),
+        /**
+         * In its one transaction, everything written but the run's own row: a FOR NO KEY UPDATE lock on that row stops
+         * the update to succeeded (and lets through the key-share checks of the rows written before it).
+         */
+        FINISHING_THE_RUN("UPDATE " + BatchRunsTable.TABLE),
+        /**
+         * Its transaction committed: killed as soon as the run reads succeeded, just before or just after it commits
+         * the topic's offsets (no lock stops it there). Either way nothing may be lost or counted twice.
+         */
+        COMMITTED(null);
+
+        final String waitingStatement;
+
+        Moment(String waitingStatement) {
+            this.waitingStatement = waitingStatement;
+        }
+    }
+
+    /** What a run may change: the recomputed rows, the waiting records, the group's offsets. */
+    record Outputs(List<WindowRow> rows, List<String> waiting, Map<Integer, Long> offsets) {}
+
+    static final Outputs AFTER = new Outputs(
+            List.of(
+                    row(AffectedBackfillITCase.W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
+                    row(AffectedBackfillITCase.W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)),
+                    row(AffectedBackfillITCase.W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2))),
+            List.of("1@1 late5: beyond the lake's completeness boundary"),
+            Map.of(0, 2L, 1, 2L));
+
+    @TempDir
+    Path dir;
+
+    BatchStack t;
+    BackfillTopic topic;
+    Process child;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        t = new BatchStack(dir);
+        topic = new BackfillTopic(t, 2);
+        t.lakeCompleteUntil(Instant.parse("2026-11-28T11:00:00Z"));
+        // The child waits for the test's locks, not for a timeout; one core is enough for a handful of windows.
+        t.set("batch.lock-timeout", WAIT.toSeconds() + "s").set("batch.spark-master", "local[1]");
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (child != null) child.destroyForcibly();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Moment.class)
+    void aRunKilledAtAnyMomentLosesAndDoublesNothingAndTheNextRunFinishesItsWork(Moment moment) throws Exception {
+        // A first run recomputes W1 and leaves LATE3 waiting (its file is not committed yet).
+        t.lake.write(List.of(A1, LATE1, C1, LATE2, LATE5));
+        List<Path> inProgress = t.lake.writeInProgress(List.of(LATE3));
+        topic.send(0, LATE3, LATE1);
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+        // Then LATE3's file is committed and two more records arrive: the killed run is to settle LATE3, recompute W2
+        // and W3, and leave LATE5 (beyond the completeness boundary) waiting.
+        t.lake.commit(inProgress);
+        topic.send(1, LATE2, LATE5);
+        Outputs before = outputs();
+        assertThat(before.waiting()).containsExactly("0@0 late3: not in the lake yet");
+        assertThat(before.offsets()).containsExactly(Map.entry(0, 2L));
+
+        long runId = killRunAt(moment);
+
+        Outputs afterKill = outputs();
+        if (moment == Moment.COMMITTED) {
+            assertThat(afterKill.rows()).isEqualTo(AFTER.rows());
+            assertThat(afterKill.waiting()).isEqualTo(AFTER.waiting());
+            assertThat(afterKill.offsets())
+                    .as("committed just before or just after the kill")
+                    .isIn(before.offsets(), AFTER.offsets());
+            assertThat(run(runId).status()).isEqualTo(Status.SUCCEEDED);
+        } else {
+            assertThat(afterKill)
+                    .as("killed mid-run: nothing it did is visible")
+                    .isEqualTo(before);
+            assertThat(run(runId).status()).isEqualTo(Status.RUNNING);
+        }
+
+        // The next run, as users (and `correct`) start it.
+        assertThat(t.backfill("affected")).as(t.lastErr).isZero();
+
+        assertThat(outputs()).isEqualTo(AFTER);
+        BatchRunsTable.Run killed = run(runId);
+        if (moment == Moment.COMMITTED) {
+            assertThat(killed.status())
+                    .as("a run whose results committed stays succeeded")
+                    .isEqualTo(Status.SUCCEEDED);
+        } else {
+            assertThat(killed.status()).isEqualTo(Status.FAILED);
+            assertThat(killed.error()).startsWith("abandoned: ");
+        }
+        assertThat(count("SELECT count(*) FROM " + BatchWindowMetricsTable.STAGING_TABLE))
+                .as("no staged rows left behind")
+                .isZero();
+        assertThat(t.lastRun().status()).isEqualTo(Status.SUCCEEDED);
+    }
+
+    /** Starts `backfill affected` in a child JVM and kills it at {@code moment}; returns its run's id. */
+    private long killRunAt(Moment moment) throws Exception {
+        long runId;
+        try (Connection topicGate = t.admin();
+                Connection gate = t.admin()) {
+            try (PreparedStatement ps = topicGate.prepareStatement("SELECT pg_advisory_lock(?, ?)")) {
+                ps.setInt(1, RunLocks.namespace(t.schema));
+                ps.setInt(2, RunLocks.AFFECTED_KEY);
+                ps.execute();
+            }
+            child = startAffected();
+            Poll.untilPresent(WAIT, "the child's run waiting for the backfill topic's lock", () -> waiting(topicGate));
+            runId = runningRun(topicGate);
+
+            gate.setAutoCommit(false);
+            try (Statement st = gate.createStatement()) {
+                switch (moment) {
+                    case STAGING ->
+                        st.execute("LOCK TABLE " + BatchWindowMetricsTable.STAGING_TABLE + " IN SHARE MODE");
+                    case RESULTS_WRITTEN -> st.execute("LOCK TABLE " + BackfillWaitingTable.TABLE + " IN SHARE MODE");
+                    case FINISHING_THE_RUN ->
+                        st.executeQuery("SELECT 1 FROM " + BatchRunsTable.TABLE + " WHERE run_id = " + runId
+                                        + " FOR NO KEY UPDATE")
+                                .close();
+                    case COMMITTED -> {}
+                }
+            }
+            try (PreparedStatement ps = topicGate.prepareStatement("SELECT pg_advisory_unlock(?, ?)")) {
+                ps.setInt(1, RunLocks.namespace(t.schema));
+                ps.setInt(2, RunLocks.AFFECTED_KEY);
+                ps.execute();
+            }
+
+            if (moment == Moment.COMMITTED) {
+                Poll.until(
+                        WAIT, "the run to commit its results", () -> run(runId).status() == Status.SUCCEEDED);
+            } else {
+                int backend = Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> waiting(gate));
+                assertThat(query(backend)).startsWith(moment.waitingStatement);
+                if (moment != Moment.STAGING) {
+                    assertThat(count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + backend
+                                    + " AND backend_xid IS NOT NULL"))
+                            .as("mid-transaction, having written")
+                            .isOne();
+                    assertThat(count("SELECT count(*) FROM " + BatchWindowMetricsTable.STAGING_TABLE
+                                    + " WHERE run_id = " + runId))
+                            .as("its windows staged")
+                            .isEqualTo(2);
+                }
+            }
+            kill9(child);
+            assertThat(child.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            gate.rollback();
+        }
+        // The killed run's server processes end once their lock waits end and they find their client gone; only then
+        // are its transaction rolled back and its session's locks released.
+        String login = Role.BATCH.loginName(t.schema);
+        Poll.until(
+                WAIT,
+                "the killed run's server processes to end",
+                () -> count("SELECT count(*) FROM pg_stat_activity WHERE usename = '" + login + "'") == 0);
+        assertThat(Files.readString(dir.resolve("child.log"))).doesNotContain("failed:");
+        return runId;
+    }
+
+    /** `backfill affected` in a child JVM on this test's classpath and JVM options, with this test's settings. */
+    private Process startAffected() throws Exception {
+        String classPath = System.getProperty("java.class.path");
+        assertThat(classPath).contains("batch-backfill" + File.separator + "target");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx1g");
+        // Spark needs the module openings the test JVM was started with.
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Djdk.reflect"))
+                .forEach(command::add);
+        command.addAll(List.of("-cp", classPath, BackfillMain.class.getName()));
+        command.addAll(List.of("affected", "--config", t.configFile().toString()));
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("child.log").toFile());
+        pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+        return pb.start();
+    }
+
+    private static void kill9(Process p) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-9", String.valueOf(p.pid()))
+                .inheritIO()
+                .start();
+        assertThat(kill.waitFor()).isZero();
+    }
+
+    private Outputs outputs() throws Exception {
+        return new Outputs(t.batchRows(), waitingRecords(), topic.committed());
+    }
+
+    /** backfill_waiting, as "partition@offset event: reason" in key order. */
+    private List<String> waitingRecords() throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Connection c = t.admin();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT kafka_partition, kafka_offset, record, reason FROM "
+                        + BackfillWaitingTable.TABLE + " ORDER BY kafka_partition, kafka_offset")) {
+            while (rs.next()) {
+                String eventId = BackfillRecord.fromJson(rs.getString("record")).event().eventId;
+                rows.add(rs.getInt(1) + "@" + rs.getLong(2) + " " + eventId + ": " + rs.getString("reason"));
+            }
+        }
+        return rows;
+    }
+
+    /** The pid of a server process waiting for a lock {@code holder}'s session holds. */
+    private static Optional<Integer> waiting(Connection holder) throws SQLException {
+        try (Statement st = holder.createStatement();
+                ResultSet rs = st.executeQuery("SELECT DISTINCT pid FROM pg_locks WHERE NOT granted"
+                        + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
+            return rs.next() ? Optional.of(rs.getInt(1)) : Optional.empty();
+        }
+    }
+
+    private String query(int pid) throws SQLException {
+        try (Connection c = t.admin();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT query FROM pg_stat_activity WHERE pid = " + pid)) {
+            assertThat(rs.next()).isTrue();
+            return rs.getString(1).strip();
+        }
+    }
+
+    private static long runningRun(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT run_id FROM batch_runs WHERE status = 'running'")) {
+            assertThat(rs.next()).as("the run's row").isTrue();
+            long id = rs.getLong(1);
+            assertThat(rs.next()).as("one running run").isFalse();
+            return id;
+        }
+    }
+
+    private BatchRunsTable.Run run(long runId) throws SQLException {
+        try (Connection c = t.admin()) {
+            return BatchRunsTable.find(c, runId).orElseThrow();
+        }
+    }
+
+    private long count(String sql) throws SQLException {
+        try (Connection c = t.admin();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
