@@ -9,6 +9,15 @@ import java.sql.Statement;
 
 /** Connection pools for recount's components: one pool per process, logged in as the component's own login. */
 public final class Database {
+    /**
+     * How often the server checks, while it executes a statement or waits for a lock on behalf of a connection, that
+     * the process at the other end is still there (PostgreSQL 14+). A process killed mid-statement (kill -9, OOM, a
+     * pod's grace period over) then has its transaction rolled back and its session's locks (a run's liveness lock,
+     * the advisory locks that order backfills) released within this, not when its statement or lock wait would have
+     * ended: until then the next run takes the dead one for alive and waits for its locks, or gives up.
+     */
+    public static final String CLIENT_CHECK_INTERVAL = "2s";
+
     private Database() {}
 
     /**
@@ -56,7 +65,7 @@ public final class Database {
         c.setMaximumPoolSize(settings.poolSize());
         c.setMinimumIdle(0);
         c.setPoolName("recount-" + role.key());
-        c.setConnectionInitSql(initSql);
+        c.setConnectionInitSql(initSql + "; " + CHECK_CLIENT);
         c.setAutoCommit(true);
         return new HikariDataSource(c);
     }
@@ -80,6 +89,12 @@ public final class Database {
                 + " version " + Migrations.LATEST + fix + "', " + schema + ".schema_version() "
                 + "USING ERRCODE = 'undefined_object'; END IF; ";
     }
+
+    /** Sets {@link #CLIENT_CHECK_INTERVAL} for the session where the server has the setting. */
+    private static final String CHECK_CLIENT = "DO $recount$ BEGIN "
+            + "IF current_setting('server_version_num')::int >= 140000 THEN "
+            + "PERFORM set_config('client_connection_check_interval', '" + CLIENT_CHECK_INTERVAL + "', false); "
+            + "END IF; END $recount$";
 
     /** Role names come from a validated schema (plain identifier) and a fixed key: nothing to quote. */
     static String loginCheck(String schema, Role role) {

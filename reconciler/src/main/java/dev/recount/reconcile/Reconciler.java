@@ -67,12 +67,6 @@ public final class Reconciler {
     static final String WORK_MEM = "512MB";
 
     private static final Pattern MEMORY = Pattern.compile("[1-9][0-9]{0,8}(kB|MB|GB)");
-    /**
-     * How often the server checks, while it executes a run's statement, that the run's process is still connected
-     * (PostgreSQL 14+): a killed run's statement is cancelled within this time instead of running to its end while
-     * holding the locks the next run waits for.
-     */
-    static final String CLIENT_CHECK_INTERVAL = "2s";
 
     private static final AtomicBoolean REPORT_PRELOADED = new AtomicBoolean();
     /** Rows per list of largest differences in the report. */
@@ -153,7 +147,6 @@ public final class Reconciler {
         preloadReportOnce();
         try (Connection conn = dataSource.getConnection()) {
             conn.setAutoCommit(true);
-            boolean checksClient = checkClientConnection(conn, true);
             long lockKey = lockKey(conn);
             progress.stage("waiting for other runs of this schema to finish");
             acquireLock(conn, lockKey);
@@ -167,7 +160,6 @@ public final class Reconciler {
                 }
             } finally {
                 releaseLock(conn, lockKey);
-                if (checksClient) checkClientConnection(conn, false);
             }
         }
     }
@@ -830,26 +822,6 @@ public final class Reconciler {
         } catch (SQLException e) {
             // Session-scoped as well: closing the connection releases it.
             LOG.warn("could not release the liveness lock of run {}: {}", runId, e.getMessage());
-        }
-    }
-
-    /**
-     * Turns the server's check that this process is still connected on (or back to its default). Returns whether
-     * the server has it (PostgreSQL 14+); without it a killed run's statement just runs to its end.
-     */
-    private static boolean checkClientConnection(Connection conn, boolean on) {
-        try {
-            if (conn.getMetaData().getDatabaseMajorVersion() < 14) return false;
-            try (Statement st = conn.createStatement()) {
-                st.execute(
-                        on
-                                ? "SET client_connection_check_interval = '" + CLIENT_CHECK_INTERVAL + "'"
-                                : "RESET client_connection_check_interval");
-            }
-            return true;
-        } catch (SQLException e) {
-            LOG.warn("could not set client_connection_check_interval: {}", e.getMessage());
-            return false;
         }
     }
 

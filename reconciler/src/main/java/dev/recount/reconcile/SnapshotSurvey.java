@@ -99,11 +99,6 @@ final class SnapshotSurvey implements AutoCloseable {
                     // One process: parallel workers would compete with the run's statement for the same cores (two
                     // workers made the pair slower than reading the survey first, 7.2 s against 6.1 s).
                     st.execute("SET LOCAL max_parallel_workers_per_gather = 0");
-                    // As the run's own connection: a killed run's survey ends within this, not at its last row.
-                    if (c.getMetaData().getDatabaseMajorVersion() >= 14) {
-                        st.execute("SET LOCAL client_connection_check_interval = '" + Reconciler.CLIENT_CHECK_INTERVAL
-                                + "'");
-                    }
                 }
                 if (differingKeys != null) {
                     try {
