@@ -111,7 +111,16 @@ final class Preflight {
                 throw new IllegalStateException("Kafka at " + s.bootstrapServers() + " has no topic "
                         + String.join(", ", missing) + " (`./recount up` creates them)");
             }
-            refuseCompacted(admin, s);
+            Optional<Map<ConfigResource, Config>> topicConfigs = describeUnlessForbidden(
+                    admin, topicResources(s), "that the topics are not compacted and their timestamps bounded");
+            if (topicConfigs.isPresent()) {
+                refuseCompacted(topicConfigs.get());
+                Config input = topicConfigs
+                        .get()
+                        .get(new ConfigResource(
+                                ConfigResource.Type.TOPIC, s.topics().input()));
+                futureTimestampsAccepted(s.topics().input(), input).ifPresent(LOG::warn);
+            }
             refuseTransactionTimeoutAboveBrokers(admin, s);
             if (!readOffsets) return null;
             String input = s.topics().input();
@@ -175,23 +184,56 @@ final class Preflight {
         }
     }
 
-    /**
-     * Fails if any of the three topics is compacted: compaction keeps only the last record per key (the input's key
-     * is the producer's, often the campaign), so events the job has not read yet, too-late events `backfill affected`
-     * has not read, or dead letters would vanish without anyone deleting them, and nothing could count them.
-     */
-    private static void refuseCompacted(Admin admin, StreamSettings s)
-            throws ExecutionException, InterruptedException, TimeoutException {
+    private static List<ConfigResource> topicResources(StreamSettings s) {
         List<ConfigResource> topics = new ArrayList<>();
         for (String t :
                 List.of(s.topics().input(), s.topics().deadLetter(), s.topics().backfill())) {
             topics.add(new ConfigResource(ConfigResource.Type.TOPIC, t));
         }
-        Optional<Map<ConfigResource, Config>> configs =
-                describeUnlessForbidden(admin, topics, "that the topics are not compacted");
-        if (configs.isEmpty()) return;
+        return topics;
+    }
+
+    /** How far ahead of the broker's clock a producer's record timestamp may be before it is worth a warning. */
+    static final long FUTURE_TIMESTAMPS_TOLERATED_MS = 3_600_000;
+
+    /**
+     * A warning where the input topic takes any record timestamp a producer sets ({@code CreateTime}) up to more than
+     * an hour ahead of the broker's clock (Kafka before 4.0 takes any; 4.0 and later, an hour unless raised).
+     * Validation, the watermark and lateness judge events against record timestamps, so a hostile or broken producer
+     * could put events in windows that far ahead: each such window waits in the job's state until the watermark
+     * gets there, and a flood of them grows the state without bound. Only a warning: the job cannot set the topic,
+     * and refusing to start would stop a working pipeline over a producer that behaves.
+     */
+    static Optional<String> futureTimestampsAccepted(String topic, Config config) {
+        if (config == null) return Optional.empty();
+        ConfigEntry type = config.get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
+        if (type != null && "LogAppendTime".equals(type.value())) return Optional.empty();
+        ConfigEntry after = config.get(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
+        // A broker before 3.6 has no such setting: it takes any future timestamp.
+        long afterMillis = after == null || after.value() == null ? Long.MAX_VALUE : Long.parseLong(after.value());
+        if (afterMillis <= FUTURE_TIMESTAMPS_TOLERATED_MS) return Optional.empty();
+        String ahead = afterMillis == Long.MAX_VALUE
+                ? "any time ahead of the broker's clock"
+                : "up to " + Durations.format(java.time.Duration.ofMillis(afterMillis))
+                        + " ahead of the broker's clock";
+        return Optional.of("Kafka topic " + topic + " takes record timestamps that producers set ("
+                + TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG + "=CreateTime) " + ahead + " ("
+                + TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + "="
+                + (after == null ? "not supported" : after.value())
+                + "): the job judges events against them, so a producer can put events in windows that far ahead, which"
+                + " wait in the job's state until then; set " + TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG
+                + " to at most " + FUTURE_TIMESTAMPS_TOLERATED_MS + " or " + TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG
+                + "=LogAppendTime (docs/operations.md, \"Record timestamps are the producer's word\")");
+    }
+
+    /**
+     * Fails if any of the three topics is compacted: compaction keeps only the last record per key (the input's key
+     * is the producer's, often the campaign), so events the job has not read yet, too-late events `backfill affected`
+     * has not read, or dead letters would vanish without anyone deleting them, and nothing could count them.
+     */
+    private static void refuseCompacted(Map<ConfigResource, Config> configs) {
         List<String> compacted = new ArrayList<>();
-        configs.get().forEach((topic, config) -> {
+        configs.forEach((topic, config) -> {
             ConfigEntry policy = config.get(TopicConfig.CLEANUP_POLICY_CONFIG);
             if (policy != null
                     && policy.value() != null

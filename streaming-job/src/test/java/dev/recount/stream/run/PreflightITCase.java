@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -160,6 +161,52 @@ class PreflightITCase {
                 .hasMessageContaining(
                         "stream.kafka-transaction-timeout 16m exceeds the broker's transaction.max.timeout.ms (900000 ms)");
         assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
+    }
+
+    /**
+     * The warning reads the broker's own description of each topic: Kafka 4's default (an hour ahead at most) and
+     * the broker's clock (LogAppendTime) are quiet; a topic that takes any future timestamp is named.
+     */
+    @Test
+    void anInputTopicTakingAnyFutureTimestampIsWarnedAbout() throws Exception {
+        String anyFuture = stack.createTopic(
+                "preflight",
+                1,
+                Map.of(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, String.valueOf(Long.MAX_VALUE)));
+        String twoHours =
+                stack.createTopic("preflight", 1, Map.of(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, "7200000"));
+        String brokersDefault = stack.createTopic("preflight", 1);
+        String brokersClock = stack.createTopic(
+                "preflight",
+                1,
+                Map.of(
+                        TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
+                        "LogAppendTime",
+                        TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
+                        String.valueOf(Long.MAX_VALUE)));
+        try (Admin admin = Admin.create(Map.<String, Object>of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.stack().bootstrapServers()))) {
+            Map<ConfigResource, Config> configs = admin.describeConfigs(
+                            List.of(anyFuture, twoHours, brokersDefault, brokersClock).stream()
+                                    .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                                    .toList())
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(warning(configs, anyFuture))
+                    .hasValueSatisfying(w -> assertThat(w)
+                            .startsWith("Kafka topic " + anyFuture + " takes record timestamps that producers set"
+                                    + " (message.timestamp.type=CreateTime) any time ahead of the broker's clock")
+                            .contains("set message.timestamp.after.max.ms to at most 3600000"));
+            assertThat(warning(configs, twoHours))
+                    .hasValueSatisfying(w -> assertThat(w).contains("up to 2h ahead of the broker's clock"));
+            assertThat(warning(configs, brokersDefault)).isEmpty();
+            assertThat(warning(configs, brokersClock)).isEmpty();
+        }
+    }
+
+    private static java.util.Optional<String> warning(Map<ConfigResource, Config> configs, String topic) {
+        return Preflight.futureTimestampsAccepted(
+                topic, configs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic)));
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> assertStartFails(StreamTestStack.Job job) {
