@@ -246,15 +246,16 @@ public final class BackfillRunner {
                 if (attribution != null)
                     details.put("attribution_rows", stageAttribution(conn, runId, range, attribution));
                 BatchWindowMetricsTable.ReplaceResult r = commitResult(
-                        conn,
-                        runId,
-                        new BatchWindowMetricsTable.Range(range.fromMillis(), range.toMillis()),
-                        c,
-                        null,
-                        null,
-                        details,
-                        attribution != null,
-                        null);
+                                conn,
+                                runId,
+                                new BatchWindowMetricsTable.Range(range.fromMillis(), range.toMillis()),
+                                c,
+                                null,
+                                null,
+                                details,
+                                attribution != null,
+                                null)
+                        .result();
                 return new RangeReport(
                         runId,
                         mode,
@@ -531,8 +532,7 @@ public final class BackfillRunner {
         details.set("pending", pendingJson(pending));
         details.set("offsets_to_commit", offsetsJson(commits));
         String topic = settings.backfillTopic();
-        BackfillWaitingTable.Summary[] after = new BackfillWaitingTable.Summary[1];
-        InTransaction waiting = c -> {
+        InTransaction<BackfillWaitingTable.Summary> waiting = c -> {
             List<BackfillWaitingTable.Waiting> keep = new ArrayList<>();
             pending.forEach((e, why) -> keep.add(
                     new BackfillWaitingTable.Waiting(e.position(), e.record().toJson(), why)));
@@ -543,30 +543,30 @@ public final class BackfillRunner {
             }
             details.put("waiting_settled", BackfillWaitingTable.settle(c, topic, settled));
             // Read here, in the transaction: after its commit nothing may fail the run any more.
-            after[0] = BackfillWaitingTable.summary(c, topic);
+            return BackfillWaitingTable.summary(c, topic);
         };
-        if (ready.windows().isEmpty()) {
-            commitResult(conn, runId, null, ready.computed(), null, null, details, false, waiting);
-            return new AffectedCommit(BatchWindowMetricsTable.ReplaceResult.NOTHING, after[0]);
-        }
-        BatchWindowMetricsTable.ReplaceResult r = commitResult(
+        boolean none = ready.windows().isEmpty();
+        Committed<BackfillWaitingTable.Summary> done = commitResult(
                 conn,
                 runId,
-                new BatchWindowMetricsTable.Windows(List.copyOf(ready.windows())),
+                none ? null : new BatchWindowMetricsTable.Windows(List.copyOf(ready.windows())),
                 ready.computed(),
-                ready.windows().first(),
-                ready.windows().last() + settings.windows().sizeMillis(),
+                none ? null : ready.windows().first(),
+                none ? null : ready.windows().last() + settings.windows().sizeMillis(),
                 details,
                 false,
                 waiting);
-        return new AffectedCommit(r, after[0]);
+        return new AffectedCommit(done.result(), done.also());
     }
 
-    /** A step of a run's own, in the transaction that commits its results. */
+    /** A step of a run's own, in the transaction that commits its results; what it returns is handed back. */
     @FunctionalInterface
-    private interface InTransaction {
-        void run(Connection conn) throws SQLException;
+    private interface InTransaction<T> {
+        T run(Connection conn) throws SQLException;
     }
+
+    /** What {@link #commitResult} committed: the replace, and what the run's own step returned (null without one). */
+    private record Committed<T>(BatchWindowMetricsTable.ReplaceResult result, T also) {}
 
     /**
      * Acknowledges the settled records, only now that the results including their events are committed. If this
@@ -723,14 +723,15 @@ public final class BackfillRunner {
             Long rangeTo,
             ObjectNode details)
             throws SQLException {
-        return commitResult(conn, runId, scope, c, rangeFrom, rangeTo, details, false, null);
+        return commitResult(conn, runId, scope, c, rangeFrom, rangeTo, details, false, null)
+                .result();
     }
 
     /**
      * As above; with {@code attribution}, the staged attribution rows replace the range's in the same transaction,
      * and so does {@code also}'s step, when given, before the run is recorded as succeeded.
      */
-    private BatchWindowMetricsTable.ReplaceResult commitResult(
+    private <T> Committed<T> commitResult(
             Connection conn,
             long runId,
             BatchWindowMetricsTable.Scope scope,
@@ -739,7 +740,7 @@ public final class BackfillRunner {
             Long rangeTo,
             ObjectNode details,
             boolean attribution,
-            InTransaction also)
+            InTransaction<T> also)
             throws SQLException {
         long t0 = System.nanoTime();
         conn.setAutoCommit(false);
@@ -761,7 +762,7 @@ public final class BackfillRunner {
                 details.put("attribution_rows_unchanged", a.unchanged());
                 details.put("attribution_rows_deleted", a.deleted());
             }
-            if (also != null) also.run(conn);
+            T alsoReturned = also == null ? null : also.run(conn);
             details.put("window_rows_unchanged", r.unchanged());
             details.put("replace_ms", (System.nanoTime() - t0) / 1_000_000);
             BatchRunsTable.succeed(
@@ -773,7 +774,7 @@ public final class BackfillRunner {
                     r.written(),
                     r.unchanged(),
                     r.deleted());
-            return r;
+            return new Committed<>(r, alsoReturned);
         } catch (SQLException | RuntimeException e) {
             conn.rollback();
             throw e;
