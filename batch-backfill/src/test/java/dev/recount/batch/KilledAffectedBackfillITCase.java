@@ -266,6 +266,11 @@ class KilledAffectedBackfillITCase {
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("child.log").toFile());
+        // As the in-process runs, no environment of the shell that started the build: its KAFKA_BOOTSTRAP_SERVERS,
+        // RECOUNT_JDBC_URL and the like (a developer's local.env) would override this test's settings.
+        String path = System.getenv("PATH");
+        pb.environment().clear();
+        pb.environment().put("PATH", path);
         pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
         return pb.start();
     }

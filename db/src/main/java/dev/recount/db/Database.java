@@ -10,11 +10,13 @@ import java.sql.Statement;
 /** Connection pools for recount's components: one pool per process, logged in as the component's own login. */
 public final class Database {
     /**
-     * How often the server checks, while it executes a statement or waits for a lock on behalf of a connection, that
-     * the process at the other end is still there (PostgreSQL 14+). A process killed mid-statement (kill -9, OOM, a
-     * pod's grace period over) then has its transaction rolled back and its session's locks (a run's liveness lock,
-     * the advisory locks that order backfills) released within this, not when its statement or lock wait would have
-     * ended: until then the next run takes the dead one for alive and waits for its locks, or gives up.
+     * How often the server checks, while it executes a statement or waits for a lock on behalf of a pooled connection,
+     * that the process at the other end is still there (PostgreSQL 14+ on Linux). A process killed mid-statement
+     * (kill -9, OOM, a pod's grace period over) then has its transaction rolled back and its session's locks (a run's
+     * liveness lock, the advisory locks that order backfills) released within this, not when its statement or lock
+     * wait would have ended: until then the next run takes the dead one for alive and waits for its locks, or gives
+     * up. It sees a connection closed by the client's kernel, not one whose machine vanished (no FIN ever comes:
+     * TCP keepalives cover that).
      */
     public static final String CLIENT_CHECK_INTERVAL = "2s";
 
@@ -90,11 +92,22 @@ public final class Database {
                 + "USING ERRCODE = 'undefined_object'; END IF; ";
     }
 
-    /** Sets {@link #CLIENT_CHECK_INTERVAL} for the session where the server has the setting. */
-    private static final String CHECK_CLIENT = "DO $recount$ BEGIN "
-            + "IF current_setting('server_version_num')::int >= 140000 THEN "
-            + "PERFORM set_config('client_connection_check_interval', '" + CLIENT_CHECK_INTERVAL + "', false); "
-            + "END IF; END $recount$";
+    /**
+     * Sets {@link #CLIENT_CHECK_INTERVAL} for the session where the server can: PostgreSQL 14+ and a platform where it
+     * can tell a closed socket (Linux; elsewhere the server refuses any value but 0). Best effort: where it cannot, the
+     * connection goes on without it and the server says why in a warning, as before this setting existed.
+     */
+    private static final String CHECK_CLIENT = checkClient(CLIENT_CHECK_INTERVAL);
+
+    /** The statement that sets {@code client_connection_check_interval} to {@code interval}, best effort. */
+    static String checkClient(String interval) {
+        return "DO $recount$ BEGIN "
+                + "IF current_setting('server_version_num')::int >= 140000 THEN "
+                + "BEGIN PERFORM set_config('client_connection_check_interval', '" + interval + "', false); "
+                + "EXCEPTION WHEN OTHERS THEN "
+                + "RAISE WARNING 'recount: client_connection_check_interval not set: %', SQLERRM; "
+                + "END; END IF; END $recount$";
+    }
 
     /** Role names come from a validated schema (plain identifier) and a fixed key: nothing to quote. */
     static String loginCheck(String schema, Role role) {

@@ -78,6 +78,36 @@ class SchemaVersionITCase {
         }
     }
 
+    /**
+     * A component's connection asks the server to notice within 2 s that its process is gone; where the server refuses
+     * the setting (any value but 0 on a platform that cannot tell a closed socket, or a managed service), the
+     * connection still works, with a warning saying why.
+     */
+    @Test
+    void aComponentsConnectionChecksItsClientAndWorksWhereTheServerRefusesTheSetting() throws SQLException {
+        String schema = stack.createMigratedSchema("version");
+        try (HikariDataSource pool = pool(schema, Role.BATCH);
+                Connection c = pool.getConnection()) {
+            assertThat(setting(c)).isEqualTo(Database.CLIENT_CHECK_INTERVAL);
+        }
+        try (Connection c = stack.loginConnection(schema, Role.BATCH);
+                Statement s = c.createStatement()) {
+            s.execute(Database.checkClient("-1")); // refused by the server, as on such a platform
+            java.sql.SQLWarning warning = s.getWarnings();
+            assertThat(warning == null ? null : warning.getMessage())
+                    .contains("recount: client_connection_check_interval not set: ");
+            assertThat(setting(c)).isEqualTo("0");
+        }
+    }
+
+    private static String setting(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SHOW client_connection_check_interval")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     private static HikariDataSource pool(String schema, Role role) {
         String login = role.loginName(schema);
         return Database.pool(new PostgresSettings(stack.jdbcUrl(), login, schema, 1), stack.password(login), role);

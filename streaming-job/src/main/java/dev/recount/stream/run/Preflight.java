@@ -196,34 +196,45 @@ final class Preflight {
     /** How far ahead of the broker's clock a producer's record timestamp may be before it is worth a warning. */
     static final long FUTURE_TIMESTAMPS_TOLERATED_MS = 3_600_000;
 
+    /** The setting that bounded future timestamps before Kafka 3.6 (and, left unbounded, until 4.0 removed it). */
+    static final String TIMESTAMP_DIFFERENCE_MAX_MS = "message.timestamp.difference.max.ms";
+
     /**
-     * A warning where the input topic takes any record timestamp a producer sets ({@code CreateTime}) up to more than
-     * an hour ahead of the broker's clock (Kafka before 4.0 takes any; 4.0 and later, an hour unless raised).
-     * Validation, the watermark and lateness judge events against record timestamps, so a hostile or broken producer
-     * could put events in windows that far ahead: each such window waits in the job's state until the watermark
-     * gets there, and a flood of them grows the state without bound. Only a warning: the job cannot set the topic,
-     * and refusing to start would stop a working pipeline over a producer that behaves.
+     * A warning where the input topic takes record timestamps that producers set ({@code CreateTime}) more than an
+     * hour ahead of the broker's clock. Validation, the watermark and lateness judge events against record
+     * timestamps, so a hostile or broken producer could put events in windows that far ahead: each such window waits
+     * in the job's state until the watermark gets there, and a flood of them grows the state without bound. Only a
+     * warning: the job cannot set the topic, and refusing to start would stop a working pipeline over a producer that
+     * behaves.
+     *
+     * <p>Which setting bounds it: {@code message.timestamp.after.max.ms} (Kafka 3.6+; 4.0's default is an hour), and
+     * where that is unbounded (3.6–3.9's default) or missing (before 3.6), the older
+     * {@value #TIMESTAMP_DIFFERENCE_MAX_MS}, unbounded by default.
      */
     static Optional<String> futureTimestampsAccepted(String topic, Config config) {
         if (config == null) return Optional.empty();
         ConfigEntry type = config.get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
         if (type != null && "LogAppendTime".equals(type.value())) return Optional.empty();
         ConfigEntry after = config.get(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
-        // A broker before 3.6 has no such setting: it takes any future timestamp.
-        long afterMillis = after == null || after.value() == null ? Long.MAX_VALUE : Long.parseLong(after.value());
-        if (afterMillis <= FUTURE_TIMESTAMPS_TOLERATED_MS) return Optional.empty();
-        String ahead = afterMillis == Long.MAX_VALUE
+        ConfigEntry difference = config.get(TIMESTAMP_DIFFERENCE_MAX_MS);
+        long afterMillis = millis(after);
+        long millis = afterMillis == Long.MAX_VALUE ? millis(difference) : afterMillis;
+        if (millis <= FUTURE_TIMESTAMPS_TOLERATED_MS) return Optional.empty();
+        ConfigEntry shown = after != null && after.value() != null ? after : difference;
+        String setting = shown != null ? shown.name() : TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG;
+        String ahead = millis == Long.MAX_VALUE
                 ? "any time ahead of the broker's clock"
-                : "up to " + Durations.format(java.time.Duration.ofMillis(afterMillis))
-                        + " ahead of the broker's clock";
+                : "up to " + Durations.format(java.time.Duration.ofMillis(millis)) + " ahead of the broker's clock";
         return Optional.of("Kafka topic " + topic + " takes record timestamps that producers set ("
-                + TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG + "=CreateTime) " + ahead + " ("
-                + TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + "="
-                + (after == null ? "not supported" : after.value())
-                + "): the job judges events against them, so a producer can put events in windows that far ahead, which"
-                + " wait in the job's state until then; set " + TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG
+                + TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG + "=CreateTime) " + ahead + " (" + setting + "="
+                + (shown == null ? "unset" : shown.value()) + "): the job judges events against them, so a producer can"
+                + " put events in windows that far ahead, which wait in the job's state until then; set " + setting
                 + " to at most " + FUTURE_TIMESTAMPS_TOLERATED_MS + " or " + TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG
                 + "=LogAppendTime (docs/operations.md, \"Record timestamps are the producer's word\")");
+    }
+
+    private static long millis(ConfigEntry e) {
+        return e == null || e.value() == null ? Long.MAX_VALUE : Long.parseLong(e.value());
     }
 
     /**
