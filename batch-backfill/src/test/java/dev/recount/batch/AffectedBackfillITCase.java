@@ -362,8 +362,12 @@ class AffectedBackfillITCase {
         assertThat(topic.committed()).containsEntry(0, 3L);
     }
 
-    /** backfill_waiting, as "partition@offset event: reason" in key order. */
     private List<String> waiting() throws Exception {
+        return waiting(t);
+    }
+
+    /** backfill_waiting, as "partition@offset event: reason" in key order. */
+    static List<String> waiting(BatchStack t) throws Exception {
         List<String> rows = new ArrayList<>();
         try (Connection c = t.admin();
                 Statement s = c.createStatement();

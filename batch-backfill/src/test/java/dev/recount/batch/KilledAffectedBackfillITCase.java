@@ -11,31 +11,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
-import dev.recount.core.event.BackfillRecord;
+import dev.recount.batch.testutils.ChildBackfill;
 import dev.recount.core.metrics.WindowMetrics;
-import dev.recount.db.Role;
 import dev.recount.db.tables.BackfillWaitingTable;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Status;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.testkit.Poll;
-import java.io.File;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,8 +49,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class KilledAffectedBackfillITCase {
     static final Duration WAIT = Duration.ofSeconds(90);
-    /** The server's check that a client is connected runs every 2 s; a dead client's session ends within that. */
-    static final Duration CLIENT_GONE = Duration.ofSeconds(20);
 
     /** Where the run is killed, and what it waits for there (the start of its statement). */
     enum Moment {
@@ -104,7 +95,7 @@ class KilledAffectedBackfillITCase {
 
     BatchStack t;
     BackfillTopic topic;
-    Process child;
+    ChildBackfill child;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -117,7 +108,7 @@ class KilledAffectedBackfillITCase {
 
     @AfterEach
     void tearDown() {
-        if (child != null) child.destroyForcibly();
+        if (child != null) child.destroy();
     }
 
     @ParameterizedTest
@@ -181,9 +172,12 @@ class KilledAffectedBackfillITCase {
                 ps.setInt(2, RunLocks.AFFECTED_KEY);
                 ps.execute();
             }
-            child = startAffected();
-            Poll.untilPresent(WAIT, "the child's run waiting for the backfill topic's lock", () -> waiting(topicGate));
-            runId = runningRun(topicGate);
+            child = ChildBackfill.start(t, dir.resolve("child.log"), "affected");
+            Poll.untilPresent(
+                    WAIT,
+                    "the child's run waiting for the backfill topic's lock",
+                    () -> ChildBackfill.waitingFor(topicGate));
+            runId = ChildBackfill.runningRun(topicGate);
 
             gate.setAutoCommit(false);
             try (Statement st = gate.createStatement()) {
@@ -203,13 +197,12 @@ class KilledAffectedBackfillITCase {
                 ps.execute();
             }
 
-            int backend = Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> waiting(gate));
-            assertThat(query(backend)).startsWith(moment.waitingStatement);
+            int backend = Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> ChildBackfill.waitingFor(gate));
+            assertThat(ChildBackfill.query(t, backend)).startsWith(moment.waitingStatement);
             if (moment != Moment.STAGING) {
-                assertThat(count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + backend
-                                + " AND backend_xid IS NOT NULL"))
+                assertThat(ChildBackfill.hasWritten(t, backend))
                         .as("mid-transaction, having written")
-                        .isOne();
+                        .isTrue();
                 assertThat(count("SELECT count(*) FROM " + BatchWindowMetricsTable.STAGING_TABLE + " WHERE run_id = "
                                 + runId))
                         .as("its windows staged")
@@ -219,118 +212,30 @@ class KilledAffectedBackfillITCase {
                 long broker = Long.parseLong(
                         Files.readString(t.stack.home().resolve("kafka").resolve("broker.pid"))
                                 .strip());
-                signal("STOP", broker);
+                ChildBackfill.signal("STOP", broker);
                 try {
                     gate.rollback(); // the run commits; its offset commit then waits for the frozen broker
                     Poll.until(
                             WAIT,
                             "the run to commit its results",
                             () -> run(runId).status() == Status.SUCCEEDED);
-                    kill9(child);
-                    assertThat(child.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS))
-                            .isTrue();
+                    child.kill9(WAIT);
                 } finally {
-                    signal("CONT", broker);
+                    ChildBackfill.signal("CONT", broker);
                 }
             } else {
-                kill9(child);
-                assertThat(child.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                child.kill9(WAIT);
             }
-            // Still holding the lock the run waits for: the server notices its client is gone within
-            // client_connection_check_interval, rolls back and ends the session, releasing the run's locks (its
-            // liveness lock, the backfill topic's); otherwise the next runs would wait for them, and fail.
-            String login = Role.BATCH.loginName(t.schema);
-            Poll.until(
-                    CLIENT_GONE,
-                    "the killed run's server processes to end",
-                    () -> count("SELECT count(*) FROM pg_stat_activity WHERE usename = '" + login + "'") == 0);
+            // Still holding the lock the run waits for: its server process must end all the same.
+            ChildBackfill.awaitSessionsEnded(t);
             gate.rollback();
         }
-        assertThat(Files.readString(dir.resolve("child.log"))).doesNotContain("failed:");
+        assertThat(Files.readString(child.log())).doesNotContain("failed:");
         return runId;
     }
 
-    /** `backfill affected` in a child JVM on this test's classpath and JVM options, with this test's settings. */
-    private Process startAffected() throws Exception {
-        String classPath = System.getProperty("java.class.path");
-        assertThat(classPath).contains("batch-backfill" + File.separator + "target");
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx1g");
-        // Spark needs the module openings the test JVM was started with.
-        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Djdk.reflect"))
-                .forEach(command::add);
-        command.addAll(List.of("-cp", classPath, BackfillMain.class.getName()));
-        command.addAll(List.of("affected", "--config", t.configFile().toString()));
-        ProcessBuilder pb = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("child.log").toFile());
-        // As the in-process runs, no environment of the shell that started the build: its KAFKA_BOOTSTRAP_SERVERS,
-        // RECOUNT_JDBC_URL and the like (a developer's local.env) would override this test's settings.
-        String path = System.getenv("PATH");
-        pb.environment().clear();
-        pb.environment().put("PATH", path);
-        pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-        return pb.start();
-    }
-
-    private static void kill9(Process p) throws Exception {
-        signal("KILL", p.pid());
-    }
-
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
-                .inheritIO()
-                .start();
-        assertThat(kill.waitFor()).as("kill -%s %d", signal, pid).isZero();
-    }
-
     private Outputs outputs() throws Exception {
-        return new Outputs(t.batchRows(), waitingRecords(), topic.committed());
-    }
-
-    /** backfill_waiting, as "partition@offset event: reason" in key order. */
-    private List<String> waitingRecords() throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Connection c = t.admin();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT kafka_partition, kafka_offset, record, reason FROM "
-                        + BackfillWaitingTable.TABLE + " ORDER BY kafka_partition, kafka_offset")) {
-            while (rs.next()) {
-                String eventId = BackfillRecord.fromJson(rs.getString("record")).event().eventId;
-                rows.add(rs.getInt(1) + "@" + rs.getLong(2) + " " + eventId + ": " + rs.getString("reason"));
-            }
-        }
-        return rows;
-    }
-
-    /** The pid of a server process waiting for a lock {@code holder}'s session holds. */
-    private static Optional<Integer> waiting(Connection holder) throws SQLException {
-        try (Statement st = holder.createStatement();
-                ResultSet rs = st.executeQuery("SELECT DISTINCT pid FROM pg_locks WHERE NOT granted"
-                        + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
-            return rs.next() ? Optional.of(rs.getInt(1)) : Optional.empty();
-        }
-    }
-
-    private String query(int pid) throws SQLException {
-        try (Connection c = t.admin();
-                Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT query FROM pg_stat_activity WHERE pid = " + pid)) {
-            assertThat(rs.next()).isTrue();
-            return rs.getString(1).strip();
-        }
-    }
-
-    private static long runningRun(Connection c) throws SQLException {
-        try (Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT run_id FROM batch_runs WHERE status = 'running'")) {
-            assertThat(rs.next()).as("the run's row").isTrue();
-            long id = rs.getLong(1);
-            assertThat(rs.next()).as("one running run").isFalse();
-            return id;
-        }
+        return new Outputs(t.batchRows(), AffectedBackfillITCase.waiting(t), topic.committed());
     }
 
     private BatchRunsTable.Run run(long runId) throws SQLException {
@@ -340,11 +245,6 @@ class KilledAffectedBackfillITCase {
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection c = t.admin();
-                Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return ChildBackfill.count(t, sql);
     }
 }
