@@ -102,8 +102,7 @@ class KilledAffectedBackfillITCase {
         t = new BatchStack(dir);
         topic = new BackfillTopic(t, 2);
         t.lakeCompleteUntil(Instant.parse("2026-11-28T11:00:00Z"));
-        // The child waits for the test's locks, not for a timeout; one core is enough for a handful of windows.
-        t.set("batch.lock-timeout", WAIT.toSeconds() + "s").set("batch.spark-master", "local[1]");
+        ChildBackfill.waitingForLocks(t, WAIT);
     }
 
     @AfterEach
@@ -239,9 +238,7 @@ class KilledAffectedBackfillITCase {
     }
 
     private BatchRunsTable.Run run(long runId) throws SQLException {
-        try (Connection c = t.admin()) {
-            return BatchRunsTable.find(c, runId).orElseThrow();
-        }
+        return ChildBackfill.run(t, runId);
     }
 
     private long count(String sql) throws SQLException {

@@ -80,7 +80,7 @@ class KilledRangeBackfillITCase {
     void setUp() throws Exception {
         t = new BatchStack(dir);
         t.lakeCompleteUntil(Instant.parse("2026-11-29T00:00:00Z"));
-        t.set("batch.lock-timeout", WAIT.toSeconds() + "s").set("batch.spark-master", "local[1]");
+        ChildBackfill.waitingForLocks(t, WAIT);
     }
 
     @AfterEach
@@ -166,8 +166,6 @@ class KilledRangeBackfillITCase {
     }
 
     private BatchRunsTable.Run run(long runId) throws Exception {
-        try (Connection c = t.admin()) {
-            return BatchRunsTable.find(c, runId).orElseThrow();
-        }
+        return ChildBackfill.run(t, runId);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.BackfillMain;
 import dev.recount.db.Role;
+import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.testkit.Poll;
 import java.io.File;
 import java.lang.management.ManagementFactory;
@@ -60,6 +61,21 @@ public final class ChildBackfill {
         pb.environment().put("PATH", path);
         pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
         return new ChildBackfill(pb.start(), log);
+    }
+
+    /**
+     * Settings for a child that is to wait at the test's locks, not give up after a timeout ({@code timeout}), on one
+     * core (enough for a handful of windows, and the test JVM keeps the other).
+     */
+    public static void waitingForLocks(BatchStack t, Duration timeout) {
+        t.set("batch.lock-timeout", timeout.toSeconds() + "s").set("batch.spark-master", "local[1]");
+    }
+
+    /** Run {@code runId} of the test's schema as it stands. */
+    public static BatchRunsTable.Run run(BatchStack t, long runId) throws SQLException {
+        try (Connection c = t.admin()) {
+            return BatchRunsTable.find(c, runId).orElseThrow();
+        }
     }
 
     public Path log() {
