@@ -8,6 +8,7 @@ import dev.recount.reconcile.bench.ReconcileBench;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import dev.recount.testkit.Poll;
+import dev.recount.testkit.Signals;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -234,10 +235,7 @@ class KilledReconcileITCase {
     }
 
     private static void kill9(Process p) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-9", String.valueOf(p.pid()))
-                .inheritIO()
-                .start();
-        assertThat(kill.waitFor()).isZero();
+        Signals.send("KILL", p.pid());
     }
 
     /** The pid of the server process that waits for a lock of {@code locktype} held by {@code holder}'s session. */

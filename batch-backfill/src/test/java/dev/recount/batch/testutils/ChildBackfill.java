@@ -6,6 +6,7 @@ import dev.recount.batch.BackfillMain;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.testkit.Poll;
+import dev.recount.testkit.Signals;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -98,10 +99,7 @@ public final class ChildBackfill {
     }
 
     public static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
-                .inheritIO()
-                .start();
-        assertThat(kill.waitFor()).as("kill -%s %d", signal, pid).isZero();
+        Signals.send(signal, pid);
     }
 
     /** The pid of a server process waiting for a lock {@code holder}'s session holds. */
