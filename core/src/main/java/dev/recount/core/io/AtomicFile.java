@@ -7,9 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Replaces a small text file so that a reader sees the old or the new content, never half of either. */
 public final class AtomicFile {
+    private static final AtomicLong WRITES = new AtomicLong();
+
     private AtomicFile() {}
 
     /**
@@ -19,16 +22,23 @@ public final class AtomicFile {
     public static void write(Path file, String text, boolean ownerOnly) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         if (dir != null) Files.createDirectories(dir);
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.deleteIfExists(tmp);
-        if (ownerOnly) {
-            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        }
-        Files.writeString(tmp, text, StandardCharsets.UTF_8);
+        // A temporary file of this write's own: two writers of one file (`recount up` and the broker it starts both
+        // record the broker's pid) used to share one name, and one's rename then found the other's file gone.
+        Path tmp = file.resolveSibling(
+                file.getFileName() + "." + ProcessHandle.current().pid() + "-" + WRITES.incrementAndGet() + ".tmp");
         try {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            if (ownerOnly) {
+                Files.createFile(
+                        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            }
+            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            try {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp); // gone after the rename; after a failure, not left behind
         }
     }
 }

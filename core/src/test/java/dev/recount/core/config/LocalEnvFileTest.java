@@ -43,7 +43,9 @@ class LocalEnvFileTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
                 .isEqualTo("rw-------");
         assertThat(LocalEnvFile.read(file)).containsExactlyEntriesOf(values);
-        assertThat(tmp.resolve("home/local.env.tmp")).doesNotExist();
+        try (var left = Files.list(tmp.resolve("home"))) {
+            assertThat(left.map(f -> f.getFileName().toString())).containsExactly("local.env");
+        }
     }
 
     @Test
