@@ -92,6 +92,25 @@ record CompactionJournal(String hour, String generation, List<Output> outputs, L
         return journals;
     }
 
+    /**
+     * Deletes the journals of {@code date}'s hours that a killed run left half-written: their temporary files, never
+     * renamed into place, so never decided (the run's staged files go with its staging directory). The caller holds
+     * the day's lock. Returns how many.
+     */
+    static int dropUndecided(LakeStorage lake, java.time.LocalDate date) throws IOException {
+        int dropped = 0;
+        for (FileStatus s : lake.listOrEmpty(lake.controlDirectory(DIRECTORY))) {
+            String name = s.getPath().getName();
+            if (!name.startsWith(".") || !name.endsWith(".tmp")) continue;
+            String journal = name.substring(1, name.length() - ".tmp".length());
+            boolean undecided = LakeStorage.temporaryName(journal).equals(name)
+                    && journal.startsWith(date.toString())
+                    && journal.endsWith(SUFFIX);
+            if (undecided && lake.fs().delete(s.getPath(), false)) dropped++;
+        }
+        return dropped;
+    }
+
     /** Finishes every interrupted swap of {@code date}'s hours. The caller holds the day's lock. */
     static int finishInterrupted(LakeStorage lake, java.time.LocalDate date) throws IOException {
         List<CompactionJournal> journals = unfinished(lake, date);

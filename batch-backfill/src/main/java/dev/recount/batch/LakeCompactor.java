@@ -189,8 +189,10 @@ public final class LakeCompactor {
             throws IOException {
         tally.interrupted += CompactionJournal.finishInterrupted(lake, date);
         Path staging = new Path(lake.controlDirectory(STAGING), date.toString());
-        // Leftovers of a run that died before its journal: nothing refers to them.
+        // Leftovers of a run that died before its journal was in place: nothing refers to them.
         lake.fs().delete(staging, true);
+        int undecided = CompactionJournal.dropUndecided(lake, date);
+        if (undecided > 0) LOG.info("dropped {} half-written compaction journals of {}", undecided, date);
 
         String generation = GENERATION_TIME.format(clock.instant()) + "-"
                 + UUID.randomUUID().toString().substring(0, 8);

@@ -141,7 +141,7 @@ final class LakeStorage {
 
     /** Writes {@code content} to {@code target} so that readers see all of it or nothing (temporary file, rename). */
     void writeAtomically(Path target, byte[] content) throws IOException {
-        Path tmp = new Path(target.getParent(), "." + target.getName() + ".tmp");
+        Path tmp = new Path(target.getParent(), temporaryName(target.getName()));
         try (var out = fs.create(tmp, true)) {
             out.write(content);
             out.hsync();
@@ -151,6 +151,14 @@ final class LakeStorage {
             throw new IOException("cannot rename " + tmp + " to " + target);
         }
         syncDirectory(target.getParent());
+    }
+
+    /**
+     * The hidden name {@link #writeAtomically} writes {@code name} under before renaming it: a process killed in
+     * between leaves it behind.
+     */
+    static String temporaryName(String name) {
+        return "." + name + ".tmp";
     }
 
     /**

@@ -43,6 +43,12 @@ public final class ChildBackfill {
      * {@code log}.
      */
     public static ChildBackfill start(BatchStack t, Path log, String... args) throws Exception {
+        return start(t, log, List.of(), args);
+    }
+
+    /** {@link #start(BatchStack, Path, String...)} with {@code jvmOptions} added to the child's command line. */
+    public static ChildBackfill start(BatchStack t, Path log, List<String> jvmOptions, String... args)
+            throws Exception {
         String classPath = System.getProperty("java.class.path");
         assertThat(classPath).contains("batch-backfill" + File.separator + "target");
         List<String> command = new ArrayList<>();
@@ -52,6 +58,7 @@ public final class ChildBackfill {
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Djdk.reflect"))
                 .forEach(command::add);
+        command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath, BackfillMain.class.getName()));
         command.addAll(List.of(args));
         command.addAll(List.of("--config", t.configFile().toString()));
