@@ -19,6 +19,8 @@ import dev.recount.db.tables.BatchRunsTable.Status;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.testkit.Poll;
+import dev.recount.testkit.ServerProcesses;
+import dev.recount.testkit.Signals;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -175,7 +177,7 @@ class KilledAffectedBackfillITCase {
             Poll.untilPresent(
                     WAIT,
                     "the child's run waiting for the backfill topic's lock",
-                    () -> ChildBackfill.waitingFor(topicGate));
+                    () -> ServerProcesses.waitingFor(topicGate));
             runId = ChildBackfill.runningRun(topicGate);
 
             gate.setAutoCommit(false);
@@ -196,7 +198,8 @@ class KilledAffectedBackfillITCase {
                 ps.execute();
             }
 
-            int backend = Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> ChildBackfill.waitingFor(gate));
+            int backend =
+                    Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> ServerProcesses.waitingFor(gate));
             assertThat(ChildBackfill.query(t, backend)).startsWith(moment.waitingStatement);
             if (moment != Moment.STAGING) {
                 assertThat(ChildBackfill.hasWritten(t, backend))
@@ -211,7 +214,7 @@ class KilledAffectedBackfillITCase {
                 long broker = Long.parseLong(
                         Files.readString(t.stack.home().resolve("kafka").resolve("broker.pid"))
                                 .strip());
-                ChildBackfill.signal("STOP", broker);
+                Signals.send("STOP", broker);
                 try {
                     gate.rollback(); // the run commits; its offset commit then waits for the frozen broker
                     Poll.until(
@@ -220,7 +223,7 @@ class KilledAffectedBackfillITCase {
                             () -> run(runId).status() == Status.SUCCEEDED);
                     child.kill9(WAIT);
                 } finally {
-                    ChildBackfill.signal("CONT", broker);
+                    Signals.send("CONT", broker);
                 }
             } else {
                 child.kill9(WAIT);

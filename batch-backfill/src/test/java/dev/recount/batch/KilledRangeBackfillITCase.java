@@ -12,6 +12,7 @@ import dev.recount.db.tables.BatchRunsTable.Status;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.testkit.Poll;
+import dev.recount.testkit.ServerProcesses;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -125,7 +126,7 @@ class KilledRangeBackfillITCase {
             advisory(dayGate, "pg_advisory_lock", day);
             child = ChildBackfill.start(t, dir.resolve("child.log"), "range", "--from", FROM, "--to", TO);
             Poll.untilPresent(
-                    WAIT, "the child's run waiting for its day's lock", () -> ChildBackfill.waitingFor(dayGate));
+                    WAIT, "the child's run waiting for its day's lock", () -> ServerProcesses.waitingFor(dayGate));
             runId = ChildBackfill.runningRun(dayGate);
 
             gate.setAutoCommit(false);
@@ -141,7 +142,8 @@ class KilledRangeBackfillITCase {
             }
             advisory(dayGate, "pg_advisory_unlock", day);
 
-            int backend = Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> ChildBackfill.waitingFor(gate));
+            int backend =
+                    Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> ServerProcesses.waitingFor(gate));
             assertThat(ChildBackfill.query(t, backend)).startsWith(moment.waitingStatement);
             if (moment == Moment.FINISHING_THE_RUN) {
                 assertThat(ChildBackfill.hasWritten(t, backend))

@@ -8,6 +8,7 @@ import dev.recount.reconcile.bench.ReconcileBench;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import dev.recount.testkit.Poll;
+import dev.recount.testkit.ServerProcesses;
 import dev.recount.testkit.Signals;
 import java.io.File;
 import java.nio.file.Files;
@@ -94,7 +95,7 @@ class KilledReconcileITCase {
             backend = Poll.untilPresent(
                     WAIT,
                     "the reconcile process waiting to write window_corrections",
-                    () -> waitingBackend(gate, "relation"));
+                    () -> ServerProcesses.waitingFor(gate, "relation").stream().findFirst());
             runId = runningRun(gate);
 
             rowGate.setAutoCommit(false);
@@ -107,7 +108,7 @@ class KilledReconcileITCase {
             Poll.until(
                     WAIT,
                     "the reconcile statement to have written and to wait for its run's row",
-                    () -> waitingBackend(rowGate, "transactionid").isPresent());
+                    () -> !ServerProcesses.waitingFor(rowGate, "transactionid").isEmpty());
             try (Connection c = db.admin()) {
                 assertThat(count(
                                 c,
@@ -176,7 +177,7 @@ class KilledReconcileITCase {
                     WHOLE_DAY.to().toString());
             backends =
                     Poll.untilPresent(WAIT, "the run's new table and its join beside both waiting for the rows", () -> {
-                        List<Integer> waiting = waitingBackends(gate, "relation");
+                        List<Integer> waiting = ServerProcesses.waitingFor(gate, "relation");
                         return waiting.size() == 2 ? Optional.of(waiting) : Optional.empty();
                     });
             runId = runningRun(gate);
@@ -236,26 +237,6 @@ class KilledReconcileITCase {
 
     private static void kill9(Process p) throws Exception {
         Signals.send("KILL", p.pid());
-    }
-
-    /** The pid of the server process that waits for a lock of {@code locktype} held by {@code holder}'s session. */
-    private static Optional<Integer> waitingBackend(Connection holder, String locktype) throws SQLException {
-        try (Statement st = holder.createStatement();
-                ResultSet rs = st.executeQuery("SELECT pid FROM pg_locks WHERE NOT granted AND locktype = '" + locktype
-                        + "'" + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
-            return rs.next() ? Optional.of(rs.getInt(1)) : Optional.empty();
-        }
-    }
-
-    /** The pids of the server processes that wait for a lock of {@code locktype} held by {@code holder}'s session. */
-    private static List<Integer> waitingBackends(Connection holder, String locktype) throws SQLException {
-        List<Integer> pids = new ArrayList<>();
-        try (Statement st = holder.createStatement();
-                ResultSet rs = st.executeQuery("SELECT DISTINCT pid FROM pg_locks WHERE NOT granted AND locktype = '"
-                        + locktype + "' AND pg_backend_pid() = ANY (pg_blocking_pids(pid)) ORDER BY pid")) {
-            while (rs.next()) pids.add(rs.getInt(1));
-        }
-        return pids;
     }
 
     private static long runningRun(Connection c) throws SQLException {

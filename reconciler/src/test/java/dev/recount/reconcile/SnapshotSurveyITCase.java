@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.testkit.Poll;
+import dev.recount.testkit.ServerProcesses;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -126,14 +127,10 @@ class SnapshotSurveyITCase {
                     Reconciler.WORK_MEM,
                     ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact()),
                     file);
-            Poll.until(Duration.ofSeconds(30), "the survey to wait for the stream's rows", () -> {
-                try (Statement st = gate.createStatement();
-                        ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_locks WHERE NOT granted"
-                                + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
-                    rs.next();
-                    return rs.getLong(1) == 1;
-                }
-            });
+            Poll.until(
+                    Duration.ofSeconds(30),
+                    "the survey to wait for the stream's rows",
+                    () -> ServerProcesses.waitingFor(gate, null).size() == 1);
             assertTimeoutPreemptively(Duration.ofSeconds(30), pending::close, "closed while the lock is still held");
             assertThatThrownBy(pending::get).isInstanceOf(SQLException.class).hasMessageContaining("cancel");
             assertThatThrownBy(pending::diffs).isInstanceOf(SQLException.class).hasMessageContaining("cancel");

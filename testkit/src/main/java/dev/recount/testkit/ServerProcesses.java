@@ -1,10 +1,14 @@
 package dev.recount.testkit;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -22,6 +26,30 @@ public final class ServerProcesses {
             rs.next();
             return rs.getInt(1);
         }
+    }
+
+    /**
+     * The server processes waiting for a lock that {@code holder}'s session holds, in pid order: how a test that
+     * stops a process at a lock it holds sees that the process got there. {@code locktype} (pg_locks' column:
+     * relation, transactionid, advisory…) narrows it to one kind of lock; null for any.
+     */
+    public static List<Integer> waitingFor(Connection holder, String locktype) throws SQLException {
+        List<Integer> pids = new ArrayList<>();
+        try (PreparedStatement ps = holder.prepareStatement("SELECT DISTINCT pid FROM pg_locks WHERE NOT granted"
+                + " AND (?::text IS NULL OR locktype = ?) AND pg_backend_pid() = ANY (pg_blocking_pids(pid))"
+                + " ORDER BY pid")) {
+            ps.setString(1, locktype);
+            ps.setString(2, locktype);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) pids.add(rs.getInt(1));
+            }
+        }
+        return pids;
+    }
+
+    /** The first of {@link #waitingFor(Connection, String)} for any lock, if any waits. */
+    public static Optional<Integer> waitingFor(Connection holder) throws SQLException {
+        return waitingFor(holder, null).stream().findFirst();
     }
 
     /** Polls, each time on a new connection from {@code connect}, until server process {@code pid} is gone. */

@@ -17,7 +17,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -96,26 +95,13 @@ public final class ChildBackfill {
 
     /** kill -9, and waits for the process to be gone. */
     public void kill9(Duration timeout) throws Exception {
-        signal("KILL", process.pid());
+        Signals.send("KILL", process.pid());
         assertThat(process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)).isTrue();
     }
 
     /** For a test's tear-down. */
     public void destroy() {
         process.destroyForcibly();
-    }
-
-    public static void signal(String signal, long pid) throws Exception {
-        Signals.send(signal, pid);
-    }
-
-    /** The pid of a server process waiting for a lock {@code holder}'s session holds. */
-    public static Optional<Integer> waitingFor(Connection holder) throws SQLException {
-        try (Statement st = holder.createStatement();
-                ResultSet rs = st.executeQuery("SELECT DISTINCT pid FROM pg_locks WHERE NOT granted"
-                        + " AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
-            return rs.next() ? Optional.of(rs.getInt(1)) : Optional.empty();
-        }
     }
 
     /** The statement server process {@code pid} runs (or waits in). */
