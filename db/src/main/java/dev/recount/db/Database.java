@@ -20,6 +20,20 @@ public final class Database {
      */
     public static final String CLIENT_CHECK_INTERVAL = "2s";
 
+    /**
+     * The server's TCP keepalives on a pooled connection: probes after this much silence, every {@link
+     * #KEEPALIVE_INTERVAL_SECONDS}, {@link #KEEPALIVE_COUNT} unanswered ones and the server takes the client for gone. A machine
+     * that vanishes (lost power, a node gone, a partition) sends no FIN, so {@link #CLIENT_CHECK_INTERVAL} alone never
+     * sees it; with the operating system's defaults (two hours of silence, then nine probes 75 s apart) its session,
+     * and a run's locks, would outlive it by more than two hours. With these the socket fails about a minute after the
+     * machine went, and the check above (or the next read) ends the session. A live client's kernel answers the probes
+     * however long its statement runs, so a long statement is never cut.
+     */
+    public static final int KEEPALIVE_IDLE_SECONDS = 30;
+
+    public static final int KEEPALIVE_INTERVAL_SECONDS = 10;
+    public static final int KEEPALIVE_COUNT = 3;
+
     private Database() {}
 
     /**
@@ -95,18 +109,29 @@ public final class Database {
     /**
      * Sets {@link #CLIENT_CHECK_INTERVAL} for the session where the server can: PostgreSQL 14+ and a platform where it
      * can tell a closed socket (Linux; elsewhere the server refuses any value but 0). Best effort: where it cannot, the
-     * connection goes on without it and the server says why in a warning, as before this setting existed.
+     * connection goes on without it and the server says why in a warning, as before this setting existed. And the
+     * TCP keepalives ({@link #KEEPALIVE_IDLE_SECONDS}), the same way.
      */
-    private static final String CHECK_CLIENT = checkClient(CLIENT_CHECK_INTERVAL);
+    private static final String CHECK_CLIENT = checkClient(CLIENT_CHECK_INTERVAL, KEEPALIVE_IDLE_SECONDS);
 
-    /** The statement that sets {@code client_connection_check_interval} to {@code interval}, best effort. */
-    static String checkClient(String interval) {
+    /**
+     * The statement that sets {@code client_connection_check_interval} to {@code interval} and the TCP keepalives to
+     * {@code keepaliveIdleSeconds} (with {@link #KEEPALIVE_INTERVAL_SECONDS}, {@link #KEEPALIVE_COUNT}), each best
+     * effort. Over a
+     * Unix-domain socket the server ignores the keepalives (nothing can vanish there).
+     */
+    static String checkClient(String interval, int keepaliveIdleSeconds) {
         return "DO $recount$ BEGIN "
                 + "IF current_setting('server_version_num')::int >= 140000 THEN "
                 + "BEGIN PERFORM set_config('client_connection_check_interval', '" + interval + "', false); "
                 + "EXCEPTION WHEN OTHERS THEN "
                 + "RAISE WARNING 'recount: client_connection_check_interval not set: %', SQLERRM; "
-                + "END; END IF; END $recount$";
+                + "END; END IF; "
+                + "BEGIN PERFORM set_config('tcp_keepalives_idle', '" + keepaliveIdleSeconds + "', false); "
+                + "PERFORM set_config('tcp_keepalives_interval', '" + KEEPALIVE_INTERVAL_SECONDS + "', false); "
+                + "PERFORM set_config('tcp_keepalives_count', '" + KEEPALIVE_COUNT + "', false); "
+                + "EXCEPTION WHEN OTHERS THEN RAISE WARNING 'recount: TCP keepalives not set: %', SQLERRM; "
+                + "END; END $recount$";
     }
 
     /** Role names come from a validated schema (plain identifier) and a fixed key: nothing to quote. */

@@ -9,6 +9,8 @@ import dev.recount.testkit.LocalStack;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -79,9 +81,10 @@ class SchemaVersionITCase {
     }
 
     /**
-     * A component's connection asks the server to notice within 2 s that its process is gone; where the server refuses
-     * the setting (any value but 0 on a platform that cannot tell a closed socket, or a managed service), the
-     * connection still works, with a warning saying why.
+     * A component's connection asks the server to notice within 2 s that its process is gone, and within about a
+     * minute that its machine is (TCP keepalives); where the server refuses a setting (any check interval but 0 on a
+     * platform that cannot tell a closed socket, or a managed service), the connection still works, with a warning
+     * saying why.
      */
     @Test
     void aComponentsConnectionChecksItsClientAndWorksWhereTheServerRefusesTheSetting() throws SQLException {
@@ -89,14 +92,26 @@ class SchemaVersionITCase {
         try (HikariDataSource pool = pool(schema, Role.BATCH);
                 Connection c = pool.getConnection()) {
             assertThat(setting(c)).isEqualTo(Database.CLIENT_CHECK_INTERVAL);
+            assertThat(keepalives(c))
+                    .as("the server's TCP keepalives on this (TCP) connection")
+                    .isEqualTo(List.of(
+                            String.valueOf(Database.KEEPALIVE_IDLE_SECONDS),
+                            String.valueOf(Database.KEEPALIVE_INTERVAL_SECONDS),
+                            String.valueOf(Database.KEEPALIVE_COUNT)));
         }
         try (Connection c = stack.loginConnection(schema, Role.BATCH);
                 Statement s = c.createStatement()) {
-            s.execute(Database.checkClient("-1")); // refused by the server, as on such a platform
-            java.sql.SQLWarning warning = s.getWarnings();
-            assertThat(warning == null ? null : warning.getMessage())
-                    .contains("recount: client_connection_check_interval not set: ");
+            String before = keepalives(c).get(0);
+            s.execute(Database.checkClient("-1", -1)); // refused by the server, as on such a platform
+            List<String> warnings = new ArrayList<>();
+            for (java.sql.SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning())
+                warnings.add(w.getMessage());
+            assertThat(warnings)
+                    .anySatisfy(w -> assertThat(w).contains("recount: client_connection_check_interval not set: "))
+                    .anySatisfy(w -> assertThat(w).contains("recount: TCP keepalives not set: "));
             assertThat(setting(c)).isEqualTo("0");
+            assertThat(keepalives(c).get(0)).isEqualTo(before);
+            assertThat(MigratedSchemas.count(c, "SELECT 1")).isEqualTo(1);
         }
     }
 
@@ -106,6 +121,18 @@ class SchemaVersionITCase {
             rs.next();
             return rs.getString(1);
         }
+    }
+
+    private static List<String> keepalives(Connection c) throws SQLException {
+        List<String> values = new ArrayList<>();
+        for (String name : List.of("tcp_keepalives_idle", "tcp_keepalives_interval", "tcp_keepalives_count")) {
+            try (Statement s = c.createStatement();
+                    java.sql.ResultSet rs = s.executeQuery("SHOW " + name)) {
+                rs.next();
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
     }
 
     private static HikariDataSource pool(String schema, Role role) {
