@@ -6,6 +6,7 @@ import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.Database;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
@@ -201,6 +202,8 @@ final class StagingWriter {
             if (opened == null) throw new SQLException("not a PostgreSQL JDBC URL: " + postgres.jdbcUrl());
             try (Connection conn = opened) {
                 conn.setSchema(postgres.schema());
+                // A killed or vanished executor's session then ends soon, with its rows and its lock on staging.
+                Database.checkClientConnection(conn);
                 List<Row> chunk = new ArrayList<>(INSERT_CHUNK);
                 while (rows.hasNext()) {
                     chunk.add(rows.next());

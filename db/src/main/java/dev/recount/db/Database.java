@@ -72,6 +72,17 @@ public final class Database {
         }
     }
 
+    /**
+     * For a connection opened outside a pool (the Spark executors' staging inserts): the same server-side checks for a
+     * client that is gone as every pooled connection sets ({@link #CLIENT_CHECK_INTERVAL}, the TCP keepalives), best
+     * effort in the same way.
+     */
+    public static void checkClientConnection(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(CHECK_CLIENT);
+        }
+    }
+
     private static HikariDataSource pool(PostgresSettings settings, String password, Role role, String initSql) {
         HikariConfig c = new HikariConfig();
         c.setJdbcUrl(settings.jdbcUrl());
