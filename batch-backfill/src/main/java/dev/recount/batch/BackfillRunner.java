@@ -76,7 +76,7 @@ public final class BackfillRunner {
     private final DataSource db;
     private final BackfillSettings settings;
     private final StagingWriter staging;
-    private final Supplier<Consumer<byte[], String>> consumers;
+    private final Supplier<Consumer<byte[], byte[]>> consumers;
     private final Duration progressInterval;
 
     public BackfillRunner(
@@ -297,7 +297,7 @@ public final class BackfillRunner {
             AffectedReport report;
             try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout());
                     ProgressReporter progress = ProgressReporter.start(spark, "run " + runId, progressInterval);
-                    Consumer<byte[], String> consumer = consumers.get()) {
+                    Consumer<byte[], byte[]> consumer = consumers.get()) {
                 try {
                     locks.lockBackfillTopic();
                     String topic = settings.backfillTopic();
@@ -573,7 +573,7 @@ public final class BackfillRunner {
      * fails the run's result stands; the next run recomputes the same windows again.
      */
     private static void commitOffsets(
-            Consumer<byte[], String> consumer, long runId, Map<TopicPartition, Long> commits) {
+            Consumer<byte[], byte[]> consumer, long runId, Map<TopicPartition, Long> commits) {
         if (!commits.isEmpty()) {
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             commits.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o, "recount batch run " + runId)));

@@ -1,6 +1,10 @@
 package dev.recount.batch;
 
 import dev.recount.core.event.BackfillRecord;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +20,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +36,7 @@ final class BackfillTopicReader {
 
     private BackfillTopicReader() {}
 
-    static KafkaConsumer<byte[], String> newConsumer(String bootstrapServers, String groupId) {
+    static KafkaConsumer<byte[], byte[]> newConsumer(String bootstrapServers, String groupId) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
@@ -47,7 +50,9 @@ final class BackfillTopicReader {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        // Bytes, decoded strictly in parse: a String deserializer would turn bytes that are not UTF-8 into U+FFFD and
+        // hand on a record that then names an event no lake holds, and waits for ever.
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return new KafkaConsumer<>(p);
     }
 
@@ -57,7 +62,7 @@ final class BackfillTopicReader {
      *     the windows those records named would never be recomputed by this command
      */
     static BackfillBatch readAvailable(
-            Consumer<byte[], String> consumer, String topic, int maxRecords, Duration timeout, boolean skipDeleted) {
+            Consumer<byte[], byte[]> consumer, String topic, int maxRecords, Duration timeout, boolean skipDeleted) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, METADATA_TIMEOUT);
         if (infos == null || infos.isEmpty()) {
             throw new IllegalStateException("backfill topic '" + topic + "' does not exist (setting topics.backfill)");
@@ -128,7 +133,7 @@ final class BackfillTopicReader {
                 throw new IllegalStateException("reading backfill topic '" + topic + "' up to its end offsets " + end
                         + " did not finish within " + timeout);
             }
-            for (ConsumerRecord<byte[], String> r : consumer.poll(POLL)) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
                 TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                 if (r.offset() >= end.get(tp)) continue;
                 entries.add(parse(tp, r.offset(), r.value()));
@@ -151,18 +156,32 @@ final class BackfillTopicReader {
         return new BackfillBatch(Map.copyOf(start), Map.copyOf(readUntil), List.copyOf(entries), truncated);
     }
 
+    /** {@code value} as UTF-8 text, refusing bytes that are not (CONTRACT §1: such a record is malformed). */
+    static String utf8(byte[] value) {
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(value))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("not a backfill record: its value is not UTF-8 text");
+        }
+    }
+
     private static boolean reachedEnd(
-            Consumer<byte[], String> consumer, List<TopicPartition> partitions, Map<TopicPartition, Long> end) {
+            Consumer<byte[], byte[]> consumer, List<TopicPartition> partitions, Map<TopicPartition, Long> end) {
         for (TopicPartition tp : partitions) {
             if (consumer.position(tp, METADATA_TIMEOUT) < end.get(tp)) return false;
         }
         return true;
     }
 
-    private static BackfillBatch.Entry parse(TopicPartition tp, long offset, String value) {
+    private static BackfillBatch.Entry parse(TopicPartition tp, long offset, byte[] value) {
         try {
             if (value == null) throw new IllegalArgumentException("empty value");
-            return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(value), null, false);
+            return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(utf8(value)), null, false);
         } catch (IllegalArgumentException e) {
             LOG.error(
                     "backfill record {}-{}@{} is not a backfill record and is skipped: {}",

@@ -68,6 +68,45 @@ class BackfillRecordTest {
     }
 
     @Test
+    void aKeyGivenTwiceOrAnythingAfterTheObjectIsRefused() {
+        String[] hostile = {
+            GOOD.replace("\"topic\":\"events\"", "\"topic\":\"events\",\"topic\":\"other\""),
+            GOOD.replace("\"event_id\":\"e1\"", "\"event_id\":\"e1\",\"event_id\":\"e2\""),
+            GOOD + " {}",
+            GOOD + "x",
+        };
+        assertThat(hostile[0]).isNotEqualTo(GOOD);
+        assertThat(hostile[1]).isNotEqualTo(GOOD);
+        assertThatThrownBy(() -> BackfillRecord.fromJson(hostile[0])).hasMessageContaining("Duplicate field 'topic'");
+        assertThatThrownBy(() -> BackfillRecord.fromJson(hostile[1]))
+                .hasMessageContaining("Duplicate field 'event_id'");
+        assertThatThrownBy(() -> BackfillRecord.fromJson(hostile[2]))
+                .hasMessageStartingWith("not a backfill record: ")
+                .hasMessageContaining("Trailing token");
+        assertThatThrownBy(() -> BackfillRecord.fromJson(hostile[3])).hasMessageStartingWith("not a backfill record: ");
+    }
+
+    /** A reason is logged and kept per skipped record: a megabyte in a field must not make it a megabyte long. */
+    @Test
+    void theReasonIsOneShortLineWhateverTheRecordHolds() {
+        String huge = "x".repeat(900_000);
+        String[] hostile = {
+            GOOD.replace("\"watermark\":1795863601000", "\"watermark\":\"" + huge + "\""),
+            GOOD.replace("\"topic\":\"events\"", "\"topic\":\"" + huge + "\""),
+            GOOD.replace("\"offset\":7}", "\"offset\":7,\"pad\":\"" + huge + "\"}") + "\n2026-12-04 ERROR forged",
+            GOOD.replace("\"topic\":\"events\"", "\"topic\":\"ev\\nents\""),
+        };
+        for (String json : hostile) {
+            assertThat(json).isNotEqualTo(GOOD);
+            assertThatThrownBy(() -> BackfillRecord.fromJson(json)).satisfies(e -> {
+                assertThat(e.getMessage()).startsWith("not a backfill record: ");
+                assertThat(e.getMessage().length()).isLessThanOrEqualTo(BackfillRecord.MAX_REASON);
+                assertThat(e.getMessage()).doesNotContain("\n", "\r");
+            });
+        }
+    }
+
+    @Test
     void notAnObjectIsRefused() {
         for (String json : new String[] {"", "null", "[]", "5", "{\"event\": 1}"}) {
             assertThatThrownBy(() -> BackfillRecord.fromJson(json))

@@ -1,7 +1,10 @@
 package dev.recount.core.event;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -30,18 +33,21 @@ public record BackfillRecord(
      * integers, event_ts in the years every store holds, cost not negative) and its own fields to their types. The
      * stream writes only valid events here, but anyone who can write to the topic can write anything: a record with
      * event_ts near 2^63 made every {@code backfill affected} run fail on an overflow, and one whose event_ts was a
-     * string named a 1970 window. Such a record is refused here, and the batch skips it as malformed.
+     * string named a 1970 window. Such a record is refused here, and the batch skips it as malformed. As for input
+     * events (CONTRACT §1), a key given twice, at any level, and anything after the object make it malformed: which
+     * copy would count is a guess. The message is one line of at most {@link #MAX_REASON} characters, control
+     * characters escaped, whatever the record holds: it is logged, and kept for every record a run skips.
      *
      * @throws IllegalArgumentException naming what is wrong
      */
     public static BackfillRecord fromJson(String json) {
         try {
-            JsonNode n = EventJson.MAPPER.readTree(json);
+            JsonNode n = READER.readTree(json);
             if (n == null || !n.isObject()) throw new IllegalArgumentException("not a JSON object");
             JsonNode topicNode = n.required("topic");
             String topic = topicNode.asText();
             if (!topicNode.isTextual() || !KAFKA_TOPIC.matcher(topic).matches())
-                throw new IllegalArgumentException("topic must be a Kafka topic name, got " + topicNode);
+                throw new IllegalArgumentException("topic must be a Kafka topic name, got " + shown(topicNode));
             int partition = (int) integer(n, "partition", 0, Integer.MAX_VALUE);
             long offset = integer(n, "offset", 0, Long.MAX_VALUE);
             JsonNode event = n.required("event");
@@ -62,7 +68,8 @@ public record BackfillRecord(
                     partition,
                     offset);
         } catch (JsonProcessingException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("not a backfill record: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    EventValidator.printable("not a backfill record: " + e.getMessage(), MAX_REASON), e);
         }
     }
 
@@ -70,13 +77,30 @@ public record BackfillRecord(
     private static final EventValidator CONTENT_RULES =
             new EventValidator(Duration.ZERO, Duration.ZERO, Long.MAX_VALUE);
 
+    /** The longest message {@link #fromJson} throws. */
+    public static final int MAX_REASON = 300;
+
+    private static final int SHOWN_VALUE = 64;
+
+    private static final ObjectReader READER = EventJson.MAPPER
+            .reader()
+            .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
     /** What Kafka accepts as a topic name. */
     private static final Pattern KAFKA_TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
     private static long integer(JsonNode n, String field, long min, long max) {
         JsonNode v = n.required(field);
         if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min || v.asLong() > max)
-            throw new IllegalArgumentException(field + " must be an integer in [" + min + ", " + max + "], got " + v);
+            throw new IllegalArgumentException(
+                    field + " must be an integer in [" + min + ", " + max + "], got " + shown(v));
         return v.asLong();
+    }
+
+    /** A value as the message shows it: the start of its JSON, not a megabyte of it. */
+    private static String shown(JsonNode v) {
+        String json = v.toString();
+        return json.length() <= SHOWN_VALUE ? json : json.substring(0, SHOWN_VALUE) + "...";
     }
 }
