@@ -70,7 +70,8 @@ public final class BackfillRunner {
     public static final long DEFAULT_DRIVER_MAX_ROWS = 50_000;
 
     private static final Duration TOPIC_READ_TIMEOUT = Duration.ofMinutes(5);
-    private static final int MAX_PENDING_IN_DETAILS = 100;
+    /** How many pending, and how many malformed, records a run's details list (each kind counted in full). */
+    private static final int MAX_RECORDS_LISTED_IN_DETAILS = 100;
 
     private final SparkSession spark;
     private final DataSource db;
@@ -345,7 +346,7 @@ public final class BackfillRunner {
                             Duration.ofNanos(System.nanoTime() - started));
                     // Bounded: a lake hour that lost files can keep thousands waiting, run after run.
                     pending.entrySet().stream()
-                            .limit(MAX_PENDING_IN_DETAILS)
+                            .limit(MAX_RECORDS_LISTED_IN_DETAILS)
                             .forEach(p -> LOG.warn(
                                     "run {}: backfill record {}@{} (event {}) waits: {}",
                                     runId,
@@ -526,6 +527,8 @@ public final class BackfillRunner {
         ObjectNode details = ready.computed().details();
         details.put("records_read", batch.entries().size());
         details.put("malformed_skipped", triage.malformed());
+        // Where they were, and why: the topic keeps them, so the one who reads this can look at their bytes.
+        details.set("malformed_records", malformedJson(batch));
         details.put("expired", triage.expired());
         ArrayNode windowList = details.putArray(BatchRunsTable.DETAILS_WINDOWS);
         ready.windows().forEach(w -> windowList.add(Instant.ofEpochMilli(w).toString()));
@@ -883,7 +886,7 @@ public final class BackfillRunner {
 
     private static ArrayNode pendingJson(Map<BackfillBatch.Entry, String> pending) {
         ArrayNode list = JSON.createArrayNode();
-        pending.entrySet().stream().limit(MAX_PENDING_IN_DETAILS).forEach(p -> {
+        pending.entrySet().stream().limit(MAX_RECORDS_LISTED_IN_DETAILS).forEach(p -> {
             ObjectNode n = list.addObject();
             n.put("topic", p.getKey().partition().topic());
             n.put("partition", p.getKey().partition().partition());
@@ -891,6 +894,21 @@ public final class BackfillRunner {
             n.put("event_id", p.getKey().record().event().eventId);
             n.put("reason", p.getValue());
         });
+        return list;
+    }
+
+    private static ArrayNode malformedJson(BackfillBatch batch) {
+        ArrayNode list = JSON.createArrayNode();
+        batch.entries().stream()
+                .filter(e -> e.record() == null)
+                .limit(MAX_RECORDS_LISTED_IN_DETAILS)
+                .forEach(e -> {
+                    ObjectNode n = list.addObject();
+                    n.put("topic", e.partition().topic());
+                    n.put("partition", e.partition().partition());
+                    n.put("offset", e.offset());
+                    n.put("reason", e.malformed());
+                });
         return list;
     }
 

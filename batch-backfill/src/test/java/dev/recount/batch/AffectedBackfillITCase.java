@@ -2,6 +2,8 @@ package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
@@ -311,6 +313,12 @@ class AffectedBackfillITCase {
         assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)));
         assertThat(waiting()).isEmpty();
         assertThat(topic.committed()).containsExactly(Map.entry(0, 7L));
+        JsonNode skipped = new ObjectMapper().readTree(t.lastRun().details()).get("malformed_records");
+        assertThat(skipped).hasSize(6);
+        assertThat(skipped.get(4).get("offset").asLong()).isEqualTo(4);
+        assertThat(skipped.get(4).get("reason").asText())
+                .isEqualTo("not a backfill record: its value is not UTF-8 text");
+        assertThat(skipped.get(5).get("reason").asText()).contains("Duplicate field 'event_id'");
     }
 
     @Test
