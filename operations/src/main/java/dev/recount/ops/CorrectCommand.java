@@ -108,6 +108,9 @@ public final class CorrectCommand implements Callable<Integer> {
     /** What waits after this run's backfill, for {@link CorrectMetrics}; null until it has run. */
     private BackfillWaitingTable.Summary waiting;
 
+    /** The backfill records this run skipped as malformed, for {@link CorrectMetrics}. */
+    private int malformed;
+
     @Override
     public Integer call() throws Exception {
         // Every outcome is pushed, a usage error or an exception too (exit 2 or 1, as the command line reports
@@ -121,7 +124,11 @@ public final class CorrectCommand implements Callable<Integer> {
             throw e;
         } finally {
             String failed = new CorrectMetrics(
-                            code, windowsCorrected, waiting, env.clock().instant())
+                            code,
+                            windowsCorrected,
+                            waiting,
+                            malformed,
+                            env.clock().instant())
                     .gauges()
                     .pushIfConfigured(env.variables());
             if (failed != null) say(spec.commandLine().getErr(), failed);
@@ -173,6 +180,7 @@ public final class CorrectCommand implements Callable<Integer> {
             return ExitCodes.BACKFILL_FAILED;
         }
         waiting = report.waiting();
+        malformed = report.malformed();
         say(out, report.summary());
         if (report.windows().isEmpty()) {
             say(out, "nothing new to correct");

@@ -208,6 +208,7 @@ class CorrectITCase {
             long at = BatchStack.CLOCK.instant().getEpochSecond();
             topic.send(0, LATE1);
             topic.send(1, LATE2);
+            topic.sendRaw(1, "{\"not\": \"a backfill record\"}");
 
             assertThat(t.runWith(pushgateway.environment(), "correct"))
                     .as(t.lastErr)
@@ -222,6 +223,7 @@ class CorrectITCase {
                                 "recount_correct_windows_corrected 2\n",
                                 "recount_correct_backfill_records_waiting 0\n",
                                 "recount_correct_backfill_oldest_waiting_seconds 0\n",
+                                "recount_correct_backfill_records_malformed 1\n",
                                 "recount_correct_last_success_timestamp_seconds " + at + "\n");
             });
 
