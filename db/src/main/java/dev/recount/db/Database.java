@@ -21,18 +21,22 @@ public final class Database {
     public static final String CLIENT_CHECK_INTERVAL = "2s";
 
     /**
-     * The server's TCP keepalives on a pooled connection: probes after this much silence, every {@link
-     * #KEEPALIVE_INTERVAL_SECONDS}, {@link #KEEPALIVE_COUNT} unanswered ones and the server takes the client for gone. A machine
-     * that vanishes (lost power, a node gone, a partition) sends no FIN, so {@link #CLIENT_CHECK_INTERVAL} alone never
-     * sees it; with the operating system's defaults (two hours of silence, then nine probes 75 s apart) its session,
-     * and a run's locks, would outlive it by more than two hours. With these the socket fails about a minute after the
-     * machine went, and the check above (or the next read) ends the session. A live client's kernel answers the probes
-     * however long its statement runs, so a long statement is never cut.
+     * The server's TCP settings for a pooled connection, for a client whose machine vanished (lost power, a node gone, a
+     * partition): it sends no FIN, so {@link #CLIENT_CHECK_INTERVAL} alone never sees it. With the operating system's
+     * defaults (two hours of silence, then nine probes 75 s apart; data in flight retransmitted for about 15 minutes) its
+     * session, and a run's locks, would outlive it by that long. With these the socket fails about a minute after the
+     * machine went, idle or not, and the check above (or the next read) ends the session. A live client's kernel
+     * answers the probes and acknowledges the data however long its statement runs, so nothing long is cut.
+     *
+     * @param idleSeconds       {@code tcp_keepalives_idle}: silence before the first probe
+     * @param intervalSeconds   {@code tcp_keepalives_interval}: between probes
+     * @param count             {@code tcp_keepalives_count}: probes unanswered before the client is taken for gone
+     * @param userTimeoutMillis {@code tcp_user_timeout} (PostgreSQL 12+): how long data sent may stay unacknowledged;
+     *                          keepalives only run while nothing is in flight
      */
-    public static final int KEEPALIVE_IDLE_SECONDS = 30;
-
-    public static final int KEEPALIVE_INTERVAL_SECONDS = 10;
-    public static final int KEEPALIVE_COUNT = 3;
+    public record TcpSettings(int idleSeconds, int intervalSeconds, int count, int userTimeoutMillis) {
+        public static final TcpSettings DEFAULT = new TcpSettings(30, 10, 3, 60_000);
+    }
 
     private Database() {}
 
@@ -121,26 +125,26 @@ public final class Database {
      * Sets {@link #CLIENT_CHECK_INTERVAL} for the session where the server can: PostgreSQL 14+ and a platform where it
      * can tell a closed socket (Linux; elsewhere the server refuses any value but 0). Best effort: where it cannot, the
      * connection goes on without it and the server says why in a warning, as before this setting existed. And the
-     * TCP keepalives ({@link #KEEPALIVE_IDLE_SECONDS}), the same way.
+     * TCP settings ({@link TcpSettings#DEFAULT}), the same way.
      */
-    private static final String CHECK_CLIENT = checkClient(CLIENT_CHECK_INTERVAL, KEEPALIVE_IDLE_SECONDS);
+    private static final String CHECK_CLIENT = checkClient(CLIENT_CHECK_INTERVAL, TcpSettings.DEFAULT);
 
     /**
-     * The statement that sets {@code client_connection_check_interval} to {@code interval} and the TCP keepalives to
-     * {@code keepaliveIdleSeconds} (with {@link #KEEPALIVE_INTERVAL_SECONDS}, {@link #KEEPALIVE_COUNT}), each best
-     * effort. Over a
-     * Unix-domain socket the server ignores the keepalives (nothing can vanish there).
+     * The statement that sets {@code client_connection_check_interval} to {@code interval}, and {@code tcp}, each best
+     * effort. Over a Unix-domain socket the server ignores the TCP settings (nothing can vanish there).
      */
-    static String checkClient(String interval, int keepaliveIdleSeconds) {
+    static String checkClient(String interval, TcpSettings tcp) {
         return "DO $recount$ BEGIN "
                 + "IF current_setting('server_version_num')::int >= 140000 THEN "
                 + "BEGIN PERFORM set_config('client_connection_check_interval', '" + interval + "', false); "
                 + "EXCEPTION WHEN OTHERS THEN "
                 + "RAISE WARNING 'recount: client_connection_check_interval not set: %', SQLERRM; "
                 + "END; END IF; "
-                + "BEGIN PERFORM set_config('tcp_keepalives_idle', '" + keepaliveIdleSeconds + "', false); "
-                + "PERFORM set_config('tcp_keepalives_interval', '" + KEEPALIVE_INTERVAL_SECONDS + "', false); "
-                + "PERFORM set_config('tcp_keepalives_count', '" + KEEPALIVE_COUNT + "', false); "
+                + "BEGIN PERFORM set_config('tcp_keepalives_idle', '" + tcp.idleSeconds() + "', false); "
+                + "PERFORM set_config('tcp_keepalives_interval', '" + tcp.intervalSeconds() + "', false); "
+                + "PERFORM set_config('tcp_keepalives_count', '" + tcp.count() + "', false); "
+                + "IF current_setting('server_version_num')::int >= 120000 THEN "
+                + "PERFORM set_config('tcp_user_timeout', '" + tcp.userTimeoutMillis() + "', false); END IF; "
                 + "EXCEPTION WHEN OTHERS THEN RAISE WARNING 'recount: TCP keepalives not set: %', SQLERRM; "
                 + "END; END $recount$";
     }

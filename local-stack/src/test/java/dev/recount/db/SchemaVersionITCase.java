@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -94,15 +95,19 @@ class SchemaVersionITCase {
             assertThat(setting(c)).isEqualTo(Database.CLIENT_CHECK_INTERVAL);
             assertThat(keepalives(c))
                     .as("the server's TCP keepalives on this (TCP) connection")
-                    .isEqualTo(List.of(
-                            String.valueOf(Database.KEEPALIVE_IDLE_SECONDS),
-                            String.valueOf(Database.KEEPALIVE_INTERVAL_SECONDS),
-                            String.valueOf(Database.KEEPALIVE_COUNT)));
+                    .isEqualTo(Stream.of(
+                                    Database.TcpSettings.DEFAULT.idleSeconds(),
+                                    Database.TcpSettings.DEFAULT.intervalSeconds(),
+                                    Database.TcpSettings.DEFAULT.count(),
+                                    Database.TcpSettings.DEFAULT.userTimeoutMillis())
+                            .map(String::valueOf)
+                            .toList());
         }
         try (Connection c = stack.loginConnection(schema, Role.BATCH);
                 Statement s = c.createStatement()) {
             String before = keepalives(c).get(0);
-            s.execute(Database.checkClient("-1", -1)); // refused by the server, as on such a platform
+            s.execute(Database.checkClient(
+                    "-1", new Database.TcpSettings(-1, -1, -1, -1))); // refused by the server, as on such a platform
             List<String> warnings = new ArrayList<>();
             for (java.sql.SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning())
                 warnings.add(w.getMessage());
@@ -125,7 +130,8 @@ class SchemaVersionITCase {
 
     private static List<String> keepalives(Connection c) throws SQLException {
         List<String> values = new ArrayList<>();
-        for (String name : List.of("tcp_keepalives_idle", "tcp_keepalives_interval", "tcp_keepalives_count")) {
+        for (String name :
+                List.of("tcp_keepalives_idle", "tcp_keepalives_interval", "tcp_keepalives_count", "tcp_user_timeout")) {
             try (Statement s = c.createStatement();
                     java.sql.ResultSet rs = s.executeQuery("SHOW " + name)) {
                 rs.next();
