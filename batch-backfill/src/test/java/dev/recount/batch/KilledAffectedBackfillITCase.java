@@ -177,7 +177,7 @@ class KilledAffectedBackfillITCase {
             Poll.untilPresent(
                     WAIT,
                     "the child's run waiting for the backfill topic's lock",
-                    () -> ServerProcesses.waitingFor(topicGate));
+                    () -> ServerProcesses.firstWaitingFor(topicGate));
             runId = ChildBackfill.runningRun(topicGate);
 
             gate.setAutoCommit(false);
@@ -198,8 +198,8 @@ class KilledAffectedBackfillITCase {
                 ps.execute();
             }
 
-            int backend =
-                    Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> ServerProcesses.waitingFor(gate));
+            int backend = Poll.untilPresent(
+                    WAIT, "the run to wait at " + moment, () -> ServerProcesses.firstWaitingFor(gate));
             assertThat(ChildBackfill.query(t, backend)).startsWith(moment.waitingStatement);
             if (moment != Moment.STAGING) {
                 assertThat(ChildBackfill.hasWritten(t, backend))

@@ -126,7 +126,7 @@ class KilledRangeBackfillITCase {
             advisory(dayGate, "pg_advisory_lock", day);
             child = ChildBackfill.start(t, dir.resolve("child.log"), "range", "--from", FROM, "--to", TO);
             Poll.untilPresent(
-                    WAIT, "the child's run waiting for its day's lock", () -> ServerProcesses.waitingFor(dayGate));
+                    WAIT, "the child's run waiting for its day's lock", () -> ServerProcesses.firstWaitingFor(dayGate));
             runId = ChildBackfill.runningRun(dayGate);
 
             gate.setAutoCommit(false);
@@ -142,8 +142,8 @@ class KilledRangeBackfillITCase {
             }
             advisory(dayGate, "pg_advisory_unlock", day);
 
-            int backend =
-                    Poll.untilPresent(WAIT, "the run to wait at " + moment, () -> ServerProcesses.waitingFor(gate));
+            int backend = Poll.untilPresent(
+                    WAIT, "the run to wait at " + moment, () -> ServerProcesses.firstWaitingFor(gate));
             assertThat(ChildBackfill.query(t, backend)).startsWith(moment.waitingStatement);
             if (moment == Moment.FINISHING_THE_RUN) {
                 assertThat(ChildBackfill.hasWritten(t, backend))

@@ -48,7 +48,7 @@ public final class ServerProcesses {
     }
 
     /** The first of {@link #waitingFor(Connection, String)} for any lock, if any waits. */
-    public static Optional<Integer> waitingFor(Connection holder) throws SQLException {
+    public static Optional<Integer> firstWaitingFor(Connection holder) throws SQLException {
         return waitingFor(holder, null).stream().findFirst();
     }
 
