@@ -1,10 +1,6 @@
 package dev.recount.batch;
 
 import dev.recount.core.event.BackfillRecord;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,7 +46,8 @@ final class BackfillTopicReader {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        // Bytes, decoded strictly in parse: a String deserializer would turn bytes that are not UTF-8 into U+FFFD and
+        // Bytes, decoded strictly by BackfillRecord: a String deserializer would turn bytes that are not UTF-8 into
+        // U+FFFD and
         // hand on a record that then names an event no lake holds, and waits for ever.
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return new KafkaConsumer<>(p);
@@ -156,20 +153,6 @@ final class BackfillTopicReader {
         return new BackfillBatch(Map.copyOf(start), Map.copyOf(readUntil), List.copyOf(entries), truncated);
     }
 
-    /** {@code value} as UTF-8 text, refusing bytes that are not (CONTRACT §1: such a record is malformed). */
-    static String utf8(byte[] value) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(value))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("not a backfill record: its value is not UTF-8 text");
-        }
-    }
-
     private static boolean reachedEnd(
             Consumer<byte[], byte[]> consumer, List<TopicPartition> partitions, Map<TopicPartition, Long> end) {
         for (TopicPartition tp : partitions) {
@@ -180,8 +163,7 @@ final class BackfillTopicReader {
 
     private static BackfillBatch.Entry parse(TopicPartition tp, long offset, byte[] value) {
         try {
-            if (value == null) throw new IllegalArgumentException("empty value");
-            return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(utf8(value)), null, false);
+            return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(value), null, false);
         } catch (IllegalArgumentException e) {
             LOG.error(
                     "backfill record {}-{}@{} is not a backfill record and is skipped: {}",

@@ -93,19 +93,16 @@ record CompactionJournal(String hour, String generation, List<Output> outputs, L
     }
 
     /**
-     * Deletes the journals of {@code date}'s hours that a killed run left half-written: their temporary files, never
-     * renamed into place, so never decided (the run's staged files go with its staging directory). The caller holds
-     * the day's lock. Returns how many.
+     * Deletes the journals of {@code date}'s hours that a killed run left undecided: written to their temporary names
+     * but never renamed into place (the run's staged files go with its staging directory). The caller holds the day's
+     * lock. Returns how many.
      */
     static int dropUndecided(LakeStorage lake, java.time.LocalDate date) throws IOException {
         int dropped = 0;
         for (FileStatus s : lake.listOrEmpty(lake.controlDirectory(DIRECTORY))) {
-            String name = s.getPath().getName();
-            if (!name.startsWith(".") || !name.endsWith(".tmp")) continue;
-            String journal = name.substring(1, name.length() - ".tmp".length());
-            boolean undecided = LakeStorage.temporaryName(journal).equals(name)
-                    && journal.startsWith(date.toString())
-                    && journal.endsWith(SUFFIX);
+            boolean undecided = LakeStorage.nameOfTemporary(s.getPath().getName())
+                    .filter(journal -> journal.startsWith(date.toString()) && journal.endsWith(SUFFIX))
+                    .isPresent();
             if (undecided && lake.fs().delete(s.getPath(), false)) dropped++;
         }
         return dropped;

@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  *   <li>per hour, a journal naming the outputs and the small files they replace is written — the commit point —
  *       then each output is renamed into the hour directory and the small files are deleted, then the journal.</li>
  * </ol>
- * A crash before the journal leaves only hidden staged files (dropped by the next run); after it, the next run —
+ * A crash before the journal is in place leaves only hidden staged files and perhaps the journal's temporary file
+ * (both dropped by the next run); after it, the next run —
  * or a backfill about to read the hour — finishes the swap from the journal. At no point is an event missing from
  * the visible files: the outputs appear before the files they replace go. What other readers can see (plain
  * Spark or DuckDB over the lake, who take no lock) is described in batch-backfill/README.md.
@@ -192,7 +193,7 @@ public final class LakeCompactor {
         // Leftovers of a run that died before its journal was in place: nothing refers to them.
         lake.fs().delete(staging, true);
         int undecided = CompactionJournal.dropUndecided(lake, date);
-        if (undecided > 0) LOG.info("dropped {} half-written compaction journals of {}", undecided, date);
+        if (undecided > 0) LOG.info("dropped {} undecided compaction journals of {}", undecided, date);
 
         String generation = GENERATION_TIME.format(clock.instant()) + "-"
                 + UUID.randomUUID().toString().substring(0, 8);

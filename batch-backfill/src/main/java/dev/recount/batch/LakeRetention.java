@@ -145,6 +145,8 @@ final class LakeRetention {
                     hours++;
                 }
                 lake.fs().delete(new Path(lake.controlDirectory(LakeCompactor.STAGING), date.toString()), true);
+                // No compaction visits the date again to drop what a killed one left undecided.
+                CompactionJournal.dropUndecided(lake, date);
             }
         }
         if (stoppedAt != null) {

@@ -161,6 +161,15 @@ final class LakeStorage {
         return "." + name + ".tmp";
     }
 
+    /** The name whose {@link #temporaryName} {@code name} is, if it is one. */
+    static Optional<String> nameOfTemporary(String name) {
+        if (name.length() <= ".tmp".length() + 1 || !name.startsWith(".") || !name.endsWith(".tmp")) {
+            return Optional.empty();
+        }
+        String original = name.substring(1, name.length() - ".tmp".length());
+        return temporaryName(original).equals(name) ? Optional.of(original) : Optional.empty();
+    }
+
     /**
      * Makes the entries of {@code dir} (files created, renamed in or out, deleted) and of the directories above it
      * up to the lake's root survive a crash of the host. Only a local lake needs it; elsewhere it does nothing.

@@ -87,6 +87,23 @@ class BackfillBatchTest {
                 .hasMessageContaining("holds another record at late-0@0");
     }
 
+    /**
+     * A release before this one accepted a record it would now call malformed (bytes that are not UTF-8, a key given
+     * twice), kept it waiting and did not commit its offsets: read again, the waiting copy stands for it.
+     */
+    @Test
+    void aWaitingRecordReadAgainAsMalformedIsTheWaitingOne() {
+        LakeEvent late = LakeEvent.of("late", "click", T, "c1", "ch1", 1, 2);
+        BackfillBatch read = new BackfillBatch(Map.of(P0, 0L), Map.of(P0, 1L), List.of(entry(P0, 0)), false);
+
+        BackfillBatch batch = read.withWaiting("late", List.of(waiting(0, 0, BackfillTopic.recordFor(late))));
+
+        assertThat(batch.entries()).singleElement().satisfies(e -> {
+            assertThat(e.waiting()).isTrue();
+            assertThat(e.record().event().eventId).isEqualTo("late");
+        });
+    }
+
     private static BackfillWaitingTable.Waiting waiting(int partition, long offset, String json) {
         return new BackfillWaitingTable.Waiting(
                 new BackfillWaitingTable.Position(partition, offset), json, "not in the lake yet");

@@ -14,7 +14,6 @@ import dev.recount.db.tables.MetricColumns;
 import dev.recount.db.tables.Timestamps;
 import dev.recount.testkit.Topics;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -128,7 +127,7 @@ final class Accounting {
         long duplicates = 0;
         long unknown = 0;
         for (ConsumerRecord<byte[], byte[]> r : readCommitted(pipeline.backfill)) {
-            BackfillRecord b = BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8));
+            BackfillRecord b = BackfillRecord.fromJson(r.value());
             String id = b.event().eventId;
             if (!backfillIds.add(id)) {
                 duplicates++;

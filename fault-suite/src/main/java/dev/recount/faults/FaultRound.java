@@ -216,7 +216,7 @@ final class FaultRound {
             // too-late decision was taken with a watermark behind the clock.
             long bound = Instant.now().toEpochMilli();
             for (var r : accounting.readCommitted(pipeline.backfill)) {
-                var b = dev.recount.core.event.BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8));
+                var b = dev.recount.core.event.BackfillRecord.fromJson(r.value());
                 if (b.watermark() > bound) {
                     problems.add("event " + b.event().eventId + " judged too late at watermark "
                             + Instant.ofEpochMilli(b.watermark()) + ", ahead of the clock");

@@ -29,6 +29,18 @@ public record BackfillRecord(
     }
 
     /**
+     * Reads a record back from the bytes of a Kafka record's value: {@link #fromJson(String)} of them as UTF-8 text,
+     * refusing bytes that are not (a lenient decoding would put U+FFFD in their place and name an event no lake holds).
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static BackfillRecord fromJson(byte[] value) {
+        if (value == null) throw new IllegalArgumentException("not a backfill record: empty value");
+        return fromJson(EventValidator.decodeUtf8(value)
+                .orElseThrow(() -> new IllegalArgumentException("not a backfill record: its value is not UTF-8 text")));
+    }
+
+    /**
      * Reads a record back, holding its event to the event rules that do not depend on a record timestamp (ids, type,
      * integers, event_ts in the years every store holds, cost not negative) and its own fields to their types. The
      * stream writes only valid events here, but anyone who can write to the topic can write anything: a record with

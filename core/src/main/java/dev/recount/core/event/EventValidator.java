@@ -410,7 +410,7 @@ public final class EventValidator implements Serializable {
         return true;
     }
 
-    private static Optional<String> decodeUtf8(byte[] value) {
+    static Optional<String> decodeUtf8(byte[] value) {
         CharsetDecoder decoder = StandardCharsets.UTF_8
                 .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
