@@ -166,7 +166,7 @@ final class BackfillTopicReader {
             return new BackfillBatch.Entry(tp, offset, BackfillRecord.fromJson(value), null, false);
         } catch (IllegalArgumentException e) {
             LOG.error(
-                    "backfill record {}-{}@{} is not a backfill record and is skipped: {}",
+                    "record {}-{}@{} of the backfill topic is skipped, {}",
                     tp.topic(),
                     tp.partition(),
                     offset,
