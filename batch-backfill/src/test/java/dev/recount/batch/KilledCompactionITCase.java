@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -160,7 +159,7 @@ class KilledCompactionITCase {
     private Map<String, Integer> visibleRows() throws IOException {
         Map<String, Integer> rows = new HashMap<>();
         for (long hour : List.of(H10, H11, H12)) {
-            Path hourDir = hourDirectory(hour);
+            Path hourDir = LakeFiles.hourDirectory(t.lake.root(), hour);
             for (String name : visibleFiles(hour)) {
                 org.apache.hadoop.fs.Path file =
                         new org.apache.hadoop.fs.Path(hourDir.resolve(name).toUri());
@@ -189,29 +188,11 @@ class KilledCompactionITCase {
         return missing;
     }
 
-    private Path hourDirectory(long hourStart) {
-        return t.lake.root().resolve(LakeHour.containing(hourStart).relativePath());
-    }
-
     private List<String> visibleFiles(long hourStart) throws IOException {
-        try (Stream<Path> s = Files.list(hourDirectory(hourStart))) {
-            return s.map(p -> p.getFileName().toString())
-                    .filter(n -> !LakeStorage.isHidden(n))
-                    .sorted()
-                    .toList();
-        }
+        return LakeFiles.visible(t.lake.root(), hourStart);
     }
 
-    /** Every file under the lake's bookkeeping directories for journals and staged files, hidden ones included. */
     private List<Path> bookkeeping() throws IOException {
-        List<Path> left = new ArrayList<>();
-        for (String sub : List.of("_recount/compaction", "_recount/staging")) {
-            Path d = t.lake.root().resolve(sub);
-            if (!Files.exists(d)) continue;
-            try (Stream<Path> s = Files.walk(d)) {
-                s.filter(Files::isRegularFile).forEach(left::add);
-            }
-        }
-        return left;
+        return LakeFiles.bookkeeping(t.lake.root());
     }
 }

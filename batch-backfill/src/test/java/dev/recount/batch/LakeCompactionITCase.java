@@ -14,12 +14,10 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -290,13 +288,7 @@ class LakeCompactionITCase {
     }
 
     private List<String> visibleFiles(long hourStart) throws IOException {
-        Path hourDir = t.lake.root().resolve(LakeHour.containing(hourStart).relativePath());
-        try (Stream<Path> s = Files.list(hourDir)) {
-            return s.map(p -> p.getFileName().toString())
-                    .filter(n -> !LakeStorage.isHidden(n))
-                    .sorted()
-                    .toList();
-        }
+        return LakeFiles.visible(t.lake.root(), hourStart);
     }
 
     private Path onlyFile(long hourStart) throws IOException {
@@ -313,17 +305,8 @@ class LakeCompactionITCase {
         return all;
     }
 
-    /** Files under the lake's bookkeeping directories for journals and staged files. */
     private List<Path> bookkeeping() throws IOException {
-        List<Path> left = new ArrayList<>();
-        for (String sub : List.of("_recount/compaction", "_recount/staging")) {
-            Path d = t.lake.root().resolve(sub);
-            if (!Files.exists(d)) continue;
-            try (Stream<Path> s = Files.walk(d)) {
-                s.filter(Files::isRegularFile).forEach(left::add);
-            }
-        }
-        return left;
+        return LakeFiles.bookkeeping(t.lake.root());
     }
 
     private static MessageType schemaOf(Path file) throws IOException {
