@@ -57,7 +57,25 @@ class EventValidatorTest {
 
         ValidationResult duplicateInside = validate(event(",\"x\":{\"a\":1,\"a\":2}"));
         assertThat(duplicateInside.reason()).isEqualTo(InvalidReason.MALFORMED);
-        assertThat(validate(event("") + " trailing").isValid()).isTrue(); // as the tree reader: the first value counts
+    }
+
+    /**
+     * A second value after the object (two events in one record, NDJSON) was dropped unseen: the first counted, the
+     * second neither counted nor a dead letter. Now the record is malformed, whichever path reads it; whitespace
+     * after the object is not content.
+     */
+    @Test
+    void anythingAfterTheObjectButWhitespaceIsMalformed() {
+        String second = event("").replace("e-1", "e-2");
+        for (String trailing : List.of(second, "\n" + second, " trailing", "}", "[]", "1")) {
+            ValidationResult r = validate(event("") + trailing);
+            assertThat(r.reason()).as(trailing).isEqualTo(InvalidReason.MALFORMED);
+            assertThat(r.detail()).as(trailing).startsWith("not valid JSON: ");
+        }
+        for (String space : List.of("\n", " \r\n\t ", "")) {
+            ValidationResult r = validate(event("") + space);
+            assertThat(r.isValid()).as(r.toString()).isTrue();
+        }
     }
 
     /**

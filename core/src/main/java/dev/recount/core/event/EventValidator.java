@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -55,6 +56,9 @@ public final class EventValidator implements Serializable {
     /** A reader bound to JsonNode: {@code ObjectMapper.readTree} resolved that type again for every record. */
     private static final ObjectReader TREE_READER = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            // A second value after the object ({A}{B}, NDJSON) would otherwise be dropped unseen: neither counted nor
+            // a dead letter. Whitespace after it is fine.
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build()
             .readerFor(JsonNode.class);
     /** The tree reader's parser factory: the same features and read constraints for the fast path. */
@@ -288,6 +292,8 @@ public final class EventValidator implements Serializable {
             }
             // Not at the object's end: a parse error was thrown above, or the input ended inside the object.
             if (p.currentToken() != JsonToken.END_OBJECT) return null;
+            // Anything but whitespace after it: for the tree path, which refuses it.
+            if (p.nextToken() != null) return null;
         } catch (IOException | RuntimeException e) {
             return null; // malformed or unusual: the tree path says which and why
         }
