@@ -20,6 +20,7 @@ import java.util.Map;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
@@ -27,6 +28,9 @@ import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
 import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFinalizer;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
@@ -405,6 +409,51 @@ class DedupAndRouteTooLateTest {
         assertThat(harness.numKeyedStateEntries())
                 .as("the restored ids are forgotten at their time too")
                 .isZero();
+    }
+
+    /**
+     * On a TaskManager a checkpoint's state is written after the task has moved on (the heap backend's asynchronous
+     * part), while the operator changes its buckets' tables in place. The checkpoint must hold the ids of its own
+     * moment: an id that arrived while it was written, in the same bucket as one before it, is not in it (else a
+     * restore would drop that id's replayed event as a copy: lost), and the one before it is (else its replayed copy
+     * would be counted twice). The asynchronous part runs here by hand, after the later events.
+     */
+    @Test
+    void aCheckpointHoldsTheIdsOfItsMomentWhileTheOperatorGoesOnChangingTheSameTable() throws Exception {
+        open(Long.MIN_VALUE);
+        AdEvent before = click("c1", W0.plusSeconds(10), 1);
+        feed(before);
+        OperatorSnapshotFutures inFlight = harness.getOperator()
+                .snapshotState(
+                        1L,
+                        1L,
+                        CheckpointOptions.forCheckpointWithDefaultLocation(),
+                        new MemCheckpointStreamFactory(16 << 20));
+        List<AdEvent> after = new ArrayList<>();
+        for (int i = 0; after.size() < 3; i++) {
+            AdEvent e = click("later-" + i, W0.plusSeconds(20), 10 + i);
+            if (DedupAndRouteTooLate.idBucket(e).equals(DedupAndRouteTooLate.idBucket(before))) after.add(e);
+        }
+        for (AdEvent e : after) feed(e);
+        feed(click("c1", W0.plusSeconds(10), 2));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
+        OperatorSubtaskState snapshot =
+                OperatorSnapshotFinalizer.create(inFlight).getJobManagerOwnedState();
+        harness.close();
+
+        open(Long.MIN_VALUE, snapshot);
+        feed(click("c1", W0.plusSeconds(10), 3));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC))
+                .as("the id from before the checkpoint is in it")
+                .isEqualTo(1);
+        for (AdEvent e : after) feed(click(e.eventId, W0.plusSeconds(20), e.offset + 100));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC))
+                .as("the ids that arrived while it was written are not")
+                .isEqualTo(1);
+        for (AdEvent e : after) feed(click(e.eventId, W0.plusSeconds(20), e.offset + 200));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC))
+                .as("and are remembered once seen again after the restore")
+                .isEqualTo(1 + after.size());
     }
 
     /**
