@@ -12,10 +12,17 @@ import dev.recount.stream.testutils.LakeFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +65,47 @@ class LakeParquetWriterFactoryTest {
         assertThat(first.get("request_id")).isNull();
         assertThat(records.get(1).get("event_type").toString()).isEqualTo("impression");
         assertThat(records.get(1).get("request_id").toString()).isEqualTo("i1");
+    }
+
+    /**
+     * Min/max statistics where a reader can prune by them (event time, the numbers), none where it cannot (ids, and
+     * the short strings every row group holds all of), which only cost the writer time.
+     */
+    @Test
+    void minAndMaxAreKeptOnlyWhereTheyCanPrune(@TempDir Path dir) throws Exception {
+        List<AdEvent> events = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            AdEvent e = click("e" + i, W0.plusMillis(i), i);
+            e.campaignId = "camp-" + (i % 7);
+            e.requestId = i % 2 == 0 ? "r" + i : null;
+            events.add(e);
+        }
+        Path file = dir.resolve("part-0.parquet");
+        LakeFiles.writeAndRead(events, file);
+        Map<String, Boolean> minMax = new TreeMap<>();
+        try (ParquetFileReader r = ParquetFileReader.open(
+                HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration(false)))) {
+            for (BlockMetaData block : r.getFooter().getBlocks()) {
+                for (ColumnChunkMetaData c : block.getColumns()) {
+                    minMax.merge(c.getPath().toDotString(), c.getStatistics().hasNonNullValue(), Boolean::logicalOr);
+                }
+            }
+        }
+        assertThat(minMax)
+                .containsOnlyKeys(LakeSchema.SCHEMA.getFields().stream()
+                        .map(f -> f.getName())
+                        .toList())
+                .containsEntry("event_ts", true)
+                .containsEntry("cost_micros", true)
+                .containsEntry("kafka_partition", true)
+                .containsEntry("kafka_offset", true)
+                .containsEntry("record_ts", true)
+                .containsEntry("event_id", false)
+                .containsEntry("request_id", false)
+                .containsEntry("campaign_id", false)
+                .containsEntry("channel_id", false)
+                .containsEntry("event_type", false)
+                .containsEntry("kafka_topic", false);
     }
 
     @Test
