@@ -86,10 +86,18 @@ CFG
 
 # One bounded run of the streaming job on $TOPIC into a fresh schema: name classpath [java options...].
 # Writes $OUT/<name>.properties and $OUT/<name>.log; the run's state and lake go under $OUT/<name>.
+# cpu_of BASE CMD...: runs CMD (its redirections as given) and writes its CPU seconds, user + system of all its threads,
+# to BASE.cpu. On 2 cores the job is CPU-bound: what it costs per record, beside the ceiling's, is its CPU time.
+cpu_of() {
+  local base="$1"; shift
+  local TIMEFORMAT='%U %S'
+  { time "$@" 2>&3; } 3>&2 2>"$base.times" # the command's own stderr goes where the caller sent it
+  awk '{printf "%.2f\n", $1 + $2}' "$base.times" >"$base.cpu"
+}
 bounded_stream_run() {
   local name="$1" cp="$2"; shift 2
   fresh_schema "bench_$name"; stream_config "$OUT/$name.properties" "$TOPIC" "bench_$name" "$OUT/$name"
-  java -Xmx2g "$@" -cp "$cp" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
+  cpu_of "$OUT/$name" java -Xmx2g "$@" -cp "$cp" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
     --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
 }
 
@@ -116,12 +124,12 @@ if wants stream; then
   for round in $(seq 1 "$STREAM_ROUNDS"); do
     sfx=""; [ "$STREAM_ROUNDS" -gt 1 ] && sfx="_$round"
     echo "bench: round $round: (c) ingest ceiling, Jackson tree..." >&2
-    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" tree >"$OUT/c$sfx.log" 2>&1
-    C_S=$(secs "$t0" "$(now)"); record "c_ingest_ceiling_s$sfx" "$C_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c$sfx.log") s"
+    t0=$(now); cpu_of "$OUT/c$sfx" java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" tree >"$OUT/c$sfx.log" 2>&1
+    C_S=$(secs "$t0" "$(now)"); record "c_ingest_ceiling_s$sfx" "$C_S" s "process wall; CPU $(cat "$OUT/c$sfx.cpu") s; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c$sfx.log") s"
 
     echo "bench: round $round: (c2) ingest ceiling, core's validator..." >&2
-    t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" validator >"$OUT/c2$sfx.log" 2>&1
-    C2_S=$(secs "$t0" "$(now)"); record "c2_ingest_ceiling_validator_s$sfx" "$C2_S" s "process wall; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c2$sfx.log") s"
+    t0=$(now); cpu_of "$OUT/c2$sfx" java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.IngestCeilingBench "$TOPIC" "$PAR" validator >"$OUT/c2$sfx.log" 2>&1
+    C2_S=$(secs "$t0" "$(now)"); record "c2_ingest_ceiling_validator_s$sfx" "$C2_S" s "process wall; CPU $(cat "$OUT/c2$sfx.cpu") s; in-job: $(awk '/^RESULT/{print $4}' "$OUT/c2$sfx.log") s"
 
     echo "bench: round $round: (b) Flink SQL, plain..." >&2
     t0=$(now); java -Xmx2g -cp "$BENCH_CP" dev.recount.bench.FlinkSqlBench "$TOPIC" "bench_b_$run_id" "$PAR" 10s 30 plain >"$OUT/b$sfx.log" 2>&1
@@ -137,7 +145,7 @@ if wants stream; then
     t0=$(now); bounded_stream_run "a_${run_id}$sfx" "$STREAM_CP"
     A_S=$(secs "$t0" "$(now)")
     A_ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_a_${run_id}$sfx.stream_window_metrics" 2>/dev/null | tail -1)
-    record "a_recount_stream_s$sfx" "$A_S" s "process wall; stream_window_metrics rows/events: $A_ROWS; $(grep -o 'duplicates dropped [0-9,]*; too late [0-9,]*' "$OUT/a_${run_id}$sfx.log")"
+    record "a_recount_stream_s$sfx" "$A_S" s "process wall; CPU $(cat "$OUT/a_${run_id}$sfx.cpu") s; stream_window_metrics rows/events: $A_ROWS; $(grep -o 'duplicates dropped [0-9,]*; too late [0-9,]*' "$OUT/a_${run_id}$sfx.log")"
     for x in a:$A_S b:$B_S b2:$B2_S c:$C_S c2:$C2_S k:$K_S; do
       record "${x%%:*}_events_per_s$sfx" "$(awk -v n="$RECORDS" -v s="${x#*:}" 'BEGIN{printf "%.0f", n/s}')" events/s "$RECORDS records / process wall"
     done
@@ -231,7 +239,7 @@ if wants improve; then
       t0=$(now); bounded_stream_run "$name" "$cp_run"
       S=$(secs "$t0" "$(now)")
       ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_$name.stream_window_metrics" 2>/dev/null | tail -1)
-      record "improve_${variant}_${round}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; rows/events: $ROWS; $(grep -o 'duplicates dropped [0-9,]*' "$OUT/$name.log")"
+      record "improve_${variant}_${round}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; CPU $(cat "$OUT/$name.cpu") s; rows/events: $ROWS; $(grep -o 'duplicates dropped [0-9,]*' "$OUT/$name.log")"
     done
   done
 fi
