@@ -90,7 +90,7 @@ CFG
 # to BASE.cpu. On 2 cores the job is CPU-bound: what it costs per record, beside the ceiling's, is its CPU time.
 cpu_of() {
   local base="$1"; shift
-  local TIMEFORMAT='%U %S'
+  local TIMEFORMAT='%U %S' LC_NUMERIC=C # seconds with a decimal point, whatever the caller's locale
   { time "$@" 2>&3; } 3>&2 2>"$base.times" # the command's own stderr goes where the caller sent it
   awk '{printf "%.2f\n", $1 + $2}' "$base.times" >"$base.cpu"
 }
