@@ -84,8 +84,6 @@ ${CHECKPOINT_INTERVAL:+stream.checkpoint-interval=$CHECKPOINT_INTERVAL}
 CFG
 }
 
-# One bounded run of the streaming job on $TOPIC into a fresh schema: name classpath [java options...].
-# Writes $OUT/<name>.properties and $OUT/<name>.log; the run's state and lake go under $OUT/<name>.
 # cpu_of BASE CMD...: runs CMD (its redirections as given) and writes its CPU seconds, user + system of all its threads,
 # to BASE.cpu. On 2 cores the job is CPU-bound: what it costs per record, beside the ceiling's, is its CPU time.
 cpu_of() {
@@ -94,6 +92,9 @@ cpu_of() {
   { time "$@" 2>&3; } 3>&2 2>"$base.times" # the command's own stderr goes where the caller sent it
   awk '{printf "%.2f\n", $1 + $2}' "$base.times" >"$base.cpu"
 }
+
+# One bounded run of the streaming job on $TOPIC into a fresh schema: name classpath [java options...].
+# Writes $OUT/<name>.properties, $OUT/<name>.log and $OUT/<name>.cpu; the run's state and lake go under $OUT/<name>.
 bounded_stream_run() {
   local name="$1" cp="$2"; shift 2
   fresh_schema "bench_$name"; stream_config "$OUT/$name.properties" "$TOPIC" "bench_$name" "$OUT/$name"
