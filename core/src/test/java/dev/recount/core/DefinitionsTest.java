@@ -13,6 +13,7 @@ import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.metrics.Metric;
 import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.window.EventTime;
 import dev.recount.core.window.WindowAlignment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -52,8 +53,13 @@ class DefinitionsTest {
     void tooLateFollowsFlinksRuleOnTheWindowsLastMillisecond() {
         long lateness = Duration.ofMinutes(2).toMillis();
         long lastMs = T0 + 59_999;
-        assertThat(MINUTE.isTooLate(T0, lateness, lastMs + lateness - 1)).isFalse();
-        assertThat(MINUTE.isTooLate(T0, lateness, lastMs + lateness)).isTrue();
+        EventTime rules = new EventTime(MINUTE, lateness);
+        assertThat(rules.isTooLate(T0, lastMs + lateness - 1)).isFalse();
+        assertThat(rules.isTooLate(T0, lastMs + lateness)).isTrue();
+        assertThat(rules.hasFired(T0, lastMs - 1)).isFalse();
+        assertThat(rules.hasFired(T0, lastMs)).isTrue();
+        assertThat(rules.lastFiredStart(lastMs)).isEqualTo(T0);
+        assertThat(rules.watermarkClosing(T0 + 60_000)).isEqualTo(lastMs + lateness);
     }
 
     @Test

@@ -127,7 +127,8 @@ class EventValidatorTest {
 
         assertThat(r.isValid()).isTrue();
         assertThat(r.event())
-                .isEqualTo(new AdEvent("e-1", EventType.CLICK, EVENT_TS, "c-1", "web", 2500, "in", 2, 41L, RECORD_TS));
+                .isEqualTo(new AdEvent("e-1", EventType.CLICK, EVENT_TS, "c-1", "web", 2500, "in", 2, 41L, RECORD_TS)
+                        .withAttributes(null, null, "{\"extra\":{\"ignored\":true}}"));
     }
 
     @Test
@@ -217,13 +218,16 @@ class EventValidatorTest {
     }
 
     /**
-     * A string longer than the reader's limit (20 MB) in an ignored field is skipped unread, as any ignored field; a
-     * record that also breaks a rule is still a dead letter, whichever of the two the reason names.
+     * A string longer than the reader's limit (20 MB) in a field beyond the contract cannot be read, so the lake could
+     * not keep it: the record is malformed rather than kept without it; a record that also breaks a rule is a dead
+     * letter too, whichever of the two the reason names.
      */
     @Test
-    void aStringBeyondTheReadersLimitInAnIgnoredFieldIsSkipped() {
+    void aStringBeyondTheReadersLimitInAFieldBeyondTheContractIsMalformed() {
         String huge = ",\"x\":\"" + "s".repeat(25_000_000) + "\"";
-        assertThat(validate(event(huge)).isValid()).isTrue();
+        ValidationResult unreadable = validate(event(huge));
+        assertThat(unreadable.reason()).isEqualTo(InvalidReason.MALFORMED);
+        assertThat(unreadable.detail()).isNotBlank().hasSizeLessThan(1_000);
         ValidationResult broken = validate(event(huge).replace("\"click\"", "null"));
         assertThat(broken.reason()).isIn(InvalidReason.SCHEMA, InvalidReason.MALFORMED);
         assertThat(broken.detail()).isNotBlank().hasSizeLessThan(1_000);

@@ -1,5 +1,6 @@
 package dev.recount.core.config;
 
+import dev.recount.core.window.EventTime;
 import dev.recount.core.window.WindowAlignment;
 import java.io.Serializable;
 import java.time.Duration;
@@ -113,6 +114,16 @@ public record EventTimeSettings(
 
     public WindowAlignment windows() {
         return new WindowAlignment(windowSize.toMillis());
+    }
+
+    /** The event-time rules of {@link #windowSize()} windows with the allowed lateness: on time, late, too late. */
+    public EventTime eventTime() {
+        return new EventTime(windows(), allowedLateness.toMillis());
+    }
+
+    /** The event-time rules of {@code window}-sized windows (a metric set's) with the allowed lateness. */
+    public EventTime eventTime(Duration window) {
+        return new EventTime(new WindowAlignment(window.toMillis()), allowedLateness.toMillis());
     }
 
     private static Duration maxDuration(Duration a, Duration b) {

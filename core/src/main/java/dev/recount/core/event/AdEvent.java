@@ -1,6 +1,7 @@
 package dev.recount.core.event;
 
 import java.io.Serializable;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -24,6 +25,19 @@ public final class AdEvent implements Serializable {
      * impression it came from. Validated like the other ids; carried to the lake, not aggregated (yet).
      */
     public String requestId;
+    /**
+     * The declared string attributes' values (metric-sets file, {@code attributes}), in declaration order among the
+     * string ones, defaults applied: never null inside. Null when none are declared.
+     */
+    public String[] stringAttributes;
+    /** The declared integer attributes' values, in declaration order among the integer ones; null when none. */
+    public long[] integerAttributes;
+    /**
+     * Every top-level field of the record outside the contract's, declared or not, as a JSON object's text exactly as
+     * validation read them (no defaults); null when there were none. The lake keeps it, so a set declared later can be
+     * computed from history.
+     */
+    public String attributesJson;
     /** Kafka coordinates: kept so the lake can pick one copy of a duplicated event_id deterministically. */
     public String topic;
 
@@ -74,20 +88,32 @@ public final class AdEvent implements Serializable {
         this.recordTs = recordTs;
     }
 
+    /** This event with its attributes: the declared ones' values and the raw JSON of every field beyond the contract. */
+    public AdEvent withAttributes(String[] stringAttributes, long[] integerAttributes, String attributesJson) {
+        this.stringAttributes = stringAttributes;
+        this.integerAttributes = integerAttributes;
+        this.attributesJson = attributesJson;
+        return this;
+    }
+
     /** A copy with the same fields: for whoever keeps an event the job may refill (object reuse). */
     public AdEvent copy() {
         return new AdEvent(
-                eventId,
-                eventType,
-                eventTs,
-                campaignId,
-                channelId,
-                costMicros,
-                requestId,
-                topic,
-                partition,
-                offset,
-                recordTs);
+                        eventId,
+                        eventType,
+                        eventTs,
+                        campaignId,
+                        channelId,
+                        costMicros,
+                        requestId,
+                        topic,
+                        partition,
+                        offset,
+                        recordTs)
+                .withAttributes(
+                        stringAttributes == null ? null : stringAttributes.clone(),
+                        integerAttributes == null ? null : integerAttributes.clone(),
+                        attributesJson);
     }
 
     @Override
@@ -104,6 +130,9 @@ public final class AdEvent implements Serializable {
                 && Objects.equals(campaignId, e.campaignId)
                 && Objects.equals(channelId, e.channelId)
                 && Objects.equals(requestId, e.requestId)
+                && Arrays.equals(stringAttributes, e.stringAttributes)
+                && Arrays.equals(integerAttributes, e.integerAttributes)
+                && Objects.equals(attributesJson, e.attributesJson)
                 && Objects.equals(topic, e.topic);
     }
 
@@ -117,6 +146,7 @@ public final class AdEvent implements Serializable {
     public String toString() {
         return "AdEvent{" + eventId + ' ' + eventType + " ts=" + eventTs + ' ' + campaignId + '/' + channelId
                 + " cost=" + costMicros + (requestId == null ? "" : " request=" + requestId)
+                + (attributesJson == null ? "" : " attributes=" + attributesJson)
                 + " @" + topic + '-' + partition + ':' + offset + '}';
     }
 }

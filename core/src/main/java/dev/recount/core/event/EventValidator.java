@@ -8,7 +8,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.config.ValidationSettings;
+import dev.recount.core.sets.Attribute;
+import dev.recount.core.sets.EventFields;
+import dev.recount.core.sets.FieldType;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -19,6 +24,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -59,10 +65,16 @@ public final class EventValidator implements Serializable {
             // A second value after the object ({A}{B}, NDJSON) would otherwise be dropped unseen: neither counted nor
             // a dead letter. Whitespace after it is fine.
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            // Fractions as written: a field beyond the contract is kept for the lake as valid JSON of the same value
+            // (as doubles, 1e400 would be kept as the string "Infinity").
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .nodeFactory(JsonNodeFactory.withExactBigDecimals(true)) // 0.0 stays 0.0, not 0
             .build()
             .readerFor(JsonNode.class);
     /** The tree reader's parser factory: the same features and read constraints for the fast path. */
     private static final JsonFactory PARSERS = TREE_READER.getFactory();
+    /** Builds the object of a record's fields beyond the contract (attributesJson), on either path. */
+    private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
 
     /** Earliest event_ts accepted, 0001-01-01T00:00:00Z (see {@link #END_OF_EVENT_TS}). */
     public static final long EARLIEST_EVENT_TS =
@@ -94,6 +106,12 @@ public final class EventValidator implements Serializable {
     private final long maxPastMillis;
     private final long maxFutureMillis;
     private final long maxCostMicros;
+    /** The declared attributes (metric-sets file), in declaration order; their slots in an event's arrays below. */
+    private final Attribute[] attributes;
+
+    private final int[] attributeSlots;
+    private final int stringAttributes;
+    private final int integerAttributes;
 
     /**
      * @param maxPast       how far event_ts may lie before the record timestamp
@@ -101,6 +119,14 @@ public final class EventValidator implements Serializable {
      * @param maxCostMicros the largest cost_micros accepted ({@code validation.max-cost-micros})
      */
     public EventValidator(Duration maxPast, Duration maxFuture, long maxCostMicros) {
+        this(maxPast, maxFuture, maxCostMicros, List.of());
+    }
+
+    /**
+     * @param attributes the declared attributes ({@code MetricSets.attributes()}): validated, defaulted and carried
+     *                   in {@link AdEvent#stringAttributes} / {@link AdEvent#integerAttributes}
+     */
+    public EventValidator(Duration maxPast, Duration maxFuture, long maxCostMicros, List<Attribute> attributes) {
         if (maxPast.isNegative()) throw new IllegalArgumentException("maxPast must not be negative: " + maxPast);
         if (maxFuture.isNegative()) throw new IllegalArgumentException("maxFuture must not be negative: " + maxFuture);
         if (maxCostMicros < 0)
@@ -108,11 +134,29 @@ public final class EventValidator implements Serializable {
         this.maxPastMillis = maxPast.toMillis();
         this.maxFutureMillis = maxFuture.toMillis();
         this.maxCostMicros = maxCostMicros;
+        this.attributes = attributes.toArray(Attribute[]::new);
+        this.attributeSlots = new int[this.attributes.length];
+        int strings = 0;
+        int integers = 0;
+        for (int i = 0; i < this.attributes.length; i++) {
+            if (EventFields.CONTRACT_FIELDS.contains(this.attributes[i].name())) {
+                throw new IllegalArgumentException(
+                        "attribute " + this.attributes[i].name() + " has the name of a contract field");
+            }
+            attributeSlots[i] = this.attributes[i].type() == FieldType.STRING ? strings++ : integers++;
+        }
+        this.stringAttributes = strings;
+        this.integerAttributes = integers;
     }
 
-    /** A validator with the configured rules ({@code RecountConfig.validation()}). */
+    /** A validator with the configured rules ({@code RecountConfig.validation()}) and no declared attributes. */
     public EventValidator(ValidationSettings settings) {
-        this(settings.maxPast(), settings.maxFuture(), settings.maxCostMicros());
+        this(settings, List.of());
+    }
+
+    /** A validator with the configured rules and the declared attributes ({@code MetricSets.attributes()}). */
+    public EventValidator(ValidationSettings settings, List<Attribute> attributes) {
+        this(settings.maxPast(), settings.maxFuture(), settings.maxCostMicros(), attributes);
     }
 
     /**
@@ -139,6 +183,12 @@ public final class EventValidator implements Serializable {
             return ValidationResult.invalid(
                     InvalidReason.MALFORMED,
                     "not valid JSON: " + printable(String.valueOf(e.getOriginalMessage()), QUOTE_JSON_ERROR_CHARS));
+        } catch (NumberFormatException e) {
+            // JSON, but a number whose exponent no decimal holds (1e4007550807): it could not be kept exactly.
+            return ValidationResult.invalid(
+                    InvalidReason.MALFORMED,
+                    "a number cannot be read exactly: "
+                            + printable(String.valueOf(e.getMessage()), QUOTE_JSON_ERROR_CHARS));
         } catch (IOException e) {
             throw new UncheckedIOException("reading an in-memory value cannot fail: " + e.getMessage(), e);
         }
@@ -177,6 +227,17 @@ public final class EventValidator implements Serializable {
                     "cost_micros " + costMicros + " is above the maximum " + maxCostMicros
                             + " (validation.max-cost-micros)");
         }
+        ObjectNode extras = null;
+        for (var it = root.fields(); it.hasNext(); ) {
+            var field = it.next();
+            if (EventFields.CONTRACT_FIELDS.contains(field.getKey())) continue;
+            if (extras == null) extras = NODES.objectNode();
+            extras.set(field.getKey(), field.getValue());
+        }
+        String[] strings = stringAttributes == 0 ? null : new String[stringAttributes];
+        long[] integers = integerAttributes == 0 ? null : new long[integerAttributes];
+        String attributeProblem = resolveAttributes(extras, strings, integers);
+        if (attributeProblem != null) return ValidationResult.invalid(InvalidReason.SCHEMA, attributeProblem);
         long eventTs = root.get("event_ts").longValue();
         long earliest = saturatedSubtract(recordTs, maxPastMillis);
         long latest = saturatedAdd(recordTs, maxFutureMillis);
@@ -194,17 +255,62 @@ public final class EventValidator implements Serializable {
         }
         JsonNode requestId = root.get("request_id");
         return ValidationResult.valid(new AdEvent(
-                root.get("event_id").textValue(),
-                type.get(),
-                eventTs,
-                root.get("campaign_id").textValue(),
-                root.get("channel_id").textValue(),
-                costMicros,
-                requestId == null || requestId.isNull() ? null : requestId.textValue(),
-                topic,
-                partition,
-                offset,
-                recordTs));
+                        root.get("event_id").textValue(),
+                        type.get(),
+                        eventTs,
+                        root.get("campaign_id").textValue(),
+                        root.get("channel_id").textValue(),
+                        costMicros,
+                        requestId == null || requestId.isNull() ? null : requestId.textValue(),
+                        topic,
+                        partition,
+                        offset,
+                        recordTs)
+                .withAttributes(strings, integers, extras == null ? null : extras.toString()));
+    }
+
+    /**
+     * Fills the declared attributes' values from {@code extras} (the record's fields beyond the contract; null when it
+     * has none): a present value must hold to its rule, an absent or null one takes its default. Null when every
+     * attribute is fine, else the first problem, as a {@code schema} detail.
+     */
+    private String resolveAttributes(ObjectNode extras, String[] strings, long[] integers) {
+        for (int i = 0; i < attributes.length; i++) {
+            Attribute a = attributes[i];
+            JsonNode v = extras == null ? null : extras.get(a.name());
+            boolean string = a.type() == FieldType.STRING;
+            if (v == null || v.isNull()) {
+                if (a.required()) return a.name() + " is missing; it is a required attribute (metric-sets file)";
+                if (string) strings[attributeSlots[i]] = a.defaultValue();
+                else integers[attributeSlots[i]] = a.defaultNumber();
+                continue;
+            }
+            if (string) {
+                if (!v.isTextual()) {
+                    return a.name() + " must be a string, got "
+                            + v.getNodeType().name().toLowerCase();
+                }
+                String text = v.textValue();
+                if (!a.values().isEmpty()) {
+                    if (!a.values().contains(text)) {
+                        return a.name() + " " + quote(text) + " is not one of "
+                                + abbreviate(a.values().toString());
+                    }
+                } else {
+                    String problem = idProblem(a.name(), text);
+                    if (problem != null) return problem;
+                }
+                strings[attributeSlots[i]] = text;
+            } else {
+                if (v.isTextual()) return a.name() + " must be a JSON integer, not a string";
+                if (!v.isIntegralNumber()) return a.name() + " must be an integer, got " + abbreviate(v.toString());
+                if (!v.canConvertToLong() || v.longValue() < 0) {
+                    return a.name() + " " + abbreviate(v.asText()) + " is not a whole number in [0, 2^63)";
+                }
+                integers[attributeSlots[i]] = v.longValue();
+            }
+        }
+        return null;
     }
 
     /**
@@ -226,6 +332,7 @@ public final class EventValidator implements Serializable {
         boolean hasCost = false;
         String[] ignoredNames = null;
         int ignored = 0;
+        ObjectNode extras = null;
         try (JsonParser p = text == null ? PARSERS.createParser(value) : PARSERS.createParser(text)) {
             // The record's own keys are checked for duplicates here, not by the parser: its detector fills a hash
             // set for every record, a sixth of this path's time. A repeated key makes this path give up, and the
@@ -281,12 +388,14 @@ public final class EventValidator implements Serializable {
                         if (ignored == MAX_IGNORED_FAST) return null;
                         for (int i = 0; i < ignored; i++) if (ignoredNames[i].equals(name)) return null;
                         ignoredNames[ignored++] = name;
+                        // Kept for the lake (attributesJson), read by the same mapper as the tree path's, so both
+                        // paths keep the same text. A nested value's keys are checked by the parser's own detector
+                        // (switched on for it, and for its objects inside).
                         if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
-                            // A nested value is skipped, not read here: the parser's own detector checks its
-                            // keys (switched on for it, and for its objects inside).
                             p.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-                            p.skipChildren();
                         }
+                        if (extras == null) extras = NODES.objectNode();
+                        extras.set(name, p.readValueAsTree());
                     }
                 }
             }
@@ -312,18 +421,22 @@ public final class EventValidator implements Serializable {
                 || eventTs >= END_OF_EVENT_TS) {
             return null;
         }
+        String[] strings = stringAttributes == 0 ? null : new String[stringAttributes];
+        long[] integers = integerAttributes == 0 ? null : new long[integerAttributes];
+        if (attributes.length > 0 && resolveAttributes(extras, strings, integers) != null) return null;
         return new AdEvent(
-                eventId,
-                type.get(),
-                eventTs,
-                campaignId,
-                channelId,
-                costMicros,
-                requestId,
-                topic,
-                partition,
-                offset,
-                recordTs);
+                        eventId,
+                        type.get(),
+                        eventTs,
+                        campaignId,
+                        channelId,
+                        costMicros,
+                        requestId,
+                        topic,
+                        partition,
+                        offset,
+                        recordTs)
+                .withAttributes(strings, integers, extras == null ? null : extras.toString());
     }
 
     /** A JSON integer that fits a long: what {@link #integerProblem} accepts. */
@@ -365,6 +478,15 @@ public final class EventValidator implements Serializable {
         if (!n.isTextual())
             return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
         return idProblem(field, n.textValue());
+    }
+
+    /**
+     * The id rule for a present string (no control character, no unpaired surrogate, not blank, at most
+     * {@link #MAX_ID_BYTES} UTF-8 bytes); null when it holds, else the problem, naming {@code field}. Declared string
+     * attributes and the values a definitions file filters on are held to it too.
+     */
+    public static String idRuleProblem(String field, String id) {
+        return idProblem(field, id);
     }
 
     /** The id rule for a present string id; null when it holds. */

@@ -40,13 +40,4 @@ public record WindowAlignment(long sizeMillis) implements Serializable {
     public boolean isAligned(long tsMillis) {
         return Math.floorMod(tsMillis, sizeMillis) == 0;
     }
-
-    /**
-     * An event is too late when the watermark has passed its window's last millisecond plus the allowed
-     * lateness: Flink's rule ({@code window.maxTimestamp() + allowedLateness <= watermark}), stated once.
-     */
-    public boolean isTooLate(long eventTsMillis, long allowedLatenessMillis, long watermarkMillis) {
-        long maxTimestamp = windowEnd(eventTsMillis) - 1;
-        return maxTimestamp + allowedLatenessMillis <= watermarkMillis;
-    }
 }

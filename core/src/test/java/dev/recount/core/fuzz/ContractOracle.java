@@ -75,6 +75,22 @@ final class ContractOracle {
         return e;
     }
 
+    /** The contract's fields; every other member of an accepted record is kept for the lake. */
+    private static final Set<String> CONTRACT_FIELDS =
+            Set.of("event_id", "event_type", "event_ts", "campaign_id", "channel_id", "cost_micros", "request_id");
+
+    /**
+     * The members of an accepted record beyond the contract's, as a JSON object written by this package's own writer
+     * (null when there are none): what the event's attributesJson must mean, compared as parsed values.
+     */
+    static byte[] expectedAttributes(HostileJson.Case c) {
+        List<Member> extra = new ArrayList<>();
+        for (Member m : c.document().members()) {
+            if (!CONTRACT_FIELDS.contains(m.key().value())) extra.add(m);
+        }
+        return extra.isEmpty() ? null : Json.write(new Obj(extra), "");
+    }
+
     /** Every contract rule an accepted event breaks (empty when it obeys them all). */
     static List<String> violations(AdEvent e, long recordTs, ValidationSettings settings) {
         List<String> broken = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.recount.stream.route;
 import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.window.EventTime;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.stream.metrics.JobTotals;
 import dev.recount.stream.types.EventTypes;
@@ -63,7 +64,7 @@ import org.apache.flink.util.OutputTag;
  * event for a window that has fired already (within allowed lateness) leaves at once as a partial of its own, so
  * it re-fires its window with revision + 1 as before. The buffered sums are operator state.
  *
- * <p>"Too late" is core's {@link WindowAlignment#isTooLate} with this operator's current watermark. The window
+ * <p>"Too late" is core's {@link EventTime#isTooLate} with this operator's current watermark. The window
  * operator downstream never has a higher watermark than this operator had when it sent the event (this operator is
  * never idle downstream, so it always holds that watermark back: {@link #processWatermarkStatus}), so whatever
  * passes here is on time or within lateness there too. Too-late ids are remembered as well — for a horizon from
@@ -138,6 +139,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     public static final String REMEMBERED_IDS_METRIC = "rememberedIds";
 
     private final WindowAlignment windows;
+    private final EventTime eventTime;
     private final long allowedLatenessMillis;
     private final long horizonMillis;
     private final long cleanupStepMillis;
@@ -205,6 +207,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         this.attributionEvents = attributionEvents;
         this.windows = windows;
         this.allowedLatenessMillis = allowedLateness.toMillis();
+        this.eventTime = new EventTime(windows, allowedLatenessMillis);
         this.horizonMillis = dedupHorizon.toMillis();
         this.cleanupStepMillis = Math.max(1_000L, horizonMillis / CLEANUP_STEPS_PER_HORIZON);
         // isTooLate(ts) <=> windowEnd(ts) - 1 + lateness <= watermark, so a watermark of closedUntil - 1 + lateness
@@ -291,7 +294,7 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         if (forgetAt < nextDue) nextDue = forgetAt;
 
         long windowStart = windows.windowStart(event.eventTs);
-        if (windows.isTooLate(event.eventTs, allowedLatenessMillis, watermark)) {
+        if (eventTime.isTooLate(event.eventTs, watermark)) {
             tooLate.inc();
             tooLateTotal.add(1L);
             output.collect(

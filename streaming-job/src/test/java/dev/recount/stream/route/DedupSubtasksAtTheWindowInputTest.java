@@ -8,6 +8,7 @@ import static dev.recount.stream.Fixtures.ms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
+import dev.recount.core.window.EventTime;
 import dev.recount.stream.window.WindowPartial;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,7 +123,7 @@ class DedupSubtasksAtTheWindowInputTest {
             WindowPartial p = (WindowPartial) record.getValue();
             partials.add(p);
             // The window operator's test: a window is gone once the watermark passes its last instant + lateness.
-            if (SETTINGS.windows().isTooLate(record.getTimestamp(), LATENESS, watermark)) {
+            if (new EventTime(SETTINGS.windows(), LATENESS).isTooLate(record.getTimestamp(), watermark)) {
                 tooLate.add(p + " at watermark " + watermark);
             }
         }

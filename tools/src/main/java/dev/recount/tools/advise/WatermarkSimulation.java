@@ -1,5 +1,6 @@
 package dev.recount.tools.advise;
 
+import dev.recount.core.window.EventTime;
 import dev.recount.core.window.WindowAlignment;
 import java.time.Duration;
 import java.util.Arrays;
@@ -17,7 +18,7 @@ import java.util.PriorityQueue;
  * arrival order across partitions, arrival being the Kafka record timestamp: that is the live case, where the
  * job reads records as they are written. (A job catching up on a backlog sees the same order per partition but
  * a different interleaving, so it may fare better or worse.) The one late/too-late rule is core's
- * {@link WindowAlignment#isTooLate}.
+ * {@link EventTime#isTooLate}.
  */
 final class WatermarkSimulation {
     private WatermarkSimulation() {}
@@ -92,9 +93,9 @@ final class WatermarkSimulation {
             }
             if (anyCounting && candidate > watermark) watermark = candidate;
 
-            if (windows.isTooLate(eventTs, lateness, watermark)) {
+            if (new EventTime(windows, lateness).isTooLate(eventTs, watermark)) {
                 tooLate++;
-            } else if (windows.isTooLate(eventTs, 0, watermark)) {
+            } else if (new EventTime(windows, lateness).hasFired(windows.windowStart(eventTs), watermark)) {
                 late++; // its window fired already (watermark past its last millisecond) but lateness still covers it
             } else {
                 onTime++;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.ValidationSettings;
 import dev.recount.core.event.EventValidator;
+import dev.recount.core.window.EventTime;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.tools.advise.WatermarkAdvisor.Advice;
 import dev.recount.tools.advise.WatermarkAdvisor.Candidate;
@@ -145,7 +146,8 @@ class AdvisorTest {
         assertThat(o).isEqualTo(new Outcome(6, 4, 1, 1));
         // The last millisecond of a window: the event of 59.999 s at watermark 59.999 s is late, not on time.
         WindowAlignment windows = new WindowAlignment(60_000);
-        assertThat(windows.isTooLate(T0 + 59_999, 0, T0 + 59_999)).isTrue();
+        assertThat(new EventTime(windows, 0).isTooLate(T0 + 59_999, T0 + 59_999))
+                .isTrue();
     }
 
     /**
