@@ -1,7 +1,7 @@
 package dev.recount.core.attribution;
 
 import dev.recount.core.event.AdEvent;
-import dev.recount.core.window.WindowAlignment;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.core.window.WindowKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,16 +17,14 @@ import java.util.Set;
  */
 public final class Attribution {
     private final AttributionRule rule;
-    private final WindowAlignment windows;
     /** Request id → its impressions, at most one per event_id. */
     private final Map<String, List<AdEvent>> impressions = new HashMap<>();
 
     private final List<AdEvent> attributable = new ArrayList<>();
     private final Set<String> seenIds = new HashSet<>();
 
-    public Attribution(AttributionRule rule, WindowAlignment windows) {
+    public Attribution(AttributionRule rule) {
         this.rule = rule;
-        this.windows = windows;
     }
 
     /** Adds a valid event; a further copy of an event_id already added is ignored (the first copy counts). */
@@ -54,11 +52,14 @@ public final class Attribution {
         return Optional.ofNullable(first);
     }
 
-    /** The metrics per window key of the clicks and conversions added, judged against every impression added. */
-    public Map<WindowKey, AttributionMetrics> perWindow() {
+    /**
+     * The metrics per window key of {@code set} (the window and dimensions of the click or conversion) of the clicks
+     * and conversions added, judged against every impression added.
+     */
+    public Map<WindowKey, AttributionMetrics> perWindow(MetricSet set) {
         Map<WindowKey, AttributionAccumulator> sums = new HashMap<>();
         for (AdEvent e : attributable) {
-            WindowKey key = new WindowKey(windows.windowStart(e.eventTs), e.campaignId, e.channelId);
+            WindowKey key = WindowKey.of(set.windows().windowStart(e.eventTs), set.dimensionValues(e));
             sums.computeIfAbsent(key, k -> new AttributionAccumulator())
                     .decided(e, impressionOf(e).isPresent());
         }

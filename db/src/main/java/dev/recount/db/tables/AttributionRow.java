@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One window key (window of the click) with its attribution metrics, as stored in the stream and batch attribution
+ * One window key of a metric set (window of the click, the click's dimensions) with its attribution metrics, as stored in the stream and batch attribution
  * tables; binds and reads the shared columns ({@code window_start .. attributed_spend_micros}) in one place.
  */
 public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMetrics metrics) implements Serializable {
@@ -42,9 +42,9 @@ public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMet
         }
     }
 
-    /** Binds key and metrics to parameters {@code first .. first + 7}; returns the next free index. */
-    public int bind(PreparedStatement ps, int first) throws SQLException {
-        int i = WindowColumns.bindKey(ps, first, key, windowEndMillis);
+    /** Binds the window, dimensions and metrics of {@code columns}' set; returns the next free index. */
+    public int bind(PreparedStatement ps, int first, SetColumns columns) throws SQLException {
+        int i = columns.bindWindow(ps, first, key, windowEndMillis);
         ps.setLong(i++, metrics.attributedClicks());
         ps.setLong(i++, metrics.attributedConversions());
         ps.setLong(i++, metrics.unattributedClicks());
@@ -52,8 +52,8 @@ public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMet
         return i;
     }
 
-    public static AttributionRow read(ResultSet rs) throws SQLException {
-        return new AttributionRow(WindowColumns.readKey(rs), Timestamps.read(rs, "window_end"), readMetrics(rs, ""));
+    public static AttributionRow read(ResultSet rs, SetColumns columns) throws SQLException {
+        return new AttributionRow(columns.readKey(rs), Timestamps.read(rs, "window_end"), readMetrics(rs, ""));
     }
 
     public static AttributionMetrics readMetrics(ResultSet rs, String prefix) throws SQLException {
@@ -61,6 +61,6 @@ public record AttributionRow(WindowKey key, long windowEndMillis, AttributionMet
                 rs.getLong(prefix + "attributed_clicks"),
                 rs.getLong(prefix + "attributed_conversions"),
                 rs.getLong(prefix + "unattributed_clicks"),
-                MetricColumns.exact(rs, prefix + "attributed_spend_micros"));
+                SetColumns.exact(rs, prefix + "attributed_spend_micros"));
     }
 }

@@ -1,5 +1,7 @@
 package dev.recount.db.tables;
 
+import dev.recount.core.attribution.AttributionMetrics;
+import dev.recount.db.sets.SetTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,20 +15,41 @@ import java.util.List;
  * clicks or conversions vanish, rerunning gives identical rows, a crash before the commit leaves the previous result.
  */
 public final class BatchAttributionMetricsTable {
+    /** The default set's tables; {@link #table()} and {@link #stagingTable()} are this instance's. */
     public static final String TABLE = "batch_attribution_metrics";
+
     public static final String STAGING_TABLE = "batch_attribution_metrics_staging";
+
+    private final SetColumns columns;
+    private final String table;
+    private final String staging;
+
+    public BatchAttributionMetricsTable(SetTables tables) {
+        this.columns = new SetColumns(tables);
+        this.table = tables.batchAttributionMetrics();
+        this.staging = tables.batchAttributionMetricsStaging();
+    }
+
+    public String table() {
+        return table;
+    }
+
+    public String stagingTable() {
+        return staging;
+    }
+
     /** Column order of the staging table, for Spark's JDBC writer. */
-    public static final String STAGING_COLUMNS =
-            "run_id, window_start, window_end, campaign_id, channel_id, " + AttributionRow.METRIC_LIST;
+    public String stagingColumns() {
+        return "run_id, " + columns.windowList() + ", " + AttributionRow.METRIC_LIST;
+    }
 
-    private BatchAttributionMetricsTable() {}
-
-    public static void insertStaging(Connection conn, long runId, List<AttributionRow> rows) throws SQLException {
-        String sql = "INSERT INTO " + STAGING_TABLE + " (" + STAGING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    public void insertStaging(Connection conn, long runId, List<AttributionRow> rows) throws SQLException {
+        int n = 1 + 2 + columns.dimensionCount() + AttributionMetrics.COLUMNS.length;
+        String sql = "INSERT INTO " + staging + " (" + stagingColumns() + ") VALUES (" + SetColumns.parameters(n) + ")";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             for (AttributionRow r : rows) {
                 ps.setLong(1, runId);
-                r.bind(ps, 2);
+                r.bind(ps, 2, columns);
                 ps.addBatch();
             }
             ps.executeBatch();
@@ -37,9 +60,9 @@ public final class BatchAttributionMetricsTable {
      * Replaces every row whose window starts in {@code range} with the staged rows of {@code runId} and clears them;
      * does not commit. Staged rows outside the range are an error.
      */
-    public static BatchWindowMetricsTable.ReplaceResult replaceFromStaging(
+    public BatchWindowMetricsTable.ReplaceResult replaceFromStaging(
             Connection conn, BatchWindowMetricsTable.Range range, long runId) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement("SELECT count(*) FROM " + STAGING_TABLE
+        try (PreparedStatement ps = conn.prepareStatement("SELECT count(*) FROM " + staging
                 + " WHERE run_id = ? AND NOT (window_start >= ? AND window_start < ?)")) {
             ps.setLong(1, runId);
             Timestamps.bind(ps, 2, range.fromMillis());
@@ -53,10 +76,9 @@ public final class BatchAttributionMetricsTable {
             }
         }
         long deleted;
-        try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + TABLE
-                + " t WHERE t.window_start >= ? AND t.window_start < ? AND NOT EXISTS (SELECT 1 FROM " + STAGING_TABLE
-                + " s WHERE s.run_id = ? AND s.window_start = t.window_start AND s.campaign_id = t.campaign_id"
-                + " AND s.channel_id = t.channel_id)")) {
+        try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + table
+                + " t WHERE t.window_start >= ? AND t.window_start < ? AND NOT EXISTS (SELECT 1 FROM " + staging
+                + " s WHERE s.run_id = ? AND " + columns.sameKey("s", "t") + ")")) {
             Timestamps.bind(ps, 1, range.fromMillis());
             Timestamps.bind(ps, 2, range.toMillis());
             ps.setLong(3, runId);
@@ -65,14 +87,13 @@ public final class BatchAttributionMetricsTable {
         // As for the window metrics: a row computed exactly as it stands is left alone (its run_id stays the run
         // that last changed it).
         long written;
-        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + TABLE
-                + " (window_start, window_end, campaign_id, channel_id, " + AttributionRow.METRIC_LIST
-                + ", run_id, computed_at) SELECT window_start, window_end, campaign_id, channel_id, "
-                + AttributionRow.METRIC_LIST + ", run_id, now() FROM " + STAGING_TABLE + " WHERE run_id = ?"
-                + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-                + AttributionRow.SET_FROM_EXCLUDED
+        String rowColumns = columns.windowList() + ", " + AttributionRow.METRIC_LIST;
+        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + table + " (" + rowColumns
+                + ", run_id, computed_at) SELECT " + rowColumns + ", run_id, now() FROM " + staging
+                + " WHERE run_id = ? ON CONFLICT (" + columns.keyList() + ") DO UPDATE SET"
+                + " window_end = EXCLUDED.window_end, " + AttributionRow.SET_FROM_EXCLUDED
                 + ", run_id = EXCLUDED.run_id, computed_at = EXCLUDED.computed_at"
-                + " WHERE (" + TABLE + ".window_end, " + AttributionRow.qualified(TABLE + ".") + ")"
+                + " WHERE (" + table + ".window_end, " + AttributionRow.qualified(table + ".") + ")"
                 + " IS DISTINCT FROM (EXCLUDED.window_end, " + AttributionRow.qualified("EXCLUDED.") + ")")) {
             ps.setLong(1, runId);
             written = ps.executeUpdate();
@@ -82,14 +103,14 @@ public final class BatchAttributionMetricsTable {
     }
 
     /** Drops a run's staged rows (after a replace, or to clean up a failed run); returns how many there were. */
-    public static long clearStaging(Connection conn, long runId) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + STAGING_TABLE + " WHERE run_id = ?")) {
+    public long clearStaging(Connection conn, long runId) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + staging + " WHERE run_id = ?")) {
             ps.setLong(1, runId);
             return ps.executeUpdate();
         }
     }
 
-    public static List<AttributionRow> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        return WindowColumns.readRange(conn, TABLE, fromMillis, toMillis, AttributionRow::read);
+    public List<AttributionRow> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
+        return columns.readRange(conn, table, fromMillis, toMillis, rs -> AttributionRow.read(rs, columns));
     }
 }

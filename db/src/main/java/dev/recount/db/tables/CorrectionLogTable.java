@@ -1,7 +1,7 @@
 package dev.recount.db.tables;
 
-import dev.recount.core.metrics.Metric;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Connection;
@@ -17,19 +17,14 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * {@code correction_log}: append-only (a trigger refuses UPDATE, DELETE and TRUNCATE, and no role is granted
+ * {@code correction_log} (every set has its own): append-only (a trigger refuses UPDATE, DELETE and TRUNCATE, and no role is granted
  * them), one row per metric value a reconciliation changed in {@code window_metrics}. There is deliberately no
  * upsert: an entry records that something happened, so writing it twice would be a second event. The
  * reconciler only appends changes it is about to make, which is what keeps a rerun from appending anything.
  */
 public final class CorrectionLogTable {
+    /** The default set's table; {@link #table()} is this instance's. */
     public static final String TABLE = "correction_log";
-
-    /** Column list for inserts, in the order {@link #bind} uses ({@code log_id} and {@code logged_at} default). */
-    public static final String INSERT_COLUMNS =
-            "reconciliation_run_id, window_start, campaign_id, channel_id, metric, before_value, after_value, reason";
-
-    static final String APPEND = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
     /** Why a value changed. */
     public enum Reason {
@@ -52,13 +47,14 @@ public final class CorrectionLogTable {
     }
 
     /**
-     * One changed value; {@code before}/{@code after} null means the key was not served before/after. Values are
-     * exact integers ({@code numeric(38,0)} columns), whatever the metric: spend may exceed a long.
+     * One changed value of measure {@code metric} (its column name); {@code before}/{@code after} null means the key
+     * was not served before/after. Values are exact integers ({@code numeric(38,0)} columns), whatever the measure: a
+     * sum may exceed a long.
      */
     public record Entry(
             long reconciliationRunId,
             WindowKey key,
-            Metric metric,
+            String metric,
             BigInteger before,
             BigInteger after,
             Reason reason) {
@@ -71,21 +67,36 @@ public final class CorrectionLogTable {
         }
     }
 
-    private CorrectionLogTable() {}
+    private final SetColumns columns;
+    private final String table;
 
-    public static void bind(PreparedStatement ps, Entry e) throws SQLException {
-        ps.setLong(1, e.reconciliationRunId());
-        Timestamps.bind(ps, 2, e.key().windowStartMillis());
-        ps.setString(3, e.key().campaignId());
-        ps.setString(4, e.key().channelId());
-        ps.setString(5, e.metric().column());
-        bindValue(ps, 6, e.before());
-        bindValue(ps, 7, e.after());
-        ps.setString(8, e.reason().wireName());
+    public CorrectionLogTable(SetTables tables) {
+        this.columns = new SetColumns(tables);
+        this.table = tables.correctionLog();
     }
 
-    public static void append(Connection conn, List<Entry> entries) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement(APPEND)) {
+    public String table() {
+        return table;
+    }
+
+    /** Column list for inserts, in the order {@link #bind} uses ({@code log_id} and {@code logged_at} default). */
+    public String insertColumns() {
+        return "reconciliation_run_id, " + columns.keyList() + ", metric, before_value, after_value, reason";
+    }
+
+    public void bind(PreparedStatement ps, Entry e) throws SQLException {
+        ps.setLong(1, e.reconciliationRunId());
+        int i = columns.bindKeyOnly(ps, 2, e.key());
+        ps.setString(i++, e.metric());
+        bindValue(ps, i++, e.before());
+        bindValue(ps, i++, e.after());
+        ps.setString(i, e.reason().wireName());
+    }
+
+    public void append(Connection conn, List<Entry> entries) throws SQLException {
+        int n = 1 + 1 + columns.dimensionCount() + 4;
+        try (PreparedStatement ps = conn.prepareStatement(
+                "INSERT INTO " + table + " (" + insertColumns() + ") VALUES (" + SetColumns.parameters(n) + ")")) {
             for (Entry e : entries) {
                 bind(ps, e);
                 ps.addBatch();
@@ -94,24 +105,19 @@ public final class CorrectionLogTable {
         }
     }
 
-    /** A run's entries in log order. */
-    /** The window metrics' entries of a run (attribution entries, under their own metric names, are not Entries). */
-    public static List<Entry> readRun(Connection conn, long runId) throws SQLException {
+    /** The measures' entries of a run in log order (attribution entries, under their own metric names, are not). */
+    public List<Entry> readRun(Connection conn, long runId) throws SQLException {
         return readWhere(conn, "reconciliation_run_id = ?", ps -> ps.setLong(1, runId));
     }
 
     /** Every entry ever logged for {@code key}, oldest first: the key's audit trail. */
-    public static List<Entry> readKey(Connection conn, WindowKey key) throws SQLException {
-        return readWhere(conn, "window_start = ? AND campaign_id = ? AND channel_id = ?", ps -> {
-            Timestamps.bind(ps, 1, key.windowStartMillis());
-            ps.setString(2, key.campaignId());
-            ps.setString(3, key.channelId());
-        });
+    public List<Entry> readKey(Connection conn, WindowKey key) throws SQLException {
+        return readWhere(conn, columns.keyEquals(), ps -> columns.bindKeyOnly(ps, 1, key));
     }
 
     /** How many values a run changed, per reason (reasons without entries are absent). */
-    public static Map<Reason, Long> countByReason(Connection conn, long runId) throws SQLException {
-        String sql = "SELECT reason, count(*) AS n FROM " + TABLE + " WHERE reconciliation_run_id = ? GROUP BY reason";
+    public Map<Reason, Long> countByReason(Connection conn, long runId) throws SQLException {
+        String sql = "SELECT reason, count(*) AS n FROM " + table + " WHERE reconciliation_run_id = ? GROUP BY reason";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setLong(1, runId);
             Map<Reason, Long> counts = new EnumMap<>(Reason.class);
@@ -131,23 +137,23 @@ public final class CorrectionLogTable {
         void bind(PreparedStatement ps) throws SQLException;
     }
 
-    private static List<Entry> readWhere(Connection conn, String where, Binder binder) throws SQLException {
-        // The window metrics' entries: attribution corrections share the log under their own metric names.
-        String windowMetrics = java.util.Arrays.stream(Metric.values())
-                .map(m -> "'" + m.column() + "'")
-                .collect(java.util.stream.Collectors.joining(", "));
-        try (PreparedStatement ps = conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE (" + where
-                + ") AND metric IN (" + windowMetrics + ") ORDER BY log_id")) {
+    private List<Entry> readWhere(Connection conn, String where, Binder binder) throws SQLException {
+        // The measures' entries: attribution corrections share the log under their own metric names.
+        String measures = String.join(
+                ", ",
+                columns.set().measureNames().stream().map(m -> "'" + m + "'").toList());
+        try (PreparedStatement ps = conn.prepareStatement(
+                "SELECT * FROM " + table + " WHERE (" + where + ") AND metric IN (" + measures + ") ORDER BY log_id")) {
             binder.bind(ps);
             List<Entry> entries = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     entries.add(new Entry(
                             rs.getLong("reconciliation_run_id"),
-                            WindowColumns.readKey(rs),
-                            Metric.valueOf(rs.getString("metric").toUpperCase(Locale.ROOT)),
-                            MetricColumns.exact(rs, "before_value"),
-                            MetricColumns.exact(rs, "after_value"),
+                            columns.readKey(rs),
+                            rs.getString("metric"),
+                            SetColumns.exact(rs, "before_value"),
+                            SetColumns.exact(rs, "after_value"),
                             Reason.of(rs.getString("reason"))));
                 }
             }

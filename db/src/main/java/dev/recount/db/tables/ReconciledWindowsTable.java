@@ -1,21 +1,20 @@
 package dev.recount.db.tables;
 
-import dev.recount.core.metrics.Metric;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.db.sets.SetTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Collectors;
 
 /**
- * {@code reconciled_windows} (V15): per window, the key count and fingerprint of the stream's, the batch's and the
+ * {@code reconciled_windows} (V15; every set has its own): per window, the key count and fingerprint of the stream's, the batch's and the
  * finalized rows as the last applied reconciliation of that window saw and left them, and the run whose diffs for
  * the window are still its diffs. A window whose three sides are unchanged needs no key-by-key reconciliation.
  * {@code fingerprint_version} (V16) names the row hash the fingerprints were computed with: fingerprints of another
@@ -24,7 +23,6 @@ import java.util.stream.Collectors;
  * as recorded without reading them.
  */
 public final class ReconciledWindowsTable {
-    public static final String TABLE = "reconciled_windows";
 
     /** One side of a window: how many rows it has and the XOR of their 64-bit hashes (0 without rows). */
     public record Side(long keys, long fingerprint) {
@@ -37,14 +35,14 @@ public final class ReconciledWindowsTable {
 
     /**
      * What else a run read of a window besides the fingerprints: the first and last window end of the stream's and
-     * of the batch's rows (0 and 0 for a side without rows), and the batch's summed metrics.
+     * of the batch's rows (0 and 0 for a side without rows), and the batch's summed measures.
      */
     public record Survey(
             long streamMinEndMillis,
             long streamMaxEndMillis,
             long batchMinEndMillis,
             long batchMaxEndMillis,
-            WindowMetrics batchSums) {
+            MeasureValues batchSums) {
         public Survey {
             Objects.requireNonNull(batchSums, "batchSums");
         }
@@ -75,41 +73,48 @@ public final class ReconciledWindowsTable {
         }
     }
 
-    /** "batch_impressions, batch_clicks, ...": the batch's summed metrics (V21). */
-    private static final String BATCH_SUMS =
-            Arrays.stream(Metric.values()).map(m -> "batch_" + m.column()).collect(Collectors.joining(", "));
+    /** The default set's table; {@link #table()} is this instance's. */
+    public static final String TABLE = "reconciled_windows";
 
-    private static final String UPSERT = "INSERT INTO " + TABLE + " (window_start, stream_keys, stream_fingerprint,"
-            + " batch_keys, batch_fingerprint, final_keys, final_fingerprint, reconciliation_run_id, fingerprint_version,"
-            + " final_writes, stream_min_window_end, stream_max_window_end, batch_min_window_end, batch_max_window_end, "
-            + BATCH_SUMS + ")"
-            + " SELECT * FROM unnest(?::timestamptz[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],"
-            + " ?::bigint[], ?::bigint[], ?::smallint[], ?::bigint[], ?::timestamptz[], ?::timestamptz[],"
-            + " ?::timestamptz[], ?::timestamptz[], "
-            + Arrays.stream(Metric.values())
-                    .map(m -> "?::" + MetricColumns.arrayType(m) + "[]")
-                    .collect(Collectors.joining(", "))
-            + ") ON CONFLICT (window_start) DO UPDATE SET stream_keys = EXCLUDED.stream_keys,"
-            + " stream_fingerprint = EXCLUDED.stream_fingerprint, batch_keys = EXCLUDED.batch_keys,"
-            + " batch_fingerprint = EXCLUDED.batch_fingerprint, final_keys = EXCLUDED.final_keys,"
-            + " final_fingerprint = EXCLUDED.final_fingerprint, reconciliation_run_id = EXCLUDED.reconciliation_run_id,"
-            + " fingerprint_version = EXCLUDED.fingerprint_version, final_writes = EXCLUDED.final_writes,"
-            + " stream_min_window_end = EXCLUDED.stream_min_window_end,"
-            + " stream_max_window_end = EXCLUDED.stream_max_window_end,"
-            + " batch_min_window_end = EXCLUDED.batch_min_window_end,"
-            + " batch_max_window_end = EXCLUDED.batch_max_window_end, "
-            + Arrays.stream(Metric.values())
-                    .map(m -> "batch_" + m.column() + " = EXCLUDED.batch_" + m.column())
-                    .collect(Collectors.joining(", "))
-            + ", reconciled_at = now()";
+    private final SetColumns columns;
+    private final String table;
+    private final String upsert;
 
-    private ReconciledWindowsTable() {}
+    public ReconciledWindowsTable(SetTables tables) {
+        this.columns = new SetColumns(tables);
+        this.table = tables.reconciledWindows();
+        // The batch's summed measures (V21): "batch_impressions, batch_clicks, ..."
+        List<String> batchSet = new ArrayList<>();
+        for (String m : tables.set().measureNames()) batchSet.add("batch_" + m + " = EXCLUDED.batch_" + m);
+        this.upsert = "INSERT INTO " + table + " (window_start, stream_keys, stream_fingerprint,"
+                + " batch_keys, batch_fingerprint, final_keys, final_fingerprint, reconciliation_run_id,"
+                + " fingerprint_version, final_writes, stream_min_window_end, stream_max_window_end,"
+                + " batch_min_window_end, batch_max_window_end, " + columns.measureList("batch_") + ")"
+                + " SELECT * FROM unnest(?::timestamptz[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],"
+                + " ?::bigint[], ?::bigint[], ?::bigint[], ?::smallint[], ?::bigint[], ?::timestamptz[],"
+                + " ?::timestamptz[], ?::timestamptz[], ?::timestamptz[], " + columns.measureArrayParameters()
+                + ") ON CONFLICT (window_start) DO UPDATE SET stream_keys = EXCLUDED.stream_keys,"
+                + " stream_fingerprint = EXCLUDED.stream_fingerprint, batch_keys = EXCLUDED.batch_keys,"
+                + " batch_fingerprint = EXCLUDED.batch_fingerprint, final_keys = EXCLUDED.final_keys,"
+                + " final_fingerprint = EXCLUDED.final_fingerprint,"
+                + " reconciliation_run_id = EXCLUDED.reconciliation_run_id,"
+                + " fingerprint_version = EXCLUDED.fingerprint_version, final_writes = EXCLUDED.final_writes,"
+                + " stream_min_window_end = EXCLUDED.stream_min_window_end,"
+                + " stream_max_window_end = EXCLUDED.stream_max_window_end,"
+                + " batch_min_window_end = EXCLUDED.batch_min_window_end,"
+                + " batch_max_window_end = EXCLUDED.batch_max_window_end, " + String.join(", ", batchSet)
+                + ", reconciled_at = now()";
+    }
+
+    public String table() {
+        return table;
+    }
 
     /** The recorded windows starting in {@code [fromMillis, toMillis)}, by window start. */
-    public static Map<Long, Row> read(Connection conn, long fromMillis, long toMillis) throws SQLException {
+    public Map<Long, Row> read(Connection conn, long fromMillis, long toMillis) throws SQLException {
         Map<Long, Row> rows = new HashMap<>();
         try (PreparedStatement ps =
-                conn.prepareStatement("SELECT * FROM " + TABLE + " WHERE window_start >= ? AND window_start < ?")) {
+                conn.prepareStatement("SELECT * FROM " + table + " WHERE window_start >= ? AND window_start < ?")) {
             Timestamps.bind(ps, 1, fromMillis);
             Timestamps.bind(ps, 2, toMillis);
             try (ResultSet rs = ps.executeQuery()) {
@@ -132,14 +137,14 @@ public final class ReconciledWindowsTable {
         return rows;
     }
 
-    private static Survey readSurvey(ResultSet rs) throws SQLException {
-        if (rs.getObject("batch_events") == null) return null;
+    private Survey readSurvey(ResultSet rs) throws SQLException {
+        if (rs.getObject("batch_events") == null) return null; // every set has events
         return new Survey(
                 endMillis(rs, "stream_min_window_end"),
                 endMillis(rs, "stream_max_window_end"),
                 endMillis(rs, "batch_min_window_end"),
                 endMillis(rs, "batch_max_window_end"),
-                MetricColumns.read(rs, "batch_"));
+                columns.readValues(rs, "batch_"));
     }
 
     /** A side without rows has no window ends: recorded as NULL, read as 0 (the survey's value for none). */
@@ -152,27 +157,27 @@ public final class ReconciledWindowsTable {
     }
 
     /** Records {@code rows} (one statement, whatever their number), replacing what those windows had. */
-    public static void upsert(Connection conn, List<Row> rows) throws SQLException {
+    public void upsert(Connection conn, List<Row> rows) throws SQLException {
         if (rows.isEmpty()) return;
         int n = rows.size();
         Object[] windows = new Object[n];
-        Long[][] columns = new Long[8][n];
+        Long[][] cells = new Long[8][n];
         Short[] versions = new Short[n];
         Object[][] ends = new Object[4][n];
-        Metric[] metrics = Metric.values();
-        Object[][] sums = new Object[metrics.length][];
-        for (int m = 0; m < metrics.length; m++) sums[m] = MetricColumns.newArray(metrics[m], n);
+        int measures = columns.measureCount();
+        Object[][] sums = new Object[measures][];
+        for (int m = 0; m < measures; m++) sums[m] = columns.newArray(m, n);
         for (int i = 0; i < n; i++) {
             Row r = rows.get(i);
             windows[i] = Timestamps.offsetDateTime(r.windowStartMillis());
-            columns[0][i] = r.stream().keys();
-            columns[1][i] = r.stream().fingerprint();
-            columns[2][i] = r.batch().keys();
-            columns[3][i] = r.batch().fingerprint();
-            columns[4][i] = r.finalized().keys();
-            columns[5][i] = r.finalized().fingerprint();
-            columns[6][i] = r.reconciliationRunId();
-            columns[7][i] = r.finalWrites();
+            cells[0][i] = r.stream().keys();
+            cells[1][i] = r.stream().fingerprint();
+            cells[2][i] = r.batch().keys();
+            cells[3][i] = r.batch().fingerprint();
+            cells[4][i] = r.finalized().keys();
+            cells[5][i] = r.finalized().fingerprint();
+            cells[6][i] = r.reconciliationRunId();
+            cells[7][i] = r.finalWrites();
             versions[i] = (short) r.fingerprintVersion();
             Survey v = r.survey();
             if (v == null) continue;
@@ -180,19 +185,15 @@ public final class ReconciledWindowsTable {
             ends[1][i] = endOrNull(v.streamMaxEndMillis());
             ends[2][i] = endOrNull(v.batchMinEndMillis());
             ends[3][i] = endOrNull(v.batchMaxEndMillis());
-            for (int m = 0; m < metrics.length; m++) {
-                sums[m][i] = MetricColumns.arrayValue(metrics[m], v.batchSums());
-            }
+            for (int m = 0; m < measures; m++) sums[m][i] = columns.arrayValue(m, v.batchSums());
         }
-        try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
+        try (PreparedStatement ps = conn.prepareStatement(upsert)) {
             ps.setArray(1, conn.createArrayOf("timestamptz", windows));
-            for (int c = 0; c < 7; c++) ps.setArray(c + 2, conn.createArrayOf("bigint", columns[c]));
+            for (int c = 0; c < 7; c++) ps.setArray(c + 2, conn.createArrayOf("bigint", cells[c]));
             ps.setArray(9, conn.createArrayOf("smallint", versions));
-            ps.setArray(10, conn.createArrayOf("bigint", columns[7]));
+            ps.setArray(10, conn.createArrayOf("bigint", cells[7]));
             for (int e = 0; e < 4; e++) ps.setArray(11 + e, conn.createArrayOf("timestamptz", ends[e]));
-            for (int m = 0; m < metrics.length; m++) {
-                ps.setArray(15 + m, conn.createArrayOf(MetricColumns.arrayType(metrics[m]), sums[m]));
-            }
+            for (int m = 0; m < measures; m++) ps.setArray(15 + m, conn.createArrayOf(columns.arrayType(m), sums[m]));
             ps.executeUpdate();
         }
     }

@@ -1,5 +1,7 @@
 package dev.recount.db.tables;
 
+import dev.recount.core.attribution.AttributionMetrics;
+import dev.recount.db.sets.SetTables;
 import java.io.Serializable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code stream_attribution_metrics}: the stream job's attribution results, one row per window key (window of the
+ * {@code stream_attribution_metrics} (and every set's with attribution): the stream job's attribution results, one row per window key (window of the
  * click).
  *
  * <p>The upsert's guard, like {@link StreamWindowMetricsTable}'s: a row is replaced only by a higher revision that
@@ -17,18 +19,8 @@ import java.util.List;
  * older firing or a re-commit changes nothing. {@link #upsert} returns the rows not applied.
  */
 public final class StreamAttributionMetricsTable {
+    /** The default set's table; {@link #table()} is this instance's. */
     public static final String TABLE = "stream_attribution_metrics";
-
-    public static final String UPSERT = "INSERT INTO " + TABLE
-            + " (window_start, window_end, campaign_id, channel_id, " + AttributionRow.METRIC_LIST
-            + ", revision, updated_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())"
-            + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-            + AttributionRow.SET_FROM_EXCLUDED + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
-            + " WHERE " + TABLE + ".revision < EXCLUDED.revision"
-            + " AND " + TABLE + ".attributed_clicks + " + TABLE + ".unattributed_clicks"
-            + " <= EXCLUDED.attributed_clicks + EXCLUDED.unattributed_clicks"
-            + " AND " + TABLE + ".attributed_conversions <= EXCLUDED.attributed_conversions";
 
     /** A stream result: the attribution row and the firing that produced it (1 = first firing). */
     public record Row(AttributionRow attribution, int revision) implements Serializable {
@@ -37,16 +29,36 @@ public final class StreamAttributionMetricsTable {
         }
     }
 
-    private StreamAttributionMetricsTable() {}
+    private final SetColumns columns;
+    private final String table;
+    private final String upsert;
+
+    public StreamAttributionMetricsTable(SetTables tables) {
+        this.columns = new SetColumns(tables);
+        this.table = tables.streamAttributionMetrics();
+        int n = 2 + columns.dimensionCount() + AttributionMetrics.COLUMNS.length + 1;
+        this.upsert = "INSERT INTO " + table + " (" + columns.windowList() + ", " + AttributionRow.METRIC_LIST
+                + ", revision, updated_at) VALUES (" + SetColumns.parameters(n) + ", now())"
+                + " ON CONFLICT (" + columns.keyList() + ") DO UPDATE SET window_end = EXCLUDED.window_end, "
+                + AttributionRow.SET_FROM_EXCLUDED + ", revision = EXCLUDED.revision, updated_at = EXCLUDED.updated_at"
+                + " WHERE " + table + ".revision < EXCLUDED.revision"
+                + " AND " + table + ".attributed_clicks + " + table + ".unattributed_clicks"
+                + " <= EXCLUDED.attributed_clicks + EXCLUDED.unattributed_clicks"
+                + " AND " + table + ".attributed_conversions <= EXCLUDED.attributed_conversions";
+    }
+
+    public String table() {
+        return table;
+    }
 
     /** Upserts {@code rows} on {@code conn} in one JDBC batch; the caller owns the transaction. Returns those not applied. */
-    public static List<Row> upsert(Connection conn, List<Row> rows) throws SQLException {
+    public List<Row> upsert(Connection conn, List<Row> rows) throws SQLException {
         List<Row> notApplied = new ArrayList<>();
-        try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
+        try (PreparedStatement ps = conn.prepareStatement(upsert)) {
             for (int from = 0; from < rows.size(); from += StreamWindowMetricsTable.BATCH_ROWS) {
                 int to = Math.min(rows.size(), from + StreamWindowMetricsTable.BATCH_ROWS);
                 for (Row r : rows.subList(from, to)) {
-                    int next = r.attribution().bind(ps, 1);
+                    int next = r.attribution().bind(ps, 1, columns);
                     ps.setInt(next, r.revision());
                     ps.addBatch();
                 }
@@ -60,8 +72,12 @@ public final class StreamAttributionMetricsTable {
     }
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
-    public static List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        return WindowColumns.readRange(
-                conn, TABLE, fromMillis, toMillis, rs -> new Row(AttributionRow.read(rs), rs.getInt("revision")));
+    public List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
+        return columns.readRange(
+                conn,
+                table,
+                fromMillis,
+                toMillis,
+                rs -> new Row(AttributionRow.read(rs, columns), rs.getInt("revision")));
     }
 }

@@ -1,6 +1,7 @@
 package dev.recount.db.tables;
 
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,37 +19,45 @@ import java.util.Optional;
  * re-applying the same corrections leaves every row, including its run ids and {@code finalized_at}, as it was.
  */
 public final class WindowCorrectionsTable {
+    /** The default set's table; {@link #table()} is this instance's. */
     public static final String TABLE = "window_corrections";
 
-    /** Column list for inserts, in the order {@link #bind} uses. */
-    public static final String INSERT_COLUMNS = "window_start, window_end, campaign_id, channel_id, "
-            + MetricColumns.LIST + ", removed, reconciliation_run_id, batch_run_id";
-
-    /** Appended to an {@code INSERT INTO window_corrections (INSERT_COLUMNS) ...}: the change-only upsert. */
-    public static final String ON_CONFLICT_UPDATE_IF_CHANGED =
-            " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end, "
-                    + MetricColumns.SET_FROM_EXCLUDED + ", removed = EXCLUDED.removed,"
-                    + " reconciliation_run_id = EXCLUDED.reconciliation_run_id, batch_run_id = EXCLUDED.batch_run_id,"
-                    + " finalized_at = now()"
-                    + " WHERE (" + TABLE + ".window_end, " + MetricColumns.qualified(TABLE + ".") + ", " + TABLE
-                    + ".removed)"
-                    + " IS DISTINCT FROM (EXCLUDED.window_end, " + MetricColumns.qualified("EXCLUDED.")
-                    + ", EXCLUDED.removed)";
-
-    static final String UPSERT = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" + ON_CONFLICT_UPDATE_IF_CHANGED;
-
-    /** A finalized key: the batch row's values, or (with {@code removed}) a key to hide, metrics zero. */
+    /** A finalized key: the batch row's values, or (with {@code removed}) a key to hide, measures zero. */
     public record Row(WindowRow window, boolean removed, long reconciliationRunId, Long batchRunId) {
         public Row {
             Objects.requireNonNull(window, "window");
         }
     }
 
-    private WindowCorrectionsTable() {}
+    private final SetColumns columns;
+    private final String table;
 
-    public static void bind(PreparedStatement ps, Row r) throws SQLException {
-        int next = WindowColumns.bindRow(ps, 1, r.window());
+    public WindowCorrectionsTable(SetTables tables) {
+        this.columns = new SetColumns(tables);
+        this.table = tables.windowCorrections();
+    }
+
+    public String table() {
+        return table;
+    }
+
+    /** Column list for inserts, in the order {@link #bind} uses. */
+    public String insertColumns() {
+        return columns.rowList() + ", removed, reconciliation_run_id, batch_run_id";
+    }
+
+    /** Appended to an {@code INSERT INTO <table> (insertColumns()) ...}: the change-only upsert. */
+    public String onConflictUpdateIfChanged() {
+        return " ON CONFLICT (" + columns.keyList() + ") DO UPDATE SET window_end = EXCLUDED.window_end, "
+                + columns.measuresFromExcluded() + ", removed = EXCLUDED.removed,"
+                + " reconciliation_run_id = EXCLUDED.reconciliation_run_id, batch_run_id = EXCLUDED.batch_run_id,"
+                + " finalized_at = now()"
+                + " WHERE (" + table + ".window_end, " + columns.measureList(table + ".") + ", " + table + ".removed)"
+                + " IS DISTINCT FROM (EXCLUDED.window_end, " + columns.measureList("EXCLUDED.") + ", EXCLUDED.removed)";
+    }
+
+    public void bind(PreparedStatement ps, Row r) throws SQLException {
+        int next = columns.bindRow(ps, 1, r.window());
         ps.setBoolean(next, r.removed());
         ps.setLong(next + 1, r.reconciliationRunId());
         if (r.batchRunId() == null) ps.setNull(next + 2, Types.BIGINT);
@@ -56,24 +65,25 @@ public final class WindowCorrectionsTable {
     }
 
     /** Row-wise change-only upsert; returns how many rows were inserted or changed. */
-    public static int upsert(Connection conn, List<Row> rows) throws SQLException {
+    public int upsert(Connection conn, List<Row> rows) throws SQLException {
+        int n = 2 + columns.dimensionCount() + columns.measureCount() + 3;
+        String upsert = "INSERT INTO " + table + " (" + insertColumns() + ") VALUES (" + SetColumns.parameters(n) + ")"
+                + onConflictUpdateIfChanged();
         int changed = 0;
-        try (PreparedStatement ps = conn.prepareStatement(UPSERT)) {
+        try (PreparedStatement ps = conn.prepareStatement(upsert)) {
             for (Row r : rows) {
                 bind(ps, r);
                 ps.addBatch();
             }
-            for (int n : ps.executeBatch()) changed += Math.max(n, 0);
+            for (int c : ps.executeBatch()) changed += Math.max(c, 0);
         }
         return changed;
     }
 
-    public static Optional<Row> find(Connection conn, WindowKey key) throws SQLException {
-        String sql = "SELECT * FROM " + TABLE + " WHERE window_start = ? AND campaign_id = ? AND channel_id = ?";
+    public Optional<Row> find(Connection conn, WindowKey key) throws SQLException {
+        String sql = "SELECT * FROM " + table + " WHERE " + columns.keyEquals();
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            Timestamps.bind(ps, 1, key.windowStartMillis());
-            ps.setString(2, key.campaignId());
-            ps.setString(3, key.channelId());
+            columns.bindKeyOnly(ps, 1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(read(rs)) : Optional.empty();
             }
@@ -81,12 +91,12 @@ public final class WindowCorrectionsTable {
     }
 
     /** Rows whose window starts in {@code [fromMillis, toMillis)}, ordered by key. */
-    public static List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
-        return WindowColumns.readRange(conn, TABLE, fromMillis, toMillis, WindowCorrectionsTable::read);
+    public List<Row> readRange(Connection conn, long fromMillis, long toMillis) throws SQLException {
+        return columns.readRange(conn, table, fromMillis, toMillis, this::read);
     }
 
-    private static Row read(ResultSet rs) throws SQLException {
-        return new Row(WindowColumns.readRow(rs), rs.getBoolean("removed"), rs.getLong("reconciliation_run_id"), (Long)
+    private Row read(ResultSet rs) throws SQLException {
+        return new Row(columns.readRow(rs), rs.getBoolean("removed"), rs.getLong("reconciliation_run_id"), (Long)
                 rs.getObject("batch_run_id"));
     }
 }

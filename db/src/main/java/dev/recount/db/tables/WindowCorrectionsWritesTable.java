@@ -1,5 +1,6 @@
 package dev.recount.db.tables;
 
+import dev.recount.db.sets.SetTables;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,14 +13,16 @@ import java.sql.Statement;
  * left them without reading them.
  */
 public final class WindowCorrectionsWritesTable {
-    public static final String TABLE = "window_corrections_writes";
+    private final String table;
 
-    private WindowCorrectionsWritesTable() {}
+    public WindowCorrectionsWritesTable(SetTables tables) {
+        this.table = tables.windowCorrectionsWrites();
+    }
 
-    /** How many statements have written window_corrections, as this transaction sees it (its own included). */
-    public static long count(Connection conn) throws SQLException {
+    /** How many statements have written the set's window_corrections, as this transaction sees it (its own included). */
+    public long count(Connection conn) throws SQLException {
         try (Statement st = conn.createStatement();
-                ResultSet rs = st.executeQuery("SELECT count(*) FROM " + TABLE)) {
+                ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
             rs.next();
             return rs.getLong(1);
         }
