@@ -51,7 +51,9 @@ public final class LakeColumns {
             required(LakeLayout.KAFKA_OFFSET, Type.INT64),
             required(LakeLayout.RECORD_TS, Type.INT64),
             // Added later: null when the event had none, and in every file written before it existed.
-            nullable(LakeLayout.REQUEST_ID, Type.STRING));
+            nullable(LakeLayout.REQUEST_ID, Type.STRING),
+            // Added with metric sets: every field beyond the contract, as JSON text; null when there were none.
+            nullable(LakeLayout.ATTRIBUTES, Type.STRING));
 
     static {
         Set<String> names = new HashSet<>();

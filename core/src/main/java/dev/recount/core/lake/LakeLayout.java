@@ -31,6 +31,12 @@ public final class LakeLayout {
      * Carried for attribution; nothing aggregates it yet.
      */
     public static final String REQUEST_ID = "request_id";
+    /**
+     * Optional: every top-level field of the event beyond the contract's, declared attribute or not, as the JSON
+     * object's text ({@code AdEvent.attributesJson}); null when it had none, and in files written before it existed.
+     * A metric set declared later reads its attributes from here.
+     */
+    public static final String ATTRIBUTES = "attributes";
 
     /** UTC hours are exact multiples of this many epoch milliseconds: a lake folder holds one. */
     public static final long HOUR_MILLIS = 3_600_000L;
