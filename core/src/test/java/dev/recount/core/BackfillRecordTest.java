@@ -7,6 +7,7 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.event.EventType;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -16,13 +17,52 @@ class BackfillRecordTest {
     static final long TS = Instant.parse("2026-11-28T10:00:01Z").toEpochMilli();
     static final String GOOD = new BackfillRecord(
                     new AdEvent("e1", EventType.CLICK, TS, "c1", "ch1", 20, "r1", "events", 1, 7, TS + 1),
-                    TS - 1_000,
-                    TS + 59_000,
+                    List.of(new BackfillRecord.SetWindow("default", TS - 1_000, TS + 59_000)),
                     TS + 3_600_000,
                     "events",
                     1,
                     7)
             .toJson();
+
+    @Test
+    void aRecordOfSeveralSetsNamesEachWithItsWindowAndKeepsTheEventsOtherFields() {
+        AdEvent e = new AdEvent("e2", EventType.CLICK, TS, "c1", "ch1", 20, "r1", "events", 1, 8, TS + 1)
+                .withAttributes(null, null, "{\"slot_id\":\"top\",\"n\":1.50}");
+        BackfillRecord r = new BackfillRecord(
+                e,
+                List.of(
+                        new BackfillRecord.SetWindow("default", TS - 1_000, TS + 59_000),
+                        new BackfillRecord.SetWindow("campaign_slot", TS - 1_000, TS + 299_000)),
+                TS + 3_600_000,
+                "events",
+                1,
+                8);
+
+        BackfillRecord back = BackfillRecord.fromJson(r.toJson());
+
+        assertThat(back.sets()).isEqualTo(r.sets());
+        assertThat(back.setNames()).containsExactly("default", "campaign_slot");
+        assertThat(back.windowStart()).isEqualTo(TS - 1_000);
+        assertThat(back.event().attributesJson).isEqualTo("{\"slot_id\":\"top\",\"n\":1.50}");
+    }
+
+    @Test
+    void aRecordOfAReleaseBeforeMetricSetsIsTheDefaultSets() {
+        String old = "{\"event\":{\"event_id\":\"e1\",\"event_type\":\"click\",\"event_ts\":" + TS
+                + ",\"campaign_id\":\"c1\",\"channel_id\":\"ch1\",\"cost_micros\":20},\"window_start\":"
+                + (TS - 1_000) + ",\"window_end\":" + (TS + 59_000)
+                + ",\"watermark\":1,\"topic\":\"events\",\"partition\":1,\"offset\":7}";
+
+        assertThat(BackfillRecord.fromJson(old).sets())
+                .containsExactly(new BackfillRecord.SetWindow("default", TS - 1_000, TS + 59_000));
+    }
+
+    @Test
+    void setsThatAreNotMetricSetNamesAreRefused() {
+        String bad = GOOD.replace("\"set\":\"default\"", "\"set\":\"Not A Set\"");
+        assertThatThrownBy(() -> BackfillRecord.fromJson(bad))
+                .hasMessage("not a backfill record: set must be a metric set's name, got \"Not A Set\"");
+    }
 
     @Test
     void whatTheStreamWroteReadsBack() {

@@ -18,6 +18,7 @@ import dev.recount.core.window.WindowAlignment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class DefinitionsTest {
@@ -146,7 +147,8 @@ class DefinitionsTest {
     @Test
     void backfillRecordsRoundTrip() {
         AdEvent e = new AdEvent("e-9", EventType.CONVERSION, T0 + 5, "c<1>", "app", 12, "in", 1, 99, T0 + 600_000);
-        BackfillRecord r = new BackfillRecord(e, T0, T0 + 60_000, T0 + 500_000, "in", 1, 99);
+        BackfillRecord r = new BackfillRecord(
+                e, List.of(new BackfillRecord.SetWindow("default", T0, T0 + 60_000)), T0 + 500_000, "in", 1, 99);
 
         BackfillRecord back = BackfillRecord.fromJson(r.toJson());
 
@@ -164,8 +166,9 @@ class DefinitionsTest {
         AdEvent e = new AdEvent(
                 "e-9", EventType.CLICK, T0 + 5, "c", "app", 12, "imp-\uD83D\uDE80-1", "in", 1, 99, T0 + 600_000);
 
-        BackfillRecord back =
-                BackfillRecord.fromJson(new BackfillRecord(e, T0, T0 + 60_000, T0 + 500_000, "in", 1, 99).toJson());
+        BackfillRecord back = BackfillRecord.fromJson(new BackfillRecord(
+                        e, List.of(new BackfillRecord.SetWindow("default", T0, T0 + 60_000)), T0 + 500_000, "in", 1, 99)
+                .toJson());
 
         assertThat(back.event().requestId).isEqualTo("imp-\uD83D\uDE80-1");
     }

@@ -5,22 +5,72 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.sets.Identifiers;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * A too-late event on the backfill topic (CONTRACT §3): the event, the window it belongs to, the watermark when
- * it arrived, and where it was read. The batch layer's {@code affected} mode reads these back.
+ * A too-late event on the backfill topic (CONTRACT §3): the event (with every field it carried), the metric sets it
+ * was too late for with their windows, the watermark when it arrived, and where it was read. The batch layer's
+ * {@code affected} mode reads these back. {@code window_start}/{@code window_end} repeat the first set's window: a
+ * record of a release before metric sets has only those, and means the default set.
+ *
+ * @param sets the sets whose window of this event had closed, each at most once, never empty
  */
 public record BackfillRecord(
-        AdEvent event, long windowStart, long windowEnd, long watermark, String topic, int partition, long offset) {
+        AdEvent event, List<SetWindow> sets, long watermark, String topic, int partition, long offset) {
+
+    /** A metric set's window of the event: {@code [windowStart, windowEnd)}. */
+    public record SetWindow(String set, long windowStart, long windowEnd) {
+        public SetWindow {
+            Objects.requireNonNull(set, "set");
+            if (windowEnd <= windowStart) {
+                throw new IllegalArgumentException(
+                        "window_end must be after window_start, got [" + windowStart + ", " + windowEnd + ")");
+            }
+        }
+    }
+
+    public BackfillRecord {
+        Objects.requireNonNull(event, "event");
+        sets = List.copyOf(sets);
+        if (sets.isEmpty()) throw new IllegalArgumentException("a backfill record names at least one metric set");
+        if (sets.stream().map(SetWindow::set).distinct().count() != sets.size()) {
+            throw new IllegalArgumentException("a backfill record names a metric set twice: " + sets);
+        }
+    }
+
+    /** The first set's window start (what records before metric sets had alone). */
+    public long windowStart() {
+        return sets.get(0).windowStart();
+    }
+
+    public long windowEnd() {
+        return sets.get(0).windowEnd();
+    }
+
+    /** The set names this record counts for. */
+    public List<String> setNames() {
+        return sets.stream().map(SetWindow::set).toList();
+    }
 
     public String toJson() {
         ObjectNode n = EventJson.MAPPER.createObjectNode();
         n.set("event", EventJson.toNode(event));
-        n.put("window_start", windowStart);
-        n.put("window_end", windowEnd);
+        n.put("window_start", windowStart());
+        n.put("window_end", windowEnd());
+        ArrayNode setNodes = n.putArray("sets");
+        for (SetWindow w : sets) {
+            setNodes.addObject()
+                    .put("set", w.set())
+                    .put("window_start", w.windowStart())
+                    .put("window_end", w.windowEnd());
+        }
         n.put("watermark", watermark);
         n.put("topic", topic);
         n.put("partition", partition);
@@ -72,17 +122,36 @@ public record BackfillRecord(
             AdEvent e = valid.event();
             e.recordTs = 0; // not on the topic: the record timestamp the event arrived with is not kept
             return new BackfillRecord(
-                    e,
-                    integer(n, "window_start", Long.MIN_VALUE, Long.MAX_VALUE),
-                    integer(n, "window_end", Long.MIN_VALUE, Long.MAX_VALUE),
-                    integer(n, "watermark", Long.MIN_VALUE, Long.MAX_VALUE),
-                    topic,
-                    partition,
-                    offset);
+                    e, sets(n), integer(n, "watermark", Long.MIN_VALUE, Long.MAX_VALUE), topic, partition, offset);
         } catch (JsonProcessingException | IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     EventValidator.printable("not a backfill record: " + e.getMessage(), MAX_REASON), e);
         }
+    }
+
+    /** {@code sets}, or for a record of a release before metric sets, the default set's window it gives. */
+    private static List<SetWindow> sets(JsonNode n) {
+        JsonNode sets = n.get("sets");
+        if (sets == null) {
+            return List.of(new SetWindow(
+                    "default",
+                    integer(n, "window_start", Long.MIN_VALUE, Long.MAX_VALUE),
+                    integer(n, "window_end", Long.MIN_VALUE, Long.MAX_VALUE)));
+        }
+        if (!sets.isArray() || sets.isEmpty()) throw new IllegalArgumentException("sets must be a non-empty array");
+        List<SetWindow> out = new ArrayList<>();
+        for (JsonNode s : sets) {
+            if (!s.isObject()) throw new IllegalArgumentException("sets must hold objects, got " + shown(s));
+            JsonNode name = s.get("set");
+            if (name == null || !name.isTextual() || Identifiers.setNameProblem(name.textValue()) != null) {
+                throw new IllegalArgumentException("set must be a metric set's name, got " + shown(name));
+            }
+            out.add(new SetWindow(
+                    name.textValue(),
+                    integer(s, "window_start", Long.MIN_VALUE, Long.MAX_VALUE),
+                    integer(s, "window_end", Long.MIN_VALUE, Long.MAX_VALUE)));
+        }
+        return out;
     }
 
     /** The event rules without the record-timestamp rule: it is judged against its own event_ts, any cost allowed. */
@@ -112,6 +181,7 @@ public record BackfillRecord(
 
     /** A value as the message shows it: the start of its JSON, not a megabyte of it. */
     private static String shown(JsonNode v) {
+        if (v == null) return "nothing";
         String json = v.toString();
         return json.length() <= SHOWN_VALUE ? json : json.substring(0, SHOWN_VALUE) + "...";
     }

@@ -6,7 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** The wire form of an event (CONTRACT §1). The generator writes it; the backfill record embeds it. */
 public final class EventJson {
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final ObjectMapper MAPPER = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            // attributesJson holds fractions as written (EventValidator): read them back the same way
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .nodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true))
+            .build();
 
     private EventJson() {}
 
@@ -19,6 +23,14 @@ public final class EventJson {
         n.put("channel_id", e.channelId);
         n.put("cost_micros", e.costMicros);
         if (e.requestId != null) n.put("request_id", e.requestId); // optional: omitted, never written as null
+        if (e.attributesJson != null) {
+            // The fields beyond the contract, as the event carried them: the record reads as the one that was sent.
+            try {
+                MAPPER.readTree(e.attributesJson).fields().forEachRemaining(f -> n.set(f.getKey(), f.getValue()));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException x) {
+                throw new IllegalArgumentException("attributesJson of event " + e.eventId + " is not JSON", x);
+            }
+        }
         return n;
     }
 

@@ -69,7 +69,7 @@ class AttributionRuleTest {
 
     @Test
     void theFirstImpressionInTheWindowIsTheOne() {
-        Attribution a = new Attribution(RULE, WINDOWS)
+        Attribution a = new Attribution(RULE)
                 .add(impression("i-b", T0 + MINUTE, "r1"))
                 .add(impression("i-a", T0 + MINUTE, "r1"))
                 .add(impression("i-0", T0 - WINDOW, "r1")); // too early for the click below
@@ -82,7 +82,7 @@ class AttributionRuleTest {
 
     @Test
     void metricsPerWindowOfTheClick() {
-        Attribution a = new Attribution(RULE, WINDOWS)
+        Attribution a = new Attribution(RULE)
                 .add(impression("i1", T0, "r1"))
                 .add(impression("i1", T0, "r1")) // duplicate send: once
                 .add(impression("i2", T0 + 5 * MINUTE, "r1")) // second impression of the request: a click counts once
@@ -95,17 +95,18 @@ class AttributionRuleTest {
                 .add(event("v1", EventType.CONVERSION, T0 + 10 * MINUTE, "r1", 7_000_000))
                 .add(event("v2", EventType.CONVERSION, T0 + 10 * MINUTE, null, 7_000_000)); // not counted
 
-        Map<WindowKey, AttributionMetrics> m = a.perWindow();
+        Map<WindowKey, AttributionMetrics> m = a.perWindow(
+                dev.recount.core.sets.MetricSets.defaults().defaultSet().orElseThrow());
         long w10 = T0 + 10 * MINUTE;
         assertThat(m)
                 .containsOnlyKeys(
-                        new WindowKey(w10, "cmp-1", "web"),
-                        new WindowKey(T0 + WINDOW, "cmp-1", "web"),
-                        new WindowKey(T0 - MINUTE, "cmp-1", "web"));
-        assertThat(m.get(new WindowKey(w10, "cmp-1", "web"))).isEqualTo(new AttributionMetrics(1, 1, 2, 7_500_000));
-        assertThat(m.get(new WindowKey(T0 + WINDOW, "cmp-1", "web")))
+                        WindowKey.of(w10, "cmp-1", "web"),
+                        WindowKey.of(T0 + WINDOW, "cmp-1", "web"),
+                        WindowKey.of(T0 - MINUTE, "cmp-1", "web"));
+        assertThat(m.get(WindowKey.of(w10, "cmp-1", "web"))).isEqualTo(new AttributionMetrics(1, 1, 2, 7_500_000));
+        assertThat(m.get(WindowKey.of(T0 + WINDOW, "cmp-1", "web")))
                 .isEqualTo(new AttributionMetrics(1, 0, 0, 500_000));
-        assertThat(m.get(new WindowKey(T0 - MINUTE, "cmp-1", "web"))).isEqualTo(new AttributionMetrics(0, 0, 1, 0));
+        assertThat(m.get(WindowKey.of(T0 - MINUTE, "cmp-1", "web"))).isEqualTo(new AttributionMetrics(0, 0, 1, 0));
     }
 
     @Test
