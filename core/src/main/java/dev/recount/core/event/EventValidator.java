@@ -12,8 +12,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.config.ValidationSettings;
 import dev.recount.core.sets.Attribute;
+import dev.recount.core.sets.AttributeResolver;
 import dev.recount.core.sets.EventFields;
-import dev.recount.core.sets.FieldType;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -109,7 +109,7 @@ public final class EventValidator implements Serializable {
     /** The declared attributes (metric-sets file), in declaration order; their slots in an event's arrays below. */
     private final Attribute[] attributes;
 
-    private final int[] attributeSlots;
+    private final AttributeResolver resolver;
     private final int stringAttributes;
     private final int integerAttributes;
 
@@ -135,18 +135,9 @@ public final class EventValidator implements Serializable {
         this.maxFutureMillis = maxFuture.toMillis();
         this.maxCostMicros = maxCostMicros;
         this.attributes = attributes.toArray(Attribute[]::new);
-        this.attributeSlots = new int[this.attributes.length];
-        int strings = 0;
-        int integers = 0;
-        for (int i = 0; i < this.attributes.length; i++) {
-            if (EventFields.CONTRACT_FIELDS.contains(this.attributes[i].name())) {
-                throw new IllegalArgumentException(
-                        "attribute " + this.attributes[i].name() + " has the name of a contract field");
-            }
-            attributeSlots[i] = this.attributes[i].type() == FieldType.STRING ? strings++ : integers++;
-        }
-        this.stringAttributes = strings;
-        this.integerAttributes = integers;
+        this.resolver = new AttributeResolver(attributes);
+        this.stringAttributes = resolver.stringCount();
+        this.integerAttributes = resolver.integerCount();
     }
 
     /** A validator with the configured rules ({@code RecountConfig.validation()}) and no declared attributes. */
@@ -269,48 +260,9 @@ public final class EventValidator implements Serializable {
                 .withAttributes(strings, integers, extras == null ? null : extras.toString()));
     }
 
-    /**
-     * Fills the declared attributes' values from {@code extras} (the record's fields beyond the contract; null when it
-     * has none): a present value must hold to its rule, an absent or null one takes its default. Null when every
-     * attribute is fine, else the first problem, as a {@code schema} detail.
-     */
+    /** See {@link AttributeResolver#resolve}: the one rule for declared attributes, which the batch layer uses too. */
     private String resolveAttributes(ObjectNode extras, String[] strings, long[] integers) {
-        for (int i = 0; i < attributes.length; i++) {
-            Attribute a = attributes[i];
-            JsonNode v = extras == null ? null : extras.get(a.name());
-            boolean string = a.type() == FieldType.STRING;
-            if (v == null || v.isNull()) {
-                if (a.required()) return a.name() + " is missing; it is a required attribute (metric-sets file)";
-                if (string) strings[attributeSlots[i]] = a.defaultValue();
-                else integers[attributeSlots[i]] = a.defaultNumber();
-                continue;
-            }
-            if (string) {
-                if (!v.isTextual()) {
-                    return a.name() + " must be a string, got "
-                            + v.getNodeType().name().toLowerCase();
-                }
-                String text = v.textValue();
-                if (!a.values().isEmpty()) {
-                    if (!a.values().contains(text)) {
-                        return a.name() + " " + quote(text) + " is not one of "
-                                + abbreviate(a.values().toString());
-                    }
-                } else {
-                    String problem = idProblem(a.name(), text);
-                    if (problem != null) return problem;
-                }
-                strings[attributeSlots[i]] = text;
-            } else {
-                if (v.isTextual()) return a.name() + " must be a JSON integer, not a string";
-                if (!v.isIntegralNumber()) return a.name() + " must be an integer, got " + abbreviate(v.toString());
-                if (!v.canConvertToLong() || v.longValue() < 0) {
-                    return a.name() + " " + abbreviate(v.asText()) + " is not a whole number in [0, 2^63)";
-                }
-                integers[attributeSlots[i]] = v.longValue();
-            }
-        }
-        return null;
+        return resolver.resolve(extras, strings, integers);
     }
 
     /**
@@ -568,7 +520,7 @@ public final class EventValidator implements Serializable {
      * where a raw lone surrogate would arrive as '?'. Never cuts a pair or an escape in half, and reads at most
      * {@code max} characters of a huge value.
      */
-    static String printable(String s, int max) {
+    public static String printable(String s, int max) {
         StringBuilder out = new StringBuilder(Math.min(s.length(), max) + 8);
         int cut = 0; // the longest whole-character prefix that leaves room for "..."
         for (int i = 0; i < s.length(); i++) {
