@@ -51,6 +51,7 @@ class SetSchemaITCase {
     static final String HUGE = "27670116110564327424";
 
     static LocalStack stack;
+    static MetricSets sets;
     static String schema;
     static SetTables slot;
     static SetTables defaults;
@@ -58,7 +59,7 @@ class SetSchemaITCase {
     @BeforeAll
     static void migrate() {
         stack = LocalStack.shared();
-        MetricSets sets = MetricSets.parse(SETS, "sets.yaml", RecountConfig.defaults());
+        sets = MetricSets.parse(SETS, "sets.yaml", RecountConfig.defaults());
         schema = stack.createMigratedSchema("sets", sets);
         slot = new SetTables(sets.set("campaign_slot").orElseThrow());
         defaults = new SetTables(sets.defaultSet().orElseThrow());
@@ -225,6 +226,25 @@ class SetSchemaITCase {
             assertRefused(s, "SELECT * FROM " + slot.streamWindowMetrics(), slot.streamWindowMetrics());
             assertRefused(s, "DELETE FROM " + slot.reconciliationDiffs(), slot.reconciliationDiffs());
         }
+        // A later migrate (nothing changed) leaves the attached partition and what it serves as they are.
+        assertThat(Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema, sets)
+                        .sets()
+                        .summary())
+                .isEqualTo("unchanged default; unchanged campaign_slot");
+        try (Connection c = stack.loginConnection(schema, Role.FINANCE)) {
+            assertThat(MigratedSchemas.count(
+                            c,
+                            "SELECT count(*) FROM " + slot.windowMetrics()
+                                    + " WHERE is_final AND window_start >= '2026-11-29T10:00Z'"))
+                    .isEqualTo(2);
+        }
+        try (Connection c = stack.loginConnection(schema, Role.RECONCILER)) {
+            assertThat(MigratedSchemas.text(
+                            c,
+                            "SELECT string_agg(partition_name || ' ' || attached, ',') FROM "
+                                    + slot.windowCorrectionsPartitions()))
+                    .isEqualTo("campaign_slot__wc_20261129t0000_20261130t0000 true");
+        }
         try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
             assertThatThrownBy(() -> c.createStatement()
                             .executeQuery("SELECT * FROM " + slot.hourlyMetrics() + "(now(), now())"))
@@ -246,7 +266,7 @@ class SetSchemaITCase {
         assertThat(List.of(dimension, count, sum, ratio))
                 .allSatisfy(n -> assertThat(n).hasSize(Identifiers.MAX_COLUMN_NAME));
         assertThat(set).hasSize(Identifiers.MAX_SET_NAME);
-        MetricSets sets = MetricSets.parse(
+        MetricSets longSets = MetricSets.parse(
                 """
                 version: 1
                 attributes:
@@ -263,9 +283,9 @@ class SetSchemaITCase {
                       - {name: %5$s, numerator: %3$s, denominator: events, per: 1000}
                     attribution: true
                 """.formatted(set, dimension, count, sum, ratio), "long.yaml", RecountConfig.defaults());
-        MetricSet longest = sets.set(set).orElseThrow();
+        MetricSet longest = longSets.set(set).orElseThrow();
         SetTables t = new SetTables(longest);
-        String longSchema = stack.createMigratedSchema("longest", sets);
+        String longSchema = stack.createMigratedSchema("longest", longSets);
         try (Connection c = MigratedSchemas.admin(stack, longSchema);
                 Statement s = c.createStatement()) {
             // Every table, view, type and function of the default set, by its full name (a cut name maps to no
