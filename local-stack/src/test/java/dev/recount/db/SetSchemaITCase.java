@@ -3,10 +3,12 @@ package dev.recount.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.Identifiers;
 import dev.recount.core.sets.MetricSet;
 import dev.recount.core.sets.MetricSets;
+import dev.recount.db.sets.SetSchema;
 import dev.recount.db.sets.SetTables;
 import dev.recount.testkit.LocalStack;
 import java.sql.Connection;
@@ -78,6 +80,37 @@ class SetSchemaITCase {
             for (Map.Entry<String, String> e : expected.entrySet()) {
                 assertThat(actual.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
             }
+        }
+    }
+
+    /**
+     * Next to a set's own columns (dimensions, measures, ratios), its tables and views have only columns the
+     * definitions may not take (SetSchema.OWN_COLUMNS, which core refuses, and the comparison's prefixed ones), so no
+     * definition can make a column twice.
+     */
+    @Test
+    void everyOtherColumnNextToTheSetsOwnIsOneNoDefinitionCanTake() throws SQLException {
+        MetricSet set = slot.set();
+        Set<String> own = new HashSet<>(set.dimensionNames());
+        own.addAll(set.measureNames());
+        set.ratios().forEach(r -> own.add(r.name()));
+        try (Connection c = MigratedSchemas.admin(stack, schema)) {
+            List<String> columns = names(
+                    c,
+                    "SELECT DISTINCT a.attname FROM pg_attribute a JOIN pg_class r ON r.oid = a.attrelid"
+                            + " WHERE r.relnamespace = '" + schema + "'::regnamespace AND r.relname LIKE"
+                            + " 'campaign\\_slot\\_\\_%' AND r.relkind IN ('r', 'p', 'v', 'c') AND a.attnum > 0"
+                            + " AND EXISTS (SELECT 1 FROM pg_attribute d WHERE d.attrelid = r.oid"
+                            + " AND d.attname = 'slot_id')");
+            assertThat(columns).contains("slot_id", "units", "units_per_mille", "stream_units", "attributed_clicks");
+            assertThat(columns)
+                    .filteredOn(name -> !own.contains(name))
+                    .allSatisfy(name -> assertThat(SetSchema.OWN_COLUMNS.contains(name)
+                                    || name.startsWith("stream_")
+                                    || name.startsWith("batch_")
+                                    || List.of(AttributionMetrics.COLUMNS).contains(name))
+                            .as(name)
+                            .isTrue());
         }
     }
 

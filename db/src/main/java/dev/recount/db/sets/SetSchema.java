@@ -527,7 +527,6 @@ public final class SetSchema {
                 columns(
                         List.of(AttributionMetrics.COLUMNS),
                         c -> "stream_" + c + " " + attributionType(c) + ", batch_" + c + " " + attributionType(c)));
-        attr.put("attribution_names", String.join(", ", AttributionMetrics.COLUMNS));
         s.add(fill(attr, """
                 CREATE TABLE IF NOT EXISTS {stream_attr} (
                     window_start timestamptz NOT NULL,
