@@ -16,8 +16,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** What SetSchema generates without a database: names that cannot collide, nothing but names from a definition. */
 class SetSchemaTest {
+    /**
+     * The tables' own columns, and the names whose derived columns would meet one: a measure {@code keys} would make
+     * reconciled_windows' {@code batch_keys} twice; a dimension named like an attribution measure would sit next to it.
+     */
     static List<String> ownColumns() {
-        return SetSchema.OWN_COLUMNS;
+        List<String> all = new java.util.ArrayList<>(SetSchema.OWN_COLUMNS);
+        all.addAll(List.of("keys", "fingerprint", "min_window_end", "max_window_end"));
+        all.addAll(List.of(dev.recount.core.attribution.AttributionMetrics.COLUMNS));
+        return all;
     }
 
     static MetricSet set(String attributes, String declaration) {
