@@ -112,8 +112,9 @@ record DemoSummary(
                 sets);
     }
 
-    private static SetSummary summarize(
-            Connection c, MetricSet set, SetTruth truth, Instant from, Instant to, long tooLate) throws SQLException {
+    /** One set over {@code [from, to)} on {@code c}, whose search path is the demo's schema. */
+    static SetSummary summarize(Connection c, MetricSet set, SetTruth truth, Instant from, Instant to, long tooLate)
+            throws SQLException {
         SetTables tables = new SetTables(set);
         List<String> measures = truth.set().measureNames();
         int[] order = new int[measures.size()];
