@@ -4,20 +4,24 @@ import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
-import dev.recount.db.tables.StreamAttributionMetricsTable;
-import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.stream.attribution.AttributionDelta;
 import dev.recount.stream.attribution.AttributionJoin;
 import dev.recount.stream.attribution.AttributionWindows;
+import dev.recount.stream.attribution.EventInSets;
 import dev.recount.stream.route.DedupAndRouteTooLate;
 import dev.recount.stream.route.LateAtWindowToBackfill;
 import dev.recount.stream.route.RouteInvalidRecords;
+import dev.recount.stream.sets.JobSets;
+import dev.recount.stream.sets.SetKeys;
+import dev.recount.stream.sink.SetAttributionRow;
+import dev.recount.stream.sink.SetWindowRow;
 import dev.recount.stream.source.InputWatermarks;
 import dev.recount.stream.source.ParsedRecord;
+import dev.recount.stream.types.BackfillRecordSerializer;
 import dev.recount.stream.types.EventTypes;
-import dev.recount.stream.window.CampaignChannelKey;
+import dev.recount.stream.window.SetPartial;
 import dev.recount.stream.window.WindowMetricsOperator;
-import dev.recount.stream.window.WindowPartial;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -27,21 +31,24 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The speed layer's pipeline, top-down (CONTRACT §1–§4):
+ * The speed layer's pipeline, top-down (CONTRACT §1–§4), computing every metric set of the definitions in one pass:
  *
  * <pre>
- * kafka-input (validates; per-partition watermarks from valid events only)
+ * kafka-input (validates, declared attributes included; per-partition watermarks from valid events only)
  *   └ validate ──dead letters──▶ dead-letter-sink
- *       └ keyBy hash bucket of event_id ▶ dedup (+ partial sums per window key) ──too late──▶ backfill-sink
+ *       └ keyBy hash bucket of event_id ▶ dedup (+ partial sums per set, window, dimension values)
+ *           │                                  ──too late for some set (one record naming those sets)──▶ backfill-sink
  *           ├─every event it receives, chained─▶ lake-sink (every valid event, before de-duplication: the lake is raw)
  *           │                                  └▶ lake-ledger (the same events counted per hour: lake_archived_rows)
- *           ├ keyBy (campaign, channel) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
- *           │   └ window-metrics-sink (PostgreSQL, two-phase)
- *           └─attribution events (only with attribution on)─▶ keyBy request_id ▶ attribution-join
- *               └ keyBy (window, campaign, channel) ▶ attribution-windows ▶ attribution-metrics-sink (two-phase)
+ *           ├ keyBy (set, dimension values) ▶ window-metrics ──late (safety net)──▶ late-at-window ▶ backfill-sink
+ *           │   └ window-metrics-sink (PostgreSQL, two-phase; each set's rows into its own table)
+ *           └─attribution events (only with attribution on for some set)─▶ keyBy request_id ▶ attribution-join
+ *               └ keyBy (window, set, dimension values) ▶ attribution-windows ▶ attribution-metrics-sink (two-phase)
  * </pre>
  *
- * Every operator has a fixed uid, so state in checkpoints survives changes to the job.
+ * Validation, watermarks, de-duplication and the lake are shared by the sets; windows, revisions and too-late routing
+ * are per set, each with its own window size and the job's allowed lateness (core's {@code EventTime} of the set).
+ * Every operator has a fixed uid, so state in checkpoints survives changes to the job and to the definitions.
  */
 public final class StreamJob {
     public static final String SOURCE = "kafka-input";
@@ -74,7 +81,10 @@ public final class StreamJob {
     public static final String LATE_AT_WINDOW = "late-at-window";
     public static final String BACKFILL_SINK = "backfill-sink";
     public static final String WINDOW_METRICS_SINK = "window-metrics-sink";
-    /** Only with attribution on: new operators with their own uids, so turning it on restores any checkpoint. */
+    /**
+     * Only with attribution on for some set: new operators with their own uids, so turning it on restores any
+     * checkpoint.
+     */
     public static final String ATTRIBUTION_JOIN = "attribution-join";
 
     public static final String ATTRIBUTION_WINDOWS = "attribution-windows";
@@ -83,8 +93,12 @@ public final class StreamJob {
     private StreamJob() {}
 
     /**
-     * Adds the pipeline to {@code env}. Checkpointing, parallelism and restore settings are the caller's.
+     * Adds the pipeline to {@code env}, without attribution. Checkpointing, parallelism and restore settings are the
+     * caller's.
      *
+     * @param settings    the event-time rules: out-of-orderness, idleness, allowed lateness (its window size is not
+     *                    used: every set has its own)
+     * @param definitions the metric sets to compute ({@code MetricSets.fromConfig}), all in this one pass
      * @param closedUntil windows ending at or before this (epoch ms) are final and receive no more events
      *                    (after a finished --bounded run); {@code Long.MIN_VALUE} for none
      */
@@ -93,30 +107,34 @@ public final class StreamJob {
             Source<ParsedRecord, ?, ?> input,
             StreamSinks sinks,
             EventTimeSettings settings,
+            MetricSets definitions,
             long closedUntil) {
-        build(env, input, sinks, settings, null, closedUntil);
+        build(env, input, sinks, settings, definitions, null, closedUntil);
     }
 
     /**
-     * As above, with impression–click attribution when {@code attribution} is given (its rule) and
-     * {@code sinks.attribution()} is set; otherwise the job is exactly the one without.
+     * As above, with impression–click attribution by {@code attribution} (its rule) for the sets with attribution on,
+     * when {@code sinks.attribution()} is set; otherwise (or with no such set) the job is exactly the one without.
      */
     public static void build(
             StreamExecutionEnvironment env,
             Source<ParsedRecord, ?, ?> input,
             StreamSinks sinks,
             EventTimeSettings settings,
+            MetricSets definitions,
             AttributionRule attribution,
             long closedUntil) {
         Objects.requireNonNull(settings, "settings");
-        boolean attributing = attribution != null && sinks.attribution() != null;
+        JobSets sets = JobSets.of(Objects.requireNonNull(definitions, "definitions"), settings);
+        // What every set shares: an event may be late on arrival, and an id must be remembered, for the longest window.
+        EventTimeSettings shared = settings.withWindowSize(sets.longestWindow());
+        boolean attributing = attribution != null
+                && sinks.attribution() != null
+                && !sets.withAttribution().isEmpty();
         DataStream<ParsedRecord> records = env.fromSource(
                         input,
                         new InputWatermarks(
-                                settings.outOfOrderness(),
-                                settings.idleness(),
-                                settings.maxFuture(),
-                                settings.lateOnArrival()),
+                                shared.outOfOrderness(), shared.idleness(), shared.maxFuture(), shared.lateOnArrival()),
                         SOURCE,
                         TypeInformation.of(ParsedRecord.class))
                 .uid(SOURCE);
@@ -131,16 +149,11 @@ public final class StreamJob {
                 // One ordered publication per topic (CheckpointedTopicSink); side outputs are a small share.
                 .setParallelism(1);
 
-        SingleOutputStreamOperator<WindowPartial> unique = valid.keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
+        SingleOutputStreamOperator<SetPartial> unique = valid.keyBy(DedupAndRouteTooLate::idBucket, Types.INT)
                 .transform(
                         DEDUP,
-                        TypeInformation.of(WindowPartial.class),
-                        new DedupAndRouteTooLate(
-                                settings.windows(),
-                                settings.allowedLateness(),
-                                settings.dedupHorizon(),
-                                closedUntil,
-                                attributing))
+                        SetPartial.TYPE,
+                        new DedupAndRouteTooLate(sets, shared.dedupHorizon(), closedUntil, attributing))
                 .uid(DEDUP_UID);
 
         // Every valid event, before de-duplication, from the de-dup operator's input (its ALL_EVENTS side output):
@@ -153,9 +166,9 @@ public final class StreamJob {
         // checks the lake against before it recomputes from it (a lake that lost files must not win).
         archived.sinkTo(sinks.lakeLedger()).name(LAKE_LEDGER).uid(LAKE_LEDGER);
 
-        SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windows = windowMetrics(unique, settings);
+        SingleOutputStreamOperator<SetWindowRow> windows = windowMetrics(unique, sets);
         DataStream<BackfillRecord> lateAtWindow = windows.getSideOutput(WindowMetricsOperator.LATE_AT_WINDOW)
-                .process(new LateAtWindowToBackfill(settings.windows()), TypeInformation.of(BackfillRecord.class))
+                .process(new LateAtWindowToBackfill(sets), BackfillRecordSerializer.TYPE)
                 .name(LATE_AT_WINDOW)
                 .uid(LATE_AT_WINDOW);
         unique.getSideOutput(DedupAndRouteTooLate.TOO_LATE)
@@ -168,7 +181,7 @@ public final class StreamJob {
         windows.sinkTo(sinks.windowMetrics()).name(WINDOW_METRICS_SINK).uid(WINDOW_METRICS_SINK);
 
         if (attributing) {
-            attribution(unique.getSideOutput(DedupAndRouteTooLate.ATTRIBUTION_EVENTS), settings, attribution)
+            attribution(unique.getSideOutput(DedupAndRouteTooLate.ATTRIBUTION_EVENTS), sets, attribution)
                     .sinkTo(sinks.attribution())
                     .name(ATTRIBUTION_SINK)
                     .uid(ATTRIBUTION_SINK);
@@ -176,36 +189,29 @@ public final class StreamJob {
     }
 
     /**
-     * The attribution join keyed by request_id ({@link AttributionJoin}) and its sums per window of the click
-     * ({@link AttributionWindows}): rows with key, bounds, metrics and revision.
+     * The attribution join keyed by request_id, one for every set with attribution ({@link AttributionJoin}), and its
+     * sums per set and window of the click ({@link AttributionWindows}): rows with set, key, bounds, metrics, revision.
      */
-    public static SingleOutputStreamOperator<StreamAttributionMetricsTable.Row> attribution(
-            DataStream<AdEvent> events, EventTimeSettings settings, AttributionRule rule) {
+    public static SingleOutputStreamOperator<SetAttributionRow> attribution(
+            DataStream<EventInSets> events, JobSets sets, AttributionRule rule) {
         return events.keyBy(AttributionJoin::key, Types.STRING)
-                .process(
-                        new AttributionJoin(rule, settings.windows(), settings.allowedLateness()),
-                        TypeInformation.of(AttributionDelta.class))
-                .name(ATTRIBUTION_JOIN)
+                .transform(
+                        ATTRIBUTION_JOIN, TypeInformation.of(AttributionDelta.class), new AttributionJoin(rule, sets))
                 .uid(ATTRIBUTION_JOIN)
-                .keyBy(new AttributionWindows.Key(), AttributionWindows.KEY_TYPE)
-                .process(
-                        new AttributionWindows(settings.windows(), settings.allowedLateness()),
-                        TypeInformation.of(StreamAttributionMetricsTable.Row.class))
+                .keyBy(AttributionWindows.keySelector(sets), SetKeys.ATTRIBUTION_KEY)
+                .process(new AttributionWindows(sets), SetAttributionRow.TYPE)
                 .name(ATTRIBUTION_WINDOWS)
                 .uid(ATTRIBUTION_WINDOWS);
     }
 
     /**
-     * Tumbling event-time windows per (campaign, channel) with allowed lateness, over the de-dup operator's partial
-     * sums ({@link WindowMetricsOperator}): rows with key, bounds, totals and revision.
+     * Tumbling event-time windows of every set per (set, dimension values) with allowed lateness, over the de-dup
+     * operator's partial sums ({@link WindowMetricsOperator}): rows with set, key, bounds, measures and revision.
      */
-    public static SingleOutputStreamOperator<StreamWindowMetricsTable.Row> windowMetrics(
-            DataStream<WindowPartial> partials, EventTimeSettings settings) {
-        return partials.keyBy(new CampaignChannelKey(), CampaignChannelKey.TYPE)
-                .transform(
-                        WINDOW,
-                        TypeInformation.of(StreamWindowMetricsTable.Row.class),
-                        new WindowMetricsOperator(settings.windows(), settings.allowedLateness()))
+    public static SingleOutputStreamOperator<SetWindowRow> windowMetrics(
+            DataStream<SetPartial> partials, JobSets sets) {
+        return partials.keyBy(WindowMetricsOperator.keySelector(sets), SetKeys.WINDOW_KEY)
+                .transform(WINDOW, SetWindowRow.TYPE, new WindowMetricsOperator(sets))
                 .uid(WINDOW_UID);
     }
 }

@@ -2,8 +2,8 @@ package dev.recount.stream;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
-import dev.recount.db.tables.StreamAttributionMetricsTable;
-import dev.recount.db.tables.StreamWindowMetricsTable;
+import dev.recount.stream.sink.SetAttributionRow;
+import dev.recount.stream.sink.SetWindowRow;
 import dev.recount.stream.source.DeadLetter;
 import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -11,20 +11,21 @@ import org.apache.flink.api.connector.sink2.Sink;
 /**
  * The job's outputs; {@link StreamJob#build} takes them as parameters so tests can pass their own.
  *
- * @param lakeLedger  counts what reaches {@code lake} per hour and checkpoint (the same events, chained beside it)
- * @param attribution where attribution rows go; null when the job runs without attribution
+ * @param windowMetrics where every metric set's window rows go (each names its set)
+ * @param lakeLedger    counts what reaches {@code lake} per hour and checkpoint (the same events, chained beside it)
+ * @param attribution   where the attribution rows of the sets with attribution go; null when the job runs without
  */
 public record StreamSinks(
-        Sink<StreamWindowMetricsTable.Row> windowMetrics,
+        Sink<SetWindowRow> windowMetrics,
         Sink<AdEvent> lake,
         Sink<AdEvent> lakeLedger,
         Sink<DeadLetter> deadLetters,
         Sink<BackfillRecord> backfill,
-        Sink<StreamAttributionMetricsTable.Row> attribution) {
+        Sink<SetAttributionRow> attribution) {
 
     /** Without attribution. */
     public StreamSinks(
-            Sink<StreamWindowMetricsTable.Row> windowMetrics,
+            Sink<SetWindowRow> windowMetrics,
             Sink<AdEvent> lake,
             Sink<AdEvent> lakeLedger,
             Sink<DeadLetter> deadLetters,
@@ -33,7 +34,7 @@ public record StreamSinks(
     }
 
     /** The same outputs, with {@code attribution} for attribution rows. */
-    public StreamSinks withAttribution(Sink<StreamAttributionMetricsTable.Row> attribution) {
+    public StreamSinks withAttribution(Sink<SetAttributionRow> attribution) {
         return new StreamSinks(
                 windowMetrics,
                 lake,

@@ -9,7 +9,6 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
 import dev.recount.core.lake.LakeLayout;
-import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
@@ -177,15 +176,11 @@ class DeletedInputITCase {
 
     /** core's definitions applied to the events still on the topic. */
     private Map<WindowKey, WindowRow> expectedRows() {
-        Map<WindowKey, MetricsAccumulator> sums = new HashMap<>();
-        sent.values()
-                .forEach(events -> events.values()
-                        .forEach(e -> sums.computeIfAbsent(
-                                        new WindowKey(WINDOWS.windowStart(e.eventTs), e.campaignId, e.channelId),
-                                        k -> new MetricsAccumulator())
-                                .add(e)));
+        List<AdEvent> events = new ArrayList<>();
+        sent.values().forEach(byId -> events.addAll(byId.values()));
         Map<WindowKey, WindowRow> rows = new HashMap<>();
-        sums.forEach((k, acc) -> rows.put(k, new WindowRow(k, k.windowStartMillis() + 60_000, acc.toMetrics())));
+        Fixtures.valuesPerWindow(Fixtures.DEFAULT_SET, events)
+                .forEach((k, v) -> rows.put(k, new WindowRow(k, k.windowStartMillis() + 60_000, v)));
         return rows;
     }
 

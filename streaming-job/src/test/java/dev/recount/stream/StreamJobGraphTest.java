@@ -4,15 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.event.EventValidator;
+import dev.recount.stream.attribution.EventInSets;
 import dev.recount.stream.run.StreamRun;
 import dev.recount.stream.run.StreamSettings;
+import dev.recount.stream.sink.SetWindowRow;
 import dev.recount.stream.source.KafkaInput;
 import dev.recount.stream.types.AdEventSerializer;
+import dev.recount.stream.types.BackfillRecordSerializer;
+import dev.recount.stream.window.SetPartial;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.apache.flink.configuration.Configuration;
@@ -28,30 +30,17 @@ import org.junit.jupiter.api.Test;
  */
 class StreamJobGraphTest {
 
+    /** The types the DataStream API declares by class (the others have hand-written serializers, see below). */
     @Test
-    void everyRecordTypeIsAFlinkPojo() {
+    void everyRecordTypeDeclaredByClassIsAFlinkPojo() {
         for (Class<?> type : List.of(
                 dev.recount.core.event.AdEvent.class,
-                dev.recount.core.event.BackfillRecord.class,
-                dev.recount.stream.window.WindowPartial.class,
-                dev.recount.core.metrics.MetricsAccumulator.class,
-                dev.recount.db.tables.StreamWindowMetricsTable.Row.class,
                 dev.recount.stream.source.ParsedRecord.class,
                 dev.recount.stream.source.DeadLetter.class,
                 dev.recount.stream.attribution.AttributionDelta.class,
-                dev.recount.core.attribution.AttributionAccumulator.class,
-                dev.recount.db.tables.StreamAttributionMetricsTable.Row.class)) {
+                dev.recount.core.attribution.AttributionAccumulator.class)) {
             assertThat(TypeInformation.of(type)).as(type.getName()).isInstanceOf(PojoTypeInfo.class);
         }
-    }
-
-    @Test
-    void theWindowAccumulatorKeepsItsStateSchemaAndOnlyAddsTheSpendCarry() {
-        // Flink's POJO state evolution restores older checkpoints only if fields keep their types (adding is fine).
-        PojoTypeInfo<?> acc = (PojoTypeInfo<?>) TypeInformation.of(dev.recount.core.metrics.MetricsAccumulator.class);
-        assertThat(acc.getFieldNames()).containsExactlyInAnyOrder("sums", "spendCarry");
-        assertThat(acc.getTypeAt("sums")).isEqualTo(PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
-        assertThat(acc.getTypeAt("spendCarry")).isEqualTo(BasicTypeInfo.LONG_TYPE_INFO);
     }
 
     @Test
@@ -69,7 +58,12 @@ class StreamJobGraphTest {
                 null);
 
         StreamJob.build(
-                env, input.source(), StreamRun.sinks(settings, "graph-test"), settings.eventTime(), Long.MIN_VALUE);
+                env,
+                input.source(),
+                StreamRun.sinks(settings, "graph-test"),
+                settings.eventTime(),
+                settings.sets(),
+                Long.MIN_VALUE);
         StreamGraph graph = env.getStreamGraph();
 
         List<String> uids = graph.getStreamNodes().stream()
@@ -101,11 +95,12 @@ class StreamJobGraphTest {
     }
 
     /**
-     * Events cross the shuffles (to the de-dup and to the lake) with the hand-written serializer, while the type
-     * that state declares with {@code TypeInformation.of} stays the POJO its checkpoints were written with.
+     * Events cross the shuffles (to the de-dup and to the lake) with the hand-written serializer, and so do the
+     * partial sums, the events for attribution with their sets, the backfill records and the rows; the type that state
+     * declares with {@code TypeInformation.of} stays the POJO its checkpoints were written with.
      */
     @Test
-    void eventsTravelWithTheHandWrittenSerializerAndStateKeepsThePojoOne() {
+    void recordsTravelWithTheHandWrittenSerializersAndStateKeepsThePojoOne() {
         StreamGraph graph = graph(true);
         StreamNode validate = node(graph, StreamJob.VALIDATE);
         StreamNode dedup = node(graph, StreamJob.DEDUP_UID);
@@ -114,10 +109,18 @@ class StreamJobGraphTest {
                 .findFirst()
                 .orElseThrow();
         StreamNode join = node(graph, StreamJob.ATTRIBUTION_JOIN);
+        StreamNode window = node(graph, StreamJob.WINDOW_UID);
+        StreamNode backfill = graph.getStreamNodes().stream()
+                .filter(n -> n.getOperatorName().startsWith(StreamJob.BACKFILL_SINK))
+                .findFirst()
+                .orElseThrow();
         assertThat(validate.getTypeSerializerOut()).isInstanceOf(AdEventSerializer.class);
         assertThat(dedup.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);
         assertThat(lake.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);
-        assertThat(join.getTypeSerializersIn()[0]).isInstanceOf(AdEventSerializer.class);
+        assertThat(join.getTypeSerializersIn()[0]).isInstanceOf(EventInSets.Serializer.class);
+        assertThat(window.getTypeSerializersIn()[0]).isInstanceOf(SetPartial.Serializer.class);
+        assertThat(window.getTypeSerializerOut()).isInstanceOf(SetWindowRow.Serializer.class);
+        assertThat(backfill.getTypeSerializersIn()[0]).isInstanceOf(BackfillRecordSerializer.class);
         assertThat(TypeInformation.of(dev.recount.core.event.AdEvent.class)).isInstanceOf(PojoTypeInfo.class);
     }
 
@@ -183,7 +186,8 @@ class StreamJobGraphTest {
                 input.source(),
                 StreamRun.sinks(settings, "graph-test"),
                 settings.eventTime(),
-                attribution ? settings.attribution().rule() : null,
+                settings.sets(),
+                settings.attributing() ? settings.attribution().rule() : null,
                 Long.MIN_VALUE);
         return env.getStreamGraph();
     }

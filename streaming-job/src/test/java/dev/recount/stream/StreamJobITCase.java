@@ -15,7 +15,7 @@ import dev.recount.core.event.DeadLetterRecord;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
 import dev.recount.core.lake.LakeLayout;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.stream.metrics.JobTotals;
@@ -108,22 +108,22 @@ class StreamJobITCase {
             event(0, "a1", EventType.IMPRESSION, W1.plusSeconds(10), "camp-a", "search", 1_000); // moves p0 past W0
 
             Row w0 = awaitRow(key(W0, "camp-a", "search"), 1);
-            assertThat(w0.window().metrics()).isEqualTo(new WindowMetrics(2, 1, 1, 5_252_000, 4));
-            assertThat(awaitRow(key(W0, "camp-b", "display"), 1).window().metrics())
-                    .isEqualTo(new WindowMetrics(1, 0, 0, 1_000, 1));
+            assertThat(w0.window().values()).isEqualTo(Fixtures.defaultValues(2, 1, 1, 5_252_000, 4));
+            assertThat(awaitRow(key(W0, "camp-b", "display"), 1).window().values())
+                    .isEqualTo(Fixtures.defaultValues(1, 0, 0, 1_000, 1));
             assertThat(awaitRow(key(W0, "camp-big", "search"), 1))
                     .isEqualTo(row(
                             W0,
                             "camp-big",
                             "search",
                             1,
-                            new WindowMetrics(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
+                            Fixtures.defaultValues(0, 0, 2, new BigInteger("10000000000000000000"), 2)));
 
             // Phase 2: within allowed lateness W0 fires again with full totals; the duplicate counts nothing.
             event(0, "late-1", EventType.CLICK, W0.plusSeconds(30), "camp-a", "search", 100);
             event(0, "c1", EventType.CLICK, W0.plusSeconds(2), "camp-a", "search", 250_000);
-            assertThat(awaitRow(key(W0, "camp-a", "search"), 2).window().metrics())
-                    .isEqualTo(new WindowMetrics(2, 2, 1, 5_252_100, 5));
+            assertThat(awaitRow(key(W0, "camp-a", "search"), 2).window().values())
+                    .isEqualTo(Fixtures.defaultValues(2, 2, 1, 5_252_100, 5));
 
             // Phase 3: move event time on until W2 has fired, so W0 is surely past its lateness; then a too-late event.
             event(0, "b1", EventType.IMPRESSION, W2.plusSeconds(30), "camp-a", "search", 1_000);
@@ -176,9 +176,9 @@ class StreamJobITCase {
                     .collect(Collectors.toMap(r -> r.window().key(), r -> r));
             assertThat(rows.get(key(W0, "camp-a", "search")).revision()).isEqualTo(2);
             assertThat(rows.get(key(W1, "camp-a", "search")))
-                    .isEqualTo(row(W1, "camp-a", "search", 1, new WindowMetrics(1, 0, 0, 1_000, 1)));
+                    .isEqualTo(row(W1, "camp-a", "search", 1, Fixtures.defaultValues(1, 0, 0, 1_000, 1)));
             assertThat(rows.get(key(W2, "camp-a", "search")))
-                    .isEqualTo(row(W2, "camp-a", "search", 1, new WindowMetrics(1, 0, 0, 1_000, 1)));
+                    .isEqualTo(row(W2, "camp-a", "search", 1, Fixtures.defaultValues(1, 0, 0, 1_000, 1)));
 
             // Dead letters: one per invalid record, with its reason and coordinates, exactly once.
             List<ConsumerRecord<byte[], byte[]>> dead =
@@ -322,10 +322,10 @@ class StreamJobITCase {
     }
 
     private static WindowKey key(Instant windowStart, String campaign, String channel) {
-        return new WindowKey(ms(windowStart), campaign, channel);
+        return WindowKey.of(ms(windowStart), campaign, channel);
     }
 
-    private static Row row(Instant windowStart, String campaign, String channel, int revision, WindowMetrics m) {
+    private static Row row(Instant windowStart, String campaign, String channel, int revision, MeasureValues m) {
         return new Row(
                 new dev.recount.db.tables.WindowRow(key(windowStart, campaign, channel), ms(windowStart) + 60_000, m),
                 revision);

@@ -10,7 +10,6 @@ import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
 import dev.recount.core.lake.LakeLayout;
-import dev.recount.core.metrics.MetricsAccumulator;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
@@ -282,17 +281,10 @@ class StreamRecoveryITCase {
 
     /** core's definitions applied to the unique events. */
     private Map<WindowKey, Row> expectedRows() {
-        Map<WindowKey, MetricsAccumulator> sums = new HashMap<>();
-        for (AdEvent e : unique.values()) {
-            sums.computeIfAbsent(
-                            new WindowKey(WINDOWS.windowStart(e.eventTs), e.campaignId, e.channelId),
-                            k -> new MetricsAccumulator())
-                    .add(e);
-        }
         Map<WindowKey, Row> rows = new TreeMap<>(java.util.Comparator.comparing(WindowKey::toString));
-        sums.forEach((k, acc) -> rows.put(
-                k,
-                new Row(new dev.recount.db.tables.WindowRow(k, k.windowStartMillis() + 60_000, acc.toMetrics()), 1)));
+        Fixtures.valuesPerWindow(Fixtures.DEFAULT_SET, unique.values())
+                .forEach((k, v) -> rows.put(
+                        k, new Row(new dev.recount.db.tables.WindowRow(k, k.windowStartMillis() + 60_000, v), 1)));
         return rows;
     }
 

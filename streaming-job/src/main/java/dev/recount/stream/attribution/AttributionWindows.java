@@ -1,11 +1,14 @@
 package dev.recount.stream.attribution;
 
 import dev.recount.core.attribution.AttributionAccumulator;
-import dev.recount.core.window.WindowAlignment;
+import dev.recount.core.window.EventTime;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.StreamAttributionMetricsTable;
-import java.time.Duration;
+import dev.recount.stream.sets.JobSets;
+import dev.recount.stream.sets.SetKeys;
+import dev.recount.stream.sets.SetRules;
+import dev.recount.stream.sink.SetAttributionRow;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -18,23 +21,22 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Sums {@link AttributionDelta}s per window key (window of the click, campaign, channel) with the window metrics'
- * firing rules: the first firing when the watermark reaches the window's last millisecond (revision 1), then one
- * more per change within the allowed lateness (revision + 1, at once), and the key is forgotten when the watermark
- * passes its last millisecond + allowed lateness. A delta after that cannot come from the join (it holds nothing
- * that late); should one arrive, it is counted ({@value #TOO_LATE_METRIC}) and dropped — the batch layer and the
- * reconciler correct the window.
+ * Sums {@link AttributionDelta}s per window key of a metric set (the set's window of the click and its dimension
+ * values) with the window metrics' firing rules, core's {@link EventTime} of the set: the first firing when the
+ * watermark reaches the window's last millisecond (revision 1), then one more per change within the allowed lateness
+ * (revision + 1, at once), and the key is forgotten when the window is closed. A delta after that cannot come from the
+ * join (it holds nothing that late); should one arrive, it is counted ({@value #TOO_LATE_METRIC}) and dropped — the
+ * batch layer and the reconciler correct the window.
+ *
+ * <p>Keyed by {@link SetKeys#ATTRIBUTION_KEY} (window start and the set's key parts), so the default set's keys, state
+ * and timers are the release before metric sets' own. State of a set no longer defined is dropped by its timers.
  */
 public final class AttributionWindows
-        extends KeyedProcessFunction<
-                Tuple3<Long, String, String>, AttributionDelta, StreamAttributionMetricsTable.Row> {
-    private static final long serialVersionUID = 1L;
+        extends KeyedProcessFunction<Tuple3<Long, String, String>, AttributionDelta, SetAttributionRow> {
+    private static final long serialVersionUID = 2L;
     public static final String TOO_LATE_METRIC = "attributionDeltasTooLate";
-    public static final TypeInformation<Tuple3<Long, String, String>> KEY_TYPE =
-            Types.TUPLE(Types.LONG, Types.STRING, Types.STRING);
 
-    private final WindowAlignment windows;
-    private final long allowedLatenessMillis;
+    private final JobSets sets;
 
     private transient ValueState<AttributionAccumulator> sums;
     /** The last revision fired; absent: not fired yet. */
@@ -42,18 +44,26 @@ public final class AttributionWindows
 
     private transient Counter tooLate;
 
-    public AttributionWindows(WindowAlignment windows, Duration allowedLateness) {
-        this.windows = windows;
-        this.allowedLatenessMillis = allowedLateness.toMillis();
+    public AttributionWindows(JobSets sets) {
+        this.sets = sets;
     }
 
     /** The key this function must be keyed by. */
-    public static final class Key implements KeySelector<AttributionDelta, Tuple3<Long, String, String>> {
+    public static KeySelector<AttributionDelta, Tuple3<Long, String, String>> keySelector(JobSets sets) {
+        return new DeltaKey(sets);
+    }
+
+    private static final class DeltaKey implements KeySelector<AttributionDelta, Tuple3<Long, String, String>> {
         private static final long serialVersionUID = 1L;
+        private final JobSets sets;
+
+        DeltaKey(JobSets sets) {
+            this.sets = sets;
+        }
 
         @Override
         public Tuple3<Long, String, String> getKey(AttributionDelta d) {
-            return Tuple3.of(d.windowStart, d.campaignId, d.channelId);
+            return SetKeys.attributionKey(sets.byName(d.set), d.windowStart, d.dimensions);
         }
     }
 
@@ -67,55 +77,61 @@ public final class AttributionWindows
     }
 
     @Override
-    public void processElement(AttributionDelta d, Context ctx, Collector<StreamAttributionMetricsTable.Row> out)
-            throws Exception {
-        long last = d.windowStart + windows.sizeMillis() - 1;
-        long watermark = ctx.timerService().currentWatermark();
-        if (last + allowedLatenessMillis <= watermark) {
+    public void processElement(AttributionDelta d, Context ctx, Collector<SetAttributionRow> out) throws Exception {
+        SetRules set = sets.byName(d.set);
+        EventTime time = set.time();
+        if (time.isClosed(d.windowStart, ctx.timerService().currentWatermark())) {
             tooLate.inc();
             return;
         }
         AttributionAccumulator acc = sums.value();
         if (acc == null) {
             acc = new AttributionAccumulator();
-            ctx.timerService().registerEventTimeTimer(last);
-            ctx.timerService().registerEventTimeTimer(last + allowedLatenessMillis);
+            ctx.timerService().registerEventTimeTimer(time.lastMillis(d.windowStart));
+            ctx.timerService().registerEventTimeTimer(time.closesAt(d.windowStart));
         }
         acc.merge(d.change);
         sums.update(acc);
-        if (revision.value() != null) fire(d.windowStart, d.campaignId, d.channelId, acc, out); // fired already
+        if (revision.value() != null) fire(set, ctx.getCurrentKey(), acc, out); // fired already
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<StreamAttributionMetricsTable.Row> out)
-            throws Exception {
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<SetAttributionRow> out) throws Exception {
         Tuple3<Long, String, String> key = ctx.getCurrentKey();
-        long last = key.f0 + windows.sizeMillis() - 1;
-        if (timestamp == last && revision.value() == null) {
-            AttributionAccumulator acc = sums.value();
-            if (acc != null) fire(key.f0, key.f1, key.f2, acc, out);
+        SetRules set = sets.ofKeyPart(key.f1);
+        if (set == null) { // a set removed from the definitions: its restored windows are dropped
+            sums.clear();
+            revision.clear();
+            return;
         }
-        if (timestamp == last + allowedLatenessMillis) {
+        EventTime time = set.time();
+        if (timestamp == time.lastMillis(key.f0) && revision.value() == null) {
+            AttributionAccumulator acc = sums.value();
+            if (acc != null) fire(set, key, acc, out);
+        }
+        if (timestamp == time.closesAt(key.f0)) {
             sums.clear();
             revision.clear();
         }
     }
 
     private void fire(
-            long windowStart,
-            String campaign,
-            String channel,
+            SetRules set,
+            Tuple3<Long, String, String> key,
             AttributionAccumulator acc,
-            Collector<StreamAttributionMetricsTable.Row> out)
+            Collector<SetAttributionRow> out)
             throws Exception {
         Integer previous = revision.value();
         int next = previous == null ? 1 : previous + 1;
         revision.update(next);
-        out.collect(new StreamAttributionMetricsTable.Row(
-                new AttributionRow(
-                        new WindowKey(windowStart, campaign, channel),
-                        windowStart + windows.sizeMillis(),
-                        acc.toMetrics()),
-                next));
+        long windowStart = key.f0;
+        out.collect(new SetAttributionRow(
+                set.name(),
+                new StreamAttributionMetricsTable.Row(
+                        new AttributionRow(
+                                WindowKey.of(windowStart, SetKeys.dimensions(set, key.f1, key.f2)),
+                                set.windowEnd(windowStart),
+                                acc.toMetrics()),
+                        next)));
     }
 }

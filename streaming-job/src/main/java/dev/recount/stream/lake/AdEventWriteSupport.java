@@ -29,6 +29,7 @@ final class AdEventWriteSupport extends WriteSupport<AdEvent> {
     private static final int KAFKA_OFFSET = LakeColumns.indexOf(LakeLayout.KAFKA_OFFSET);
     private static final int RECORD_TS = LakeColumns.indexOf(LakeLayout.RECORD_TS);
     private static final int REQUEST_ID = LakeColumns.indexOf(LakeLayout.REQUEST_ID);
+    private static final int ATTRIBUTES = LakeColumns.indexOf(LakeLayout.ATTRIBUTES);
 
     /**
      * The event types' names, encoded once: the type and the topic repeat on every row, and encoding them to UTF-8
@@ -69,6 +70,8 @@ final class AdEventWriteSupport extends WriteSupport<AdEvent> {
         int64(RECORD_TS, LakeLayout.RECORD_TS, e.recordTs);
         // optional: an absent field is null
         if (e.requestId != null) string(REQUEST_ID, LakeLayout.REQUEST_ID, e.requestId);
+        // every field beyond the contract as the record had it, declared or not; null when there were none
+        if (e.attributesJson != null) string(ATTRIBUTES, LakeLayout.ATTRIBUTES, e.attributesJson);
         out.endMessage();
     }
 

@@ -4,6 +4,7 @@ import dev.recount.core.event.InvalidReason;
 import java.util.Map;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.metrics.MetricGroup;
 
 /**
  * Job-wide totals of the job's counters, as Flink accumulators: summed over all subtasks, readable while the job
@@ -33,7 +34,19 @@ public final class JobTotals {
     /** Windows fired again because late events arrived within the allowed lateness. */
     public static final String LATE_REFIRINGS = "lateRefirings";
 
+    /**
+     * The metric variable that labels a metric set's own counters ({@link #WINDOW_FIRINGS}, {@link #LATE_REFIRINGS},
+     * {@link #TOO_LATE_EVENTS}, {@link #TOO_LATE_AT_WINDOW}): a key/value group, so a reporter shows e.g.
+     * {@code windowFirings{metric_set="campaign_slot"}} beside the operator's total of the same name.
+     */
+    public static final String SET_VARIABLE = "metric_set";
+
     private JobTotals() {}
+
+    /** The metric group of {@code set}'s counters under {@code operator}'s group. */
+    public static MetricGroup setGroup(MetricGroup operator, String set) {
+        return operator.addGroup(SET_VARIABLE, set);
+    }
 
     /** The accumulator of invalid records for one reason, e.g. {@code invalidEvents.malformed}. */
     public static String invalid(InvalidReason reason) {

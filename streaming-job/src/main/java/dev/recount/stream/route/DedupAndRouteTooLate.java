@@ -3,15 +3,24 @@ package dev.recount.stream.route;
 import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.event.BackfillRecord.SetWindow;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.core.window.EventTime;
-import dev.recount.core.window.WindowAlignment;
+import dev.recount.stream.attribution.EventInSets;
 import dev.recount.stream.metrics.JobTotals;
+import dev.recount.stream.sets.JobSets;
+import dev.recount.stream.sets.SetRules;
+import dev.recount.stream.types.BackfillRecordSerializer;
 import dev.recount.stream.types.EventTypes;
+import dev.recount.stream.window.SetPartial;
+import dev.recount.stream.window.SetPartials;
 import dev.recount.stream.window.WindowPartial;
-import dev.recount.stream.window.WindowPartials;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -19,9 +28,9 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -37,17 +46,23 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Lets each {@code event_id} through at most once (CONTRACT §2) and sends events that are too late for their
- * window (CONTRACT §3) to the {@link #TOO_LATE} side output instead of the window.
+ * Lets each {@code event_id} through at most once (CONTRACT §2) and, for every metric set the job computes, counts it
+ * in that set's window or — when it is too late for the set's window (CONTRACT §3) — names the set on the event's
+ * one record on the {@link #TOO_LATE} side output. An event may be too late for one set and on time for another (their
+ * windows differ): every valid unique event is counted exactly once per set, in the set's rows or on the backfill
+ * topic for it.
  *
  * <p>An id is remembered until the watermark passes the latest of its event time, its record timestamp and the
  * watermark it was read at ({@link #rememberedFrom}) plus the dedup horizon, rounded up to the next cleanup step (an
  * eighth of the horizon). The horizon is at least window + out-of-orderness + allowed lateness
  * (core's {@code EventTimeSettings} enforces that), so by the time an id is forgotten, any copy of it would be too
  * late for its window anyway: it goes to the backfill topic, where the batch layer de-duplicates, and is never
- * counted twice by the stream. The id is the whole key: copies are dropped whatever their {@code event_ts}.
+ * counted twice by the stream. The job's horizon covers the longest window of any set. The id is the whole key: copies
+ * are dropped whatever their {@code event_ts}.
  *
  * <p>How ids are kept, and why it is an operator rather than a {@code KeyedProcessFunction}: keyed by the id, every
  * event cost a state entry and its own cleanup timer, and the timer heap was a third of the job's busiest task
@@ -58,13 +73,14 @@ import org.apache.flink.util.OutputTag;
  * per cleanup step, as the timers did, but without a timer per bucket and step (a timer heap insert and poll per
  * bucket was 15 % of the de-dup thread while a backlog was replayed, when steps pass every few milliseconds).
  *
- * <p>What goes on is not the events but partial sums per (window, campaign, channel) ({@link WindowPartials}): an
- * on-time event is added to its window key's sum, and the sums of a window leave right before the watermark that
- * fires it is forwarded, so the window operator still fires each window once with every on-time event in it. An
- * event for a window that has fired already (within allowed lateness) leaves at once as a partial of its own, so
- * it re-fires its window with revision + 1 as before. The buffered sums are operator state.
+ * <p>What goes on is not the events but partial sums per (set, window, dimension values) ({@link SetPartials}): an
+ * on-time event is added to its window key's sum in each set, and the sums of a window leave right before the
+ * watermark that fires it is forwarded, so the window operator still fires each window once with every on-time event
+ * in it. An event for a window that has fired already (within allowed lateness) leaves at once as a partial of its
+ * own, so it re-fires its window with revision + 1 as before. The buffered sums are operator state.
  *
- * <p>"Too late" is core's {@link EventTime#isTooLate} with this operator's current watermark. The window
+ * <p>"Too late" is core's {@link EventTime#isClosed} of the set's window with this operator's current watermark. The
+ * window
  * operator downstream never has a higher watermark than this operator had when it sent the event (this operator is
  * never idle downstream, so it always holds that watermark back: {@link #processWatermarkStatus}), so whatever
  * passes here is on time or within lateness there too. Too-late ids are remembered as well — for a horizon from
@@ -72,7 +88,19 @@ import org.apache.flink.util.OutputTag;
  * dropped rather than sent to the backfill topic twice.
  *
  * <p>{@code closedUntil}: after a finished {@code --bounded} run every window it flushed is final; a later run
- * treats windows ending at or before {@code closedUntil} as too late, as if the watermark were there already.
+ * treats windows ending at or before {@code closedUntil} as too late, as if the watermark were there already
+ * ({@link EventTime#watermarkClosing}, the same watermark for every window size).
+ *
+ * <p><b>Sets added and removed between runs.</b> Each set counts from a window start of its own, kept in the
+ * checkpoint ({@link #SET_STARTS_STATE}): {@code Long.MIN_VALUE} for the sets of a fresh start. A set that a restored
+ * checkpoint does not know (added to the definitions since) starts at its first window boundary after everything the
+ * operator had read before the checkpoint — after the restored watermark floor and after the latest event time it had
+ * seen ({@link #MAX_EVENT_TIME_STATE}) — so its first window holds only events read after the restore, all of them.
+ * Events of its earlier windows are neither counted nor sent to the backfill topic for it: {@code backfill range
+ * --set} computes those windows from the lake. Restored sums of a set the run no longer computes are dropped. A
+ * checkpoint of the release before metric sets knows neither state: its one set, the default set, counts on as
+ * before, its buffered sums ({@link WindowPartial}) become the default set's, and any other set starts after the
+ * restored floor (that release did not keep the latest event time).
  *
  * <p>Why the watermark is part of this operator's checkpointed state: Flink does not checkpoint watermarks, so a
  * job restored from a checkpoint starts with none and the window operator has already purged the windows that
@@ -85,12 +113,11 @@ import org.apache.flink.util.OutputTag;
  * restored value is taken, because routing to the backfill topic is always safe for the accounting, re-opening
  * a purged window never is.
  */
-public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPartial>
-        implements OneInputStreamOperator<AdEvent, WindowPartial>, Triggerable<Integer, Long> {
-    private static final long serialVersionUID = 3L;
+public final class DedupAndRouteTooLate extends AbstractStreamOperator<SetPartial>
+        implements OneInputStreamOperator<AdEvent, SetPartial>, Triggerable<Integer, Long> {
+    private static final long serialVersionUID = 4L;
 
-    public static final OutputTag<BackfillRecord> TOO_LATE =
-            new OutputTag<>("too-late", TypeInformation.of(BackfillRecord.class));
+    public static final OutputTag<BackfillRecord> TOO_LATE = new OutputTag<>("too-late", BackfillRecordSerializer.TYPE);
     /**
      * Every valid event this operator receives, before de-duplication, as it came: the lake's input. The lake sink
      * is chained to this operator, so an event is serialized once on the source thread (for the de-dup) instead of
@@ -98,12 +125,12 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      */
     public static final OutputTag<AdEvent> ALL_EVENTS = new OutputTag<>("all-events", EventTypes.AD_EVENT);
     /**
-     * With attribution on: every unique event that is not too late and that attribution looks at (clicks,
-     * conversions, impressions with a request id), as it is. No state of its own: turning it on or off changes
-     * neither this operator's state nor its uid.
+     * With attribution on for some set: every unique event that attribution looks at (clicks, conversions,
+     * impressions with a request id) with the sets with attribution on that count it (on time, started); none when no
+     * such set counts it. No state of its own: turning it on or off changes neither this operator's state nor its uid.
      */
-    public static final OutputTag<AdEvent> ATTRIBUTION_EVENTS =
-            new OutputTag<>("attribution-events", EventTypes.AD_EVENT);
+    public static final OutputTag<EventInSets> ATTRIBUTION_EVENTS =
+            new OutputTag<>("attribution-events", EventInSets.TYPE);
 
     public static final String DUPLICATES_METRIC = JobTotals.DUPLICATES_DROPPED;
     public static final String TOO_LATE_METRIC = JobTotals.TOO_LATE_EVENTS;
@@ -122,10 +149,16 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
     static final long RECORD_TIME_SLACK_HORIZONS = 8;
     /** Operator (union) state: the watermark each subtask acted on when the snapshot was taken. */
     static final String WATERMARK_FLOOR_STATE = "watermark-floor";
-    /** Operator state: the partial sums buffered when the snapshot was taken. */
-    static final String PARTIALS_STATE = "window-partials";
+    /** Operator state: the partial sums buffered when the snapshot was taken, of every set. */
+    static final String PARTIALS_STATE = "set-partials";
+    /** Operator state of the release before metric sets: its buffered sums, converted to the default set's. */
+    static final String PREVIOUS_RELEASE_PARTIALS_STATE = "window-partials";
+    /** Operator (union) state: per set, the first window start it counts ({@link #setStart}). */
+    static final String SET_STARTS_STATE = "set-starts";
+    /** Operator (union) state: the latest event time each subtask had seen when the snapshot was taken. */
+    static final String MAX_EVENT_TIME_STATE = "max-event-time";
     /**
-     * Most (window, campaign, channel) sums buffered per subtask before they all leave early: bounds the memory at a
+     * Most (set, window, dimension values) sums buffered per subtask before they all leave early: bounds the memory at a
      * few MB whatever the number of keys; with few keys they leave only when their window fires.
      */
     static final int MAX_BUFFERED_SUMS = 20_000;
@@ -138,19 +171,27 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
      */
     public static final String REMEMBERED_IDS_METRIC = "rememberedIds";
 
-    private final WindowAlignment windows;
-    private final EventTime eventTime;
-    private final long allowedLatenessMillis;
+    private static final Logger LOG = LoggerFactory.getLogger(DedupAndRouteTooLate.class);
+
+    private final JobSets sets;
     private final long horizonMillis;
     private final long cleanupStepMillis;
     /** The watermark a finished --bounded run left behind (closedUntil); Long.MIN_VALUE when there is none. */
     private final long closedFloor;
-    /** Whether unique, not-too-late events go to {@link #ATTRIBUTION_EVENTS} as well. */
-    private final boolean attributionEvents;
+    /** Per set position: whether its counted events go to {@link #ATTRIBUTION_EVENTS} as well. */
+    private final boolean[] attributing;
     /** The watermark this operator acts as if it had at least: closedFloor, raised by a restored snapshot's. */
     private long floorWatermark;
 
     private transient ListState<Long> floorState;
+    /** Per set position: the first window start it counts (see the class comment). */
+    private transient long[] setStarts;
+
+    private transient ListState<Tuple2<String, Long>> setStartsState;
+    /** The latest event time of any unique event this subtask read (and, after a restore, of any subtask before). */
+    private transient long maxEventTime;
+
+    private transient ListState<Long> maxEventTimeState;
 
     /** The bucket's remembered ids. */
     private transient ValueState<SeenIds> seen;
@@ -182,37 +223,37 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
 
     private transient IdDigest digest;
     private transient InternalTimerService<Long> cleanup;
-    private transient WindowPartials partials;
-    private transient ListState<WindowPartial> partialsState;
+    private transient SetPartials partials;
+    private transient ListState<SetPartial> partialsState;
     private transient Counter duplicates;
     private transient Counter tooLate;
+    /** Per set position: events too late for that set (metric group {@code metric_set=<name>}). */
+    private transient Counter[] setTooLate;
+
     private transient LongCounter duplicatesTotal;
     private transient LongCounter tooLateTotal;
 
     /**
-     * @param closedUntil windows ending at or before this (epoch ms) are final; {@code Long.MIN_VALUE} for none
+     * @param sets         the sets the job computes, each with its window size and the allowed lateness
+     * @param dedupHorizon how long an id is remembered; at least the longest window + out-of-orderness + lateness
+     * @param closedUntil  windows ending at or before this (epoch ms) are final; {@code Long.MIN_VALUE} for none
+     * @param attribution  whether to send events of the sets with attribution on to {@link #ATTRIBUTION_EVENTS}
      */
-    public DedupAndRouteTooLate(
-            WindowAlignment windows, Duration allowedLateness, Duration dedupHorizon, long closedUntil) {
-        this(windows, allowedLateness, dedupHorizon, closedUntil, false);
-    }
-
-    /** @param attributionEvents whether to send unique, not-too-late events to {@link #ATTRIBUTION_EVENTS} too */
-    public DedupAndRouteTooLate(
-            WindowAlignment windows,
-            Duration allowedLateness,
-            Duration dedupHorizon,
-            long closedUntil,
-            boolean attributionEvents) {
-        this.attributionEvents = attributionEvents;
-        this.windows = windows;
-        this.allowedLatenessMillis = allowedLateness.toMillis();
-        this.eventTime = new EventTime(windows, allowedLatenessMillis);
+    public DedupAndRouteTooLate(JobSets sets, Duration dedupHorizon, long closedUntil, boolean attribution) {
+        this.sets = sets;
+        this.attributing = new boolean[sets.size()];
+        for (int i = 0; i < sets.size(); i++)
+            attributing[i] = attribution && sets.get(i).set().attribution();
         this.horizonMillis = dedupHorizon.toMillis();
+        long longest = sets.longestWindow().toMillis();
+        if (horizonMillis < longest) {
+            throw new IllegalArgumentException(
+                    "the dedup horizon " + dedupHorizon + " is shorter than the longest window " + sets.longestWindow()
+                            + ": a copy could be counted twice");
+        }
         this.cleanupStepMillis = Math.max(1_000L, horizonMillis / CLEANUP_STEPS_PER_HORIZON);
-        // isTooLate(ts) <=> windowEnd(ts) - 1 + lateness <= watermark, so a watermark of closedUntil - 1 + lateness
-        // makes exactly the windows ending at or before closedUntil too late.
-        this.closedFloor = closedUntil == Long.MIN_VALUE ? Long.MIN_VALUE : closedUntil - 1 + allowedLatenessMillis;
+        // The same for every window size: exactly the windows ending at or before closedUntil are closed by it.
+        this.closedFloor = sets.get(0).time().watermarkClosing(closedUntil);
         this.floorWatermark = closedFloor;
     }
 
@@ -232,22 +273,83 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
                 .getUnionListState(new ListStateDescriptor<>(WATERMARK_FLOOR_STATE, Types.LONG));
         floorWatermark = closedFloor;
         partialsState = context.getOperatorStateStore()
-                .getListState(new ListStateDescriptor<>(PARTIALS_STATE, TypeInformation.of(WindowPartial.class)));
-        partials = new WindowPartials(windows.sizeMillis(), MAX_BUFFERED_SUMS);
-        if (context.isRestored()) {
-            for (Long restored : floorState.get()) floorWatermark = Math.max(floorWatermark, restored);
-            // Restored sums are of windows that had not fired at the checkpoint; they leave before the watermark
-            // that fires them, like any other. (Rescaled, a subtask may get another's: sums can go from anywhere.)
-            for (WindowPartial p : partialsState.get()) partials.restore(p);
+                .getListState(new ListStateDescriptor<>(PARTIALS_STATE, SetPartial.TYPE));
+        ListState<WindowPartial> previousReleasePartials = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>(
+                        PREVIOUS_RELEASE_PARTIALS_STATE, WindowPartial.RestoredOnly.INSTANCE));
+        setStartsState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(SET_STARTS_STATE, Types.TUPLE(Types.STRING, Types.LONG)));
+        maxEventTimeState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(MAX_EVENT_TIME_STATE, Types.LONG));
+        partials = new SetPartials(sets, MAX_BUFFERED_SUMS);
+        setStarts = new long[sets.size()];
+        Arrays.fill(setStarts, Long.MIN_VALUE);
+        maxEventTime = Long.MIN_VALUE;
+        if (!context.isRestored()) return;
+
+        for (Long restored : floorState.get()) floorWatermark = Math.max(floorWatermark, restored);
+        for (Long restored : maxEventTimeState.get()) maxEventTime = Math.max(maxEventTime, restored);
+        Map<String, Long> restoredStarts = new HashMap<>();
+        for (Tuple2<String, Long> s : setStartsState.get()) restoredStarts.merge(s.f0, s.f1, Math::max);
+        // Every snapshot of this release names its sets; one that names none is of the release before metric sets,
+        // whose one set was the default set.
+        boolean previousRelease = restoredStarts.isEmpty();
+        long readUpTo = Math.max(floorWatermark, maxEventTime);
+        for (int i = 0; i < sets.size(); i++) {
+            SetRules rules = sets.get(i);
+            Long start = restoredStarts.get(rules.name());
+            if (start != null) {
+                setStarts[i] = start;
+            } else if (previousRelease && rules.set().isDefault()) {
+                setStarts[i] = Long.MIN_VALUE;
+            } else {
+                setStarts[i] = firstWindowAfter(rules.time(), readUpTo);
+                if (getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
+                    LOG.info(
+                            "metric set {} is new in this run: it counts from its window starting at {} (epoch ms);"
+                                    + " `backfill range --set {}` computes the windows before",
+                            rules.name(),
+                            setStarts[i],
+                            rules.name());
+                }
+            }
         }
+        // Restored sums are of windows that had not fired at the checkpoint; they leave before the watermark that
+        // fires them, like any other. (Rescaled, a subtask may get another's: sums can go from anywhere.)
+        long dropped = 0;
+        for (SetPartial p : partialsState.get()) {
+            if (!partials.restore(p)) dropped++;
+        }
+        SetRules defaultSet = sets.defaultSet();
+        for (WindowPartial p : previousReleasePartials.get()) {
+            if (defaultSet == null || !partials.restore(p.toDefaultSet(defaultSet.set()))) dropped++;
+        }
+        previousReleasePartials.clear();
+        if (dropped > 0) LOG.info("dropped {} buffered sums of metric sets no longer defined", dropped);
+    }
+
+    /** The first window start of {@code time}'s windows after {@code instant}; every window if there is none yet. */
+    static long firstWindowAfter(EventTime time, long instant) {
+        if (instant == Long.MIN_VALUE) return Long.MIN_VALUE;
+        long start = time.windowStart(instant);
+        return start > Long.MAX_VALUE - time.sizeMillis() ? Long.MAX_VALUE : start + time.sizeMillis();
+    }
+
+    /** The first window start the set at {@code position} counts in this run. */
+    long setStart(int position) {
+        return setStarts[position];
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         if (tables != null) Arrays.fill(tables, null); // see tables: what the snapshot holds is not ours to change
-        floorState.update(java.util.List.of(effectiveWatermark()));
+        floorState.update(List.of(effectiveWatermark()));
         partialsState.update(partials.snapshot());
+        List<Tuple2<String, Long>> starts = new ArrayList<>(sets.size());
+        for (int i = 0; i < sets.size(); i++) starts.add(Tuple2.of(sets.get(i).name(), setStarts[i]));
+        setStartsState.update(starts);
+        maxEventTimeState.update(List.of(maxEventTime));
     }
 
     /** The watermark lateness is judged against: the current one, never below the floor. */
@@ -269,6 +371,11 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         cleanup = getInternalTimerService("dedup-cleanup", LongSerializer.INSTANCE, this);
         duplicates = getMetricGroup().counter(DUPLICATES_METRIC);
         tooLate = getMetricGroup().counter(TOO_LATE_METRIC);
+        setTooLate = new Counter[sets.size()];
+        for (int i = 0; i < sets.size(); i++) {
+            setTooLate[i] =
+                    JobTotals.setGroup(getMetricGroup(), sets.get(i).name()).counter(TOO_LATE_METRIC);
+        }
         duplicatesTotal = JobTotals.counter(getRuntimeContext(), DUPLICATES_METRIC);
         tooLateTotal = JobTotals.counter(getRuntimeContext(), TOO_LATE_METRIC);
     }
@@ -293,34 +400,59 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         rememberedIds++;
         if (forgetAt < nextDue) nextDue = forgetAt;
 
-        long windowStart = windows.windowStart(event.eventTs);
-        if (eventTime.isTooLate(event.eventTs, watermark)) {
+        if (event.eventTs > maxEventTime) maxEventTime = event.eventTs;
+
+        List<SetWindow> tooLateFor = null;
+        String[] attributionSets = null;
+        int attributionCount = 0;
+        boolean full = false;
+        for (int i = 0; i < setStarts.length; i++) {
+            SetRules rules = sets.get(i);
+            EventTime time = rules.time();
+            long windowStart = time.windowStart(event.eventTs);
+            if (windowStart < setStarts[i]) continue; // before the set's first window in this deployment
+            if (time.isClosed(windowStart, watermark)) {
+                if (tooLateFor == null) tooLateFor = new ArrayList<>(2);
+                tooLateFor.add(new SetWindow(rules.name(), windowStart, rules.windowEnd(windowStart)));
+                setTooLate[i].inc();
+                continue;
+            }
+            if (attributing[i]) {
+                if (attributionSets == null) attributionSets = new String[setStarts.length];
+                attributionSets[attributionCount++] = rules.name();
+            }
+            if (time.hasFired(windowStart, watermark)) {
+                // Its window has fired: on at once, so that this event re-fires it (revision + 1).
+                MetricSet set = rules.set();
+                output.collect(new StreamRecord<>(
+                        new SetPartial(
+                                rules.name(),
+                                windowStart,
+                                set.dimensionValues(event),
+                                set.add(set.newSums(), event),
+                                event),
+                        event.eventTs));
+            } else {
+                full |= partials.add(i, windowStart, event);
+            }
+        }
+        if (full) partials.takeAll(this::emit);
+        if (tooLateFor != null) {
             tooLate.inc();
             tooLateTotal.add(1L);
             output.collect(
                     TOO_LATE,
                     new StreamRecord<>(
                             new BackfillRecord(
-                                    event,
-                                    windowStart,
-                                    windows.windowEnd(event.eventTs),
-                                    watermark,
-                                    event.topic,
-                                    event.partition,
-                                    event.offset),
+                                    event, tooLateFor, watermark, event.topic, event.partition, event.offset),
                             record.getTimestamp()));
-            return;
         }
-        if (attributionEvents
+        if (attributionCount > 0
                 && (AttributionRule.isAttributable(event) || AttributionRule.isCandidateImpression(event))) {
-            output.collect(ATTRIBUTION_EVENTS, new StreamRecord<>(event, event.eventTs));
-        }
-        long windowLastMillis = windowStart + windows.sizeMillis() - 1;
-        if (windowLastMillis <= watermark) {
-            // Its window has fired: on at once, so that this event re-fires it (revision + 1).
-            output.collect(new StreamRecord<>(WindowPartial.of(windowStart, event), event.eventTs));
-        } else if (partials.add(windowStart, event)) {
-            partials.takeAll(this::emit);
+            output.collect(
+                    ATTRIBUTION_EVENTS,
+                    new StreamRecord<>(
+                            new EventInSets(event, Arrays.copyOf(attributionSets, attributionCount)), event.eventTs));
         }
     }
 
@@ -392,9 +524,9 @@ public final class DedupAndRouteTooLate extends AbstractStreamOperator<WindowPar
         super.finish();
     }
 
-    private void emit(WindowPartial p) {
-        // Timestamped with the window's last millisecond: the window assigner puts it in its window.
-        output.collect(new StreamRecord<>(p, p.windowStart + windows.sizeMillis() - 1));
+    private void emit(SetPartial p) {
+        // Timestamped with the window's last millisecond, the time of its firing.
+        output.collect(new StreamRecord<>(p, sets.byName(p.set).time().lastMillis(p.windowStart)));
     }
 
     /** Only cleanup timers restored from an earlier version's checkpoint: they forget what they were set for. */

@@ -1,10 +1,11 @@
 package dev.recount.stream.run;
 
 import dev.recount.core.config.Durations;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.StreamProgressTable;
-import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowSizes;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -35,7 +36,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job, or not at
  * all: the three topics exist and none is compacted, and PostgreSQL lets the stream's own login in, with its group
- * role's privileges and recount's tables in the configured schema. Each failure is one line.
+ * role's privileges and recount's tables in the configured schema — every metric set's stream table (and attribution
+ * table, for a set with attribution), each holding no rows of another window size than its set's. Each failure is
+ * one line.
  *
  * <p>{@link #checkAndRead} runs Kafka's side on another thread while PostgreSQL's runs on the caller's (each is mostly
  * waiting for its client to load and connect, ~0.3–0.7 s together at start-up), and reads what the run needs from each
@@ -262,20 +265,33 @@ final class Preflight {
     }
 
     /**
-     * Fails if the schema's stream rows were written with another window.size. A run of the new size would add
-     * windows that overlap the old ones (a replay with --from-earliest rewrites the same hours), the serving view would
-     * count their events twice, and backfill and reconcile would refuse those days until someone deleted rows by
+     * Fails if a set's stream rows were written with another window size than the set's. A run of the new size would
+     * add windows that overlap the old ones (a replay with --from-earliest rewrites the same hours), the serving view
+     * would count their events twice, and backfill and reconcile would refuse those days until someone deleted rows by
      * hand. Whatever the checkpoints say: with stream.restore=cluster nothing else compares the sizes.
      */
-    private static void refuseAnotherWindowSize(Connection c, StreamSettings s) throws SQLException {
+    private static void refuseAnotherWindowSize(Connection c, StreamSettings s, MetricSet set) throws SQLException {
         c.setSchema(s.postgres().schema());
-        long size = s.eventTime().windowSize().toMillis();
-        Optional<String> why = WindowSizes.atEndsOtherThan(c, StreamWindowMetricsTable.TABLE, size);
+        long size = set.window().toMillis();
+        Optional<String> why = WindowSizes.atEndsOtherThan(c, new SetTables(set).streamWindowMetrics(), size);
         if (why.isPresent()) {
             throw new IllegalStateException("PostgreSQL schema '" + s.postgres().schema() + "': " + why.get()
-                    + "; the stream ran there with another window.size, and windows of two sizes in one schema count"
-                    + " their events twice. Run with the size the schema holds, or run the new size in a fresh schema"
-                    + " (postgres.schema) with --from-earliest");
+                    + "; the stream ran there with another window for metric set " + set.name() + ", and windows of"
+                    + " two sizes in one schema count their events twice. Run with the size the schema holds, or run"
+                    + " the new size in a fresh schema (postgres.schema) with --from-earliest");
+        }
+    }
+
+    /** Fails unless {@code table} exists in the configured schema; {@code creates} says what makes it. */
+    private static void requireTable(PreparedStatement ps, StreamSettings s, String table, String creates)
+            throws SQLException {
+        ps.setString(1, s.postgres().schema() + "." + table);
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            if (rs.getString(1) == null) {
+                throw new IllegalStateException("PostgreSQL schema '"
+                        + s.postgres().schema() + "' has no " + table + " table (" + creates + ")");
+            }
         }
     }
 
@@ -317,16 +333,16 @@ final class Preflight {
         try (c;
                 PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
             Database.checkLogin(c, s.postgres().schema(), Role.STREAM);
-            ps.setString(1, s.postgres().schema() + "." + StreamWindowMetricsTable.TABLE);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                if (rs.getString(1) == null) {
-                    throw new IllegalStateException(
-                            "PostgreSQL schema '" + s.postgres().schema() + "' has no " + StreamWindowMetricsTable.TABLE
-                                    + " table (`./recount up` applies the migrations)");
-                }
+            for (MetricSet set : s.sets().sets()) {
+                SetTables tables = new SetTables(set);
+                // The default set's tables are migrations'; every other set's are made from the definitions.
+                String creates = set.isDefault()
+                        ? "`./recount up` applies the migrations"
+                        : "`./recount migrate` creates the tables of metric set " + set.name();
+                requireTable(ps, s, tables.streamWindowMetrics(), creates);
+                if (set.attribution()) requireTable(ps, s, tables.streamAttributionMetrics(), creates);
+                refuseAnotherWindowSize(c, s, set);
             }
-            refuseAnotherWindowSize(c, s);
             return readCommitted ? committed(c, s) : null;
         } catch (SQLException e) {
             throw new IllegalStateException("PostgreSQL at " + s.postgres().jdbcUrl() + ": " + e.getMessage(), e);

@@ -94,7 +94,7 @@ public final class RunLedger {
      *
      * @throws IllegalStateException with a one-line reason when the previous run cannot be resumed this way
      */
-    public ResumePlan plan(boolean bounded, String inputTopic, long windowSizeMillis) throws IOException {
+    public ResumePlan plan(boolean bounded, String inputTopic, Map<String, Long> setWindowMillis) throws IOException {
         for (Run run : runs()) {
             RunRecord r = run.record();
             if (!r.finished() && run.latestSnapshot().isEmpty()) {
@@ -107,11 +107,14 @@ public final class RunLedger {
                         + "', not '" + inputTopic
                         + "'; use --from-earliest to start over, or another stream.checkpoint-dir");
             }
-            if (r.windowSizeMillis() != windowSizeMillis) {
-                throw new IllegalStateException(
-                        "the checkpoints in " + root + " were taken with " + r.windowSizeMillis() + " ms windows, not "
-                                + windowSizeMillis + " ms; to start over with the new size, use a fresh schema"
-                                + " (postgres.schema) and --from-earliest: rows of two sizes in one schema count twice");
+            for (Map.Entry<String, Long> w : setWindowMillis.entrySet()) {
+                Long then = r.setWindowMillis().get(w.getKey());
+                if (then != null && !then.equals(w.getValue())) {
+                    throw new IllegalStateException("the checkpoints in " + root + " were taken with " + then
+                            + " ms windows of metric set " + w.getKey() + ", not " + w.getValue()
+                            + " ms; to start over with the new size, use a fresh schema (postgres.schema) and"
+                            + " --from-earliest: rows of two sizes in one schema count twice");
+                }
             }
             if (r.finished()) {
                 // Fresh state, and checkpoint and batch numbers that start again: a new lineage.

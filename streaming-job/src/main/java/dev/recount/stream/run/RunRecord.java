@@ -1,5 +1,6 @@
 package dev.recount.stream.run;
 
+import dev.recount.core.sets.MetricSet;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
@@ -12,6 +13,8 @@ import org.apache.kafka.common.TopicPartition;
  * What `stream` notes about one run of the job, in {@code <checkpoint-dir>/<job-id>/recount-run.properties}, next
  * to that run's checkpoints. Written before the job is submitted, and again when a --bounded run has finished.
  *
+ * @param setWindowMillis  per metric set, the size of its windows (a record of a release before metric sets gives one
+ *                         size: the default set's)
  * @param closedUntil      windows ending at or before this are final for this run (Long.MIN_VALUE: none)
  * @param stopOffsets      a --bounded run's stopping offsets; null for an unbounded run
  * @param finalClosedUntil set when a --bounded run finished: the end of the last window it flushed
@@ -21,7 +24,7 @@ import org.apache.kafka.common.TopicPartition;
 public record RunRecord(
         long startedAt,
         String inputTopic,
-        long windowSizeMillis,
+        Map<String, Long> setWindowMillis,
         boolean bounded,
         long closedUntil,
         Map<TopicPartition, Long> stopOffsets,
@@ -30,6 +33,7 @@ public record RunRecord(
         String lineage) {
 
     public RunRecord {
+        setWindowMillis = Map.copyOf(setWindowMillis);
         stopOffsets = stopOffsets == null ? null : Map.copyOf(stopOffsets);
         if (bounded != (stopOffsets != null))
             throw new IllegalArgumentException("a bounded run has stop offsets, an unbounded one none");
@@ -39,7 +43,7 @@ public record RunRecord(
         return new RunRecord(
                 startedAt,
                 inputTopic,
-                windowSizeMillis,
+                setWindowMillis,
                 bounded,
                 closedUntil,
                 stopOffsets,
@@ -52,7 +56,10 @@ public record RunRecord(
         Properties p = new Properties();
         p.setProperty("started-at", Long.toString(startedAt));
         p.setProperty("input-topic", inputTopic);
-        p.setProperty("window-size-ms", Long.toString(windowSizeMillis));
+        p.setProperty(SET_WINDOWS, formatWindows(setWindowMillis));
+        // What the release before metric sets reads: a rollback to it still finds its one window size.
+        Long defaultWindow = setWindowMillis.get(MetricSet.DEFAULT);
+        if (defaultWindow != null) p.setProperty(WINDOW_SIZE, Long.toString(defaultWindow));
         p.setProperty("mode", bounded ? "bounded" : "unbounded");
         p.setProperty("closed-until", Long.toString(closedUntil));
         if (stopOffsets != null) p.setProperty("stop-offsets", formatOffsets(stopOffsets));
@@ -80,13 +87,39 @@ public record RunRecord(
         return new RunRecord(
                 Long.parseLong(required(p, "started-at")),
                 required(p, "input-topic"),
-                Long.parseLong(required(p, "window-size-ms")),
+                p.getProperty(SET_WINDOWS) != null
+                        ? parseWindows(p.getProperty(SET_WINDOWS))
+                        : Map.of(MetricSet.DEFAULT, Long.parseLong(required(p, WINDOW_SIZE))),
                 bounded,
                 Long.parseLong(required(p, "closed-until")),
                 bounded ? parseOffsets(required(p, "stop-offsets")) : null,
                 finished,
                 finished ? Long.parseLong(required(p, "final-closed-until")) : Long.MIN_VALUE,
                 p.getProperty("lineage"));
+    }
+
+    private static final String SET_WINDOWS = "set-windows-ms";
+    private static final String WINDOW_SIZE = "window-size-ms";
+
+    /** Set names are [a-z][a-z0-9_]*, so ',' and '=' are safe separators. */
+    static String formatWindows(Map<String, Long> windows) {
+        StringBuilder b = new StringBuilder();
+        new TreeMap<>(windows)
+                .forEach((set, ms) -> b.append(b.length() == 0 ? "" : ",")
+                        .append(set)
+                        .append('=')
+                        .append(ms));
+        return b.toString();
+    }
+
+    static Map<String, Long> parseWindows(String text) {
+        Map<String, Long> windows = new java.util.HashMap<>();
+        if (text.isBlank()) return windows;
+        for (String entry : text.split(",")) {
+            int eq = entry.indexOf('=');
+            windows.put(entry.substring(0, eq), Long.parseLong(entry.substring(eq + 1)));
+        }
+        return windows;
     }
 
     private static String required(Properties p, String key) {

@@ -86,9 +86,8 @@ public final class StreamRun {
             log.accept(
                     "discarded the checkpoints in " + s.checkpointDir() + "; starting over from the earliest offsets");
         }
-        long windowMillis = s.eventTime().windowSize().toMillis();
         ResumePlan plan = RestoreGuard.check(
-                ledger.plan(bounded, s.topics().input(), windowMillis),
+                ledger.plan(bounded, s.topics().input(), s.setWindowMillis()),
                 checked.committed(),
                 fromEarliest,
                 RestoreGuard::readCheckpointId,
@@ -109,7 +108,7 @@ public final class StreamRun {
                 new RunRecord(
                         System.currentTimeMillis(),
                         s.topics().input(),
-                        windowMillis,
+                        s.setWindowMillis(),
                         bounded,
                         plan.closedUntil(),
                         stopOffsets,
@@ -189,7 +188,7 @@ public final class StreamRun {
                 s.bootstrapServers(),
                 s.topics().input(),
                 s.consumerGroup(),
-                new EventValidator(s.eventTime().validation()),
+                new EventValidator(s.eventTime().validation(), s.sets().attributes()),
                 plan.startOffsets(),
                 stopOffsets,
                 skipDeletedInput);
@@ -198,7 +197,8 @@ public final class StreamRun {
                 input.source(),
                 sinks(s, plan.lineage()),
                 s.eventTime(),
-                s.attribution().enabled() ? s.attribution().rule() : null,
+                s.sets(),
+                s.attributing() ? s.attribution().rule() : null,
                 plan.closedUntil());
         return env.executeAsync(StreamSettings.JOB_NAME);
     }
@@ -217,7 +217,7 @@ public final class StreamRun {
                                     environment.windowWatermarks(),
                                     environment.webUiPort(),
                                     environment.checkpointToken()),
-                            s.eventTime().windowSize().toMillis(),
+                            s.setWindowMillis().values(),
                             System::currentTimeMillis)
                     .start(WINDOW_CLOSE_POLL_MILLIS);
         } catch (RuntimeException e) {
@@ -247,7 +247,8 @@ public final class StreamRun {
                                 s.bootstrapServers(),
                                 s.topics().deadLetter(),
                                 s.publicationId("dead-letter"),
-                                s.kafkaTransactionTimeout())),
+                                s.kafkaTransactionTimeout()),
+                        s.sets()),
                 LakeSink.create(s.lakePath().toString()),
                 new LakeLedgerSink(new PostgresTarget(s.postgres(), s.postgresPassword())),
                 KafkaOutputs.deadLetters(
@@ -262,9 +263,9 @@ public final class StreamRun {
                         s.publicationId("backfill"),
                         lineage,
                         s.kafkaTransactionTimeout()));
-        return s.attribution().enabled()
+        return s.attributing()
                 ? sinks.withAttribution(
-                        new AttributionMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword())))
+                        new AttributionMetricsSink(new PostgresTarget(s.postgres(), s.postgresPassword()), s.sets()))
                 : sinks;
     }
 

@@ -7,9 +7,13 @@ import dev.recount.core.config.PasswordSource;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.config.Topics;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -18,6 +22,8 @@ import java.util.regex.Pattern;
  * @param postgres         the stream's own login ({@code postgres.stream.user}) and schema
  * @param postgresPassword where that login's password comes from, not the password: the committer resolves it on the
  *                         TaskManager, so it is never part of the job graph
+ * @param sets             the metric sets the job computes ({@code metric-sets.file}, else the built-in ones), each
+ *                         with its window; {@code eventTime}'s window size is the default for sets that give none
  */
 public record StreamSettings(
         EventTimeSettings eventTime,
@@ -35,7 +41,8 @@ public record StreamSettings(
         int webUiPort,
         Restore restore,
         boolean checkpointOnWindowClose,
-        AttributionSettings attribution) {
+        AttributionSettings attribution,
+        MetricSets sets) {
 
     /** Who decides where a start resumes ({@code stream.restore}). */
     public enum Restore {
@@ -80,6 +87,8 @@ public record StreamSettings(
                     + Integer.MAX_VALUE + " ms, got " + kafkaTransactionTimeout);
         }
         java.util.Objects.requireNonNull(attribution, "attribution");
+        java.util.Objects.requireNonNull(sets, "sets");
+        if (sets.sets().isEmpty()) throw new IllegalArgumentException(sets.source() + " defines no metric set");
         if (webUiPort < 0 || webUiPort > 65535)
             throw new IllegalArgumentException("stream.web-ui-port must be 0..65535, got " + webUiPort);
     }
@@ -101,7 +110,20 @@ public record StreamSettings(
                 config.integer("stream.web-ui-port"),
                 Restore.parse(config.get("stream.restore")),
                 parseBoolean(config.get("stream.checkpoint-on-window-close"), "stream.checkpoint-on-window-close"),
-                config.attribution());
+                config.attribution(),
+                MetricSets.fromConfig(config));
+    }
+
+    /** Whether some set has attribution on: then the job joins clicks to impressions (for those sets). */
+    public boolean attributing() {
+        return sets.sets().stream().anyMatch(MetricSet::attribution);
+    }
+
+    /** Per set name, its window in milliseconds (what the run records and a restore must match). */
+    public Map<String, Long> setWindowMillis() {
+        Map<String, Long> windows = new TreeMap<>();
+        for (MetricSet set : sets.sets()) windows.put(set.name(), set.window().toMillis());
+        return windows;
     }
 
     private static boolean parseBoolean(String value, String key) {

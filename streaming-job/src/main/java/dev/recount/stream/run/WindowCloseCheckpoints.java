@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes a checkpoint as soon as the window operator's watermark has passed a window end
+ * Takes a checkpoint as soon as the window operator's watermark has passed a window end of any metric set
  * ({@code stream.checkpoint-on-window-close}), so a window's first firing reaches PostgreSQL about one checkpoint
  * duration after it fired instead of up to a whole checkpoint interval later.
  *
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * full snapshot of the state every second and a lake file per second and subtask; here the extra checkpoints are one
  * per window. They are ordinary checkpoints of the configured kind: nothing about exactly-once changes.
  *
- * <p>Only while the job keeps up with real time (its watermark less than one window behind the wall clock). It
+ * <p>Only while the job keeps up with real time (its watermark less than its shortest window behind the wall clock). It
  * polls the job every {@code pollMillis} ({@link Job}: on the local MiniCluster the watermark is read in this JVM,
  * {@link LocalClusterJob}); a poll that fails is ignored (the next one tries again), and a trigger while a checkpoint
  * is running waits for it.
@@ -37,20 +37,38 @@ public final class WindowCloseCheckpoints implements AutoCloseable {
     }
 
     private final Job job;
-    private final long windowMillis;
+    /** The sets' distinct window sizes, ascending. */
+    private final long[] windowMillis;
+
     private final java.util.function.LongSupplier wallClock;
     private final ScheduledExecutorService timer;
-    /** How many window ends lie at or before the watermark (floor((watermark + 1) / size)) at the last poll. */
-    private long windowsClosed = Long.MIN_VALUE;
+    /**
+     * Per size: how many window ends lie at or before the watermark (floor((watermark + 1) / size)) at the last poll;
+     * Long.MIN_VALUE before the first.
+     */
+    private final long[] windowsClosed;
 
     private long triggered;
 
-    /** @param wallClock epoch ms now: a job more than a window behind it (a replay, a backlog) gets no extra checkpoints */
-    public WindowCloseCheckpoints(Job job, long windowMillis, java.util.function.LongSupplier wallClock) {
+    /**
+     * @param windowMillis the metric sets' window sizes
+     * @param wallClock    epoch ms now: a job more than its shortest window behind it (a replay, a backlog) gets no
+     *                     extra checkpoints
+     */
+    public WindowCloseCheckpoints(
+            Job job, java.util.Collection<Long> windowMillis, java.util.function.LongSupplier wallClock) {
         this.job = Objects.requireNonNull(job, "job");
         this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
-        if (windowMillis <= 0) throw new IllegalArgumentException("windowMillis must be positive, got " + windowMillis);
-        this.windowMillis = windowMillis;
+        this.windowMillis = windowMillis.stream()
+                .mapToLong(Long::longValue)
+                .distinct()
+                .sorted()
+                .toArray();
+        if (this.windowMillis.length == 0 || this.windowMillis[0] <= 0) {
+            throw new IllegalArgumentException("window sizes must be positive, got " + windowMillis);
+        }
+        this.windowsClosed = new long[this.windowMillis.length];
+        java.util.Arrays.fill(windowsClosed, Long.MIN_VALUE);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "window-close-checkpoints");
             t.setDaemon(true);
@@ -74,12 +92,15 @@ public final class WindowCloseCheckpoints implements AutoCloseable {
                     || watermark.getAsLong() == Long.MAX_VALUE) {
                 return;
             }
-            long closed = Math.floorDiv(watermark.getAsLong() + 1, windowMillis);
-            boolean passedAnEnd = windowsClosed != Long.MIN_VALUE && closed > windowsClosed;
-            windowsClosed = Math.max(windowsClosed, closed);
+            boolean passedAnEnd = false;
+            for (int i = 0; i < windowMillis.length; i++) {
+                long closed = Math.floorDiv(watermark.getAsLong() + 1, windowMillis[i]);
+                passedAnEnd |= windowsClosed[i] != Long.MIN_VALUE && closed > windowsClosed[i];
+                windowsClosed[i] = Math.max(windowsClosed[i], closed);
+            }
             // Only a job that keeps up with real time: a replay or a backlog passes window ends every few
             // milliseconds, and its rows are not fresh anyway; the periodic checkpoints carry them.
-            if (passedAnEnd && wallClock.getAsLong() - watermark.getAsLong() < windowMillis) {
+            if (passedAnEnd && wallClock.getAsLong() - watermark.getAsLong() < windowMillis[0]) {
                 job.triggerCheckpoint();
                 triggered++;
                 LOG.debug("watermark {} passed a window end: checkpoint triggered", watermark.getAsLong());

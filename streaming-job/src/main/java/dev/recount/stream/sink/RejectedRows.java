@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.recount.core.metrics.Metric;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.db.tables.StreamRejectedRowsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.stream.sink.topic.PublicationMarker;
@@ -82,11 +82,11 @@ final class RejectedRows implements AutoCloseable {
         return found;
     }
 
-    /** Records a refused row (once per key and revision); true if it was not recorded before. */
-    boolean record(Connection conn, Row row, SQLException error) throws SQLException {
+    /** Records a refused row of {@code set} (once per key and revision); true if it was not recorded before. */
+    boolean record(Connection conn, MetricSet set, Row row, SQLException error) throws SQLException {
         StreamRejectedRowsTable.lock(conn);
         return StreamRejectedRowsTable.insert(
-                conn, json(keyNode(row)), json(rowNode(row)), sqlState(error), describe(error));
+                conn, json(keyNode(set, row)), json(rowNode(set, row)), sqlState(error), describe(error));
     }
 
     /** Publishes every recorded row the dead-letter topic does not have yet. */
@@ -130,24 +130,34 @@ final class RejectedRows implements AutoCloseable {
         return new TopicRecord(null, json(n).getBytes(StandardCharsets.UTF_8));
     }
 
-    static String keyText(Row row) {
-        return json(keyNode(row));
+    static String keyText(MetricSet set, Row row) {
+        return json(keyNode(set, row));
     }
 
-    private static ObjectNode keyNode(Row row) {
+    /**
+     * The row's identity: window start, dimension values by name, revision; for any set but the default set its name
+     * first (a default-set key is as the release before metric sets wrote it, so a refusal is recorded once across the
+     * upgrade, as a backfill record without sets is the default set's).
+     */
+    private static ObjectNode keyNode(MetricSet set, Row row) {
         ObjectNode n = JSON.createObjectNode();
+        if (!set.isDefault()) n.put("set", set.name());
         n.put("window_start", row.window().key().windowStartMillis());
-        n.put("campaign_id", row.window().key().campaignId());
-        n.put("channel_id", row.window().key().channelId());
+        List<String> dimensions = set.dimensionNames();
+        for (int i = 0; i < dimensions.size(); i++)
+            n.put(dimensions.get(i), row.window().key().dimension(i));
         n.put("revision", row.revision());
         return n;
     }
 
-    private static ObjectNode rowNode(Row row) {
-        ObjectNode n = keyNode(row);
+    /** The key, the window end and every measure by name; the set is named whichever it is. */
+    private static ObjectNode rowNode(MetricSet set, Row row) {
+        ObjectNode n = keyNode(set, row);
+        n.put("set", set.name());
         n.put("window_end", row.window().windowEndMillis());
-        for (Metric m : Metric.values())
-            n.putPOJO(m.column(), row.window().metrics().get(m));
+        List<String> measures = set.measureNames();
+        for (int i = 0; i < measures.size(); i++)
+            n.putPOJO(measures.get(i), row.window().values().get(i));
         return n;
     }
 

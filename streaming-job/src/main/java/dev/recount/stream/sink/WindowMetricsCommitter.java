@@ -1,6 +1,9 @@
 package dev.recount.stream.sink;
 
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
@@ -11,8 +14,10 @@ import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -21,8 +26,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the committables of completed checkpoints to PostgreSQL: all rows ({@link StreamWindowMetricsTable#upsert}:
- * the guarded upsert, a statement per 5,000 rows) and stream_progress, in ONE transaction.
+ * Writes the committables of completed checkpoints to PostgreSQL: all rows of every set, each into its set's table
+ * ({@link StreamWindowMetricsTable#upsert}: the guarded upsert, a statement per 5,000 rows), and stream_progress, in
+ * ONE transaction. Sets are written in name order, rows in key order: one lock order for every committer subtask.
+ *
+ * <p>Rows of a set the definitions no longer name (pending in a checkpoint taken before it was removed) are not
+ * written — the set's table has no definition to write it by — and logged: {@code backfill range --set} recomputes
+ * those windows should the set come back.
  *
  * <p>Retries are safe: after a failure Flink restores the committables of the last completed checkpoint and
  * commits them again. The upsert's guard (a higher revision with no fewer events) makes a repeated commit change
@@ -44,6 +54,10 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
     public static final String ROWS_REJECTED_METRIC = "rowsRejected";
 
     private final PostgresTarget target;
+    /** Per set name: its stream table. */
+    private final Map<String, StreamWindowMetricsTable> tables = new LinkedHashMap<>();
+
+    private final Map<String, MetricSet> definitions = new HashMap<>();
     private final String jobName;
     private final String lineage;
     private final RejectedRows rejectedRows;
@@ -55,8 +69,17 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
     private boolean caughtUp;
 
     WindowMetricsCommitter(
-            PostgresTarget target, String jobName, String lineage, RejectedRows rejectedRows, MetricGroup metrics) {
+            PostgresTarget target,
+            MetricSets sets,
+            String jobName,
+            String lineage,
+            RejectedRows rejectedRows,
+            MetricGroup metrics) {
         this.target = target;
+        for (MetricSet set : sets.sets()) {
+            tables.put(set.name(), new StreamWindowMetricsTable(new SetTables(set)));
+            definitions.put(set.name(), set);
+        }
         this.pool = new CommitPool(target, target.settings().poolSize());
         this.jobName = jobName;
         this.lineage = lineage;
@@ -69,23 +92,43 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
 
     @Override
     public void commit(Collection<CommitRequest<WindowMetricsCommittable>> requests) throws IOException {
-        Map<WindowKey, Row> latest = new HashMap<>();
+        Map<WindowMetricsWriter.RowKey, SetWindowRow> latest = new HashMap<>();
         ProgressMark progress = null;
         for (CommitRequest<WindowMetricsCommittable> request : requests) {
             WindowMetricsCommittable c = request.getCommittable();
-            for (Row row : c.rows()) {
-                latest.merge(row.window().key(), row, (old, neu) -> neu.revision() >= old.revision() ? neu : old);
+            for (SetWindowRow row : c.rows()) {
+                latest.merge(WindowMetricsWriter.RowKey.of(row), row, WindowMetricsWriter::later);
             }
             progress = ProgressMark.later(progress, c.progress());
         }
         if (latest.isEmpty() && progress == null) return;
 
-        List<Row> rows = new ArrayList<>(latest.values());
         // One lock order for every committer subtask, so concurrent transactions cannot deadlock.
-        rows.sort(WindowMetricsWriter.KEY_ORDER);
+        Map<String, List<Row>> bySet = new TreeMap<>();
+        List<SetWindowRow> sorted = new ArrayList<>(latest.values());
+        sorted.sort(WindowMetricsWriter.KEY_ORDER);
+        int undefined = 0;
+        for (SetWindowRow r : sorted) {
+            if (!tables.containsKey(r.set())) {
+                undefined++;
+                continue;
+            }
+            bySet.computeIfAbsent(r.set(), s -> new ArrayList<>()).add(r.row());
+        }
+        if (undefined > 0) {
+            LOG.warn(
+                    "{} window rows of metric sets the definitions no longer name are not committed: {}",
+                    undefined,
+                    sorted.stream()
+                            .map(SetWindowRow::set)
+                            .filter(s -> !tables.containsKey(s))
+                            .distinct()
+                            .toList());
+        }
+        int rows = sorted.size() - undefined;
         int rejected;
         try {
-            rejected = commitOnce(rows, progress);
+            rejected = commitOnce(bySet, progress);
             // Dead letters of refused rows: after a restart too, in case a crash came between the commit and them.
             if (rejected > 0 || !caughtUp) {
                 rejectedRows.publishPending(pool.get());
@@ -93,22 +136,22 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
             }
         } catch (SQLException e) {
             throw new IOException(
-                    "committing " + rows.size() + " window rows to PostgreSQL (" + target + ") failed: "
-                            + e.getMessage(),
-                    e);
+                    "committing " + rows + " window rows to PostgreSQL (" + target + ") failed: " + e.getMessage(), e);
         }
-        rowsCommitted.inc(rows.size() - rejected);
+        rowsCommitted.inc(rows - rejected);
         if (progress != null) lakeCompleteUntil = Math.max(lakeCompleteUntil, progress.watermark());
-        LOG.debug("committed {} window rows, progress {}", rows.size(), progress);
+        LOG.debug("committed {} window rows, progress {}", rows, progress);
     }
 
-    /** Commits {@code rows} and the progress in one transaction; returns how many rows PostgreSQL refused. */
-    private int commitOnce(List<Row> rows, ProgressMark progress) throws SQLException {
+    /** Commits the rows of every set and the progress in one transaction; returns how many rows PostgreSQL refused. */
+    private int commitOnce(Map<String, List<Row>> bySet, ProgressMark progress) throws SQLException {
         try (Connection conn = pool.get().getConnection()) {
             conn.setAutoCommit(false);
             try {
-                List<Row> notApplied = rows.isEmpty() ? List.of() : StreamWindowMetricsTable.upsert(conn, rows);
-                checkNotApplied(conn, notApplied);
+                for (Map.Entry<String, List<Row>> e : bySet.entrySet()) {
+                    StreamWindowMetricsTable table = tables.get(e.getKey());
+                    checkNotApplied(conn, e.getKey(), table.upsert(conn, e.getValue()));
+                }
                 advance(conn, progress);
                 conn.commit();
                 return 0;
@@ -119,34 +162,39 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
                         "PostgreSQL refused a window row for its content ({}); committing the rows one by one",
                         RejectedRows.describe(e));
             }
-            return commitRowByRow(conn, rows, progress);
+            return commitRowByRow(conn, bySet, progress);
         }
     }
 
     /** The slow path: each row behind a savepoint; refused ones are recorded instead, in the same transaction. */
-    private int commitRowByRow(Connection conn, List<Row> rows, ProgressMark progress) throws SQLException {
+    private int commitRowByRow(Connection conn, Map<String, List<Row>> bySet, ProgressMark progress)
+            throws SQLException {
         int rejected = 0;
         try {
-            List<Row> notApplied = new ArrayList<>();
-            for (Row row : rows) {
-                Savepoint before = conn.setSavepoint();
-                try {
-                    notApplied.addAll(StreamWindowMetricsTable.upsert(conn, List.of(row)));
-                    conn.releaseSavepoint(before);
-                } catch (SQLException e) {
-                    conn.rollback(before);
-                    if (!RejectedRows.isContentError(e)) throw e;
-                    if (rejectedRows.record(conn, row, e)) rejected++;
-                    rowsRejected.inc();
-                    LOG.error(
-                            "PostgreSQL refused the window row {} revision {} ({}): it goes to the dead-letter topic "
-                                    + "and stream_rejected_rows instead",
-                            RejectedRows.keyText(row),
-                            row.revision(),
-                            RejectedRows.describe(e));
+            for (Map.Entry<String, List<Row>> e : bySet.entrySet()) {
+                String set = e.getKey();
+                StreamWindowMetricsTable table = tables.get(set);
+                List<Row> notApplied = new ArrayList<>();
+                for (Row row : e.getValue()) {
+                    Savepoint before = conn.setSavepoint();
+                    try {
+                        notApplied.addAll(table.upsert(conn, List.of(row)));
+                        conn.releaseSavepoint(before);
+                    } catch (SQLException refused) {
+                        conn.rollback(before);
+                        if (!RejectedRows.isContentError(refused)) throw refused;
+                        if (rejectedRows.record(conn, definitions.get(set), row, refused)) rejected++;
+                        rowsRejected.inc();
+                        LOG.error(
+                                "PostgreSQL refused the window row {} revision {} ({}): it goes to the dead-letter "
+                                        + "topic and stream_rejected_rows instead",
+                                RejectedRows.keyText(definitions.get(set), row),
+                                row.revision(),
+                                RejectedRows.describe(refused));
+                    }
                 }
+                checkNotApplied(conn, set, notApplied);
             }
-            checkNotApplied(conn, notApplied);
             advance(conn, progress);
             conn.commit();
             return rejected;
@@ -167,10 +215,12 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
      * a different row at the same revision, or a later firing with fewer events, means a window was counted twice
      * by the stream — refused, counted and logged, so the fault tests and the alerts see it.
      */
-    private void checkNotApplied(Connection conn, List<Row> notApplied) throws SQLException {
+    private void checkNotApplied(Connection conn, String set, List<Row> notApplied) throws SQLException {
         if (notApplied.isEmpty()) return;
-        Map<WindowKey, Row> stored = StreamWindowMetricsTable.read(
-                conn, notApplied.stream().map(r -> r.window().key()).toList());
+        MetricSet definition = definitions.get(set);
+        Map<WindowKey, Row> stored = tables.get(set)
+                .read(conn, notApplied.stream().map(r -> r.window().key()).toList());
+        int events = definition.eventsIndex();
         for (Row row : notApplied) {
             Row current = stored.get(row.window().key());
             boolean harmless = current != null && (current.revision() > row.revision() || current.equals(row));
@@ -179,11 +229,11 @@ final class WindowMetricsCommitter implements Committer<WindowMetricsCommittable
                 LOG.warn(
                         "refused to replace window row {} (stored: revision {}, {} events) with revision {} holding {} "
                                 + "events: a later firing never has fewer events",
-                        RejectedRows.keyText(row),
+                        RejectedRows.keyText(definition, row),
                         current == null ? "-" : current.revision(),
-                        current == null ? "-" : current.window().metrics().events(),
+                        current == null ? "-" : current.window().values().get(events),
                         row.revision(),
-                        row.window().metrics().events());
+                        row.window().values().get(events));
             }
         }
     }

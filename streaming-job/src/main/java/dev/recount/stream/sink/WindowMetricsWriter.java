@@ -1,7 +1,6 @@
 package dev.recount.stream.sink;
 
 import dev.recount.core.window.WindowKey;
-import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -15,7 +14,7 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
 /**
- * Buffers window results between checkpoints, keeping only the latest revision per key, and hands them to the
+ * Buffers window results between checkpoints, keeping only the latest revision per (set, key), and hands them to the
  * committer as one committable per checkpoint. Nothing reaches PostgreSQL before its checkpoint completes.
  *
  * <p>Progress (how far the lake is complete) lags one checkpoint on purpose: the committable of checkpoint N
@@ -24,13 +23,27 @@ import org.apache.flink.metrics.MetricGroup;
  * visible yet. The mark of the last checkpoint is writer state, so it survives a restore.
  */
 final class WindowMetricsWriter
-        implements CommittingSinkWriter<Row, WindowMetricsCommittable>, StatefulSinkWriter<Row, ProgressMark> {
-    static final Comparator<Row> KEY_ORDER = Comparator.comparingLong(
-                    (Row r) -> r.window().key().windowStartMillis())
-            .thenComparing(r -> r.window().key().campaignId())
-            .thenComparing(r -> r.window().key().channelId());
+        implements CommittingSinkWriter<SetWindowRow, WindowMetricsCommittable>,
+                StatefulSinkWriter<SetWindowRow, ProgressMark> {
+    /** One order of rows for every committer subtask: by set, window start, then dimension values. */
+    static final Comparator<SetWindowRow> KEY_ORDER = Comparator.comparing(SetWindowRow::set)
+            .thenComparing(r -> r.row().window().key(), WindowMetricsWriter::compareKeys);
 
-    private Map<WindowKey, Row> pending = new HashMap<>();
+    static int compareKeys(WindowKey a, WindowKey b) {
+        int c = Long.compare(a.windowStartMillis(), b.windowStartMillis());
+        for (int i = 0; c == 0 && i < a.dimensions().size(); i++)
+            c = a.dimension(i).compareTo(b.dimension(i));
+        return c;
+    }
+
+    /** A row's identity: its set and its key. */
+    record RowKey(String set, WindowKey key) {
+        static RowKey of(SetWindowRow r) {
+            return new RowKey(r.set(), r.row().window().key());
+        }
+    }
+
+    private Map<RowKey, SetWindowRow> pending = new HashMap<>();
     /** The highest real watermark seen; the end-of-input watermark (Long.MAX_VALUE) is not a real one. */
     private volatile long watermark = Long.MIN_VALUE;
 
@@ -50,8 +63,12 @@ final class WindowMetricsWriter
     }
 
     @Override
-    public void write(Row row, Context context) {
-        pending.merge(row.window().key(), row, (old, neu) -> neu.revision() >= old.revision() ? neu : old);
+    public void write(SetWindowRow row, Context context) {
+        pending.merge(RowKey.of(row), row, WindowMetricsWriter::later);
+    }
+
+    static SetWindowRow later(SetWindowRow old, SetWindowRow neu) {
+        return neu.row().revision() >= old.row().revision() ? neu : old;
     }
 
     @Override
@@ -67,7 +84,7 @@ final class WindowMetricsWriter
 
     @Override
     public Collection<WindowMetricsCommittable> prepareCommit() {
-        List<Row> rows = new ArrayList<>(pending.values());
+        List<SetWindowRow> rows = new ArrayList<>(pending.values());
         rows.sort(KEY_ORDER);
         pending = new HashMap<>();
         watermarkAtPrepare = watermark;

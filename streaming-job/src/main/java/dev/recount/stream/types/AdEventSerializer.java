@@ -3,8 +3,8 @@ package dev.recount.stream.types;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventType;
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -15,16 +15,38 @@ import org.apache.flink.core.memory.DataOutputView;
  * tag per record; it was a tenth of the busiest source thread). Strings through {@link CompactStrings}: exact for
  * any content, one byte per ASCII character.
  *
- * <p>Used for records in flight only; state that holds events (the attribution join's unattributed events, the
- * de-dup's buffered partials) keeps the POJO serializer it was checkpointed with. Should this serializer ever
- * serve state, its snapshot pins the format: the event type is written as its ordinal + 1 (0 = null), so
- * reordering {@link EventType} needs a new snapshot version that maps old ordinals.
+ * <p>Formats: {@value #FORMAT_CONTRACT} wrote the contract's fields and the Kafka coordinates; {@value #FORMAT_ATTRIBUTES}
+ * (metric sets) adds the event's fields beyond the contract: the raw JSON of all of them, then the declared string
+ * and integer attributes' values (each array a variable-length {@code length + 1}, 0 = null). The snapshot names the
+ * format, so a snapshot of format 1 restores a serializer that reads format 1 (events from it have no attributes).
+ *
+ * <p>Used for records in flight only; state that holds events (the attribution join's unattributed events) keeps the
+ * POJO serializer it was checkpointed with. Should this serializer ever serve state, its snapshot pins the format:
+ * the event type is written as its ordinal + 1 (0 = null), so reordering {@link EventType} needs a new format that
+ * maps old ordinals.
  */
 public final class AdEventSerializer extends TypeSerializer<AdEvent> {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private static final EventType[] TYPES = EventType.values();
 
+    /** The contract's fields and the Kafka coordinates (the release before metric sets). */
+    static final int FORMAT_CONTRACT = 1;
+    /** {@link #FORMAT_CONTRACT} and the fields beyond the contract. */
+    static final int FORMAT_ATTRIBUTES = 2;
+
+    private final int format;
     private transient CompactStrings strings;
+
+    public AdEventSerializer() {
+        this(FORMAT_ATTRIBUTES);
+    }
+
+    AdEventSerializer(int format) {
+        if (format != FORMAT_CONTRACT && format != FORMAT_ATTRIBUTES) {
+            throw new IllegalArgumentException("unknown AdEvent format " + format);
+        }
+        this.format = format;
+    }
 
     @Override
     public boolean isImmutableType() {
@@ -34,7 +56,7 @@ public final class AdEventSerializer extends TypeSerializer<AdEvent> {
     @Override
     public TypeSerializer<AdEvent> duplicate() {
         // Not stateless: the string codec has a scratch buffer, so every thread gets its own instance.
-        return new AdEventSerializer();
+        return new AdEventSerializer(format);
     }
 
     @Override
@@ -44,20 +66,7 @@ public final class AdEventSerializer extends TypeSerializer<AdEvent> {
 
     @Override
     public AdEvent copy(AdEvent from) {
-        return from == null
-                ? null
-                : new AdEvent(
-                        from.eventId,
-                        from.eventType,
-                        from.eventTs,
-                        from.campaignId,
-                        from.channelId,
-                        from.costMicros,
-                        from.requestId,
-                        from.topic,
-                        from.partition,
-                        from.offset,
-                        from.recordTs);
+        return from == null ? null : from.copy();
     }
 
     @Override
@@ -84,6 +93,14 @@ public final class AdEventSerializer extends TypeSerializer<AdEvent> {
         out.writeInt(e.partition);
         out.writeLong(e.offset);
         out.writeLong(e.recordTs);
+        if (format == FORMAT_CONTRACT) return;
+        s.write(e.attributesJson, out);
+        String[] texts = e.stringAttributes;
+        CompactStrings.writeVarInt(texts == null ? 0 : texts.length + 1, out);
+        if (texts != null) for (String t : texts) s.write(t, out);
+        long[] numbers = e.integerAttributes;
+        CompactStrings.writeVarInt(numbers == null ? 0 : numbers.length + 1, out);
+        if (numbers != null) for (long n : numbers) out.writeLong(n);
     }
 
     @Override
@@ -101,6 +118,18 @@ public final class AdEventSerializer extends TypeSerializer<AdEvent> {
         e.partition = in.readInt();
         e.offset = in.readLong();
         e.recordTs = in.readLong();
+        if (format == FORMAT_CONTRACT) return e;
+        e.attributesJson = s.read(in);
+        int texts = arrayLength(in);
+        if (texts >= 0) {
+            e.stringAttributes = new String[texts];
+            for (int i = 0; i < texts; i++) e.stringAttributes[i] = s.read(in);
+        }
+        int numbers = arrayLength(in);
+        if (numbers >= 0) {
+            e.integerAttributes = new long[numbers];
+            for (int i = 0; i < numbers; i++) e.integerAttributes[i] = in.readLong();
+        }
         return e;
     }
 
@@ -123,6 +152,23 @@ public final class AdEventSerializer extends TypeSerializer<AdEvent> {
         out.writeInt(in.readInt());
         out.writeLong(in.readLong());
         out.writeLong(in.readLong());
+        if (format == FORMAT_CONTRACT) return;
+        s.copy(in, out);
+        int texts = arrayLength(in);
+        CompactStrings.writeVarInt(texts + 1, out);
+        for (int i = 0; i < texts; i++) s.copy(in, out);
+        int numbers = arrayLength(in);
+        CompactStrings.writeVarInt(numbers + 1, out);
+        for (int i = 0; i < numbers; i++) out.writeLong(in.readLong());
+    }
+
+    /** An array's length from its header; -1 for null. */
+    private static int arrayLength(DataInputView in) throws IOException {
+        int header = CompactStrings.readVarInt(in);
+        if (header < 0 || header > CompactStrings.MAX_LENGTH) {
+            throw new IOException("corrupt event: an attribute array of " + header + " entries");
+        }
+        return header - 1;
     }
 
     private static EventType eventType(int code) throws IOException {
@@ -140,23 +186,69 @@ public final class AdEventSerializer extends TypeSerializer<AdEvent> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AdEventSerializer;
+        return o instanceof AdEventSerializer other && other.format == format;
     }
 
     @Override
     public int hashCode() {
-        return AdEventSerializer.class.hashCode();
+        return 31 * AdEventSerializer.class.hashCode() + format;
     }
 
     @Override
     public TypeSerializerSnapshot<AdEvent> snapshotConfiguration() {
-        return new Snapshot();
+        return new Snapshot(format);
     }
 
-    /** Format version 1 (see the class comment); restores to a new {@link AdEventSerializer}. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<AdEvent> {
+    /**
+     * The format, as the snapshot's version: versions up to 3 are the snapshots of format 1 (Flink's
+     * {@code SimpleTypeSerializerSnapshot}, which this class was, wrote nothing at version 3 and the serializer's class
+     * name before); version 4 is format 2. The class name stays, so snapshots of either restore to this class.
+     */
+    public static final class Snapshot implements TypeSerializerSnapshot<AdEvent> {
+        private static final int LAST_SIMPLE_VERSION = 3;
+        private static final int VERSION_ATTRIBUTES = 4;
+
+        private int format;
+
         public Snapshot() {
-            super(AdEventSerializer::new);
+            this(FORMAT_ATTRIBUTES);
+        }
+
+        Snapshot(int format) {
+            this.format = format;
+        }
+
+        @Override
+        public int getCurrentVersion() {
+            return format == FORMAT_CONTRACT ? LAST_SIMPLE_VERSION : VERSION_ATTRIBUTES;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) {
+            // The version says everything.
+        }
+
+        @Override
+        public void readSnapshot(int version, DataInputView in, ClassLoader classLoader) throws IOException {
+            if (version < LAST_SIMPLE_VERSION)
+                in.readUTF(); // the serializer class name, as SimpleTypeSerializerSnapshot wrote it
+            if (version > VERSION_ATTRIBUTES)
+                throw new IOException("unknown AdEventSerializer snapshot version " + version);
+            format = version <= LAST_SIMPLE_VERSION ? FORMAT_CONTRACT : FORMAT_ATTRIBUTES;
+        }
+
+        @Override
+        public TypeSerializer<AdEvent> restoreSerializer() {
+            return new AdEventSerializer(format);
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<AdEvent> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<AdEvent> oldSnapshot) {
+            if (!(oldSnapshot instanceof Snapshot old)) return TypeSerializerSchemaCompatibility.incompatible();
+            return old.format == format
+                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
         }
     }
 }

@@ -15,13 +15,13 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * <p>Holds a scratch buffer, so one instance per serializer instance (serializers are duplicated per thread).
  */
-final class CompactStrings {
+public final class CompactStrings {
     /** Lengths above this are refused on read: no field of ours comes near it, a corrupt header could. */
     static final int MAX_LENGTH = 1 << 28;
 
     private byte[] scratch = new byte[64];
 
-    void write(String s, DataOutputView out) throws IOException {
+    public void write(String s, DataOutputView out) throws IOException {
         if (s == null) {
             out.writeByte(0);
             return;
@@ -51,7 +51,7 @@ final class CompactStrings {
         out.write(b, 0, 2 * n);
     }
 
-    String read(DataInputView in) throws IOException {
+    public String read(DataInputView in) throws IOException {
         int header = readVarInt(in);
         if (header == 0) return null;
         int n = (header - 1) >>> 1;
@@ -70,7 +70,7 @@ final class CompactStrings {
     }
 
     /** Copies one string's bytes from {@code in} to {@code out} without building the string. */
-    void copy(DataInputView in, DataOutputView out) throws IOException {
+    public void copy(DataInputView in, DataOutputView out) throws IOException {
         int header = readVarInt(in);
         writeVarInt(header, out);
         if (header == 0) return;
@@ -87,7 +87,7 @@ final class CompactStrings {
         return scratch;
     }
 
-    static void writeVarInt(int v, DataOutputView out) throws IOException {
+    public static void writeVarInt(int v, DataOutputView out) throws IOException {
         while ((v & ~0x7f) != 0) {
             out.writeByte((v & 0x7f) | 0x80);
             v >>>= 7;
@@ -95,7 +95,7 @@ final class CompactStrings {
         out.writeByte(v);
     }
 
-    static int readVarInt(DataInputView in) throws IOException {
+    public static int readVarInt(DataInputView in) throws IOException {
         int v = 0;
         for (int shift = 0; shift < 35; shift += 7) {
             int b = in.readUnsignedByte();

@@ -1,26 +1,25 @@
 package dev.recount.stream.window;
 
-import dev.recount.core.metrics.Metric;
-import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.sets.MeasureSums;
 import java.io.IOException;
 import java.util.Arrays;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * The live windows of one (campaign, channel) key in {@link WindowMetricsOperator}: per window its start, its sums
- * (core's {@link MetricsAccumulator}), its last revision (0 = not fired yet) and whether it holds sums not fired
- * yet. A handful of windows per key (the open ones and those within allowed lateness), in small parallel arrays:
- * one state entry per key instead of Flink's window operator's entry per key and window, plus two timers each.
+ * The live windows of one window key (a set and its dimension values) in {@link WindowMetricsOperator}: per window its
+ * start, its sums (core's {@link MeasureSums}, in the set's measure order), its last revision (0 = not fired yet) and
+ * whether it holds sums not fired yet. A handful of windows per key (the open ones and those within allowed lateness),
+ * in small parallel arrays: one state entry per key instead of Flink's window operator's entry per key and window,
+ * plus two timers each.
  */
 public final class KeyWindows {
-    private static final int SUMS = Metric.values().length;
-
     long[] starts = new long[2];
-    MetricsAccumulator[] sums = new MetricsAccumulator[2];
+    MeasureSums[] sums = new MeasureSums[2];
     int[] revisions = new int[2];
     boolean[] pending = new boolean[2];
     int size;
@@ -33,8 +32,8 @@ public final class KeyWindows {
         return -1;
     }
 
-    /** Adds a window (no sums, not fired) and returns its index. */
-    int add(long start) {
+    /** Adds a window holding {@code empty} sums, not fired, and returns its index. */
+    int add(long start, MeasureSums empty) {
         if (size == starts.length) {
             int n = size * 2;
             starts = Arrays.copyOf(starts, n);
@@ -43,7 +42,7 @@ public final class KeyWindows {
             pending = Arrays.copyOf(pending, n);
         }
         starts[size] = start;
-        sums[size] = new MetricsAccumulator();
+        sums[size] = empty;
         revisions[size] = 0;
         pending[size] = false;
         return size++;
@@ -64,10 +63,7 @@ public final class KeyWindows {
         if (!(o instanceof KeyWindows k) || k.size != size) return false;
         for (int i = 0; i < size; i++) {
             int j = k.find(starts[i]);
-            if (j < 0
-                    || k.revisions[j] != revisions[i]
-                    || k.pending[j] != pending[i]
-                    || !k.sums[j].toMetrics().equals(sums[i].toMetrics())) {
+            if (j < 0 || k.revisions[j] != revisions[i] || k.pending[j] != pending[i] || !k.sums[j].equals(sums[i])) {
                 return false;
             }
         }
@@ -89,14 +85,19 @@ public final class KeyWindows {
                     .append(revisions[i])
                     .append(pending[i] ? "*" : "")
                     .append(' ')
-                    .append(sums[i].toMetrics());
+                    .append(sums[i]);
         }
         return b.append('}').toString();
     }
 
-    /** Per window: start, revision, pending, the accumulator's sums and spend carry. */
+    /**
+     * Per window: start, revision, pending, then its sums. Format {@value #FORMAT_SETS} writes the sums as the measure
+     * count, the sums and the carries ({@link SetPartial#writeSums}); format {@value #FORMAT_DEFAULT_ONLY}, the release
+     * before metric sets, wrote the default set's five measures (impressions, clicks, conversions, spend_micros,
+     * events: its measure order) as longs and then spend's carry, and is still read.
+     */
     public static final class Serializer extends TypeSerializerSingleton<KeyWindows> {
-        private static final long serialVersionUID = 1L;
+        private static final long serialVersionUID = 2L;
         public static final Serializer INSTANCE = new Serializer();
 
         @Override
@@ -116,8 +117,8 @@ public final class KeyWindows {
             c.starts = Arrays.copyOf(from.starts, n);
             c.revisions = Arrays.copyOf(from.revisions, n);
             c.pending = Arrays.copyOf(from.pending, n);
-            c.sums = new MetricsAccumulator[n];
-            for (int i = 0; i < from.size; i++) c.sums[i] = new MetricsAccumulator().merge(from.sums[i]);
+            c.sums = new MeasureSums[n];
+            for (int i = 0; i < from.size; i++) c.sums[i] = from.sums[i].copy();
             c.size = from.size;
             c.key = from.key;
             return c;
@@ -140,22 +141,21 @@ public final class KeyWindows {
                 out.writeLong(w.starts[i]);
                 out.writeInt(w.revisions[i]);
                 out.writeBoolean(w.pending[i]);
-                for (int m = 0; m < SUMS; m++) out.writeLong(w.sums[i].sums[m]);
-                out.writeLong(w.sums[i].spendCarry);
+                SetPartial.writeSums(w.sums[i], out);
             }
         }
 
         @Override
         public KeyWindows deserialize(DataInputView in) throws IOException {
-            int n = in.readInt();
-            if (n < 0 || n > 1 << 20) throw new IOException("corrupt window state: " + n + " windows");
             KeyWindows w = new KeyWindows();
+            int n = windows(in);
             for (int k = 0; k < n; k++) {
-                int i = w.add(in.readLong());
-                w.revisions[i] = in.readInt();
-                w.pending[i] = in.readBoolean();
-                for (int m = 0; m < SUMS; m++) w.sums[i].sums[m] = in.readLong();
-                w.sums[i].spendCarry = in.readLong();
+                long start = in.readLong();
+                int revision = in.readInt();
+                boolean pending = in.readBoolean();
+                int i = w.add(start, SetPartial.readSums(in));
+                w.revisions[i] = revision;
+                w.pending[i] = pending;
             }
             return w;
         }
@@ -172,14 +172,144 @@ public final class KeyWindows {
 
         @Override
         public TypeSerializerSnapshot<KeyWindows> snapshotConfiguration() {
-            return new SerializerSnapshot();
+            return new SerializerSnapshot(FORMAT_SETS);
         }
     }
 
-    /** Serializer snapshot: no parameters; a new format would need a new snapshot version. */
-    public static final class SerializerSnapshot extends SimpleTypeSerializerSnapshot<KeyWindows> {
+    static final int FORMAT_DEFAULT_ONLY = 1;
+    static final int FORMAT_SETS = 2;
+
+    /** The previous release's layout of the default set's measures: four counts, spend (a sum) at this slot. */
+    static final int DEFAULT_ONLY_MEASURES = 5;
+
+    static final int DEFAULT_ONLY_SPEND = 3;
+
+    private static int windows(DataInputView in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > 1 << 20) throw new IOException("corrupt window state: " + n + " windows");
+        return n;
+    }
+
+    /** Reads {@link #FORMAT_DEFAULT_ONLY} (the default set's windows of the release before metric sets); never writes. */
+    static final class DefaultOnlyReader extends TypeSerializerSingleton<KeyWindows> {
+        private static final long serialVersionUID = 1L;
+        static final DefaultOnlyReader INSTANCE = new DefaultOnlyReader();
+
+        @Override
+        public boolean isImmutableType() {
+            return false;
+        }
+
+        @Override
+        public KeyWindows createInstance() {
+            return new KeyWindows();
+        }
+
+        @Override
+        public KeyWindows copy(KeyWindows from) {
+            return Serializer.INSTANCE.copy(from);
+        }
+
+        @Override
+        public KeyWindows copy(KeyWindows from, KeyWindows reuse) {
+            return copy(from);
+        }
+
+        @Override
+        public int getLength() {
+            return -1;
+        }
+
+        @Override
+        public void serialize(KeyWindows w, DataOutputView out) {
+            throw new UnsupportedOperationException("the previous release's window state is only read");
+        }
+
+        @Override
+        public KeyWindows deserialize(DataInputView in) throws IOException {
+            KeyWindows w = new KeyWindows();
+            int n = windows(in);
+            for (int k = 0; k < n; k++) {
+                long start = in.readLong();
+                int revision = in.readInt();
+                boolean pending = in.readBoolean();
+                long[] sums = new long[DEFAULT_ONLY_MEASURES];
+                for (int m = 0; m < DEFAULT_ONLY_MEASURES; m++) sums[m] = in.readLong();
+                long[] carries = new long[DEFAULT_ONLY_MEASURES];
+                carries[DEFAULT_ONLY_SPEND] = in.readLong();
+                int i = w.add(start, new MeasureSums(sums, carries));
+                w.revisions[i] = revision;
+                w.pending[i] = pending;
+            }
+            return w;
+        }
+
+        @Override
+        public KeyWindows deserialize(KeyWindows reuse, DataInputView in) throws IOException {
+            return deserialize(in);
+        }
+
+        @Override
+        public void copy(DataInputView source, DataOutputView target) {
+            throw new UnsupportedOperationException("the previous release's window state is only read");
+        }
+
+        @Override
+        public TypeSerializerSnapshot<KeyWindows> snapshotConfiguration() {
+            return new SerializerSnapshot(FORMAT_DEFAULT_ONLY);
+        }
+    }
+
+    /**
+     * The format as the snapshot's version. Versions up to 3 are the release before metric sets (this class was then a
+     * {@code SimpleTypeSerializerSnapshot}, which writes nothing at version 3): {@link #FORMAT_DEFAULT_ONLY}. Version 4
+     * is {@link #FORMAT_SETS}. Restoring the old one reads with {@link DefaultOnlyReader} and migrates: on the heap
+     * backend the windows are objects by then, so the next checkpoint simply writes the new format.
+     */
+    public static final class SerializerSnapshot implements TypeSerializerSnapshot<KeyWindows> {
+        private static final int LAST_SIMPLE_VERSION = 3;
+        private static final int VERSION_SETS = 4;
+
+        private int format;
+
         public SerializerSnapshot() {
-            super(() -> Serializer.INSTANCE);
+            this(FORMAT_SETS);
+        }
+
+        SerializerSnapshot(int format) {
+            this.format = format;
+        }
+
+        @Override
+        public int getCurrentVersion() {
+            return format == FORMAT_DEFAULT_ONLY ? LAST_SIMPLE_VERSION : VERSION_SETS;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) {
+            // The version says everything.
+        }
+
+        @Override
+        public void readSnapshot(int version, DataInputView in, ClassLoader classLoader) throws IOException {
+            if (version < LAST_SIMPLE_VERSION) in.readUTF(); // SimpleTypeSerializerSnapshot's serializer class name
+            if (version > VERSION_SETS) throw new IOException("unknown KeyWindows snapshot version " + version);
+            format = version <= LAST_SIMPLE_VERSION ? FORMAT_DEFAULT_ONLY : FORMAT_SETS;
+        }
+
+        @Override
+        public TypeSerializer<KeyWindows> restoreSerializer() {
+            return format == FORMAT_DEFAULT_ONLY ? DefaultOnlyReader.INSTANCE : Serializer.INSTANCE;
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<KeyWindows> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<KeyWindows> oldSnapshot) {
+            if (!(oldSnapshot instanceof SerializerSnapshot old))
+                return TypeSerializerSchemaCompatibility.incompatible();
+            return old.format == format
+                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
         }
     }
 }

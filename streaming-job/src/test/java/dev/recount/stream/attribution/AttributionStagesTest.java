@@ -2,6 +2,7 @@ package dev.recount.stream.attribution;
 
 import static dev.recount.stream.Fixtures.SETTINGS;
 import static dev.recount.stream.Fixtures.W0;
+import static dev.recount.stream.Fixtures.W1;
 import static dev.recount.stream.Fixtures.ms;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,19 +10,26 @@ import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventType;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.StreamAttributionMetricsTable.Row;
+import dev.recount.stream.Fixtures;
+import dev.recount.stream.sets.JobSets;
+import dev.recount.stream.sets.SetKeys;
+import dev.recount.stream.sink.SetAttributionRow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +37,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The attribution join and its window sums, each in an operator harness and wired to each other as the job wires them:
  * events and watermarks in, rows out, and no state or timer left once the attribution window and lateness have passed.
- * Attribution window 10 min, 1 min windows, 1 min allowed lateness.
+ * Attribution window 10 min, 1 min windows, 1 min allowed lateness; the default set, then sets of their own and
+ * checkpoints of the release before metric sets.
  */
 class AttributionStagesTest {
     private static final long MINUTE = 60_000;
@@ -37,24 +46,37 @@ class AttributionStagesTest {
     private static final long LATENESS = SETTINGS.allowedLateness().toMillis();
     private static final AttributionRule RULE = new AttributionRule(WINDOW);
 
-    private KeyedOneInputStreamOperatorTestHarness<String, AdEvent, AttributionDelta> join;
-    private KeyedOneInputStreamOperatorTestHarness<Tuple3<Long, String, String>, AttributionDelta, Row> sums;
+    private static final JobSets DEFAULT_ONLY = Fixtures.jobSets(Fixtures.defaultOnly(true));
+    private static final String[] IN_DEFAULT = {MetricSet.DEFAULT};
+
+    private KeyedOneInputStreamOperatorTestHarness<String, EventInSets, AttributionDelta> join;
+    private KeyedOneInputStreamOperatorTestHarness<Tuple3<Long, String, String>, AttributionDelta, SetAttributionRow>
+            sums;
     private int joinOutputsTaken;
+    private final List<SetAttributionRow> setRows = new ArrayList<>();
+    /** The default set's rows. */
     private final List<Row> rows = new ArrayList<>();
+
     private long offset;
 
     @BeforeEach
     void setUp() throws Exception {
+        open(DEFAULT_ONLY, null, null);
+    }
+
+    /** Opens both stages computing {@code sets}, each restored from its snapshot when one is given. */
+    private void open(JobSets sets, OperatorSubtaskState joinState, OperatorSubtaskState sumsState) throws Exception {
         join = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new AttributionJoin(RULE, SETTINGS.windows(), SETTINGS.allowedLateness())),
-                AttributionJoin::key,
-                Types.STRING);
+                new AttributionJoin(RULE, sets), AttributionJoin::key, Types.STRING);
         sums = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new AttributionWindows(SETTINGS.windows(), SETTINGS.allowedLateness())),
-                new AttributionWindows.Key(),
-                AttributionWindows.KEY_TYPE);
+                new KeyedProcessOperator<>(new AttributionWindows(sets)),
+                AttributionWindows.keySelector(sets),
+                SetKeys.ATTRIBUTION_KEY);
+        if (joinState != null) join.initializeState(joinState);
+        if (sumsState != null) sums.initializeState(sumsState);
         join.open();
         sums.open();
+        joinOutputsTaken = 0;
     }
 
     @AfterEach
@@ -75,8 +97,13 @@ class AttributionStagesTest {
         return event(id, EventType.CLICK, ts, requestId, 250_000);
     }
 
+    /** An event the de-dup stage counted in the default set. */
     private void feed(AdEvent e) throws Exception {
-        join.processElement(new StreamRecord<>(e, e.eventTs));
+        feed(e, IN_DEFAULT);
+    }
+
+    private void feed(AdEvent e, String... sets) throws Exception {
+        join.processElement(new StreamRecord<>(new EventInSets(e, sets), e.eventTs));
         pass();
     }
 
@@ -103,7 +130,11 @@ class AttributionStagesTest {
 
     private void takeRows() {
         for (Object o : sums.getOutput()) {
-            if (o instanceof StreamRecord<?> r && !rows.contains((Row) r.getValue())) rows.add((Row) r.getValue());
+            if (o instanceof StreamRecord<?> r && !setRows.contains((SetAttributionRow) r.getValue())) {
+                SetAttributionRow row = (SetAttributionRow) r.getValue();
+                setRows.add(row);
+                if (row.set().equals(MetricSet.DEFAULT)) rows.add(row.row());
+            }
         }
     }
 
@@ -111,7 +142,7 @@ class AttributionStagesTest {
             Instant window, int revision, long attributed, long conversions, long unattributed, long spend) {
         return new Row(
                 new AttributionRow(
-                        new WindowKey(ms(window), "camp-a", "search"),
+                        WindowKey.of(ms(window), "camp-a", "search"),
                         ms(window) + MINUTE,
                         new AttributionMetrics(attributed, conversions, unattributed, spend)),
                 revision);
@@ -217,5 +248,110 @@ class AttributionStagesTest {
         assertThat(sums.numKeyedStateEntries()).isZero();
         assertThat(sums.numEventTimeTimers()).isZero();
         assertThat(rows).containsExactly(row(W0, 1, 1, 0, 1, 250_000));
+    }
+
+    /**
+     * Two sets with attribution: the default set (campaign, channel) and channel_country (channel, country, 5 min
+     * windows here). A click counted in both gets a row in each, under each set's key and window; one the de-dup stage
+     * counted in one set only (too late for the other) only there; the impression that arrives late attributes the
+     * held click in every set whose window of it is still open.
+     */
+    @Test
+    void everySetWithAttributionGetsItsOwnRowsUnderItsOwnKeysAndWindows() throws Exception {
+        join.close();
+        sums.close();
+        JobSets sets = Fixtures.jobSets(Fixtures.definitions("""
+                version: 1
+                attributes:
+                  country: {type: string, values: [DE, FR, other], default: other}
+                sets:
+                  - name: default
+                  - name: channel_country
+                    dimensions: [channel_id, country]
+                    measures: [{name: clicks, kind: count, where: {event_type: click}}]
+                    window: 5m
+                """, true));
+        open(sets, null, null);
+        AdEvent i1 = withCountry(impression("i1", W0.plusSeconds(1), "r1"), "DE");
+        AdEvent c1 = withCountry(click("c1", W0.plusSeconds(20), "r1"), "DE");
+        AdEvent c2 = withCountry(click("c2", W0.plusSeconds(40), "r2"), "FR");
+        feed(i1, MetricSet.DEFAULT, "channel_country");
+        feed(c1, MetricSet.DEFAULT, "channel_country");
+        feed(c2, "channel_country"); // too late for the default set's window: the de-dup stage sent it for one set
+        watermark(lastMs(W0));
+        // r2's impression, late within the lateness of both: only channel_country counted c2.
+        feed(withCountry(impression("i2", W0.plusSeconds(30), "r2"), "FR"), MetricSet.DEFAULT, "channel_country");
+        watermark(ms(W0) + 5 * MINUTE - 1);
+
+        long w5 = ms(W0) + 5 * MINUTE;
+        assertThat(setRows)
+                .containsExactlyInAnyOrder(
+                        new SetAttributionRow(MetricSet.DEFAULT, row(W0, 1, 1, 0, 0, 250_000)),
+                        new SetAttributionRow(
+                                "channel_country",
+                                new Row(
+                                        new AttributionRow(
+                                                WindowKey.of(ms(W0), "search", "DE"),
+                                                w5,
+                                                new AttributionMetrics(1, 0, 0, 250_000)),
+                                        1)),
+                        new SetAttributionRow(
+                                "channel_country",
+                                new Row(
+                                        new AttributionRow(
+                                                WindowKey.of(ms(W0), "search", "FR"),
+                                                w5,
+                                                new AttributionMetrics(1, 0, 0, 250_000)),
+                                        1)));
+        watermark(w5 - 1 + LATENESS + WINDOW);
+        assertThat(join.numKeyedStateEntries()).isZero();
+        assertThat(sums.numKeyedStateEntries()).isZero();
+        assertThat(sums.numEventTimeTimers()).isZero();
+    }
+
+    /**
+     * Checkpoints of the release before metric sets (written by that release's own join and window sums, see
+     * src/test/resources/previous-release). The join held the impression of r1 (W0 + 1 s) and the unattributed click of
+     * r2 (W0 + 10 s); the sums had fired W0 of camp-a/search (one unattributed click) and held W1 (one attributed click
+     * of 250,000) unfired, at watermark W1 + 10 s. Both restore as the default set's: r2's impression attributes its
+     * held click, W0 re-fires with it, W1 fires, and nothing is left afterwards.
+     */
+    @Test
+    void checkpointsOfThePreviousReleaseRestoreAsTheDefaultSetsAttribution() throws Exception {
+        join.close();
+        sums.close();
+        open(
+                DEFAULT_ONLY,
+                OperatorSnapshotUtil.readStateHandle(previousRelease("attribution-join.snapshot")),
+                OperatorSnapshotUtil.readStateHandle(previousRelease("attribution-windows.snapshot")));
+        assertThat(join.numEventTimeTimers())
+                .as("the previous release's timers")
+                .isEqualTo(2);
+
+        feed(impression("imp-r2", W0.plusSeconds(5), "r2"));
+        feed(click("clk-r1", W1.plusSeconds(20), "r1")); // the restored impression of r1 attributes it
+        watermark(lastMs(W1));
+
+        assertThat(rows).containsExactly(row(W0, 2, 1, 0, 0, 250_000), row(W1, 1, 2, 0, 0, 500_000));
+        // That release ran a 30 min attribution window: the impression it held keeps the timer it set for it.
+        watermark(lastMs(W1) + LATENESS + WINDOW);
+        assertThat(join.numKeyedStateEntries())
+                .as("r1's impression, until its timer")
+                .isEqualTo(1);
+        watermark(ms(W0) + 32 * MINUTE);
+        assertThat(join.numKeyedStateEntries()).isZero();
+        assertThat(join.numEventTimeTimers()).isZero();
+        assertThat(sums.numKeyedStateEntries()).isZero();
+        assertThat(sums.numEventTimeTimers()).isZero();
+    }
+
+    private static AdEvent withCountry(AdEvent e, String country) {
+        return e.withAttributes(new String[] {country}, null, "{\"country\":\"" + country + "\"}");
+    }
+
+    private static String previousRelease(String file) {
+        return AttributionStagesTest.class
+                .getResource("/previous-release/" + file)
+                .getPath();
     }
 }

@@ -8,8 +8,9 @@ import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
-import dev.recount.core.window.WindowAlignment;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.StreamAttributionMetricsTable;
 import dev.recount.stream.run.RunningJob;
 import dev.recount.stream.run.StreamRun;
@@ -87,14 +88,15 @@ class AttributionStreamITCase {
         RunningJob run = StreamRun.start(job.settings(), true, false, FLINK.environments(), line -> {});
         assertThat(run.awaitEnd(WAIT)).isEqualTo(RunningJob.Outcome.FINISHED);
 
-        Attribution reference = new Attribution(new AttributionRule(ATTRIBUTION_WINDOW), new WindowAlignment(MINUTE));
+        Attribution reference = new Attribution(new AttributionRule(ATTRIBUTION_WINDOW));
         traffic.forEach(s -> reference.add(s.event));
-        Map<WindowKey, AttributionMetrics> expected = reference.perWindow();
+        MetricSet set = job.settings().sets().defaultSet().orElseThrow();
+        Map<WindowKey, AttributionMetrics> expected = reference.perWindow(set);
         Map<WindowKey, AttributionMetrics> actual = new HashMap<>();
         try (Connection c = stack.stack().adminConnection()) {
             c.setSchema(job.schema());
-            for (StreamAttributionMetricsTable.Row r : StreamAttributionMetricsTable.readRange(
-                    c, START.toEpochMilli() - 60 * MINUTE, START.toEpochMilli() + 120 * MINUTE)) {
+            for (StreamAttributionMetricsTable.Row r : new StreamAttributionMetricsTable(new SetTables(set))
+                    .readRange(c, START.toEpochMilli() - 60 * MINUTE, START.toEpochMilli() + 120 * MINUTE)) {
                 actual.put(r.attribution().key(), r.attribution().metrics());
             }
         }

@@ -8,12 +8,12 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.event.InvalidReason;
 import dev.recount.core.event.ValidationResult;
-import dev.recount.core.metrics.MetricsAccumulator;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.Migrations;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.stream.Fixtures;
 import dev.recount.stream.testutils.LakeFiles;
 import dev.recount.stream.testutils.StreamTestStack;
 import java.io.ByteArrayOutputStream;
@@ -109,14 +109,14 @@ class AcceptedEventsRoundTripITCase {
         assertThat(accepted).anyMatch(e -> e.channelId.contains("?") || e.campaignId.contains("?"));
         assertThat(accepted).anyMatch(e -> e.requestId != null && e.requestId.contains("\uFFFD"));
 
-        Map<WindowKey, WindowMetrics> expected = windows(accepted);
+        Map<WindowKey, MeasureValues> expected = windows(accepted);
         assertThat(postgresRoundTrip(expected)).containsExactlyInAnyOrderEntriesOf(expected);
         assertSameIds(LakeFiles.writeAndRead(accepted, dir.resolve("part-0.parquet")), accepted);
         // The pair stayed apart: the lone surrogate was dead-lettered, '?' counts only its own three events.
-        assertThat(expected.get(new WindowKey(W0.toEpochMilli(), "cmp-pair", "ch-a?"))
-                        .events())
+        assertThat(expected.get(WindowKey.of(W0.toEpochMilli(), "cmp-pair", "ch-a?"))
+                        .count(Fixtures.DEFAULT_SET.eventsIndex()))
                 .isEqualTo(3);
-        assertThat(expected.keySet()).noneMatch(k -> k.channelId().equals("ch-a\uD800"));
+        assertThat(expected.keySet()).noneMatch(k -> k.dimension(1).equals("ch-a\uD800"));
     }
 
     /**
@@ -125,22 +125,22 @@ class AcceptedEventsRoundTripITCase {
      */
     @Test
     void withoutTheIdRuleTheSinksWouldCorruptOrRefuseIds(@TempDir Path dir) throws Exception {
-        WindowKey lone = new WindowKey(W0.toEpochMilli(), "cmp", "ch-a\uD800");
-        WindowRow loneRow = new WindowRow(lone, W0.plusSeconds(60).toEpochMilli(), new WindowMetrics(1, 0, 0, 5, 1));
+        WindowKey lone = WindowKey.of(W0.toEpochMilli(), "cmp", "ch-a\uD800");
+        WindowRow loneRow =
+                new WindowRow(lone, W0.plusSeconds(60).toEpochMilli(), Fixtures.defaultValues(1, 0, 0, 5, 1));
         WindowRow nulRow = new WindowRow(
-                new WindowKey(W0.toEpochMilli(), "cmp\u0000x", "ch"),
+                WindowKey.of(W0.toEpochMilli(), "cmp\u0000x", "ch"),
                 W0.plusSeconds(60).toEpochMilli(),
-                new WindowMetrics(1, 0, 0, 5, 1));
+                Fixtures.defaultValues(1, 0, 0, 5, 1));
+        StreamWindowMetricsTable table = Fixtures.defaultTable();
         String schema = freshSchema();
 
         try (Connection c = connection(schema)) {
-            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(loneRow, 1)));
-            assertThat(StreamWindowMetricsTable.readRange(
-                            c, W0.toEpochMilli(), W0.plusSeconds(60).toEpochMilli()))
-                    .extracting(r -> r.window().key().channelId())
+            table.upsert(c, List.of(new StreamWindowMetricsTable.Row(loneRow, 1)));
+            assertThat(table.readRange(c, W0.toEpochMilli(), W0.plusSeconds(60).toEpochMilli()))
+                    .extracting(r -> r.window().key().dimension(1))
                     .containsExactly("ch-a?");
-            assertThatThrownBy(() ->
-                            StreamWindowMetricsTable.upsert(c, List.of(new StreamWindowMetricsTable.Row(nulRow, 1))))
+            assertThatThrownBy(() -> table.upsert(c, List.of(new StreamWindowMetricsTable.Row(nulRow, 1))))
                     .isInstanceOf(SQLException.class);
         }
         AdEvent e = new AdEvent(
@@ -254,28 +254,22 @@ class AcceptedEventsRoundTripITCase {
 
     // --- the sinks -----------------------------------------------------------------------------------------------
 
-    private static Map<WindowKey, WindowMetrics> windows(List<AdEvent> events) {
-        Map<WindowKey, MetricsAccumulator> acc = new HashMap<>();
-        for (AdEvent e : events) {
-            acc.computeIfAbsent(
-                            new WindowKey(W0.toEpochMilli(), e.campaignId, e.channelId), k -> new MetricsAccumulator())
-                    .add(e);
-        }
-        Map<WindowKey, WindowMetrics> out = new HashMap<>();
-        acc.forEach((k, a) -> out.put(k, a.toMetrics()));
-        return out;
+    /** Every event in W0 (the fuzzed events all lie there), by core's definition of the default set. */
+    private static Map<WindowKey, MeasureValues> windows(List<AdEvent> events) {
+        return Fixtures.valuesPerWindow(Fixtures.DEFAULT_SET, events);
     }
 
-    private Map<WindowKey, WindowMetrics> postgresRoundTrip(Map<WindowKey, WindowMetrics> windows) throws SQLException {
+    private Map<WindowKey, MeasureValues> postgresRoundTrip(Map<WindowKey, MeasureValues> windows) throws SQLException {
         List<StreamWindowMetricsTable.Row> rows = new ArrayList<>();
         windows.forEach((k, m) ->
                 rows.add(new StreamWindowMetricsTable.Row(new WindowRow(k, k.windowStartMillis() + 60_000, m), 1)));
+        StreamWindowMetricsTable table = Fixtures.defaultTable();
         try (Connection c = connection(freshSchema())) {
-            StreamWindowMetricsTable.upsert(c, rows);
-            Map<WindowKey, WindowMetrics> back = new HashMap<>();
-            for (StreamWindowMetricsTable.Row row : StreamWindowMetricsTable.readRange(
-                    c, W0.toEpochMilli(), W0.plusSeconds(60).toEpochMilli())) {
-                assertThat(back.put(row.window().key(), row.window().metrics()))
+            table.upsert(c, rows);
+            Map<WindowKey, MeasureValues> back = new HashMap<>();
+            for (StreamWindowMetricsTable.Row row :
+                    table.readRange(c, W0.toEpochMilli(), W0.plusSeconds(60).toEpochMilli())) {
+                assertThat(back.put(row.window().key(), row.window().values()))
                         .as("duplicate key %s", row.window().key())
                         .isNull();
             }

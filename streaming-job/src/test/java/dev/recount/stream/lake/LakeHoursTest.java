@@ -9,10 +9,10 @@ import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
 import dev.recount.core.event.EventValidator;
 import dev.recount.core.lake.LakeLayout;
-import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.stream.Fixtures;
 import dev.recount.stream.StreamJob;
 import dev.recount.stream.StreamSinks;
+import dev.recount.stream.sink.SetWindowRow;
 import dev.recount.stream.source.DeadLetter;
 import dev.recount.stream.testutils.CollectingSink;
 import dev.recount.stream.testutils.InMemoryKafkaInput;
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LakeHoursTest {
     private static final int HOURS = 1_200;
 
-    private final CollectingSink<Row> rows = new CollectingSink<>("window-rows");
+    private final CollectingSink<SetWindowRow> rows = new CollectingSink<>("window-rows");
     private final CollectingSink<AdEvent> lakeLedger = new CollectingSink<>("lake-ledger");
     private final CollectingSink<DeadLetter> deadLetters = new CollectingSink<>("dead-letters");
     private final CollectingSink<BackfillRecord> backfill = new CollectingSink<>("backfill");
@@ -82,6 +82,7 @@ class LakeHoursTest {
                 InMemoryKafkaInput.source(records, new EventValidator(Fixtures.SETTINGS.validation())),
                 new StreamSinks(rows, LakeSink.create(lake.toUri().toString()), lakeLedger, deadLetters, backfill),
                 Fixtures.SETTINGS.withIdleness(Duration.ofHours(1)),
+                Fixtures.DEFAULT_ONLY,
                 Long.MIN_VALUE);
         env.execute("lake-hours-test");
 

@@ -34,6 +34,7 @@ class LakeParquetWriterFactoryTest {
         AdEvent a = click("c1", W0.plusSeconds(1), 17);
         AdEvent b = impression("i1", W0.plusSeconds(2), 18);
         b.requestId = "i1";
+        b.withAttributes(new String[] {"top"}, new long[] {3}, "{\"slot_id\":\"top\",\"quantity\":3}");
         List<GenericRecord> records = LakeFiles.writeAndRead(List.of(a, b), dir.resolve("part-0.parquet"));
 
         Schema schema = records.get(0).getSchema();
@@ -50,8 +51,12 @@ class LakeParquetWriterFactoryTest {
                         "kafka_partition:int",
                         "kafka_offset:long",
                         "record_ts:long",
-                        "request_id:union");
+                        "request_id:union",
+                        "attributes:union");
         assertThat(schema.getField("request_id").schema().getTypes())
+                .extracting(t -> t.getType().getName())
+                .containsExactly("null", "string");
+        assertThat(schema.getField("attributes").schema().getTypes())
                 .extracting(t -> t.getType().getName())
                 .containsExactly("null", "string");
         GenericRecord first = records.get(0);
@@ -65,6 +70,10 @@ class LakeParquetWriterFactoryTest {
         assertThat(first.get("request_id")).isNull();
         assertThat(records.get(1).get("event_type").toString()).isEqualTo("impression");
         assertThat(records.get(1).get("request_id").toString()).isEqualTo("i1");
+        assertThat(first.get("attributes"))
+                .as("an event with no field beyond the contract")
+                .isNull();
+        assertThat(records.get(1).get("attributes").toString()).isEqualTo("{\"slot_id\":\"top\",\"quantity\":3}");
     }
 
     /**

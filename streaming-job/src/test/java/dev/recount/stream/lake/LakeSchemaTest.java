@@ -65,6 +65,9 @@ class LakeSchemaTest {
             .optional(BINARY)
             .as(stringType())
             .named("request_id")
+            .optional(BINARY)
+            .as(stringType())
+            .named("attributes")
             .named("raw_event");
 
     @Test
@@ -108,6 +111,7 @@ class LakeSchemaTest {
         Path file = dir.resolve("part-0.parquet");
         AdEvent event = impression("i1", W0.plusSeconds(2), 18);
         event.requestId = "req-1"; // every column set, the nullable ones too
+        event.attributesJson = "{\"slot_id\":\"top\",\"undeclared\":[1,2]}";
         try (FSDataOutputStream out = FileSystem.getLocalFileSystem()
                 .create(new org.apache.flink.core.fs.Path(file.toUri()), FileSystem.WriteMode.NO_OVERWRITE)) {
             BulkWriter<AdEvent> writer = new LakeParquetWriterFactory().create(out);

@@ -3,29 +3,38 @@ package dev.recount.stream.route;
 import static dev.recount.stream.Fixtures.SETTINGS;
 import static dev.recount.stream.Fixtures.W0;
 import static dev.recount.stream.Fixtures.W1;
+import static dev.recount.stream.Fixtures.W2;
 import static dev.recount.stream.Fixtures.click;
+import static dev.recount.stream.Fixtures.defaultValues;
 import static dev.recount.stream.Fixtures.ms;
+import static dev.recount.stream.Fixtures.withAttributes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.BackfillRecord;
-import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.event.BackfillRecord.SetWindow;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.stream.Fixtures;
-import dev.recount.stream.window.WindowPartial;
+import dev.recount.stream.sets.JobSets;
+import dev.recount.stream.sets.SetRules;
+import dev.recount.stream.testutils.CapturingMetricGroup;
+import dev.recount.stream.window.SetPartial;
+import java.math.BigInteger;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
 import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
-import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
@@ -35,6 +44,7 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,20 +52,30 @@ class DedupAndRouteTooLateTest {
     private static final long LATENESS = SETTINGS.allowedLateness().toMillis();
     private static final long HORIZON = SETTINGS.dedupHorizon().toMillis();
 
-    private KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, WindowPartial> harness;
+    private static final JobSets DEFAULT_ONLY = Fixtures.jobSets(Fixtures.DEFAULT_ONLY);
+    private static final JobSets THREE_SETS = Fixtures.jobSets(Fixtures.THREE_SETS);
+    private static final long MINUTE = 60_000;
+
+    private KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, SetPartial> harness;
     private DedupAndRouteTooLate function;
 
-    /** Captures the operator's metrics, so the counters can be asserted. */
-    private final InterceptingOperatorMetricGroup metrics = new InterceptingOperatorMetricGroup();
+    /** Captures the operator's metrics (and its sets' ones), so the counters can be asserted. */
+    private CapturingMetricGroup metrics = new CapturingMetricGroup();
 
     private void open(long closedUntil) throws Exception {
         open(closedUntil, null);
     }
 
-    /** Opens a fresh operator, restored from {@code snapshot} when one is given. */
+    /** Opens a fresh operator of the default set, restored from {@code snapshot} when one is given. */
     private void open(long closedUntil, OperatorSubtaskState snapshot) throws Exception {
+        open(DEFAULT_ONLY, closedUntil, snapshot);
+    }
+
+    /** Opens a fresh operator computing {@code sets}, restored from {@code snapshot} when one is given. */
+    private void open(JobSets sets, long closedUntil, OperatorSubtaskState snapshot) throws Exception {
+        metrics = new CapturingMetricGroup();
         function = new DedupAndRouteTooLate(
-                SETTINGS.windows(), SETTINGS.allowedLateness(), SETTINGS.dedupHorizon(), closedUntil);
+                sets, SETTINGS.withWindowSize(sets.longestWindow()).dedupHorizon(), closedUntil, false);
         MockEnvironment environment = new MockEnvironmentBuilder()
                 .setMetricGroup(new UnregisteredMetricGroups.UnregisteredTaskMetricGroup() {
                     @Override
@@ -74,7 +94,7 @@ class DedupAndRouteTooLateTest {
     }
 
     private long counter(String name) {
-        return ((Counter) metrics.get(name)).getCount();
+        return metrics.count(name);
     }
 
     @SuppressWarnings("unchecked")
@@ -84,7 +104,7 @@ class DedupAndRouteTooLateTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        harness.close();
+        if (harness != null) harness.close();
     }
 
     @Test
@@ -115,8 +135,7 @@ class DedupAndRouteTooLateTest {
         feed(late2);
 
         // One partial per event, each carrying its event: each re-fires the window (revision + 1).
-        assertThat(harness.extractOutputValues())
-                .containsExactly(WindowPartial.of(ms(W0), late), WindowPartial.of(ms(W0), late2));
+        assertThat(harness.extractOutputValues()).containsExactly(single(late), single(late2));
     }
 
     @Test
@@ -187,7 +206,7 @@ class DedupAndRouteTooLateTest {
         }
         assertThat(harness.extractOutputValues())
                 .hasSize(DedupAndRouteTooLate.MAX_BUFFERED_SUMS + 1)
-                .allSatisfy(p -> assertThat(p.totals.toMetrics().events()).isEqualTo(1));
+                .allSatisfy(p -> assertThat(events(p)).isEqualTo(1));
     }
 
     @Test
@@ -202,7 +221,7 @@ class DedupAndRouteTooLateTest {
         assertThat(harness.extractOutputValues()).isEmpty();
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
                 .extracting(StreamRecord::getValue)
-                .containsExactly(new BackfillRecord(tooLate, ms(W0), ms(W1), watermark, tooLate.topic, 0, 7));
+                .containsExactly(backfill(tooLate, watermark, new SetWindow(MetricSet.DEFAULT, ms(W0), ms(W1))));
         assertThat(counter(DedupAndRouteTooLate.TOO_LATE_METRIC)).isEqualTo(1);
         assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC)).isEqualTo(1);
     }
@@ -236,7 +255,7 @@ class DedupAndRouteTooLateTest {
 
         // With lateness = one window, the floor (closedUntil - 1 + lateness) has passed W1's end too: "open" is
         // within lateness of a window the floor treats as fired, so it goes on at once, on its own.
-        assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W1), open));
+        assertThat(harness.extractOutputValues()).containsExactly(single(open));
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
                 .extracting(r -> r.getValue().event())
                 .containsExactly(closed);
@@ -463,14 +482,14 @@ class DedupAndRouteTooLateTest {
      */
     @Test
     void aCheckpointWithThePreviousVersionsCleanupTimersIsRestoredAndItsTimersFire() throws Exception {
-        TimerVersionDedup previous = new TimerVersionDedup(new DedupAndRouteTooLate(
-                SETTINGS.windows(), SETTINGS.allowedLateness(), SETTINGS.dedupHorizon(), Long.MIN_VALUE));
+        TimerVersionDedup previous = new TimerVersionDedup(
+                new DedupAndRouteTooLate(DEFAULT_ONLY, SETTINGS.dedupHorizon(), Long.MIN_VALUE, false));
         List<AdEvent> events = new ArrayList<>();
         for (int i = 0; i < 40; i++) events.add(click("old-" + i, W0.plusSeconds(i), i));
         AdEvent later = click("later", W0.plusSeconds(10 + HORIZON / 1000), 40);
         events.add(later);
         OperatorSubtaskState snapshot;
-        try (KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, WindowPartial> old =
+        try (KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, SetPartial> old =
                 new KeyedOneInputStreamOperatorTestHarness<>(previous, DedupAndRouteTooLate::idBucket, Types.INT)) {
             old.open();
             for (AdEvent e : events) old.processElement(new StreamRecord<>(e, e.eventTs));
@@ -527,10 +546,10 @@ class DedupAndRouteTooLateTest {
         feed(current);
         harness.processWatermark(new Watermark(Long.MAX_VALUE));
 
-        assertThat(harness.extractOutputValues()).containsExactly(WindowPartial.of(ms(W1), current));
+        assertThat(harness.extractOutputValues()).containsExactly(single(current));
         assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
                 .extracting(StreamRecord::getValue)
-                .containsExactly(new BackfillRecord(replayed, ms(W0), ms(W1), watermark, replayed.topic, 0, 5));
+                .containsExactly(backfill(replayed, watermark, new SetWindow(MetricSet.DEFAULT, ms(W0), ms(W1))));
     }
 
     @Test
@@ -559,6 +578,179 @@ class DedupAndRouteTooLateTest {
                 .containsExactly(later);
     }
 
+    /**
+     * Three sets: the default set and channel_country with 1 min windows, campaign_slot with 5 min ones. At a watermark
+     * that has closed W0's 1 min windows but not fired the 5 min one, an event of W0 is too late for two sets and on
+     * time for the third: one backfill record names the two sets with their windows, the third counts it.
+     */
+    @Test
+    void anEventTooLateForSomeSetsGoesToTheBackfillTopicOnceNamingThoseSetsAndCountsInTheOthers() throws Exception {
+        open(THREE_SETS, Long.MIN_VALUE, null);
+        long watermark = ms(W1) - 1 + LATENESS;
+        harness.processWatermark(new Watermark(watermark));
+        AdEvent mixed = withAttributes(click("mixed", W0.plusSeconds(30), 1), "top", "DE", 4);
+        feed(mixed);
+
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(StreamRecord::getValue)
+                .containsExactly(backfill(
+                        mixed,
+                        watermark,
+                        new SetWindow(MetricSet.DEFAULT, ms(W0), ms(W1)),
+                        new SetWindow("channel_country", ms(W0), ms(W1))));
+        assertThat(harness.extractOutputValues())
+                .as("campaign_slot's window has not fired: buffered")
+                .isEmpty();
+        harness.processWatermark(new Watermark(ms(W0) + 5 * MINUTE - 1));
+        assertThat(harness.extractOutputValues())
+                .singleElement()
+                .satisfies(p -> assertThat(p.set).isEqualTo("campaign_slot"))
+                .satisfies(p -> assertThat(p.dimensions).containsExactly("camp-a", "top"))
+                .satisfies(p -> assertThat(values(p)).isEqualTo(MeasureValues.of(0, 250_000, 1)));
+
+        // Later, past the 5 min window's lateness too: too late for every set, still one record.
+        long later = ms(W0) + 5 * MINUTE - 1 + LATENESS;
+        harness.processWatermark(new Watermark(later));
+        AdEvent tooLateForAll = withAttributes(click("all", W0.plusSeconds(31), 2), "top", "DE", 4);
+        feed(tooLateForAll);
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .extracting(StreamRecord::getValue)
+                .endsWith(backfill(
+                        tooLateForAll,
+                        later,
+                        new SetWindow(MetricSet.DEFAULT, ms(W0), ms(W1)),
+                        new SetWindow("campaign_slot", ms(W0), ms(W0) + 5 * MINUTE),
+                        new SetWindow("channel_country", ms(W0), ms(W1))));
+
+        assertThat(counter(DedupAndRouteTooLate.TOO_LATE_METRIC))
+                .as("events, once each")
+                .isEqualTo(2);
+        assertThat(metrics.count("metric_set", MetricSet.DEFAULT, DedupAndRouteTooLate.TOO_LATE_METRIC))
+                .isEqualTo(2);
+        assertThat(metrics.count("metric_set", "channel_country", DedupAndRouteTooLate.TOO_LATE_METRIC))
+                .isEqualTo(2);
+        assertThat(metrics.count("metric_set", "campaign_slot", DedupAndRouteTooLate.TOO_LATE_METRIC))
+                .isEqualTo(1);
+    }
+
+    /**
+     * Two sets added to the definitions of a running deployment (restored from its checkpoint): each counts from its
+     * first window boundary after everything read before the checkpoint (the latest event time, beyond the watermark),
+     * so its first window holds all of its events; earlier events are neither counted nor sent to the backfill topic
+     * for it. The start is part of the next checkpoint.
+     */
+    @Test
+    void aSetAddedOnRestoreCountsFromItsFirstWindowAfterWhatWasReadBeforeTheCheckpoint() throws Exception {
+        open(DEFAULT_ONLY, Long.MIN_VALUE, null);
+        feed(withAttributes(click("a", W0.plusSeconds(10), 1), "top", "DE", 1));
+        feed(withAttributes(click("b", W1.plusSeconds(30), 2), "top", "DE", 1)); // read ahead of the watermark
+        harness.processWatermark(new Watermark(ms(W0) + 20_000));
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+
+        open(THREE_SETS, Long.MIN_VALUE, snapshot);
+        long w5 = ms(W0) + 5 * MINUTE;
+        assertThat(function.setStart(0)).as("the default set counts on").isEqualTo(Long.MIN_VALUE);
+        assertThat(function.setStart(1))
+                .as("campaign_slot: after W1 + 30 s, 5 min windows")
+                .isEqualTo(w5);
+        assertThat(function.setStart(2))
+                .as("channel_country: after W1 + 30 s, 1 min windows")
+                .isEqualTo(ms(W2));
+
+        feed(withAttributes(click("c", W1.plusSeconds(40), 3), "top", "DE", 1));
+        feed(withAttributes(click("d", W2.plusSeconds(5), 4), "top", "DE", 1));
+        feed(withAttributes(click("f", Instant.ofEpochMilli(w5 + 1_000), 5), "top", "DE", 1));
+        harness.processWatermark(new Watermark(Long.MAX_VALUE));
+
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE))
+                .as("nothing backfilled for them")
+                .isNull();
+        assertThat(harness.extractOutputValues())
+                .extracting(p -> p.set + "@" + (p.windowStart - ms(W0)) / MINUTE + "=" + events(p))
+                .containsExactlyInAnyOrder(
+                        "default@0=1",
+                        "default@1=2",
+                        "default@2=1",
+                        "default@5=1",
+                        "channel_country@2=1",
+                        "channel_country@5=1",
+                        "campaign_slot@5=1");
+
+        OperatorSubtaskState again = harness.snapshot(2L, 2L);
+        harness.close();
+        open(THREE_SETS, Long.MIN_VALUE, again);
+        assertThat(function.setStart(1)).as("kept in the checkpoint").isEqualTo(w5);
+        assertThat(function.setStart(2)).isEqualTo(ms(W2));
+    }
+
+    @Test
+    void aSetRemovedOnRestoreLeavesItsBufferedSumsBehind() throws Exception {
+        open(THREE_SETS, Long.MIN_VALUE, null);
+        feed(withAttributes(click("a", W0.plusSeconds(10), 1), "top", "DE", 1));
+        OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+        harness.close();
+
+        open(DEFAULT_ONLY, Long.MIN_VALUE, snapshot);
+        harness.processWatermark(new Watermark(Long.MAX_VALUE));
+        assertThat(harness.extractOutputValues()).extracting(p -> p.set).containsExactly(MetricSet.DEFAULT);
+    }
+
+    /**
+     * A checkpoint of the release before metric sets (written by that release's own de-dup operator, see
+     * src/test/resources/previous-release): at watermark W0 + 10 s it remembered six ids and buffered the sums of W0
+     * (camp-a/search: an impression of 1,000 and a click of 250,000; camp-b/video: three conversions of 2^63 - 1) and of
+     * W1 (camp-a/search: an impression). Restored with three sets: copies are still dropped, the sums are the default
+     * set's, the floor is kept, and the two other sets start after it.
+     */
+    @Test
+    void aCheckpointOfThePreviousReleaseRestoresItsIdsFloorAndBufferedSumsAsTheDefaultSets() throws Exception {
+        open(
+                THREE_SETS,
+                Long.MIN_VALUE,
+                OperatorSnapshotUtil.readStateHandle(previousRelease("dedup-by-id-digest.snapshot")));
+        assertThat(gauge(DedupAndRouteTooLate.WATERMARK_FLOOR_METRIC)).isEqualTo(ms(W0) + 10_000);
+        assertThat(function.setStart(0)).isEqualTo(Long.MIN_VALUE);
+        assertThat(function.setStart(1)).isEqualTo(ms(W0) + 5 * MINUTE);
+        assertThat(function.setStart(2)).isEqualTo(ms(W1));
+
+        feed(withAttributes(click("c1", W0.plusSeconds(2), 20), "none", "other", 0));
+        assertThat(counter(DedupAndRouteTooLate.DUPLICATES_METRIC))
+                .as("a restored id")
+                .isEqualTo(1);
+        feed(withAttributes(click("c2", W0.plusSeconds(20), 21), "none", "other", 0));
+        harness.processWatermark(new Watermark(ms(W1) - 1));
+
+        BigInteger threeMax = BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3));
+        assertThat(harness.extractOutputValues())
+                .extracting(p -> p.set + " " + String.join("/", p.dimensions) + " " + values(p))
+                .containsExactlyInAnyOrder(
+                        "default camp-a/search " + defaultValues(1, 2, 0, 501_000, 3),
+                        "default camp-b/video " + defaultValues(0, 0, 3, threeMax, 3));
+        harness.processWatermark(new Watermark(ms(W2) - 1));
+        assertThat(harness.extractOutputValues())
+                .extracting(p -> p.set + " " + (p.windowStart - ms(W0)) / MINUTE + " " + values(p))
+                .endsWith("default 1 " + defaultValues(1, 0, 0, 1_000, 1));
+        assertThat(harness.getSideOutput(DedupAndRouteTooLate.TOO_LATE)).isNull();
+    }
+
+    @Test
+    void theHorizonMustCoverTheLongestWindowOfAnySet() {
+        assertThatThrownBy(() -> new DedupAndRouteTooLate(THREE_SETS, Duration.ofMinutes(4), Long.MIN_VALUE, false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("longest window");
+    }
+
+    static String previousRelease(String file) {
+        return DedupAndRouteTooLateTest.class
+                .getResource("/previous-release/" + file)
+                .getPath();
+    }
+
+    private static MeasureValues values(SetPartial p) {
+        return THREE_SETS.byName(p.set).set().values(p.sums);
+    }
+
     /** Distinct ids that hash to one bucket (the first bucket that collects {@code n}). */
     private static List<String> idsInOneBucket(int n) {
         Map<Integer, List<String>> byBucket = new HashMap<>();
@@ -581,16 +773,38 @@ class DedupAndRouteTooLateTest {
         harness.processElement(new StreamRecord<>(e, e.eventTs));
     }
 
-    /** The buffered sum of {@code events} (one window key, one window), as the operator sends it. */
-    private static WindowPartial sumOf(AdEvent... events) {
-        MetricsAccumulator sums = new MetricsAccumulator();
-        for (AdEvent e : events) sums.add(e);
+    /** The buffered sum of {@code events} in the default set (one window key, one window), as the operator sends it. */
+    private static SetPartial sumOf(AdEvent... events) {
+        SetRules rules = DEFAULT_ONLY.defaultSet();
+        MetricSet set = rules.set();
+        var sums = set.newSums();
+        for (AdEvent e : events) set.add(sums, e);
         AdEvent first = events[0];
-        return new WindowPartial(
-                SETTINGS.windows().windowStart(first.eventTs), first.campaignId, first.channelId, sums, null);
+        return new SetPartial(
+                set.name(), rules.time().windowStart(first.eventTs), set.dimensionValues(first), sums, null);
     }
 
-    private static long events(List<WindowPartial> partials) {
-        return partials.stream().mapToLong(p -> p.totals.toMetrics().events()).sum();
+    /** An event of the default set sent on at once, a partial of its own. */
+    private static SetPartial single(AdEvent e) {
+        return single(DEFAULT_ONLY.defaultSet(), e);
+    }
+
+    private static SetPartial single(SetRules rules, AdEvent e) {
+        MetricSet set = rules.set();
+        return new SetPartial(
+                set.name(), rules.time().windowStart(e.eventTs), set.dimensionValues(e), set.add(set.newSums(), e), e);
+    }
+
+    private static BackfillRecord backfill(AdEvent e, long watermark, SetWindow... sets) {
+        return new BackfillRecord(e, List.of(sets), watermark, e.topic, e.partition, e.offset);
+    }
+
+    /** How many events the partials hold (their measure {@code events}). */
+    private static long events(List<SetPartial> partials) {
+        return partials.stream().mapToLong(DedupAndRouteTooLateTest::events).sum();
+    }
+
+    private static long events(SetPartial p) {
+        return p.sums.sums[THREE_SETS.byName(p.set).set().eventsIndex()];
     }
 }

@@ -9,7 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.window.EventTime;
-import dev.recount.stream.window.WindowPartial;
+import dev.recount.stream.Fixtures;
+import dev.recount.stream.window.SetPartial;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.Test;
 class DedupSubtasksAtTheWindowInputTest {
     private static final long LATENESS = SETTINGS.allowedLateness().toMillis();
 
-    private final List<KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, WindowPartial>> subtasks =
+    private final List<KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, SetPartial>> subtasks =
             new ArrayList<>();
 
     @AfterEach
@@ -77,10 +78,10 @@ class DedupSubtasksAtTheWindowInputTest {
                 .isEmpty();
     }
 
-    private KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, WindowPartial> subtask() throws Exception {
+    private KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, SetPartial> subtask() throws Exception {
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
                 new DedupAndRouteTooLate(
-                        SETTINGS.windows(), SETTINGS.allowedLateness(), SETTINGS.dedupHorizon(), Long.MIN_VALUE),
+                        Fixtures.jobSets(Fixtures.DEFAULT_ONLY), SETTINGS.dedupHorizon(), Long.MIN_VALUE, false),
                 DedupAndRouteTooLate::idBucket,
                 Types.INT);
         h.open();
@@ -92,7 +93,7 @@ class DedupSubtasksAtTheWindowInputTest {
     private static final class WindowInput implements PushingAsyncDataInput.DataOutput<Object> {
         private final StatusWatermarkValve valve;
         private final int[] taken;
-        final List<WindowPartial> partials = new ArrayList<>();
+        final List<SetPartial> partials = new ArrayList<>();
         final List<String> tooLate = new ArrayList<>();
         private long watermark = Long.MIN_VALUE;
 
@@ -102,7 +103,7 @@ class DedupSubtasksAtTheWindowInputTest {
         }
 
         /** Passes on what {@code subtask} has sent since the last call, on its channel, in order. */
-        void take(int channel, KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, WindowPartial> subtask)
+        void take(int channel, KeyedOneInputStreamOperatorTestHarness<Integer, AdEvent, SetPartial> subtask)
                 throws Exception {
             List<Object> sent = new ArrayList<>(subtask.getOutput());
             for (Object element : sent.subList(taken[channel], sent.size())) {
@@ -120,7 +121,7 @@ class DedupSubtasksAtTheWindowInputTest {
 
         @Override
         public void emitRecord(StreamRecord<Object> record) {
-            WindowPartial p = (WindowPartial) record.getValue();
+            SetPartial p = (SetPartial) record.getValue();
             partials.add(p);
             // The window operator's test: a window is gone once the watermark passes its last instant + lateness.
             if (new EventTime(SETTINGS.windows(), LATENESS).isTooLate(record.getTimestamp(), watermark)) {

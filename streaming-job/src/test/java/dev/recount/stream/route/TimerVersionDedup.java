@@ -1,7 +1,7 @@
 package dev.recount.stream.route;
 
 import dev.recount.core.event.AdEvent;
-import dev.recount.stream.window.WindowPartial;
+import dev.recount.stream.window.SetPartial;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -17,8 +17,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * name, and an event-time timer per bucket and due time in the "dedup-cleanup" timer service (namespace and time
  * both the due time). Only remembers; it exists to write a checkpoint of that layout for today's operator to restore.
  */
-final class TimerVersionDedup extends AbstractStreamOperator<WindowPartial>
-        implements OneInputStreamOperator<AdEvent, WindowPartial>, Triggerable<Integer, Long> {
+final class TimerVersionDedup extends AbstractStreamOperator<SetPartial>
+        implements OneInputStreamOperator<AdEvent, SetPartial>, Triggerable<Integer, Long> {
     private static final long serialVersionUID = 1L;
 
     /** Computes due times exactly as the operator that restores the checkpoint does. */

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RunLedgerTest {
     private static final String TOPIC = "ad-events";
     private static final long MINUTE = 60_000;
+    private static final Map<String, Long> DEFAULT_WINDOW = Map.of("default", MINUTE);
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
     private static final Map<TopicPartition, Long> STOPS =
             Map.of(new TopicPartition(TOPIC, 0), 100L, new TopicPartition(TOPIC, 1), 7L);
@@ -34,7 +35,7 @@ class RunLedgerTest {
 
     @Test
     void noRunsMeansTheEarliestOffsets() throws Exception {
-        assertThat(ledger.plan(false, TOPIC, MINUTE).kind()).isEqualTo(ResumePlan.Kind.FRESH);
+        assertThat(ledger.plan(false, TOPIC, DEFAULT_WINDOW).kind()).isEqualTo(ResumePlan.Kind.FRESH);
     }
 
     @Test
@@ -46,7 +47,7 @@ class RunLedgerTest {
         String savepoint = snapshot(newer, "savepoint-abc-123", 30);
         snapshot(newer, "chk-4", 25);
 
-        ResumePlan plan = ledger.plan(false, TOPIC, MINUTE);
+        ResumePlan plan = ledger.plan(false, TOPIC, DEFAULT_WINDOW);
 
         assertThat(plan.kind()).isEqualTo(ResumePlan.Kind.RESTORE);
         assertThat(plan.fromJob()).isEqualTo(newer);
@@ -60,35 +61,36 @@ class RunLedgerTest {
         JobID died = run(2, unbounded());
         Files.createDirectories(jobDir(died).resolve("chk-1")); // in progress: no _metadata yet
 
-        assertThat(ledger.plan(false, TOPIC, MINUTE).fromJob()).isEqualTo(withCheckpoint);
+        assertThat(ledger.plan(false, TOPIC, DEFAULT_WINDOW).fromJob()).isEqualTo(withCheckpoint);
     }
 
     @Test
     void anUnboundedRunCanBeFinishedWithBoundedAndAnInterruptedBoundedRunKeepsItsStops() throws Exception {
         JobID unbounded = run(1, unbounded());
         snapshot(unbounded, "chk-1", 10);
-        assertThat(ledger.plan(true, TOPIC, MINUTE).carriedStopOffsets()).isNull();
+        assertThat(ledger.plan(true, TOPIC, DEFAULT_WINDOW).carriedStopOffsets())
+                .isNull();
 
-        JobID bounded =
-                run(2, new RunRecord(2, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
+        JobID bounded = run(
+                2, new RunRecord(2, TOPIC, DEFAULT_WINDOW, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
         snapshot(bounded, "chk-1", 20);
 
-        ResumePlan plan = ledger.plan(true, TOPIC, MINUTE);
+        ResumePlan plan = ledger.plan(true, TOPIC, DEFAULT_WINDOW);
         assertThat(plan.fromJob()).isEqualTo(bounded);
         assertThat(plan.carriedStopOffsets()).isEqualTo(STOPS);
-        assertThatThrownBy(() -> ledger.plan(false, TOPIC, MINUTE))
+        assertThatThrownBy(() -> ledger.plan(false, TOPIC, DEFAULT_WINDOW))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("--bounded");
     }
 
     @Test
     void afterAFinishedBoundedRunTheNextContinuesAtItsStopsWithItsWindowsClosed() throws Exception {
-        JobID bounded =
-                run(1, new RunRecord(1, TOPIC, MINUTE, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
+        JobID bounded = run(
+                1, new RunRecord(1, TOPIC, DEFAULT_WINDOW, true, Long.MIN_VALUE, STOPS, false, Long.MIN_VALUE, "L"));
         snapshot(bounded, "chk-5", 10);
         ledger.recordFinished(bounded, T0.toEpochMilli());
 
-        ResumePlan plan = ledger.plan(false, TOPIC, MINUTE);
+        ResumePlan plan = ledger.plan(false, TOPIC, DEFAULT_WINDOW);
 
         assertThat(plan.kind()).isEqualTo(ResumePlan.Kind.CONTINUE_AFTER_BOUNDED);
         assertThat(plan.snapshot()).isNull();
@@ -100,8 +102,48 @@ class RunLedgerTest {
     void refusesCheckpointsOfAnotherTopicOrWindowSize() throws Exception {
         snapshot(run(1, unbounded()), "chk-1", 10);
 
-        assertThatThrownBy(() -> ledger.plan(false, "other-topic", MINUTE)).hasMessageContaining("--from-earliest");
-        assertThatThrownBy(() -> ledger.plan(false, TOPIC, 5 * MINUTE)).hasMessageContaining("--from-earliest");
+        assertThatThrownBy(() -> ledger.plan(false, "other-topic", DEFAULT_WINDOW))
+                .hasMessageContaining("--from-earliest");
+        assertThatThrownBy(() -> ledger.plan(false, TOPIC, Map.of("default", 5 * MINUTE)))
+                .hasMessageContaining("--from-earliest");
+    }
+
+    @Test
+    void refusesASetWhoseWindowChangedAndTakesSetsAddedOrRemoved() throws Exception {
+        JobID job = run(
+                1,
+                new RunRecord(
+                        0,
+                        TOPIC,
+                        Map.of("default", MINUTE, "campaign_slot", 5 * MINUTE),
+                        false,
+                        Long.MIN_VALUE,
+                        null,
+                        false,
+                        Long.MIN_VALUE,
+                        "L"));
+        snapshot(job, "chk-1", 10);
+
+        assertThatThrownBy(() -> ledger.plan(false, TOPIC, Map.of("default", MINUTE, "campaign_slot", MINUTE)))
+                .hasMessageContaining("metric set campaign_slot")
+                .hasMessageContaining("--from-earliest");
+        assertThat(ledger.plan(false, TOPIC, Map.of("default", MINUTE, "channel_country", 2 * MINUTE))
+                        .kind())
+                .isEqualTo(ResumePlan.Kind.RESTORE);
+    }
+
+    /** A record of the release before metric sets has one window size: the default set's. */
+    @Test
+    void aRecordOfThePreviousReleaseIsTheDefaultSetsWindow() {
+        RunRecord old = RunRecord.fromProperties("started-at=5\ninput-topic=" + TOPIC
+                + "\nwindow-size-ms=60000\nmode=unbounded\nclosed-until=" + Long.MIN_VALUE + "\nfinished=false\n");
+        assertThat(old.setWindowMillis()).isEqualTo(DEFAULT_WINDOW);
+
+        RunRecord now = new RunRecord(
+                7, TOPIC, Map.of("default", MINUTE, "b", 5 * MINUTE), false, 1, null, false, Long.MIN_VALUE, "L");
+        String written = now.toProperties();
+        assertThat(written).contains("window-size-ms=60000").contains("set-windows-ms=b\\=300000,default\\=60000");
+        assertThat(RunRecord.fromProperties(written)).isEqualTo(now);
     }
 
     @Test
@@ -121,7 +163,7 @@ class RunLedgerTest {
     }
 
     private static RunRecord unbounded() {
-        return new RunRecord(0, TOPIC, MINUTE, false, Long.MIN_VALUE, null, false, Long.MIN_VALUE, "L");
+        return new RunRecord(0, TOPIC, DEFAULT_WINDOW, false, Long.MIN_VALUE, null, false, Long.MIN_VALUE, "L");
     }
 
     private JobID run(long startedAt, RunRecord record) throws Exception {
@@ -131,7 +173,7 @@ class RunLedgerTest {
                 new RunRecord(
                         startedAt,
                         record.inputTopic(),
-                        record.windowSizeMillis(),
+                        record.setWindowMillis(),
                         record.bounded(),
                         record.closedUntil(),
                         record.stopOffsets(),

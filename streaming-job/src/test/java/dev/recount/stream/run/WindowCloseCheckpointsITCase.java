@@ -63,7 +63,7 @@ class WindowCloseCheckpointsITCase {
         try (WindowCloseCheckpoints windowClose = new WindowCloseCheckpoints(
                         new LocalClusterJob(
                                 jobId, local.windowWatermarks(), local.webUiPort(), local.checkpointToken()),
-                        MINUTE,
+                        java.util.List.of(MINUTE),
                         () -> W1 + 35_000) // a job that keeps up with the clock
                 .start(StreamRun.WINDOW_CLOSE_POLL_MILLIS)) {
             OptionalLong before = Poll.untilPresent(

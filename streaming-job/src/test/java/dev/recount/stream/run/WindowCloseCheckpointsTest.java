@@ -2,6 +2,7 @@ package dev.recount.stream.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,7 @@ class WindowCloseCheckpointsTest {
             checkpoints++;
         }
     };
-    private final WindowCloseCheckpoints trigger = new WindowCloseCheckpoints(job, MINUTE, () -> now);
+    private final WindowCloseCheckpoints trigger = new WindowCloseCheckpoints(job, List.of(MINUTE), () -> now);
 
     @Test
     void aCheckpointWhenTheWatermarkPassesAWindowEndOnceEach() {
@@ -60,6 +61,29 @@ class WindowCloseCheckpointsTest {
         assertThat(checkpoints).isZero();
     }
 
+    /** Sets of 3 and 5 min windows: an end of either is a window close; keeping up is judged by the shorter. */
+    @Test
+    void theWindowEndsOfEverySetCount() {
+        WindowCloseCheckpoints twoSizes = new WindowCloseCheckpoints(job, List.of(5 * MINUTE, 3 * MINUTE), () -> now);
+        long t0 = 30 * MINUTE; // a multiple of both
+        now = t0 + 10_000;
+        watermark = OptionalLong.of(t0);
+        twoSizes.pollOnce();
+        watermark = OptionalLong.of(t0 + 3 * MINUTE - 1); // the 3 min window's last millisecond
+        now = t0 + 3 * MINUTE + 5_000;
+        twoSizes.pollOnce();
+        assertThat(checkpoints).isEqualTo(1);
+        watermark = OptionalLong.of(t0 + 5 * MINUTE - 1); // the 5 min window's
+        now = t0 + 5 * MINUTE + 5_000;
+        twoSizes.pollOnce();
+        assertThat(checkpoints).isEqualTo(2);
+        watermark = OptionalLong.of(t0 + 5 * MINUTE + 30_000);
+        now = t0 + 9 * MINUTE; // more than the shorter window behind
+        watermark = OptionalLong.of(t0 + 6 * MINUTE - 1);
+        twoSizes.pollOnce();
+        assertThat(checkpoints).as("behind real time by more than 3 min").isEqualTo(2);
+    }
+
     @Test
     void aFailingPollIsSkipped() {
         WindowCloseCheckpoints failing = new WindowCloseCheckpoints(
@@ -74,7 +98,7 @@ class WindowCloseCheckpointsTest {
                         checkpoints++;
                     }
                 },
-                MINUTE,
+                List.of(MINUTE),
                 () -> now);
         failing.pollOnce();
         assertThat(checkpoints).isZero();

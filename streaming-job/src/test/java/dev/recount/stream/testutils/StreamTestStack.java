@@ -126,9 +126,16 @@ public final class StreamTestStack {
         return Topics.readCommitted(stack.bootstrapServers(), topic, Duration.ofSeconds(30));
     }
 
+    /** The default set's stream rows. */
     public List<StreamWindowMetricsTable.Row> windowRows(Job job) throws SQLException {
+        return windowRows(job, dev.recount.stream.Fixtures.DEFAULT_SET);
+    }
+
+    /** The stream rows of {@code set}, from its own table. */
+    public List<StreamWindowMetricsTable.Row> windowRows(Job job, dev.recount.core.sets.MetricSet set)
+            throws SQLException {
         try (Connection c = connection(job)) {
-            return StreamWindowMetricsTable.readRange(c, ALL_FROM, ALL_TO);
+            return new StreamWindowMetricsTable(new dev.recount.db.sets.SetTables(set)).readRange(c, ALL_FROM, ALL_TO);
         }
     }
 

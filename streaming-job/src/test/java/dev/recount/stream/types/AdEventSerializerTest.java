@@ -6,8 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventType;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
@@ -61,6 +65,9 @@ class AdEventSerializerTest extends SerializerTestBase<AdEvent> {
         for (int i = 0; i < HOSTILE.length; i++) {
             String s = HOSTILE[i];
             data[3 + i] = event(s, EventType.values()[i % 3], s, s + s, i % 2 == 0 ? null : s, s);
+            // The fields beyond the contract: the raw JSON as any string, declared values, empty and absent arrays.
+            if (i % 3 == 0) data[3 + i].withAttributes(new String[] {s, "DE"}, new long[] {0, Long.MAX_VALUE}, s);
+            if (i % 3 == 1) data[3 + i].withAttributes(new String[0], new long[0], null);
         }
         return data;
     }
@@ -109,5 +116,45 @@ class AdEventSerializerTest extends SerializerTestBase<AdEvent> {
         assertThatThrownBy(() -> new AdEventSerializer().deserialize(new DataInputDeserializer(bytes)))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("event type code 9");
+    }
+
+    /**
+     * A snapshot of the release before metric sets (format 1, no attributes; its own serializer wrote it and an event,
+     * see src/test/resources/previous-release) restores a serializer that reads that event, and today's serializer
+     * answers that state of that format would need a migration, not that it is incompatible.
+     */
+    @Test
+    void aSnapshotOfThePreviousFormatStillReadsItsEvents() throws Exception {
+        DataInputDeserializer snapshotBytes =
+                new DataInputDeserializer(previousRelease("ad-event-serializer-v1.snapshot"));
+        TypeSerializerSnapshot<AdEvent> old = TypeSerializerSnapshot.readVersionedSnapshot(
+                snapshotBytes, getClass().getClassLoader());
+
+        AdEvent read =
+                old.restoreSerializer().deserialize(new DataInputDeserializer(previousRelease("ad-event-v1.bin")));
+
+        AdEvent expected = new AdEvent(
+                "e-1",
+                EventType.CLICK,
+                1_795_946_407_000L,
+                "camp-a",
+                "search",
+                250_000,
+                "req-1",
+                "ad-events-test",
+                0,
+                42,
+                1_795_946_408_000L);
+        assertThat(read).isEqualTo(expected);
+        assertThat(read.attributesJson).isNull();
+        TypeSerializerSchemaCompatibility<AdEvent> compatibility =
+                new AdEventSerializer().snapshotConfiguration().resolveSchemaCompatibility(old);
+        assertThat(compatibility.isCompatibleAfterMigration()).isTrue();
+    }
+
+    private static byte[] previousRelease(String file) throws Exception {
+        return Files.readAllBytes(Path.of(AdEventSerializerTest.class
+                .getResource("/previous-release/" + file)
+                .toURI()));
     }
 }
