@@ -16,6 +16,7 @@ import dev.recount.core.event.EventJson;
 import dev.recount.core.event.EventType;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.core.sets.MeasureValues;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.stream.metrics.JobTotals;
@@ -51,6 +52,9 @@ import org.junit.jupiter.api.io.TempDir;
  * late or too late does not depend on timing.
  *
  * <p>Partition 1 gets one event and then goes quiet: the windows still close (idleness).
+ *
+ * <p>Two metric sets from a definitions file: the default set (1 min windows) and {@value #BY_CHANNEL} (per channel,
+ * 5 min windows), into its own table; the too-late event of the default set is on time for it.
  */
 class StreamJobITCase {
     @RegisterExtension
@@ -59,6 +63,19 @@ class StreamJobITCase {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long FIVE_QUINTILLION = 5_000_000_000_000_000_000L;
+
+    static final String BY_CHANNEL = "by_channel";
+    static final String DEFINITIONS = """
+            version: 1
+            sets:
+              - name: default
+              - name: by_channel
+                dimensions: [channel_id]
+                measures:
+                  - {name: clicks, kind: count, where: {event_type: click}}
+                  - {name: spend_micros, kind: sum, field: cost_micros}
+                window: 5m
+            """;
 
     private final StreamTestStack stack = new StreamTestStack();
     private final Map<String, Long> validOffsets = new HashMap<>(); // "partition:offset" -> event_ts
@@ -89,7 +106,8 @@ class StreamJobITCase {
                         "stream.parallelism",
                         "2",
                         "validation.max-cost-micros",
-                        Long.toString(Long.MAX_VALUE)));
+                        Long.toString(Long.MAX_VALUE)),
+                DEFINITIONS);
         producer = stack.producer();
         RunningJob running = StreamRun.start(job.settings(), false, false, FLINK.environments(), line -> {});
         try {
@@ -141,6 +159,7 @@ class StreamJobITCase {
             });
             assertThat(backfill).hasSize(1);
             BackfillRecord b = backfill.get(0);
+            assertThat(b.setNames()).as("on time for by_channel's 5 min window").containsExactly("default");
             assertThat(b.event().eventId).isEqualTo("too-late-1");
             assertThat(b.event().costMicros).isEqualTo(777);
             assertThat(b.windowStart()).isEqualTo(ms(W0));
@@ -231,6 +250,32 @@ class StreamJobITCase {
             long progress = Poll.untilPresent(
                     WAIT, "stream_progress", () -> stack.lakeCompleteUntil(job).filter(t -> t >= ms(W2)));
             assertThat(progress).isLessThan(ms(W3.plusSeconds(10)));
+
+            // Phase 4: past W5, by_channel's first window fires: every unique event of W0-W4 per channel, the too-late
+            // one of the default set included, in its own table.
+            event(0, "c-w5", EventType.IMPRESSION, W0.plusSeconds(5 * 60 + 10), "camp-a", "search", 1_000);
+            MetricSet byChannel = job.settings().sets().set(BY_CHANNEL).orElseThrow();
+            List<Row> channelRows = Poll.untilPresent(WAIT, "by_channel's first window", () -> {
+                List<Row> r = stack.windowRows(job, byChannel);
+                return r.size() == 2 ? Optional.of(r) : Optional.empty();
+            });
+            long w5 = ms(W0) + 5 * 60_000;
+            assertThat(channelRows)
+                    .containsExactlyInAnyOrder(
+                            new Row(
+                                    new dev.recount.db.tables.WindowRow(
+                                            WindowKey.of(ms(W0), "search"),
+                                            w5,
+                                            MeasureValues.of(3, 0, 11)
+                                                    .plus(new MeasureValues(
+                                                            BigInteger.ZERO,
+                                                            new BigInteger("10000000000005255877"),
+                                                            BigInteger.ZERO))),
+                                    1),
+                            new Row(
+                                    new dev.recount.db.tables.WindowRow(
+                                            WindowKey.of(ms(W0), "display"), w5, MeasureValues.of(0, 1_000, 1)),
+                                    1));
 
             // Nothing above made the job fail over: every task still runs its first attempt.
             AccessExecutionGraph graph =

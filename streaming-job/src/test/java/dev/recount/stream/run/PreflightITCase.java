@@ -152,6 +152,40 @@ class PreflightITCase {
         }
     }
 
+    /**
+     * Every metric set's table is checked: rows of another window size in a set's own table stop the start, naming
+     * the set, and so does a set whose tables `migrate` has not created.
+     */
+    @Test
+    void everySetsTableIsCheckedForItsWindowSizeAndExistence(@TempDir Path home) throws Exception {
+        String definitions = """
+                version: 1
+                sets:
+                  - name: default
+                  - name: by_channel
+                    dimensions: [channel_id]
+                    measures: [{name: clicks, kind: count, where: {event_type: click}}]
+                    window: 5m
+                """;
+        StreamTestStack.Job job = stack.newJob(stack.createTopic("preflight", 1), home, Map.of(), definitions);
+        Preflight.checkAndRead(job.settings()); // its tables, empty: no objection
+        try (Connection c = stack.stack().adminConnection();
+                Statement st = c.createStatement()) {
+            c.setSchema(job.schema());
+            st.execute("INSERT INTO by_channel__stream_window_metrics (window_start, window_end, channel_id, clicks,"
+                    + " events, revision) VALUES ('2026-11-28 10:00Z', '2026-11-28 10:01Z', 'web', 1, 1, 1)");
+            assertStartFails(job)
+                    .hasMessageContaining("by_channel__stream_window_metrics holds windows of 1m, not 5m")
+                    .hasMessageContaining("metric set by_channel");
+
+            st.execute("DROP TABLE by_channel__stream_window_metrics CASCADE");
+            assertStartFails(job)
+                    .hasMessageContaining("has no by_channel__stream_window_metrics table")
+                    .hasMessageContaining("`./recount migrate`");
+            assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
+        }
+    }
+
     /** The broker would refuse the producers only at the first dead letter or too-late event, hours into a run. */
     @Test
     void aKafkaTransactionTimeoutAboveTheBrokersStopsTheStart(@TempDir Path home) throws Exception {

@@ -1,6 +1,7 @@
 package dev.recount.stream.testutils;
 
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.stream.run.StreamSettings;
@@ -83,8 +84,30 @@ public final class StreamTestStack {
      * @param settings extra settings (window.size etc.), on top of recount's defaults
      */
     public Job newJob(String inputTopic, Path home, Map<String, String> settings) throws IOException {
+        return newJob(inputTopic, home, settings, null);
+    }
+
+    /**
+     * As above, computing the metric sets of {@code definitions} (a definitions file's text, written to {@code home}
+     * and named by {@code metric-sets.file}; null: the built-in default set), whose tables the schema gets as
+     * {@code migrate} creates them.
+     */
+    public Job newJob(String inputTopic, Path home, Map<String, String> settings, String definitions)
+            throws IOException {
+        Files.createDirectories(home);
+        Map<String, String> withSets = new HashMap<>(settings);
+        MetricSets sets = MetricSets.defaults();
+        if (definitions != null) {
+            Path file = home.resolve("metric-sets.yaml");
+            Files.writeString(file, definitions, StandardCharsets.UTF_8);
+            withSets.put(MetricSets.FILE_SETTING, file.toString());
+            RecountConfig config = RecountConfig.defaults();
+            for (Map.Entry<String, String> e : withSets.entrySet()) config = config.with(e.getKey(), e.getValue());
+            sets = MetricSets.fromConfig(config);
+        }
+        settings = withSets;
         // Migrated, with its logins: the job logs in as the schema's stream login, never as the administrator.
-        String schema = stack.createMigratedSchema("stream");
+        String schema = stack.createMigratedSchema("stream", sets);
         Map<String, String> values = new HashMap<>();
         values.put("topics.input", inputTopic);
         values.put("topics.dead-letter", createTopic("dlq", 1));
