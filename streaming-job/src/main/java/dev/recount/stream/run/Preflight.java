@@ -4,6 +4,7 @@ import dev.recount.core.config.Durations;
 import dev.recount.core.sets.MetricSet;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
+import dev.recount.db.sets.MetricSetRegistry;
 import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.WindowSizes;
@@ -36,9 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Checks, before a job is submitted, what would otherwise only show up as a failing-and-restarting job, or not at
  * all: the three topics exist and none is compacted, and PostgreSQL lets the stream's own login in, with its group
- * role's privileges and recount's tables in the configured schema — every metric set's stream table (and attribution
- * table, for a set with attribution), each holding no rows of another window size than its set's. Each failure is
- * one line.
+ * role's privileges and recount's tables in the configured schema — every metric set migrated as the definitions
+ * declare it (db's registry), its stream table (and attribution table, for a set with attribution) there, holding no
+ * rows of another window size than its set's. Each failure is one line.
  *
  * <p>{@link #checkAndRead} runs Kafka's side on another thread while PostgreSQL's runs on the caller's (each is mostly
  * waiting for its client to load and connect, ~0.3–0.7 s together at start-up), and reads what the run needs from each
@@ -333,6 +334,10 @@ final class Preflight {
         try (c;
                 PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?)")) {
             Database.checkLogin(c, s.postgres().schema(), Role.STREAM);
+            // Every set migrated as the definitions declare it (its fingerprint): rows and state of a set whose
+            // dimensions or measures changed in place would mean two things at once.
+            c.setSchema(s.postgres().schema());
+            MetricSetRegistry.check(c, s.sets());
             for (MetricSet set : s.sets().sets()) {
                 SetTables tables = new SetTables(set);
                 // The default set's tables are migrations'; every other set's are made from the definitions.

@@ -141,7 +141,16 @@ public final class WindowMetricsOperator extends AbstractStreamOperator<SetWindo
                 }
                 KeyWindows w = state.value();
                 w.key = key;
-                for (int i = 0; i < w.size; i++) index(rules.time().lastMillis(w.starts[i]), key);
+                for (int i = 0; i < w.size; i++) {
+                    if (w.sums[i].sums.length != rules.set().measures().size()) {
+                        // db's registry refuses such a start first; state must not be summed into another layout.
+                        throw new IllegalStateException("restored windows of metric set " + rules.name() + " hold "
+                                + w.sums[i].sums.length + " measures, its definition "
+                                + rules.set().measures().size()
+                                + ": its measures changed in place");
+                    }
+                    index(rules.time().lastMillis(w.starts[i]), key);
+                }
             }
         }
         if (dropped > 0) LOG.info("dropped the window state of {} keys of metric sets no longer defined", dropped);

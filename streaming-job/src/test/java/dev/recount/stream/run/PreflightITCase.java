@@ -3,6 +3,7 @@ package dev.recount.stream.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.recount.core.config.ConfigException;
 import dev.recount.stream.testutils.StreamTestStack;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -182,6 +183,13 @@ class PreflightITCase {
             assertStartFails(job)
                     .hasMessageContaining("has no by_channel__stream_window_metrics table")
                     .hasMessageContaining("`./recount migrate`");
+
+            st.execute("DELETE FROM metric_sets WHERE name = 'by_channel'"); // as if migrate never ran for it
+            // db's registry judges first: a definitions problem, as a bad file is (exit 2).
+            assertThatThrownBy(() -> Preflight.checkAndRead(job.settings()))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("metric set by_channel")
+                    .hasMessageContaining("run ./recount migrate");
             assertThat(Files.exists(home.resolve("checkpoints"))).isFalse();
         }
     }
