@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command line, in-process with captured output: help, and one-line failures before anything is started. */
 class StreamJobMainTest {
@@ -80,6 +83,20 @@ class StreamJobMainTest {
     void aMissingConfigFileIsNamed() {
         assertThat(run("stream", "--config", "/nonexistent/recount.properties")).isEqualTo(2);
         assertThat(err.toString()).contains("/nonexistent/recount.properties");
+    }
+
+    /** The definitions are loaded before anything starts: a bad file is exit 2, one line naming it. */
+    @Test
+    void aBadDefinitionsFileStopsTheStartWithExitTwo(@TempDir Path dir) throws Exception {
+        Path sets = dir.resolve("sets.yaml");
+        Files.writeString(sets, "version: 1\nsets:\n  - name: Not A Name\n");
+        Path config = dir.resolve("recount.properties");
+        Files.writeString(config, "metric-sets.file=" + sets + "\n");
+        assertThat(run("stream", "--config", config.toString())).isEqualTo(2);
+        assertThat(err.toString().strip())
+                .startsWith("recount stream: ")
+                .contains(sets.toString())
+                .doesNotContain("\n");
     }
 
     @Test

@@ -80,8 +80,7 @@ import org.slf4j.LoggerFactory;
  * own, so it re-fires its window with revision + 1 as before. The buffered sums are operator state.
  *
  * <p>"Too late" is core's {@link EventTime#isClosed} of the set's window with this operator's current watermark. The
- * window
- * operator downstream never has a higher watermark than this operator had when it sent the event (this operator is
+ * window operator downstream never has a higher watermark than this operator had when it sent the event (this operator is
  * never idle downstream, so it always holds that watermark back: {@link #processWatermarkStatus}), so whatever
  * passes here is on time or within lateness there too. Too-late ids are remembered as well — for a horizon from
  * the watermark they arrived at, since their own event time lies behind it — so a duplicate of a too-late event is
