@@ -1,11 +1,14 @@
 package dev.recount.db.tables;
 
+import dev.recount.core.sets.MetricSet;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -16,6 +19,10 @@ import java.util.Optional;
  * own transaction, so "succeeded" and the corrections it applied become visible together. A run holds a
  * liveness lock while it works ({@link RunLiveness}): a run whose process died is marked failed by the next
  * run ({@link #failAbandoned}). A dry run ({@code dry_run}) compared and reported but applied nothing.
+ *
+ * <p>{@code metric_sets} (V26) names the metric sets a run covers: the sets it was asked for while it runs or if it
+ * failed, the sets it reconciled once it succeeded. NULL (rows from before V26, or a run started without naming sets)
+ * means the default set only.
  */
 public final class ReconciliationRunsTable {
     public static final String TABLE = "reconciliation_runs";
@@ -71,7 +78,8 @@ public final class ReconciliationRunsTable {
 
     /**
      * A run as read back; the outcome columns are null unless it succeeded. For a dry run {@code valuesCorrected}
-     * is how many values it would have corrected.
+     * is how many values it would have corrected. {@code metricSets} is null for a run that named none (the default
+     * set only).
      */
     public record Run(
             long runId,
@@ -89,7 +97,17 @@ public final class ReconciliationRunsTable {
             Long valuesCorrected,
             String totalsJson,
             String reportDir,
-            String error) {}
+            String error,
+            List<String> metricSets) {
+        /** The sets the run covers, NULL read as the default set alone. */
+        public List<String> metricSetsOrDefault() {
+            return metricSets == null ? List.of(MetricSet.DEFAULT) : metricSets;
+        }
+    }
+
+    /** A row covers set {@code ?}: it names it, or names none and the set is the default. */
+    private static final String COVERS_SET =
+            "? = ANY (coalesce(metric_sets, ARRAY['" + MetricSet.DEFAULT + "']::text[]))";
 
     private ReconciliationRunsTable() {}
 
@@ -100,15 +118,28 @@ public final class ReconciliationRunsTable {
      */
     public static long start(Connection conn, long fromMillis, long toMillis, Long batchRunId, boolean dryRun)
             throws SQLException {
+        return start(conn, fromMillis, toMillis, batchRunId, dryRun, null);
+    }
+
+    /**
+     * As {@link #start(Connection, long, long, Long, boolean)}, recording the metric sets the run is asked to
+     * reconcile ({@code metricSets}; null leaves {@code metric_sets} NULL: the default set only).
+     */
+    public static long start(
+            Connection conn, long fromMillis, long toMillis, Long batchRunId, boolean dryRun, List<String> metricSets)
+            throws SQLException {
         String sql = LIVENESS.insertHoldingLock("INSERT INTO " + TABLE + " (range_from, range_to, batch_run_id,"
-                + " dry_run, status) VALUES (?, ?, ?, ?, 'running') RETURNING run_id");
+                + " dry_run, status" + (metricSets == null ? "" : ", metric_sets") + ") VALUES (?, ?, ?, ?, 'running'"
+                + (metricSets == null ? "" : ", ?") + ") RETURNING run_id");
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             Timestamps.bind(ps, 1, fromMillis);
             Timestamps.bind(ps, 2, toMillis);
             if (batchRunId == null) ps.setNull(3, Types.BIGINT);
             else ps.setLong(3, batchRunId);
             ps.setBoolean(4, dryRun);
-            ps.setInt(5, LIVENESS.namespace(conn));
+            int next = 5;
+            if (metricSets != null) ps.setArray(next++, textArray(conn, metricSets));
+            ps.setInt(next, LIVENESS.namespace(conn));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -173,9 +204,20 @@ public final class ReconciliationRunsTable {
 
     /** Marks the run succeeded with its outcome. Call inside the transaction that applied its corrections. */
     public static void succeed(Connection conn, long runId, Outcome o) throws SQLException {
+        succeed(conn, runId, o, null);
+    }
+
+    /**
+     * As {@link #succeed(Connection, long, Outcome)}, recording {@code reconciledSets} as the sets the run
+     * reconciled (null keeps what {@link #start} recorded): a set whose range no batch run covered is left out, so
+     * that nothing counts its range as reconciled for it.
+     */
+    public static void succeed(Connection conn, long runId, Outcome o, List<String> reconciledSets)
+            throws SQLException {
         String sql = "UPDATE " + TABLE + " SET status = 'succeeded', verdict = ?, keys_compared = ?, keys_matched = ?,"
                 + " keys_mismatched = ?, keys_missing_in_stream = ?, keys_missing_in_batch = ?, values_corrected = ?,"
                 + " totals = ?::jsonb, report_dir = ?, finished_at = clock_timestamp(), error = NULL"
+                + (reconciledSets == null ? "" : ", metric_sets = ?")
                 + " WHERE run_id = ? AND status = 'running'";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setString(1, o.verdict().wireName());
@@ -188,7 +230,9 @@ public final class ReconciliationRunsTable {
             ps.setString(8, o.totalsJson());
             if (o.reportDir() == null) ps.setNull(9, Types.VARCHAR);
             else ps.setString(9, o.reportDir());
-            ps.setLong(10, runId);
+            int next = 10;
+            if (reconciledSets != null) ps.setArray(next++, textArray(conn, reconciledSets));
+            ps.setLong(next, runId);
             requireOne(ps.executeUpdate(), runId);
         }
     }
@@ -219,12 +263,23 @@ public final class ReconciliationRunsTable {
      */
     public static List<long[]> succeededRangesWithin(Connection conn, long fromMillis, long toMillis)
             throws SQLException {
+        return succeededRangesWithin(conn, fromMillis, toMillis, null);
+    }
+
+    /**
+     * As {@link #succeededRangesWithin(Connection, long, long)}, of the runs that reconciled metric set {@code set}
+     * (a run without {@code metric_sets} reconciled the default set only); null: of every run, whatever its sets.
+     */
+    public static List<long[]> succeededRangesWithin(Connection conn, long fromMillis, long toMillis, String set)
+            throws SQLException {
         String sql = "SELECT DISTINCT range_from, range_to FROM " + TABLE
                 + " WHERE status = 'succeeded' AND NOT dry_run AND range_from >= ? AND range_to <= ?"
+                + (set == null ? "" : " AND " + COVERS_SET)
                 + " ORDER BY range_from, range_to";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             Timestamps.bind(ps, 1, fromMillis);
             Timestamps.bind(ps, 2, toMillis);
+            if (set != null) ps.setString(3, set);
             List<long[]> ranges = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -252,7 +307,18 @@ public final class ReconciliationRunsTable {
                 (Long) rs.getObject("values_corrected"),
                 rs.getString("totals"),
                 rs.getString("report_dir"),
-                rs.getString("error"));
+                rs.getString("error"),
+                metricSets(rs));
+    }
+
+    /** {@code metric_sets} of a row; null when the row names none. */
+    private static List<String> metricSets(ResultSet rs) throws SQLException {
+        Array a = rs.getArray("metric_sets");
+        return a == null ? null : List.copyOf(Arrays.asList((String[]) a.getArray()));
+    }
+
+    private static Array textArray(Connection conn, List<String> values) throws SQLException {
+        return conn.createArrayOf("text", values.toArray(String[]::new));
     }
 
     private static void requireOne(int updated, long runId) {
