@@ -1,35 +1,55 @@
 package dev.recount.reconcile;
 
 import dev.recount.core.attribution.AttributionMetrics;
+import dev.recount.core.sets.Measure;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.CorrectionLogTable;
 import dev.recount.db.tables.CorrectionLogTable.Reason;
+import dev.recount.db.tables.SetColumns;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Reconciles the attribution metrics of a scope like the window metrics ({@link ReconcileStatements#reconcile}), in
- * the run's transaction, with one statement: compares {@code stream_attribution_metrics} with
- * {@code batch_attribution_metrics} per key, records a row in {@code attribution_diffs} for each key they disagree
- * on, and (unless a dry run) makes the batch value final in {@code attribution_corrections} — what the
- * {@code attribution_metrics} view serves — and appends a {@code correction_log} entry, under the attribution
- * metric's name, for each served value that changes. Exact: attribution has no tolerance settings.
+ * Reconciles the attribution metrics of one metric set's scope like its window metrics ({@link
+ * ReconcileStatements#reconcile}), in the run's transaction, with one statement: compares the set's
+ * {@code stream_attribution_metrics} with its {@code batch_attribution_metrics} per key (window of the click, the set's
+ * dimensions), records a row in its {@code attribution_diffs} for each key they disagree on, and (unless a dry run)
+ * makes the batch value final in its {@code attribution_corrections} — what its {@code attribution_metrics} view
+ * serves — and appends an entry to its {@code correction_log}, under the attribution metric's name, for each served
+ * value that changes. Exact: attribution has no tolerance settings.
  *
- * <p>A scope without any attribution row on either side (attribution off) compares nothing and writes nothing.
+ * <p>A scope without any attribution row on either side (attribution off) compares nothing and writes nothing; a set
+ * without attribution tables (it never declared attribution) is not compared at all ({@link #tablesExist}).
  */
 final class AttributionReconciliation {
     private static final String[] COLUMNS = AttributionMetrics.COLUMNS;
-    private static final String KEY = "window_start, campaign_id, channel_id";
-    private static final String SPEND_TYPE = dev.recount.core.metrics.Metric.SPEND_SQL_TYPE;
+    private static final String SPEND_TYPE = Measure.SUM_SQL_TYPE;
 
     private AttributionReconciliation() {}
+
+    /**
+     * Whether the set has attribution tables: the default set always has (V13), another set once migrate created them
+     * for it (it declared attribution). A set that declared attribution once and no longer does keeps its tables and
+     * rows, and they are still reconciled, as the default set's are whatever {@code attribution.enabled} says.
+     */
+    static boolean tablesExist(Connection conn, SetTables tables) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            ps.setString(1, tables.streamAttributionMetrics());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
 
     /**
      * What a run found for attribution.
@@ -50,11 +70,12 @@ final class AttributionReconciliation {
         }
     }
 
-    static Outcome reconcile(Connection conn, Scope scope, long runId, boolean apply) throws SQLException {
+    static Outcome reconcile(Connection conn, SetTables tables, Scope scope, long runId, boolean apply)
+            throws SQLException {
         Outcome[] result = {Outcome.NONE};
         Map<Reason, Long> corrections = new EnumMap<>(Reason.class);
         long[] finalized = {0};
-        try (PreparedStatement ps = statement(scope, runId, apply).prepare(conn);
+        try (PreparedStatement ps = statement(tables, scope, runId, apply).prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String what = rs.getString("what");
@@ -82,24 +103,29 @@ final class AttributionReconciliation {
         return new Outcome(o.counts(), o.stream(), o.batch(), finalized[0], corrections);
     }
 
-    private static Sql statement(Scope scope, long runId, boolean apply) {
+    private static Sql statement(SetTables tables, Scope scope, long runId, boolean apply) {
+        SetColumns columns = new SetColumns(tables);
+        String key = columns.keyList();
+        List<String> dimensions = tables.dimensionNames();
         Sql sql = new Sql()
-                .add("WITH s AS (SELECT " + KEY + ", window_end, revision, " + each(c -> c)
-                        + " FROM stream_attribution_metrics s WHERE ")
+                .add("WITH s AS (SELECT " + key + ", window_end, revision, " + each(c -> c) + " FROM "
+                        + tables.streamAttributionMetrics() + " s WHERE ")
                 .inScope("s.window_start", scope)
                 .add(")");
-        sql.add(", b AS (SELECT " + KEY + ", window_end, " + each(c -> c) + " FROM batch_attribution_metrics b WHERE ")
+        sql.add(", b AS (SELECT " + key + ", window_end, " + each(c -> c) + " FROM " + tables.batchAttributionMetrics()
+                        + " b WHERE ")
                 .inScope("b.window_start", scope)
                 .add(")");
-        sql.add(", c AS (SELECT " + KEY + ", window_end, removed, " + each(c -> c)
-                        + " FROM attribution_corrections c WHERE ")
+        sql.add(", c AS (SELECT " + key + ", window_end, removed, " + each(c -> c) + " FROM "
+                        + tables.attributionCorrections() + " c WHERE ")
                 .inScope("c.window_start", scope)
                 .add(")");
         String sIn = "s.window_start IS NOT NULL", bIn = "b.window_start IS NOT NULL";
-        sql.add(", j AS MATERIALIZED (SELECT coalesce(b.window_start, s.window_start, c.window_start) AS window_start,"
-                + " coalesce(b.campaign_id, s.campaign_id, c.campaign_id) AS campaign_id,"
-                + " coalesce(b.channel_id, s.channel_id, c.channel_id) AS channel_id,"
-                + " coalesce(b.window_end, s.window_end, c.window_end) AS window_end,"
+        sql.add(", j AS MATERIALIZED (SELECT coalesce(b.window_start, s.window_start, c.window_start) AS window_start, "
+                + dimensions.stream()
+                        .map(d -> "coalesce(b." + d + ", s." + d + ", c." + d + ") AS " + d)
+                        .collect(Collectors.joining(", "))
+                + ", coalesce(b.window_end, s.window_end, c.window_end) AS window_end,"
                 + " s.revision AS stream_revision, " + sIn + " AS in_stream, " + bIn + " AS in_batch,"
                 + " CASE WHEN " + bIn + " THEN CASE WHEN " + sIn + " THEN CASE WHEN (" + each(c -> "s." + c) + ") = ("
                 + each(c -> "b." + c) + ") THEN " + ReconcileStatements.MATCH + " ELSE " + ReconcileStatements.MISMATCH
@@ -111,23 +137,24 @@ final class AttributionReconciliation {
                 + " c.window_start IS NULL OR (c.window_end, " + each(c -> "c." + c) + ", c.removed) IS DISTINCT FROM"
                 + " (coalesce(b.window_end, s.window_end, c.window_end), " + each(c -> "coalesce(b." + c + ", 0)")
                 + ", NOT " + bIn + ") AS needs_write"
-                + " FROM s FULL JOIN b ON s.window_start = b.window_start AND s.campaign_id = b.campaign_id"
-                + " AND s.channel_id = b.channel_id"
+                + " FROM s FULL JOIN b ON " + columns.sameKey("s", "b")
                 + " FULL JOIN c ON c.window_start = coalesce(b.window_start, s.window_start)"
-                + " AND c.campaign_id = coalesce(b.campaign_id, s.campaign_id)"
-                + " AND c.channel_id = coalesce(b.channel_id, s.channel_id))");
-        sql.add(", diffs AS (INSERT INTO attribution_diffs (run_id, window_start, window_end, campaign_id, channel_id,"
+                + dimensions.stream()
+                        .map(d -> " AND c." + d + " = coalesce(b." + d + ", s." + d + ")")
+                        .collect(Collectors.joining())
+                + ")");
+        sql.add(", diffs AS (INSERT INTO " + tables.attributionDiffs() + " (run_id, " + columns.windowList() + ","
                         + " status, within_tolerance, stream_revision, " + each(c -> "stream_" + c) + ", "
                         + each(c -> "batch_" + c)
                         + ") SELECT ")
                 .bigint(runId)
-                .add(", window_start, window_end, campaign_id, channel_id, CASE st WHEN "
+                .add(", " + columns.windowList() + ", CASE st WHEN "
                         + ReconcileStatements.MISMATCH + " THEN 'mismatch' WHEN "
                         + ReconcileStatements.MISSING_IN_STREAM
                         + " THEN 'missing_in_stream' ELSE 'missing_in_batch' END, false, stream_revision, "
                         + each(c -> "stream_" + c) + ", " + each(c -> "batch_" + c) + " FROM j WHERE st <> "
                         + ReconcileStatements.MATCH + " RETURNING 1)");
-        sql.add(", entries AS (SELECT " + KEY + ", m.metric, m.before_value, m.after_value,"
+        sql.add(", entries AS (SELECT " + key + ", m.metric, m.before_value, m.after_value,"
                 + " CASE WHEN finalized THEN '" + Reason.BATCH_CHANGED.wireName() + "'"
                 + " WHEN NOT in_batch THEN '" + Reason.MISSING_IN_BATCH.wireName() + "'"
                 + " WHEN NOT in_stream THEN '" + Reason.MISSING_IN_STREAM.wireName() + "'"
@@ -142,18 +169,19 @@ final class AttributionReconciliation {
                 + ") AS m(metric, before_value, after_value)"
                 + " WHERE needs_write AND m.before_value IS DISTINCT FROM m.after_value)");
         if (apply) {
-            sql.add(", finalized AS (INSERT INTO attribution_corrections (" + KEY + ", window_end, " + each(c -> c)
-                            + ", removed, reconciliation_run_id, finalized_at) SELECT " + KEY + ", window_end, "
+            sql.add(", finalized AS (INSERT INTO " + tables.attributionCorrections() + " (" + key + ", window_end, "
+                            + each(c -> c) + ", removed, reconciliation_run_id, finalized_at) SELECT " + key
+                            + ", window_end, "
                             + each(c -> "coalesce(batch_" + c + ", 0)") + ", NOT in_batch, ")
                     .bigint(runId)
-                    .add(", now() FROM j WHERE needs_write ON CONFLICT (" + KEY + ") DO UPDATE SET"
+                    .add(", now() FROM j WHERE needs_write ON CONFLICT (" + key + ") DO UPDATE SET"
                             + " window_end = EXCLUDED.window_end, " + each(c -> c + " = EXCLUDED." + c)
                             + ", removed = EXCLUDED.removed, reconciliation_run_id = EXCLUDED.reconciliation_run_id,"
                             + " finalized_at = EXCLUDED.finalized_at RETURNING 1)");
-            sql.add(", logged AS (INSERT INTO " + CorrectionLogTable.TABLE + " (" + CorrectionLogTable.INSERT_COLUMNS
-                            + ") SELECT ")
+            CorrectionLogTable log = new CorrectionLogTable(tables);
+            sql.add(", logged AS (INSERT INTO " + log.table() + " (" + log.insertColumns() + ") SELECT ")
                     .bigint(runId)
-                    .add(", " + KEY + ", metric, before_value, after_value, reason"
+                    .add(", " + key + ", metric, before_value, after_value, reason"
                             + " FROM entries RETURNING reason)");
         }
         sql.add(" SELECT NULL::text AS what, NULL::text AS reason, NULL::bigint AS n, count(*) AS compared,"

@@ -2,7 +2,9 @@ package dev.recount.reconcile;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.attribution.AttributionMetrics;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.CorrectionLogTable.Reason;
+import dev.recount.reconcile.report.Labels;
 import dev.recount.reconcile.report.Money;
 import dev.recount.reconcile.report.ReportSection;
 import dev.recount.reconcile.report.Templates;
@@ -11,9 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The report's attribution section: how the stream's attribution metrics compared with the batch layer's over the
- * range, their totals, and the corrections applied (or, in a dry run, that would be). Also {@code "attribution"} in
- * summary.json.
+ * A metric set's attribution section of the report: how the stream's attribution metrics compared with the batch
+ * layer's over the range, their totals, and the corrections applied (or, in a dry run, that would be). Also {@code
+ * "attribution"} in the set's part of summary.json.
  */
 final class AttributionSection implements ReportSection {
     private static final String[] LABELS = {
@@ -21,14 +23,22 @@ final class AttributionSection implements ReportSection {
     };
     private final AttributionReconciliation.Outcome outcome;
     private final boolean dryRun;
+    private final SetTables tables;
 
-    AttributionSection(AttributionReconciliation.Outcome outcome, boolean dryRun) {
+    AttributionSection(AttributionReconciliation.Outcome outcome, boolean dryRun, SetTables tables) {
         this.outcome = outcome;
         this.dryRun = dryRun;
+        this.tables = tables;
     }
 
-    /** What attribution.mustache shows (the engine escapes every value). */
+    /**
+     * What attribution.mustache shows (the engine escapes every value): {@code dimensions} in words ("campaign,
+     * channel"), the set's attribution view, its ids' prefix (empty for the default set).
+     */
     public record View(
+            String idPrefix,
+            String dimensions,
+            String view,
             long compared,
             long matched,
             long mismatched,
@@ -53,6 +63,9 @@ final class AttributionSection implements ReportSection {
         return Templates.render(
                 Templates.ATTRIBUTION,
                 new View(
+                        Labels.idPrefix(tables.set()),
+                        Labels.dimensionWords(tables.set()),
+                        tables.name("attribution_metrics"),
                         k.compared(),
                         k.matched(),
                         k.mismatched(),

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Every group's totals from the batch's rows (the survey) and the run's diffs, without joining keys. A key the
+ * Every group's totals of one metric set from the batch's rows (the survey) and the run's diffs, without joining keys. A key the
  * batch has either matches, mismatches or is missing in the stream, and the stream's keys are the batch's minus those
  * missing in the stream plus those missing in the batch; a matching key adds the same to both sides, so the stream's
  * sums are the batch's plus the diffs' stream − batch differences. Per window the stream's own key count (surveyed)
@@ -20,7 +20,7 @@ final class ComparisonAssembler {
 
     static Comparison assemble(ScopeSurvey survey, DiffCounts diffs) {
         List<Comparison.WindowTotal> windows = new ArrayList<>();
-        GroupTotals range = GroupTotals.EMPTY;
+        GroupTotals range = GroupTotals.empty(survey.measures());
         for (ScopeSurvey.Window w : survey.windows().values()) {
             if (!w.compared()) continue;
             GroupTotals t = totals(w.batchRows(), diffs.window(w.windowStartMillis()));
@@ -36,22 +36,20 @@ final class ComparisonAssembler {
         }
         windows.sort(Comparator.comparingLong(Comparison.WindowTotal::windowStartMillis));
 
-        Map<DiffCounts.CampaignDay, ScopeSurvey.Rows> batch = new HashMap<>();
-        for (ScopeSurvey.CampaignDay cd : survey.campaignDays())
-            batch.put(new DiffCounts.CampaignDay(cd.campaignId(), cd.day()), cd.batch());
-        // A campaign-day only the stream has keys in has no batch rows, only diffs (missing in batch).
-        Set<DiffCounts.CampaignDay> all = new LinkedHashSet<>(batch.keySet());
-        all.addAll(diffs.campaignDays().keySet());
-        List<Comparison.CampaignDayTotal> campaignDays = new ArrayList<>();
-        for (DiffCounts.CampaignDay cd : all) {
-            campaignDays.add(new Comparison.CampaignDayTotal(
-                    cd.campaignId(),
-                    cd.day(),
-                    totals(batch.getOrDefault(cd, ScopeSurvey.Rows.NONE), diffs.campaignDay(cd))));
+        Map<DiffCounts.GroupDay, ScopeSurvey.Rows> batch = new HashMap<>();
+        for (ScopeSurvey.GroupDay gd : survey.days())
+            batch.put(new DiffCounts.GroupDay(gd.value(), gd.day()), gd.batch());
+        // A group-day only the stream has keys in has no batch rows, only diffs (missing in batch).
+        Set<DiffCounts.GroupDay> all = new LinkedHashSet<>(batch.keySet());
+        all.addAll(diffs.days().keySet());
+        ScopeSurvey.Rows none = ScopeSurvey.Rows.none(survey.measures());
+        List<Comparison.DayTotal> days = new ArrayList<>();
+        for (DiffCounts.GroupDay gd : all) {
+            days.add(
+                    new Comparison.DayTotal(gd.value(), gd.day(), totals(batch.getOrDefault(gd, none), diffs.day(gd))));
         }
-        campaignDays.sort(Comparator.comparing(Comparison.CampaignDayTotal::day)
-                .thenComparing(Comparison.CampaignDayTotal::campaignId));
-        return new Comparison(range, windows, campaignDays);
+        days.sort(Comparator.comparing(Comparison.DayTotal::day).thenComparing(Comparison.DayTotal::value));
+        return new Comparison(range, windows, days);
     }
 
     /** @throws IllegalStateException when the diffs cannot belong to these batch rows */

@@ -1,7 +1,7 @@
 package dev.recount.reconcile;
 
-import dev.recount.core.metrics.WindowMetrics;
-import dev.recount.db.tables.MetricColumns;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.db.tables.SetColumns;
 import dev.recount.db.tables.Timestamps;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,44 +13,53 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A run's diffs per window and per campaign-day ({@link ReconcileStatements#diffCounts}).
+ * A run's diffs of one metric set per window and per value of the set's first dimension per day ({@link
+ * ReconcileStatements#diffCounts}).
  *
- * @param windows      by window start
- * @param campaignDays by campaign-day
+ * @param windows  by window start
+ * @param days     by first-dimension value and day
+ * @param measures how many measures the set has (what a group without diffs differs by: zeros)
  */
-record DiffCounts(Map<Long, Counts> windows, Map<CampaignDay, Counts> campaignDays) {
+record DiffCounts(Map<Long, Counts> windows, Map<GroupDay, Counts> days, int measures) {
     DiffCounts {
         windows = Map.copyOf(windows);
-        campaignDays = Map.copyOf(campaignDays);
+        days = Map.copyOf(days);
     }
 
-    record CampaignDay(String campaignId, LocalDate day) {}
+    /** One value of the first dimension (the default set: a campaign) on one day. */
+    record GroupDay(String value, LocalDate day) {}
 
     /**
      * How many keys of a group differ, by status, how many of those are beyond tolerance, and their summed stream −
-     * batch difference per metric (negative where the batch has more).
+     * batch difference per measure ({@code delta}: values in the set's measure order, negative where the batch has
+     * more; only ever added to the batch's sums).
      */
     record Counts(
-            long mismatched, long missingInStream, long missingInBatch, long beyondTolerance, WindowMetrics delta) {
-        static final Counts NONE = new Counts(0, 0, 0, 0, WindowMetrics.ZERO);
-
+            long mismatched, long missingInStream, long missingInBatch, long beyondTolerance, MeasureValues delta) {
         Counts {
             Objects.requireNonNull(delta, "delta");
+        }
+
+        static Counts none(int measures) {
+            return new Counts(0, 0, 0, 0, MeasureValues.zeros(measures));
         }
     }
 
     Counts window(long windowStartMillis) {
-        return windows.getOrDefault(windowStartMillis, Counts.NONE);
+        Counts c = windows.get(windowStartMillis);
+        return c == null ? Counts.none(measures) : c;
     }
 
-    Counts campaignDay(CampaignDay cd) {
-        return campaignDays.getOrDefault(cd, Counts.NONE);
+    Counts day(GroupDay group) {
+        Counts c = days.get(group);
+        return c == null ? Counts.none(measures) : c;
     }
 
-    static DiffCounts read(Connection conn, long runId, ScopeDays days) throws SQLException {
+    static DiffCounts read(Connection conn, ReconcileStatements sql, long runId, ScopeDays days) throws SQLException {
+        SetColumns columns = new SetColumns(sql.set());
         Map<Long, Counts> windows = new HashMap<>();
-        Map<CampaignDay, Counts> campaignDays = new HashMap<>();
-        try (PreparedStatement ps = ReconcileStatements.diffCounts(runId, days).prepare(conn);
+        Map<GroupDay, Counts> groupDays = new HashMap<>();
+        try (PreparedStatement ps = sql.diffCounts(runId, days).prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 Counts c = new Counts(
@@ -58,14 +67,18 @@ record DiffCounts(Map<Long, Counts> windows, Map<CampaignDay, Counts> campaignDa
                         rs.getLong("missing_in_stream"),
                         rs.getLong("missing_in_batch"),
                         rs.getLong("beyond_tolerance"),
-                        MetricColumns.read(rs, "delta_"));
+                        columns.readValues(rs, "delta_"));
                 if (rs.getInt("g") == 1) {
                     windows.put(Timestamps.read(rs, "window_start"), c);
                 } else {
-                    campaignDays.put(new CampaignDay(rs.getString("campaign_id"), days.day(rs.getInt("day"))), c);
+                    groupDays.put(
+                            new GroupDay(
+                                    rs.getString(ReconcileStatements.GROUP),
+                                    days.day(rs.getInt(ReconcileStatements.DAY))),
+                            c);
                 }
             }
         }
-        return new DiffCounts(windows, campaignDays);
+        return new DiffCounts(windows, groupDays, columns.measureCount());
     }
 }

@@ -72,7 +72,7 @@ final class DiffsFile implements AutoCloseable {
     }
 
     /**
-     * Runs {@code query} (its columns those of {@link ReconciliationDiffsTable#INSERT_COLUMNS}) into this file, once.
+     * Runs {@code query} (its columns those of {@link ReconciliationDiffsTable#insertColumns}) into this file, once.
      */
     DiffsFile write(Connection conn, Sql query) throws SQLException {
         if (rows >= 0) throw new IllegalStateException("the run's diffs were written already");
@@ -89,17 +89,14 @@ final class DiffsFile implements AutoCloseable {
         }
     }
 
-    /** Loads the rows into {@code reconciliation_diffs} on {@code conn}; returns how many. Once. */
-    long load(Connection conn) throws SQLException {
+    /** Loads the rows into {@code diffs} (a metric set's {@code reconciliation_diffs}) on {@code conn}; returns how many. Once. */
+    long load(Connection conn, ReconciliationDiffsTable diffs) throws SQLException {
         try {
             channel.position(0);
             InputStream in = new BufferedInputStream(Channels.newInputStream(channel), 1 << 16);
             long loaded = conn.unwrap(PGConnection.class)
                     .getCopyAPI()
-                    .copyIn(
-                            "COPY " + ReconciliationDiffsTable.TABLE + " (" + ReconciliationDiffsTable.INSERT_COLUMNS
-                                    + ") FROM STDIN",
-                            in);
+                    .copyIn("COPY " + diffs.table() + " (" + diffs.insertColumns() + ") FROM STDIN", in);
             if (loaded != rows) {
                 throw new IllegalStateException("loaded " + loaded + " diff rows, but " + rows + " were written");
             }

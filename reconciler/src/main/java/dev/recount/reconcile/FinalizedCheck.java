@@ -1,10 +1,9 @@
 package dev.recount.reconcile;
 
-import dev.recount.core.metrics.WindowMetrics;
-import dev.recount.db.tables.MetricColumns;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.db.tables.ReconciledWindowsTable.Side;
+import dev.recount.db.tables.SetColumns;
 import dev.recount.db.tables.Timestamps;
-import dev.recount.db.tables.WindowCorrectionsTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,8 +15,8 @@ import java.util.TreeMap;
 import java.util.function.LongPredicate;
 
 /**
- * What {@code window_metrics} serves for the windows a run just reconciled key by key, checked without reading the
- * view: one scan of their {@code window_corrections} rows ({@link ReconcileStatements#finalRows}) and a lookup of the
+ * What a metric set's {@code window_metrics} serves for the windows a run just reconciled key by key, checked without
+ * reading the view: one scan of their {@code window_corrections} rows ({@link ReconcileStatements#finalRows}) and a lookup of the
  * keys only the stream has ({@link ReconcileStatements#streamKeysNotFinalized}). The view serves a window's
  * corrections that are not removed as final and hides every stream and batch row that has a correction, so it serves
  * exactly the batch as final, and nothing as not final, when per window the kept corrections have the batch's key
@@ -31,8 +30,11 @@ final class FinalizedCheck {
     private FinalizedCheck() {}
 
     /** One window's corrections: those served as final, and the removed ones. */
-    record Window(Side kept, WindowMetrics keptSums, Side removed) {
-        static final Window NONE = new Window(Side.EMPTY, WindowMetrics.ZERO, Side.EMPTY);
+    record Window(Side kept, MeasureValues keptSums, Side removed) {
+        /** A window without corrections, of a set of {@code measures} measures. */
+        static Window none(int measures) {
+            return new Window(Side.EMPTY, MeasureValues.zeros(measures), Side.EMPTY);
+        }
 
         /** All of the window's corrections, as {@link ReconcileStatements#finalFingerprints} reads them. */
         Side all() {
@@ -50,14 +52,19 @@ final class FinalizedCheck {
      *     window outside {@code changed}
      */
     static Map<Long, Window> check(
-            Connection conn, Scope changed, long runId, ScopeSurvey survey, Optional<NewPartition> newPartition)
+            Connection conn,
+            ReconcileStatements sql,
+            Scope changed,
+            long runId,
+            ScopeSurvey survey,
+            Optional<NewPartition> newPartition)
             throws SQLException {
         Map<Long, Window> windows = read(
                 conn,
-                newPartition.isPresent()
-                        ? ReconcileStatements.finalRowsOfNewPartition(newPartition.get())
-                        : ReconcileStatements.finalRows(changed));
-        String table = newPartition.map(NewPartition::name).orElse(WindowCorrectionsTable.TABLE);
+                new SetColumns(sql.set()),
+                newPartition.isPresent() ? sql.finalRowsOfNewPartition(newPartition.get()) : sql.finalRows(changed));
+        String table = newPartition.map(NewPartition::name).orElse(sql.tables().windowCorrections());
+        Window none = Window.none(survey.measures());
         LongPredicate held = changed.holdsWindow();
         for (long w : windows.keySet()) {
             if (!held.test(w)) {
@@ -67,10 +74,11 @@ final class FinalizedCheck {
         }
         for (ScopeSurvey.Window w : survey.windows().values()) {
             if (!held.test(w.windowStartMillis())) continue;
-            Window f = windows.getOrDefault(w.windowStartMillis(), Window.NONE);
+            Window f = windows.getOrDefault(w.windowStartMillis(), none);
             if (!f.kept().equals(w.batch())
                     || !f.keptSums().equals(w.batchRows().sums())) {
-                throw new IllegalStateException("after corrections window_metrics serves, for window "
+                throw new IllegalStateException("after corrections "
+                        + sql.tables().windowMetrics() + " serves, for window "
                         + Instant.ofEpochMilli(w.windowStartMillis()) + ", "
                         + f.kept().keys() + " keys summing to "
                         + f.keptSums() + " as final (fingerprint " + f.kept().fingerprint() + "), but the batch has "
@@ -78,20 +86,22 @@ final class FinalizedCheck {
                         + w.batch().fingerprint() + ")");
             }
         }
-        try (PreparedStatement ps = ReconcileStatements.streamKeysNotFinalized(changed, runId, table)
-                        .prepare(conn);
+        try (PreparedStatement ps =
+                        sql.streamKeysNotFinalized(changed, runId, table).prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             long notFinal = rs.getLong("n");
             if (notFinal != 0) {
-                throw new IllegalStateException("after corrections window_metrics still serves " + notFinal
-                        + " keys only the stream has as not final");
+                throw new IllegalStateException(
+                        "after corrections " + sql.tables().windowMetrics() + " still serves "
+                                + notFinal
+                                + " keys only the stream has as not final");
             }
         }
         return windows;
     }
 
-    private static Map<Long, Window> read(Connection conn, Sql finalRows) throws SQLException {
+    private static Map<Long, Window> read(Connection conn, SetColumns columns, Sql finalRows) throws SQLException {
         Map<Long, Window> windows = new TreeMap<>();
         try (PreparedStatement ps = finalRows.prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
@@ -100,7 +110,7 @@ final class FinalizedCheck {
                         Timestamps.read(rs, "window_start"),
                         new Window(
                                 new Side(rs.getLong("kept_keys"), rs.getLong("kept_fingerprint")),
-                                MetricColumns.read(rs),
+                                columns.readValues(rs, ReconcileStatements.SUM),
                                 new Side(rs.getLong("removed_keys"), rs.getLong("removed_fingerprint"))));
             }
         }

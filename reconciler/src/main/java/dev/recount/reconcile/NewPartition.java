@@ -1,5 +1,6 @@
 package dev.recount.reconcile;
 
+import dev.recount.db.sets.SetTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,21 +24,26 @@ import java.util.regex.Pattern;
  * indexes updated row by row cost about 4 s; the plain insert and the two index builds about half of that. The batch
  * rows go in as the table is created ({@code CREATE TABLE AS}, which writes them in bulk: 0.13–0.57 s less than
  * inserting them into an empty table on the benchmark's day); the run's statement adds only the keys only the stream
- * has. The reconciler owns no table: the schema owner's functions of V19 and V20 create, index and attach the table,
- * all in the run's transaction, so nobody sees it before the run commits and a failed run leaves nothing behind.
+ * has. The reconciler owns no table: the schema owner's functions of V19 and V20 (and, for every other metric set,
+ * their counterparts migrate creates, named by {@link SetTables}) create, index and attach the table, all in the run's
+ * transaction, so nobody sees it before the run commits and a failed run leaves nothing behind. Every metric set's
+ * {@code window_corrections} has its own partitions.
  *
- * @param name the table's name (lower case letters, digits and underscores: safe to put into SQL as it is)
+ * @param name   the table's name (lower case letters, digits and underscores: safe to put into SQL as it is)
+ * @param tables the metric set whose {@code window_corrections} it becomes a partition of
  */
-record NewPartition(String name) {
-    private static final Pattern NAME = Pattern.compile("window_corrections_[0-9a-z_]+");
+record NewPartition(String name, SetTables tables) {
     /** How long {@link #attach} waits for the default partition's lock before it moves the rows instead. */
     static final Duration ATTACH_LOCK_TIMEOUT = Duration.ofSeconds(2);
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     NewPartition {
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("not a window_corrections partition name: '" + name + "'");
+        Pattern partitionName =
+                Pattern.compile(Pattern.quote(tables.windowCorrectionsPartitionPrefix()) + "[0-9a-z_]+");
+        if (!partitionName.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "not a partition name of " + tables.windowCorrections() + ": '" + name + "'");
         }
     }
 
@@ -46,11 +52,12 @@ record NewPartition(String name) {
      * finalized by run {@code runId} (V20: written in bulk, as the table is created), or returns empty when the days
      * cannot have one: a partition covers part of them, or {@code window_corrections} already holds a key in them.
      */
-    static Optional<NewPartition> create(Connection conn, Scope scope, ZoneId zone, long runId) throws SQLException {
+    static Optional<NewPartition> create(Connection conn, SetTables tables, Scope scope, ZoneId zone, long runId)
+            throws SQLException {
         LocalDate first = LocalDate.ofInstant(scope.from(), zone);
         LocalDate last = LocalDate.ofInstant(Instant.ofEpochMilli(scope.toMillis() - 1), zone);
         Sql sql = new Sql()
-                .add("SELECT window_corrections_new_partition_of_batch(")
+                .add("SELECT " + tables.windowCorrectionsNewPartitionOfBatch() + "(")
                 .timestamp(first.atStartOfDay(zone).toInstant().toEpochMilli())
                 .add(", ")
                 .timestamp(last.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli())
@@ -66,7 +73,7 @@ record NewPartition(String name) {
         try (PreparedStatement ps = sql.add(")").prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
-            return Optional.ofNullable(rs.getString(1)).map(NewPartition::new);
+            return Optional.ofNullable(rs.getString(1)).map(name -> new NewPartition(name, tables));
         }
     }
 
@@ -75,7 +82,7 @@ record NewPartition(String name) {
         try (Statement st = conn.createStatement()) {
             st.execute("SET LOCAL maintenance_work_mem = '" + maintenanceWorkMem + "'");
         }
-        call(conn, "window_corrections_index_partition");
+        call(conn, tables.name("window_corrections_index_partition"));
     }
 
     /**
@@ -93,14 +100,14 @@ record NewPartition(String name) {
         Savepoint beforeAttach = conn.setSavepoint();
         try (Statement st = conn.createStatement()) {
             st.execute("SET LOCAL lock_timeout = '" + ATTACH_LOCK_TIMEOUT.toMillis() + "ms'");
-            call(conn, "window_corrections_attach_partition");
+            call(conn, tables.name("window_corrections_attach_partition"));
             st.execute("SET LOCAL lock_timeout = DEFAULT");
             conn.releaseSavepoint(beforeAttach);
             return true;
         } catch (SQLException e) {
             if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) throw e;
             conn.rollback(beforeAttach); // also the lock_timeout
-            call(conn, "window_corrections_merge_partition");
+            call(conn, tables.name("window_corrections_merge_partition"));
             return false;
         }
     }

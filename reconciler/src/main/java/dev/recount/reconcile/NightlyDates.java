@@ -1,5 +1,7 @@
 package dev.recount.reconcile;
 
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,24 +14,48 @@ import java.util.Set;
 
 /**
  * Which days `./recount nightly --since D` still has to run: every day from {@code since} to {@code until}
- * (inclusive, oldest first) that no succeeded reconciliation covers exactly (midnight to midnight in the
- * configured zone). A day reconciled only as part of a longer range still counts as missing: the nightly
- * run also backfills it, and reruns are harmless.
+ * (inclusive, oldest first) that some metric set has no succeeded reconciliation of covering it exactly (midnight to
+ * midnight in the configured zone). A day reconciled only as part of a longer range still counts as missing: the
+ * nightly run also backfills it, and reruns are harmless. A set declared later makes the days since it was declared
+ * pending until a reconciliation of them covers it too; a run reconciles every set, and for the sets whose days were
+ * reconciled already it changes nothing.
  */
 public final class NightlyDates {
     private NightlyDates() {}
 
+    /** As {@link #pending(Connection, LocalDate, LocalDate, ZoneId, MetricSets)} for the default set alone. */
     public static List<LocalDate> pending(Connection conn, LocalDate since, LocalDate until, ZoneId zone)
             throws SQLException {
-        if (until.isBefore(since)) return List.of();
-        Set<String> done = new HashSet<>();
-        for (long[] r : ReconciliationRunsTable.succeededRangesWithin(
+        return pending(conn, since, until, zone, List.of(MetricSet.DEFAULT));
+    }
+
+    /** The days some set of {@code sets} has no succeeded reconciliation of, oldest first. */
+    public static List<LocalDate> pending(
+            Connection conn, LocalDate since, LocalDate until, ZoneId zone, MetricSets sets) throws SQLException {
+        return pending(
                 conn,
-                ScopeResolver.dayStart(since, zone).toEpochMilli(),
-                ScopeResolver.dayStart(until.plusDays(1), zone).toEpochMilli())) {
-            done.add(r[0] + "/" + r[1]);
+                since,
+                until,
+                zone,
+                sets.sets().stream().map(MetricSet::name).toList());
+    }
+
+    private static List<LocalDate> pending(
+            Connection conn, LocalDate since, LocalDate until, ZoneId zone, List<String> sets) throws SQLException {
+        if (until.isBefore(since)) return List.of();
+        Set<LocalDate> dates = new java.util.TreeSet<>();
+        for (String set : sets) {
+            Set<String> done = new HashSet<>();
+            for (long[] r : ReconciliationRunsTable.succeededRangesWithin(
+                    conn,
+                    ScopeResolver.dayStart(since, zone).toEpochMilli(),
+                    ScopeResolver.dayStart(until.plusDays(1), zone).toEpochMilli(),
+                    set)) {
+                done.add(r[0] + "/" + r[1]);
+            }
+            dates.addAll(pending(since, until, zone, done));
         }
-        return pending(since, until, zone, done);
+        return new ArrayList<>(dates);
     }
 
     /** @param done exact ranges already reconciled, as {@code "fromMillis/toMillis"} */

@@ -3,6 +3,7 @@ package dev.recount.reconcile;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSets;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -20,8 +21,8 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Prints the days from --since to --until (inclusive, oldest first, one per line) that no succeeded"
-                    + " reconciliation covers exactly (midnight to midnight in the configured time-zone). Prints nothing when"
-                    + " all are done."
+                    + " reconciliation covers exactly (midnight to midnight in the configured time-zone) for some metric"
+                    + " set of metric-sets.file. Prints nothing when all are done."
         })
 public final class NightlyDatesCommand implements Callable<Integer> {
     @CommandLine.Spec
@@ -74,10 +75,16 @@ public final class NightlyDatesCommand implements Callable<Integer> {
         if (until != null && last.isBefore(first)) {
             throw new CommandLine.ParameterException(cmd, "--until " + last + " is before --since " + first);
         }
+        MetricSets sets;
+        try {
+            sets = MetricSets.fromConfig(config);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
+        }
         List<LocalDate> pending;
         try (HikariDataSource pool = CommandEnvironment.pool(config);
                 Connection conn = pool.getConnection()) {
-            pending = NightlyDates.pending(conn, first, last, zone);
+            pending = NightlyDates.pending(conn, first, last, zone, sets);
         }
         PrintWriter out = cmd.getOut();
         pending.forEach(out::println);

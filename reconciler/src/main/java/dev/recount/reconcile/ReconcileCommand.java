@@ -2,13 +2,17 @@ package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
-import dev.recount.core.metrics.Metric;
+import dev.recount.core.sets.Measure;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
+import dev.recount.reconcile.report.Labels;
 import dev.recount.reconcile.report.Money;
 import dev.recount.reconcile.report.ReportWriter;
 import java.io.PrintWriter;
+import java.math.BigInteger;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.concurrent.Callable;
@@ -26,12 +30,15 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         subcommands = {NightlyDatesCommand.class, ReconcilePendingCommand.class},
         description = {
-            "Compares what the streaming job wrote with what the batch layer recomputed, makes the batch values final"
-                    + " in window_metrics (source=batch, is_final=true), appends every changed value to the correction log,"
-                    + " and writes report.html, diffs.csv and summary.json.",
-            "Give exactly one of: --from/--to, --date, --batch-run. The range must be covered by a succeeded batch run.",
-            "A key's metric is within tolerance when |stream - batch| <= absolute OR <= relative * |batch|"
-                    + " (reconcile.tolerance.<metric>.relative/.absolute; a missing side counts as 0).",
+            "Compares what the streaming job wrote with what the batch layer recomputed, for every metric set of"
+                    + " metric-sets.file (or --set NAME), makes the batch values final in each set's window_metrics"
+                    + " (source=batch, is_final=true), appends every changed value to the set's correction log, and writes"
+                    + " report.html, one diffs file per set (diffs.csv for the default set) and summary.json.",
+            "Give exactly one of: --from/--to, --date, --batch-run. The range must be covered by a succeeded batch run of"
+                    + " each set; a set it is not covered for is left out and named (exit 4), the others are reconciled.",
+            "A key's measure is within tolerance when |stream - batch| <= absolute OR <= relative * |batch| (the set's"
+                    + " tolerance; the default set's: reconcile.tolerance.<metric>.relative/.absolute; a missing side"
+                    + " counts as 0).",
             "--dry-run compares and writes the report with the corrections it would make, but applies nothing:"
                     + " window_metrics, window_corrections and the correction log stay as they are.",
             "A run whose process died (killed, out of memory) stays 'running' until the next run marks it failed"
@@ -58,6 +65,12 @@ public final class ReconcileCommand implements Callable<Integer> {
 
     @Option(names = "--batch-run", paramLabel = "ID", description = "The windows of one succeeded batch run.")
     Long batchRun;
+
+    @Option(
+            names = "--set",
+            paramLabel = "NAME",
+            description = "Reconcile only this metric set of metric-sets.file (default: every set).")
+    String set;
 
     @Option(
             names = "--report-dir",
@@ -104,9 +117,11 @@ public final class ReconcileCommand implements Callable<Integer> {
         Reconciler.Settings settings;
         Scope scope = null;
         try {
+            MetricSets sets = MetricSets.fromConfig(config);
+            if (set != null) sets = sets.only(set);
             settings = new Reconciler.Settings(
                     config.timeZone(),
-                    Tolerances.fromConfig(config),
+                    sets,
                     Path.of(config.get("reconcile.report-dir")),
                     config.get("reconcile.work-mem"));
             if (from != null) scope = ScopeResolver.range(Instants.parseInstant(from), Instants.parseInstant(to));
@@ -129,49 +144,102 @@ public final class ReconcileCommand implements Callable<Integer> {
             }
             if (json.enabled()) JsonOutput.print(cmd.getOut(), RunResultJson.of(r));
             else print(cmd.getOut(), r);
-            return r.verdict() == Verdict.WITHIN_TOLERANCE ? ExitCodes.WITHIN_TOLERANCE : ExitCodes.BEYOND_TOLERANCE;
+            for (String why : r.notCovered().values()) {
+                cmd.getErr().println(RecountCli.path(spec) + ": refused: " + why);
+            }
+            cmd.getErr().flush();
+            return exitCode(r);
         }
     }
 
+    /**
+     * Beyond tolerance (an alert: corrections were applied) before a set left out for want of a backfill (run it,
+     * retry), before within tolerance: `reconcile pending` counts the days the same way.
+     */
+    static int exitCode(RunResult r) {
+        if (r.verdict() == Verdict.BEYOND_TOLERANCE) return ExitCodes.BEYOND_TOLERANCE;
+        if (!r.notCovered().isEmpty()) return ExitCodes.NOT_COVERED;
+        return ExitCodes.WITHIN_TOLERANCE;
+    }
+
+    /**
+     * The run's summary. A run of the default set alone prints as before metric sets; otherwise each set gets its
+     * lines under its name, and each set not covered its reason.
+     */
     private static void print(PrintWriter out, RunResult r) {
-        KeyCounts k = r.comparison().range().counts();
-        GroupTotals t = r.comparison().range();
         out.printf(
                 "reconcile run %d (%s [%s, %s)): %s%s%n",
                 r.runId(),
                 r.scope().label(),
                 r.scope().from(),
                 r.scope().to(),
-                r.verdict() == Verdict.WITHIN_TOLERANCE ? "WITHIN TOLERANCE" : "BEYOND TOLERANCE",
+                verdict(r.verdict()),
                 r.dryRun() ? " (DRY RUN: nothing applied)" : "");
+        boolean perSet = !(r.sets().size() == 1
+                && r.notCovered().isEmpty()
+                && r.sets().get(0).set().isDefault());
+        for (SetResult s : r.sets()) {
+            String indent = "  ";
+            if (perSet) {
+                out.printf("  set %s: %s%n", s.name(), verdict(s.verdict()));
+                indent = "    ";
+            }
+            printSet(out, indent, r.dryRun(), s);
+        }
+        r.notCovered().forEach((set, why) -> out.printf("  set %s: NOT RECONCILED: %s%n", set, why));
+        out.printf("  report: %s%n", r.reportDir().resolve(ReportWriter.HTML));
+        out.flush();
+    }
+
+    private static String verdict(Verdict v) {
+        return v == Verdict.WITHIN_TOLERANCE ? "WITHIN TOLERANCE" : "BEYOND TOLERANCE";
+    }
+
+    /** One set's lines: its keys, its lead measure (the default set's spend) and events, its corrections. */
+    private static void printSet(PrintWriter out, String indent, boolean dryRun, SetResult r) {
+        KeyCounts k = r.comparison().range().counts();
+        GroupTotals t = r.comparison().range();
         out.printf(
-                "  keys %d: %d match, %d mismatch, %d missing in stream, %d missing in batch; %d beyond tolerance%n",
+                "%skeys %d: %d match, %d mismatch, %d missing in stream, %d missing in batch; %d beyond tolerance%n",
+                indent,
                 k.compared(),
                 k.matched(),
                 k.mismatched(),
                 k.missingInStream(),
                 k.missingInBatch(),
                 k.beyondTolerance());
+        int lead = Labels.lead(r.set());
+        Measure m = r.set().measures().get(lead);
         out.printf(
-                "  spend stream %s, batch %s, final%s %s (stream - batch %s)%n",
-                Money.grouped(t.stream().spendMicros()),
-                Money.grouped(t.batch().spendMicros()),
-                r.dryRun() ? " if applied" : "",
-                Money.grouped(r.finalTotals().spendMicros()),
-                Money.grouped(t.difference(Metric.SPEND_MICROS)));
-        out.printf(
-                "  events stream %d, batch %d, final %d%n",
-                t.stream().events(), t.batch().events(), r.finalTotals().events());
-        if (r.dryRun()) {
+                "%s%s stream %s, batch %s, final%s %s (stream - batch %s)%n",
+                indent,
+                Labels.label(m).toLowerCase(java.util.Locale.ROOT),
+                value(m, t.stream().get(lead)),
+                value(m, t.batch().get(lead)),
+                dryRun ? " if applied" : "",
+                value(m, r.finalTotals().get(lead)),
+                value(m, t.difference(lead)));
+        int events = r.set().eventsIndex();
+        if (events != lead) {
             out.printf(
-                    "  would correct: %d keys to finalize or change, %d values to change %s (nothing applied)%n",
-                    r.keysFinalized(), r.valuesCorrected(), r.corrections());
+                    "%sevents stream %d, batch %d, final %d%n",
+                    indent,
+                    t.stream().get(events),
+                    t.batch().get(events),
+                    r.finalTotals().get(events));
+        }
+        if (dryRun) {
+            out.printf(
+                    "%swould correct: %d keys to finalize or change, %d values to change %s (nothing applied)%n",
+                    indent, r.keysFinalized(), r.valuesCorrected(), r.corrections());
         } else {
             out.printf(
-                    "  corrections: %d keys finalized or changed, %d values changed %s%n",
-                    r.keysFinalized(), r.valuesCorrected(), r.corrections());
+                    "%scorrections: %d keys finalized or changed, %d values changed %s%n",
+                    indent, r.keysFinalized(), r.valuesCorrected(), r.corrections());
         }
-        out.printf("  report: %s%n", r.reportDir().resolve(ReportWriter.HTML));
-        out.flush();
+    }
+
+    private static String value(Measure m, BigInteger v) {
+        return Labels.isMoney(m) ? Money.grouped(v) : v.toString();
     }
 }

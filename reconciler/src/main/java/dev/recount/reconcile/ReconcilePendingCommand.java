@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.cli.ExitCodeMeaning;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSets;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,9 +29,9 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Reconciles, oldest first, every day of the last --days (up to yesterday in the configured time-zone) that no"
-                    + " succeeded reconciliation covers yet, as `reconcile --date D` does. For a cluster whose"
+                    + " succeeded reconciliation covers yet for some metric set, as `reconcile --date D` does. For a cluster whose"
                     + " backfill runs on its own schedule (`nightly` runs backfill and reconcile together).",
-            "If the newest day has no succeeded backfill yet (reconcile exit 4), retries every 5 minutes for up to"
+            "If the newest day has no succeeded backfill yet for some set (reconcile exit 4), retries every 5 minutes for up to"
                     + " --wait-for-backfill. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
                     + " outcome as recount_reconcile_* metrics (job recount_reconcile)."
         })
@@ -115,10 +116,16 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
         ZoneId zone = config.timeZone();
         LocalDate yesterday = LocalDate.now(env.clock().withZone(zone)).minusDays(1);
         LocalDate since = LocalDate.now(env.clock().withZone(ZoneOffset.UTC)).minusDays(days);
+        MetricSets sets;
+        try {
+            sets = MetricSets.fromConfig(config);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
+        }
         List<LocalDate> pending;
         try (HikariDataSource pool = CommandEnvironment.pool(config);
                 Connection conn = pool.getConnection()) {
-            pending = NightlyDates.pending(conn, since, yesterday, zone);
+            pending = NightlyDates.pending(conn, since, yesterday, zone, sets);
         } catch (Exception e) {
             say(cmd.getErr(), "cannot list the pending days: " + Reconciler.oneLine(e));
             return finish(ExitCodes.ERROR, 0, 0, 0);
@@ -157,8 +164,8 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                     notCovered++;
                     say(
                             cmd.getErr(),
-                            d + ": not reconciled: no succeeded backfill covers it (run: recount backfill"
-                                    + " nightly --date " + d + ")");
+                            d + ": not reconciled for every metric set: no succeeded backfill covers it for the"
+                                    + " sets named above (run: recount backfill nightly --date " + d + ")");
                 }
                 default -> {
                     say(cmd.getErr(), d + ": reconcile failed (exit " + rc + "); later days not run");

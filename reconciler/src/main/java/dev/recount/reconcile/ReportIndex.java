@@ -19,10 +19,29 @@ import java.util.stream.Stream;
  * while the directory may be kept, so "latest" means latest generated, not highest run id.
  */
 final class ReportIndex {
-    /** One report: what its summary.json says, and where it is. */
-    record Report(long runId, boolean dryRun, Instant from, Instant to, String verdict, Instant generatedAt, Path dir) {
+    /**
+     * One report: what its summary.json says, and where it is. {@code sets}: per metric set of the run, its verdict,
+     * or "not reconciled" for a set no batch run covered (empty for a report from before metric sets).
+     */
+    record Report(
+            long runId,
+            boolean dryRun,
+            Instant from,
+            Instant to,
+            String verdict,
+            Instant generatedAt,
+            Path dir,
+            Map<String, String> sets) {
+        /** The verdict written where a set was not reconciled. */
+        static final String NOT_RECONCILED = "not reconciled";
+
         String range() {
             return "[" + from + ", " + to + ")";
+        }
+
+        /** Whether the run was of the default set alone (or from before metric sets): one verdict says it all. */
+        boolean defaultSetOnly() {
+            return sets.isEmpty() || sets.keySet().equals(java.util.Set.of(dev.recount.core.sets.MetricSet.DEFAULT));
         }
     }
 
@@ -41,7 +60,7 @@ final class ReportIndex {
         try (Stream<Path> dirs = Files.list(root)) {
             for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
                 String name = dir.getFileName().toString();
-                if (!name.startsWith("run-") || name.endsWith(Reconciler.IN_PROGRESS)) continue;
+                if (!name.startsWith("run-") || name.endsWith(ReportDirectory.IN_PROGRESS)) continue;
                 try {
                     index.reports.add(parse(dir));
                 } catch (IOException | RuntimeException e) {
@@ -77,6 +96,18 @@ final class ReportIndex {
         if (!Files.isRegularFile(summary)) throw new IOException("no " + ReportWriter.JSON);
         JsonNode root = JSON.readTree(summary.toFile());
         JsonNode scope = required(root, "scope");
+        Map<String, String> sets = new LinkedHashMap<>();
+        JsonNode reconciled = root.get("sets");
+        if (reconciled != null && reconciled.isObject()) {
+            reconciled.fields().forEachRemaining(e -> {
+                JsonNode verdict = e.getValue().get("verdict");
+                sets.put(e.getKey(), verdict == null ? "?" : verdict.asText());
+            });
+        }
+        JsonNode notCovered = root.get("not_covered");
+        if (notCovered != null && notCovered.isObject()) {
+            notCovered.fieldNames().forEachRemaining(set -> sets.put(set, Report.NOT_RECONCILED));
+        }
         return new Report(
                 required(root, "run_id").asLong(),
                 required(root, "dry_run").asBoolean(),
@@ -84,7 +115,8 @@ final class ReportIndex {
                 Instant.parse(required(scope, "to").asText()),
                 required(root, "verdict").asText(),
                 Instant.parse(required(root, "generated_at").asText()),
-                dir);
+                dir,
+                sets);
     }
 
     private static JsonNode required(JsonNode node, String field) throws IOException {

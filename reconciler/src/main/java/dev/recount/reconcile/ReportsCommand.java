@@ -81,12 +81,23 @@ public final class ReportsCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** A report's line; a run of several metric sets (or another than the default) also names each set's verdict. */
     private static String line(ReportIndex.Report r) {
+        StringBuilder sets = new StringBuilder();
+        if (!r.defaultSetOnly()) {
+            r.sets()
+                    .forEach((set, verdict) -> sets.append(sets.length() == 0 ? " (" : ", ")
+                            .append(set)
+                            .append(' ')
+                            .append(verdict));
+            sets.append(')');
+        }
         return String.format(
-                "%s  run %d  %s%s  generated %s  %s",
+                "%s  run %d  %s%s%s  generated %s  %s",
                 r.range(),
                 r.runId(),
                 r.verdict(),
+                sets,
                 r.dryRun() ? " (dry run)" : "",
                 r.generatedAt(),
                 r.dir().resolve(ReportWriter.HTML));

@@ -1,9 +1,9 @@
 package dev.recount.reconcile;
 
-import dev.recount.core.metrics.WindowMetrics;
-import dev.recount.db.tables.MetricColumns;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.db.tables.ReconciledWindowsTable;
 import dev.recount.db.tables.ReconciledWindowsTable.Side;
+import dev.recount.db.tables.SetColumns;
 import dev.recount.db.tables.Timestamps;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -21,28 +21,32 @@ import java.util.TreeSet;
 import java.util.function.LongPredicate;
 
 /**
- * What each side of a scope holds per window, and the batch per campaign-day, read side by side without joining
- * keys ({@link ReconcileStatements#windowSurvey}, {@link ReconcileStatements#batchCampaignDays},
- * {@link ReconcileStatements#finalFingerprints}): enough to tell which windows changed since they were last
- * reconciled, and, with the run's diffs, every group's totals.
+ * What each side of one metric set's scope holds per window, and the batch per day of the set's first dimension (the
+ * default set: per campaign-day), read side by side without joining keys ({@link ReconcileStatements#windowSurvey},
+ * {@link ReconcileStatements#batchDays}, {@link ReconcileStatements#finalFingerprints}): enough to tell which
+ * windows changed since they were last reconciled, and, with the run's diffs, every group's totals.
  *
  * @param windows             by window start, every window any side has rows in
- * @param campaignDays        the batch's rows per campaign-day
+ * @param days                the batch's rows per value of the first dimension per day
  * @param finalizedAsRecorded whether the finalized side was taken from {@code reconciled_windows} instead of read:
  *                            nothing has written {@code window_corrections} since every window was recorded
+ * @param measures            how many measures the set has (what an empty group sums to)
  */
-record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, boolean finalizedAsRecorded) {
+record ScopeSurvey(Map<Long, Window> windows, List<GroupDay> days, boolean finalizedAsRecorded, int measures) {
     ScopeSurvey {
         windows = Map.copyOf(windows);
-        campaignDays = List.copyOf(campaignDays);
+        days = List.copyOf(days);
     }
 
-    /** A group's batch rows: how many, and their summed metrics. */
-    record Rows(long keys, WindowMetrics sums) {
-        static final Rows NONE = new Rows(0, WindowMetrics.ZERO);
-
+    /** A group's batch rows: how many, and their summed measures. */
+    record Rows(long keys, MeasureValues sums) {
         Rows {
             Objects.requireNonNull(sums, "sums");
+        }
+
+        /** No rows, of a set of {@code measures} measures. */
+        static Rows none(int measures) {
+            return new Rows(0, MeasureValues.zeros(measures));
         }
     }
 
@@ -70,7 +74,8 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
         }
     }
 
-    record CampaignDay(String campaignId, LocalDate day, Rows batch) {}
+    /** One value of the set's first dimension (the default set: a campaign) on one day. */
+    record GroupDay(String value, LocalDate day, Rows batch) {}
 
     /**
      * Reads the stream's and the batch's side of {@code scope}, and the finalized side unless it is known: when every
@@ -80,18 +85,20 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
      */
     static ScopeSurvey read(
             Connection conn,
+            ReconcileStatements sql,
             Scope scope,
             ScopeDays days,
             Map<Long, ReconciledWindowsTable.Row> recorded,
             long finalWrites)
             throws SQLException {
+        SetColumns columns = new SetColumns(sql.set());
+        int measures = columns.measureCount();
         Map<Long, Side> stream = new TreeMap<>(), batch = new TreeMap<>();
         Map<Long, Ends> streamEnds = new TreeMap<>(), batchEnds = new TreeMap<>();
         Map<Long, Rows> batchRows = new TreeMap<>();
         for (String side : new String[] {ReconcileStatements.STREAM, ReconcileStatements.BATCH}) {
             boolean isStream = side.equals(ReconcileStatements.STREAM);
-            try (PreparedStatement ps =
-                            ReconcileStatements.windowSurvey(scope, side).prepare(conn);
+            try (PreparedStatement ps = sql.windowSurvey(scope, side).prepare(conn);
                     ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     long w = Timestamps.read(rs, "window_start");
@@ -102,14 +109,15 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
                                     new Ends(
                                             Timestamps.read(rs, "min_window_end"),
                                             Timestamps.read(rs, "max_window_end")));
-                    if (!isStream) batchRows.put(w, new Rows(rs.getLong("keys"), MetricColumns.read(rs)));
+                    if (!isStream)
+                        batchRows.put(w, new Rows(rs.getLong("keys"), columns.readValues(rs, ReconcileStatements.SUM)));
                 }
             }
         }
-        List<CampaignDay> campaignDays = readCampaignDays(conn, scope, days);
+        List<GroupDay> groupDays = readDays(conn, sql, scope, days);
         Map<Long, Side> finalized = finalizedAsRecorded(scope, stream.keySet(), batch.keySet(), recorded, finalWrites);
         boolean asRecorded = finalized != null;
-        if (!asRecorded) finalized = readFinalized(conn, scope);
+        if (!asRecorded) finalized = readFinalized(conn, sql, scope);
         TreeSet<Long> all = new TreeSet<>(stream.keySet());
         all.addAll(batch.keySet());
         all.addAll(finalized.keySet());
@@ -123,10 +131,10 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
                             streamEnds.getOrDefault(w, Ends.NONE),
                             batch.getOrDefault(w, Side.EMPTY),
                             batchEnds.getOrDefault(w, Ends.NONE),
-                            batchRows.getOrDefault(w, Rows.NONE),
+                            batchRows.getOrDefault(w, Rows.none(measures)),
                             finalized.getOrDefault(w, Side.EMPTY)));
         }
-        return new ScopeSurvey(windows, campaignDays, asRecorded);
+        return new ScopeSurvey(windows, groupDays, asRecorded, measures);
     }
 
     /**
@@ -137,7 +145,11 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
      * and the batch both hold no rows of any more is left out, as a survey leaves it out.
      */
     static Map<Long, Window> recordedWindows(
-            Scope scope, Map<Long, ReconciledWindowsTable.Row> recorded, long finalWrites, boolean written) {
+            Scope scope,
+            Map<Long, ReconciledWindowsTable.Row> recorded,
+            long finalWrites,
+            boolean written,
+            int measures) {
         if (written) return null;
         LongPredicate held = scope.holdsWindow();
         Map<Long, ReconciledWindowsTable.Row> inScope = new TreeMap<>();
@@ -160,7 +172,9 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
                     r.stream().keys() == 0 ? Ends.NONE : new Ends(v.streamMinEndMillis(), v.streamMaxEndMillis()),
                     r.batch(),
                     r.batch().keys() == 0 ? Ends.NONE : new Ends(v.batchMinEndMillis(), v.batchMaxEndMillis()),
-                    r.batch().keys() == 0 ? Rows.NONE : new Rows(r.batch().keys(), v.batchSums()),
+                    r.batch().keys() == 0
+                            ? Rows.none(measures)
+                            : new Rows(r.batch().keys(), v.batchSums()),
                     finalized.getOrDefault(w, Side.EMPTY));
             if (window.compared() || window.finalized().keys() > 0) windows.put(w, window);
         }
@@ -168,12 +182,16 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
     }
 
     /**
-     * The survey of a scope whose windows are as recorded ({@link #recordedWindows}): only the batch's campaign-days
-     * are read.
+     * The survey of a scope whose windows are as recorded ({@link #recordedWindows}): only the batch's days are read.
      */
-    static ScopeSurvey withRecordedWindows(Connection conn, Scope scope, ScopeDays days, Map<Long, Window> windows)
+    static ScopeSurvey withRecordedWindows(
+            Connection conn, ReconcileStatements sql, Scope scope, ScopeDays days, Map<Long, Window> windows)
             throws SQLException {
-        return new ScopeSurvey(windows, readCampaignDays(conn, scope, days), true);
+        return new ScopeSurvey(
+                windows,
+                readDays(conn, sql, scope, days),
+                true,
+                sql.set().measures().size());
     }
 
     /**
@@ -204,26 +222,26 @@ record ScopeSurvey(Map<Long, Window> windows, List<CampaignDay> campaignDays, bo
         return finalized;
     }
 
-    private static List<CampaignDay> readCampaignDays(Connection conn, Scope scope, ScopeDays days)
+    private static List<GroupDay> readDays(Connection conn, ReconcileStatements sql, Scope scope, ScopeDays days)
             throws SQLException {
-        List<CampaignDay> campaignDays = new ArrayList<>();
-        try (PreparedStatement ps =
-                        ReconcileStatements.batchCampaignDays(scope, days).prepare(conn);
+        SetColumns columns = new SetColumns(sql.set());
+        List<GroupDay> groupDays = new ArrayList<>();
+        try (PreparedStatement ps = sql.batchDays(scope, days).prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                campaignDays.add(new CampaignDay(
-                        rs.getString("campaign_id"),
-                        days.day(rs.getInt("day")),
-                        new Rows(rs.getLong("keys"), MetricColumns.read(rs))));
+                groupDays.add(new GroupDay(
+                        rs.getString(ReconcileStatements.GROUP),
+                        days.day(rs.getInt(ReconcileStatements.DAY)),
+                        new Rows(rs.getLong("keys"), columns.readValues(rs, ReconcileStatements.SUM))));
             }
         }
-        return campaignDays;
+        return groupDays;
     }
 
-    /** Per window of {@code scope}: the key count and fingerprint of its rows in window_corrections. */
-    static Map<Long, Side> readFinalized(Connection conn, Scope scope) throws SQLException {
+    /** Per window of {@code scope}: the key count and fingerprint of its rows in the set's window_corrections. */
+    static Map<Long, Side> readFinalized(Connection conn, ReconcileStatements sql, Scope scope) throws SQLException {
         Map<Long, Side> finalized = new TreeMap<>();
-        try (PreparedStatement ps = ReconcileStatements.finalFingerprints(scope).prepare(conn);
+        try (PreparedStatement ps = sql.finalFingerprints(scope).prepare(conn);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 finalized.put(

@@ -59,15 +59,19 @@ final class SnapshotSurvey implements AutoCloseable {
     }
 
     /**
-     * Exports the snapshot of the run's transaction on {@code run} (REPEATABLE READ, nothing written yet) and starts
-     * reading the survey of {@code scope} in it on a connection of {@code dataSource}, on a thread of its own. Only a
-     * first run reads it so: nothing of the scope is recorded, so its finalized side is read, not taken as recorded.
+     * Exports the snapshot of the run's transaction on {@code run} (REPEATABLE READ) and starts reading the survey of
+     * {@code scope} of {@code sql}'s metric set in it on a connection of {@code dataSource}, on a thread of its own.
+     * The snapshot holds none of the run's own writes (other sets' objects, reconciled earlier in the run, and the
+     * serving settings); the survey and the diffs' query read only this set's stream, batch and finalized rows, which
+     * the run has not written yet. Only a first run of the set reads it so: nothing of the scope is recorded, so its
+     * finalized side is read, not taken as recorded.
      * With {@code differingKeys} ({@link ReconcileStatements#differingKeys}), that query runs first, into {@code
      * into} ({@link #diffs}), and the survey after it; the file stays its creator's to close.
      */
     static SnapshotSurvey start(
             DataSource dataSource,
             Connection run,
+            ReconcileStatements sql,
             Scope scope,
             ScopeDays days,
             long finalWrites,
@@ -108,7 +112,7 @@ final class SnapshotSurvey implements AutoCloseable {
                         throw e;
                     }
                 }
-                ScopeSurvey survey = ScopeSurvey.read(c, scope, days, Map.of(), finalWrites);
+                ScopeSurvey survey = ScopeSurvey.read(c, sql, scope, days, Map.of(), finalWrites);
                 c.commit();
                 return survey;
             } finally {

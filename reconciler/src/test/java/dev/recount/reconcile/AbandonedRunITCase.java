@@ -2,11 +2,10 @@ package dev.recount.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.db.tables.CorrectionLogTable;
-import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Status;
 import dev.recount.reconcile.bench.ReconcileBench;
+import dev.recount.reconcile.testutils.DefaultSet;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import dev.recount.testkit.ServerProcesses;
@@ -61,7 +60,7 @@ class AbandonedRunITCase {
 
     Reconciler reconciler() {
         return new Reconciler(
-                db.reconcilerPool(), new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports), CLOCK);
+                db.reconcilerPool(), new Reconciler.Settings(ZoneId.of("UTC"), DefaultSet.SETS, reports), CLOCK);
     }
 
     @Test
@@ -74,14 +73,14 @@ class AbandonedRunITCase {
             dead = ReconciliationRunsTable.start(killed, WHOLE_DAY.fromMillis(), WHOLE_DAY.toMillis(), null);
             killed.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             killed.setAutoCommit(false);
-            try (PreparedStatement ps = ReconcileStatements.reconcile(
-                            WHOLE_DAY, dead, Tolerances.exact(), ZoneId.of("UTC"), true)
+            try (PreparedStatement ps = new ReconcileStatements(DefaultSet.TABLES)
+                    .reconcile(WHOLE_DAY, dead, true)
                     .prepare(killed)) {
                 ps.executeQuery().close();
             }
             // Its writes are there, for its own transaction only.
             assertThat(count(killed, "SELECT count(*) FROM window_corrections")).isEqualTo(1440 * 6);
-            assertThat(CorrectionLogTable.readRun(killed, dead)).isNotEmpty();
+            assertThat(DefaultSet.LOG.readRun(killed, dead)).isNotEmpty();
         } // the process dies: its session ends without a commit
         // Its server process ends (and drops its locks) a moment after the connection closes.
         awaitEnded(killedBackend);
@@ -102,8 +101,8 @@ class AbandonedRunITCase {
                     .isEqualTo(Status.RUNNING);
             assertThat(run(next.runId()).status()).isEqualTo(Status.SUCCEEDED);
             try (Connection c = db.admin()) {
-                assertThat(CorrectionLogTable.readRun(c, dead)).isEmpty();
-                assertThat(ReconciliationDiffsTable.readRun(c, dead)).isEmpty();
+                assertThat(DefaultSet.LOG.readRun(c, dead)).isEmpty();
+                assertThat(DefaultSet.DIFFS.readRun(c, dead)).isEmpty();
                 // The next run did the work the dead one never committed: the whole day is final now.
                 assertThat(count(c, "SELECT count(*) FROM window_metrics WHERE NOT is_final"))
                         .isZero();

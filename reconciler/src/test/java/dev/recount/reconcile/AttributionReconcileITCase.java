@@ -11,10 +11,10 @@ import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
-import dev.recount.db.tables.CorrectionLogTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.StreamAttributionMetricsTable;
 import dev.recount.reconcile.report.ReportWriter;
+import dev.recount.reconcile.testutils.DefaultSet;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,22 +55,25 @@ class AttributionReconcileITCase {
         db.stream(MATCH, m(1, 1, 0, 10, 2), 1);
         long batchRun = db.batchRange(W0, TO, Map.of(MATCH, m(1, 1, 0, 10, 2)));
         try (Connection c = db.admin()) {
-            StreamAttributionMetricsTable.upsert(
-                    c,
-                    List.of(
-                            stream(MATCH, new AttributionMetrics(3, 1, 1, 900)),
-                            stream(MISMATCH, new AttributionMetrics(1, 0, 2, 100)),
-                            stream(ONLY_STREAM, new AttributionMetrics(0, 0, 1, 0))));
+            new StreamAttributionMetricsTable(DefaultSet.TABLES)
+                    .upsert(
+                            c,
+                            List.of(
+                                    stream(MATCH, new AttributionMetrics(3, 1, 1, 900)),
+                                    stream(MISMATCH, new AttributionMetrics(1, 0, 2, 100)),
+                                    stream(ONLY_STREAM, new AttributionMetrics(0, 0, 1, 0))));
             c.setAutoCommit(false);
-            BatchAttributionMetricsTable.insertStaging(
-                    c,
-                    batchRun,
-                    List.of(
-                            row(MATCH, new AttributionMetrics(3, 1, 1, 900)),
-                            row(MISMATCH, new AttributionMetrics(2, 0, 1, 350)),
-                            row(ONLY_BATCH, new AttributionMetrics(1, 0, 0, 5))));
-            BatchAttributionMetricsTable.replaceFromStaging(
-                    c, new BatchWindowMetricsTable.Range(W0.toEpochMilli(), TO.toEpochMilli()), batchRun);
+            new BatchAttributionMetricsTable(DefaultSet.TABLES)
+                    .insertStaging(
+                            c,
+                            batchRun,
+                            List.of(
+                                    row(MATCH, new AttributionMetrics(3, 1, 1, 900)),
+                                    row(MISMATCH, new AttributionMetrics(2, 0, 1, 350)),
+                                    row(ONLY_BATCH, new AttributionMetrics(1, 0, 0, 5))));
+            new BatchAttributionMetricsTable(DefaultSet.TABLES)
+                    .replaceFromStaging(
+                            c, new BatchWindowMetricsTable.Range(W0.toEpochMilli(), TO.toEpochMilli()), batchRun);
             c.commit();
         }
     }
@@ -90,7 +93,7 @@ class AttributionReconcileITCase {
 
     Reconciler reconciler() {
         return new Reconciler(
-                db.reconcilerPool(), new Reconciler.Settings(ZoneOffset.UTC, Tolerances.exact(), reports), CLOCK);
+                db.reconcilerPool(), new Reconciler.Settings(ZoneOffset.UTC, DefaultSet.SETS, reports), CLOCK);
     }
 
     @Test
@@ -98,7 +101,8 @@ class AttributionReconcileITCase {
         RunResult r = reconciler().reconcile(ScopeResolver.range(W0, TO));
 
         // The window metrics agree; attribution does not, so the run is beyond tolerance.
-        assertThat(r.comparison().range().counts().differing()).isZero();
+        assertThat(r.set(DefaultSet.NAME).comparison().range().counts().differing())
+                .isZero();
         assertThat(r.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
 
         assertThat(query("SELECT campaign_id || '/' || channel_id || ':' || status FROM attribution_diffs"
@@ -132,7 +136,7 @@ class AttributionReconcileITCase {
                         "camp-b/app unattributed_clicks 1->- missing_in_batch");
         assertThat(r.valuesCorrected()).isEqualTo(11);
         try (Connection c = db.admin()) {
-            assertThat(CorrectionLogTable.readRun(c, r.runId()))
+            assertThat(DefaultSet.LOG.readRun(c, r.runId()))
                     .as("window metrics' entries only")
                     .isEmpty();
         }

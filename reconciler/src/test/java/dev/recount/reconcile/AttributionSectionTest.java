@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.db.tables.CorrectionLogTable.Reason;
+import dev.recount.reconcile.testutils.DefaultSet;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class AttributionSectionTest {
 
     @Test
     void showsCountsTotalsAndDifferences() {
-        String html = new AttributionSection(OUTCOME, false).html();
+        String html = new AttributionSection(OUTCOME, false, DefaultSet.TABLES).html();
         assertThat(html)
                 .startsWith("<section id=\"attribution\"><h2>Attribution</h2>")
                 .contains(
@@ -31,6 +32,7 @@ class AttributionSectionTest {
 
     @Test
     void aDryRunSaysWhatWouldBeCorrected() {
-        assertThat(new AttributionSection(OUTCOME, true).html()).contains("3 values would be corrected in");
+        assertThat(new AttributionSection(OUTCOME, true, DefaultSet.TABLES).html())
+                .contains("3 values would be corrected in");
     }
 }

@@ -3,7 +3,7 @@ package dev.recount.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.db.tables.ReconciledWindowsTable.Side;
 import java.time.LocalDate;
 import java.util.List;
@@ -31,38 +31,37 @@ class ComparisonAssemblerTest {
     void streamTotalsAreTheBatchsPlusTheDiffsDifferences() {
         // W0: 3 batch keys, of which 1 mismatches (stream +2 clicks) and 1 is missing in the stream (batch 5 imps);
         // the stream also has 1 key the batch lacks (4 imps). W1: only the stream has keys (2, missing in batch).
-        ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, new WindowMetrics(30, 3, 0, 300, 33));
+        ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, MeasureValues.of(30, 3, 0, 300, 33));
         Map<Long, ScopeSurvey.Window> windows =
-                new TreeMap<>(Map.of(W0, window(W0, 3, b0), W1, window(W1, 2, ScopeSurvey.Rows.NONE)));
-        ScopeSurvey survey = new ScopeSurvey(windows, List.of(new ScopeSurvey.CampaignDay("c", DAY, b0)), false);
-        DiffCounts.Counts d0 = new DiffCounts.Counts(1, 1, 1, 3, new WindowMetrics(-1, 2, 0, 0, 1));
-        DiffCounts.Counts d1 = new DiffCounts.Counts(0, 0, 2, 2, new WindowMetrics(6, 0, 0, 60, 6));
+                new TreeMap<>(Map.of(W0, window(W0, 3, b0), W1, window(W1, 2, ScopeSurvey.Rows.none(5))));
+        ScopeSurvey survey = new ScopeSurvey(windows, List.of(new ScopeSurvey.GroupDay("c", DAY, b0)), false, 5);
+        DiffCounts.Counts d0 = new DiffCounts.Counts(1, 1, 1, 3, MeasureValues.of(-1, 2, 0, 0, 1));
+        DiffCounts.Counts d1 = new DiffCounts.Counts(0, 0, 2, 2, MeasureValues.of(6, 0, 0, 60, 6));
         DiffCounts diffs = new DiffCounts(
                 Map.of(W0, d0, W1, d1),
-                Map.of(new DiffCounts.CampaignDay("c", DAY), d0, new DiffCounts.CampaignDay("only-stream", DAY), d1));
+                Map.of(new DiffCounts.GroupDay("c", DAY), d0, new DiffCounts.GroupDay("only-stream", DAY), d1),
+                5);
 
         Comparison c = ComparisonAssembler.assemble(survey, diffs);
 
         assertThat(c.windows())
                 .extracting(w -> w.totals().counts())
                 .containsExactly(new KeyCounts(4, 1, 1, 1, 1, 3), new KeyCounts(2, 0, 0, 0, 2, 2));
-        assertThat(c.windows().get(0).totals().stream()).isEqualTo(new WindowMetrics(29, 5, 0, 300, 34));
-        assertThat(c.windows().get(1).totals().stream()).isEqualTo(new WindowMetrics(6, 0, 0, 60, 6));
-        assertThat(c.windows().get(1).totals().batch()).isEqualTo(WindowMetrics.ZERO);
+        assertThat(c.windows().get(0).totals().stream()).isEqualTo(MeasureValues.of(29, 5, 0, 300, 34));
+        assertThat(c.windows().get(1).totals().stream()).isEqualTo(MeasureValues.of(6, 0, 0, 60, 6));
+        assertThat(c.windows().get(1).totals().batch()).isEqualTo(MeasureValues.zeros(5));
         assertThat(c.range().counts()).isEqualTo(new KeyCounts(6, 1, 1, 1, 3, 5));
-        assertThat(c.range().stream()).isEqualTo(new WindowMetrics(35, 5, 0, 360, 40));
+        assertThat(c.range().stream()).isEqualTo(MeasureValues.of(35, 5, 0, 360, 40));
         // A campaign-day the batch has no rows in still shows, from its diffs.
-        assertThat(c.campaignDays())
-                .extracting(Comparison.CampaignDayTotal::campaignId)
-                .containsExactly("c", "only-stream");
-        assertThat(c.campaignDays().get(1).totals().counts()).isEqualTo(new KeyCounts(2, 0, 0, 0, 2, 2));
+        assertThat(c.days()).extracting(Comparison.DayTotal::value).containsExactly("c", "only-stream");
+        assertThat(c.days().get(1).totals().counts()).isEqualTo(new KeyCounts(2, 0, 0, 0, 2, 2));
     }
 
     @Test
     void diffsThatDoNotFitTheSurveyedStreamKeysFailTheRun() {
-        ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, WindowMetrics.ZERO);
-        ScopeSurvey survey = new ScopeSurvey(Map.of(W0, window(W0, 5, b0)), List.of(), false);
-        assertThatThrownBy(() -> ComparisonAssembler.assemble(survey, new DiffCounts(Map.of(), Map.of())))
+        ScopeSurvey.Rows b0 = new ScopeSurvey.Rows(3, MeasureValues.zeros(5));
+        ScopeSurvey survey = new ScopeSurvey(Map.of(W0, window(W0, 5, b0)), List.of(), false, 5);
+        assertThatThrownBy(() -> ComparisonAssembler.assemble(survey, new DiffCounts(Map.of(), Map.of(), 5)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the stream has 5 keys");
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Status;
 import dev.recount.reconcile.bench.ReconcileBench;
+import dev.recount.reconcile.testutils.DefaultSet;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import dev.recount.testkit.Poll;
@@ -71,7 +72,7 @@ class KilledReconcileITCase {
     Reconciler reconciler() {
         return new Reconciler(
                 db.reconcilerPool(),
-                new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), tmp.resolve("reports")),
+                new Reconciler.Settings(ZoneId.of("UTC"), DefaultSet.SETS, tmp.resolve("reports")),
                 Clock.fixed(Instant.parse("2026-11-29T02:00:00Z"), ZoneOffset.UTC));
     }
 

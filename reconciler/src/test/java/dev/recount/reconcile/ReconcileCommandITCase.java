@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import java.io.PrintWriter;
@@ -117,7 +117,8 @@ class ReconcileCommandITCase {
         // Two keys of the largest single spend each: the day's spend is 2^64 - 2 micros, beyond a long.
         BigInteger maxSpend = BigInteger.valueOf(Long.MAX_VALUE);
         WindowKey k2 = key(DAY_28.plusSeconds(7200), "camp-2", "web");
-        WindowMetrics big = new WindowMetrics(1, 0, 0, maxSpend, 1);
+        MeasureValues big =
+                new MeasureValues(BigInteger.ONE, BigInteger.ZERO, BigInteger.ZERO, maxSpend, BigInteger.ONE);
         db.stream(K, big, 1);
         db.stream(k2, m(5, 0, 0, 100, 5), 1);
         db.batchRange(DAY_28, DAY_29, Map.of(K, big, k2, big));
@@ -179,7 +180,7 @@ class ReconcileCommandITCase {
 
     @Test
     void nightlyDatesListsTheDaysNotYetReconciledInOrder() throws Exception {
-        db.batchRange(DAY_27, DAY_29, Map.<WindowKey, WindowMetrics>of());
+        db.batchRange(DAY_27, DAY_29, Map.<WindowKey, MeasureValues>of());
         assertThat(run("--date", "2026-11-28")).isZero();
 
         assertThat(run("nightly-dates", "--since", "2026-11-25")).isZero();
@@ -215,7 +216,7 @@ class ReconcileCommandITCase {
         CommandLine cmd =
                 new CommandLine(new ReconcilePendingCommand(new CommandEnvironment(db.environment(), NOW), d -> {
                     try {
-                        db.batchRange(DAY_29, day30, Map.<WindowKey, WindowMetrics>of());
+                        db.batchRange(DAY_29, day30, Map.<WindowKey, MeasureValues>of());
                     } catch (java.sql.SQLException ex) {
                         throw new IllegalStateException(ex);
                     }

@@ -7,6 +7,7 @@ import dev.recount.db.Migrations;
 import dev.recount.db.Role;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.reconcile.bench.ReconcileBench;
+import dev.recount.reconcile.testutils.DefaultSet;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -78,7 +79,7 @@ public final class ReconcileExplain {
                     Path reports = Files.createTempDirectory("reconcile-explain-");
                     RunResult r = new Reconciler(
                                     pool,
-                                    new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
+                                    new Reconciler.Settings(ZoneId.of("UTC"), DefaultSet.SETS, reports),
                                     Clock.systemUTC())
                             .reconcile(day);
                     System.out.printf(
@@ -110,21 +111,19 @@ public final class ReconcileExplain {
                 st.execute("SET LOCAL work_mem = '" + Reconciler.WORK_MEM + "'");
             }
             Map<String, Sql> statements = new LinkedHashMap<>();
-            statements.put("uncovered", ReconcileStatements.uncovered(scope));
-            statements.put("survey stream", ReconcileStatements.windowSurvey(scope, ReconcileStatements.STREAM));
-            statements.put("survey batch", ReconcileStatements.windowSurvey(scope, ReconcileStatements.BATCH));
-            statements.put(
-                    "survey batch per campaign-day",
-                    ReconcileStatements.batchCampaignDays(scope, ScopeDays.of(scope, ZoneId.of("UTC"))));
-            statements.put(
-                    "reconcile",
-                    ReconcileStatements.reconcile(scope, runId, Tolerances.exact(), ZoneId.of("UTC"), true));
-            statements.put("diffCounts", ReconcileStatements.diffCounts(runId, ScopeDays.of(scope, ZoneId.of("UTC"))));
-            statements.put("finalRows", ReconcileStatements.finalRows(scope));
+            ReconcileStatements sql = new ReconcileStatements(DefaultSet.TABLES);
+            ScopeDays days = ScopeDays.of(scope, ZoneId.of("UTC"));
+            statements.put("uncovered", sql.uncovered(scope));
+            statements.put("survey stream", sql.windowSurvey(scope, ReconcileStatements.STREAM));
+            statements.put("survey batch", sql.windowSurvey(scope, ReconcileStatements.BATCH));
+            statements.put("survey batch per campaign-day", sql.batchDays(scope, days));
+            statements.put("reconcile", sql.reconcile(scope, runId, true));
+            statements.put("diffCounts", sql.diffCounts(runId, days));
+            statements.put("finalRows", sql.finalRows(scope));
             statements.put(
                     "streamKeysNotFinalized",
-                    ReconcileStatements.streamKeysNotFinalized(scope, runId, "window_corrections"));
-            statements.put("finalFingerprints", ReconcileStatements.finalFingerprints(scope));
+                    sql.streamKeysNotFinalized(scope, runId, DefaultSet.TABLES.windowCorrections()));
+            statements.put("finalFingerprints", sql.finalFingerprints(scope));
             for (Map.Entry<String, Sql> e : statements.entrySet()) {
                 System.out.println("==== " + e.getKey());
                 long t = System.nanoTime();

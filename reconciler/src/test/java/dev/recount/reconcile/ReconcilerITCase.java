@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.recount.core.metrics.Metric;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchRunsTable;
@@ -22,6 +22,7 @@ import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.reconcile.report.ReportWriter;
+import dev.recount.reconcile.testutils.DefaultSet;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.reconcile.testutils.ServedState;
 import java.io.IOException;
@@ -38,7 +39,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,11 +67,11 @@ class ReconcilerITCase {
     static final WindowKey ONLY_STREAM = key(W2, "camp-b", "app");
     static final WindowKey NOT_IN_RANGE = key(OUTSIDE, "camp-a", "web");
 
-    static final WindowMetrics MATCH_V = m(100, 5, 1, 2_000_000, 106);
-    static final WindowMetrics MISMATCH_S = m(10, 2, 0, 1_500_000, 12);
-    static final WindowMetrics MISMATCH_B = m(10, 3, 0, 1_750_000, 13);
-    static final WindowMetrics ONLY_BATCH_V = m(7, 0, 0, 70_000, 7);
-    static final WindowMetrics ONLY_STREAM_V = m(3, 1, 0, 333_333, 4);
+    static final MeasureValues MATCH_V = m(100, 5, 1, 2_000_000, 106);
+    static final MeasureValues MISMATCH_S = m(10, 2, 0, 1_500_000, 12);
+    static final MeasureValues MISMATCH_B = m(10, 3, 0, 1_750_000, 13);
+    static final MeasureValues ONLY_BATCH_V = m(7, 0, 0, 70_000, 7);
+    static final MeasureValues ONLY_STREAM_V = m(3, 1, 0, 333_333, 4);
 
     @TempDir
     Path reports;
@@ -98,16 +98,16 @@ class ReconcilerITCase {
         db.close();
     }
 
-    static Map<WindowKey, WindowMetrics> batchRows(WindowMetrics mismatchBatch) {
-        Map<WindowKey, WindowMetrics> rows = new LinkedHashMap<>();
+    static Map<WindowKey, MeasureValues> batchRows(MeasureValues mismatchBatch) {
+        Map<WindowKey, MeasureValues> rows = new LinkedHashMap<>();
         rows.put(MATCH, MATCH_V);
         rows.put(MISMATCH, mismatchBatch);
         rows.put(ONLY_BATCH, ONLY_BATCH_V);
         return rows;
     }
 
-    Reconciler reconciler(Tolerances tolerances) {
-        return new Reconciler(db.reconcilerPool(), new Reconciler.Settings(ZONE, tolerances, reports), CLOCK);
+    Reconciler reconciler(MetricSets sets) {
+        return new Reconciler(db.reconcilerPool(), new Reconciler.Settings(ZONE, sets, reports), CLOCK);
     }
 
     @Test
@@ -132,14 +132,14 @@ class ReconcilerITCase {
     void refusesARangeWhereTheStreamRanWithAnotherWindowSize() throws Exception {
         WindowKey twoMinutes = key(W0.plusSeconds(240), "camp-c", "web");
         try (Connection c = db.admin()) {
-            StreamWindowMetricsTable.upsert(
+            DefaultSet.STREAM.upsert(
                     c,
                     List.of(new StreamWindowMetricsTable.Row(
                             new WindowRow(twoMinutes, twoMinutes.windowStartMillis() + 120_000, m(1, 0, 0, 1, 1)), 1)));
         }
         ServedState before = servedState();
 
-        assertThatThrownBy(() -> reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO)))
+        assertThatThrownBy(() -> reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO)))
                 .isInstanceOf(NotCoveredException.class)
                 .hasMessageContaining("stream_window_metrics holds windows of 2m in this range, not 1m");
         assertThat(servedState()).as("nothing finalized or corrected").isEqualTo(before);
@@ -147,41 +147,44 @@ class ReconcilerITCase {
 
     @Test
     void classifiesEveryKeyWithExactDiffsAndTotals() throws Exception {
-        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult r = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
 
-        KeyCounts k = r.comparison().range().counts();
+        KeyCounts k = r.set(DefaultSet.NAME).comparison().range().counts();
         assertThat(k).isEqualTo(new KeyCounts(4, 1, 1, 1, 1, 3));
         assertThat(r.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
-        assertThat(r.comparison().range().stream())
+        assertThat(r.set(DefaultSet.NAME).comparison().range().stream())
                 .isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V));
-        assertThat(r.comparison().range().batch())
+        assertThat(r.set(DefaultSet.NAME).comparison().range().batch())
                 .isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V));
-        assertThat(r.finalTotals()).isEqualTo(r.comparison().range().batch());
-        assertThat(r.comparison().range().difference(Metric.SPEND_MICROS))
+        assertThat(r.set(DefaultSet.NAME).finalTotals())
+                .isEqualTo(r.set(DefaultSet.NAME).comparison().range().batch());
+        assertThat(r.set(DefaultSet.NAME).comparison().range().difference(DefaultSet.SPEND))
                 .isEqualTo(BigInteger.valueOf(2_000_000 + 1_500_000 + 333_333 - (2_000_000 + 1_750_000 + 70_000)));
 
         // Per window.
-        assertThat(r.comparison().windows())
+        assertThat(r.set(DefaultSet.NAME).comparison().windows())
                 .extracting(Comparison.WindowTotal::windowStartMillis)
                 .containsExactly(W0.toEpochMilli(), W1.toEpochMilli(), W2.toEpochMilli());
-        Comparison.WindowTotal w0 = r.comparison().windows().get(0);
+        Comparison.WindowTotal w0 =
+                r.set(DefaultSet.NAME).comparison().windows().get(0);
         assertThat(w0.windowEndMillis()).isEqualTo(W0.plusSeconds(60).toEpochMilli());
         assertThat(w0.totals().counts()).isEqualTo(new KeyCounts(2, 1, 1, 0, 0, 1));
         assertThat(w0.totals().stream()).isEqualTo(MATCH_V.plus(MISMATCH_S));
         assertThat(w0.totals().batch()).isEqualTo(MATCH_V.plus(MISMATCH_B));
-        assertThat(r.comparison().windows().get(2).totals().batch()).isEqualTo(WindowMetrics.ZERO);
+        assertThat(r.set(DefaultSet.NAME).comparison().windows().get(2).totals().batch())
+                .isEqualTo(MeasureValues.zeros(5));
 
         // Per campaign per day, days in Auckland time: W2 (11:00Z) is already the 29th there.
-        assertThat(r.comparison().campaignDays())
-                .extracting(c -> c.campaignId() + "@" + c.day())
+        assertThat(r.set(DefaultSet.NAME).comparison().days())
+                .extracting(c -> c.value() + "@" + c.day())
                 .containsExactly("camp-a@2026-11-28", "camp-b@2026-11-28", "camp-b@2026-11-29");
-        Comparison.CampaignDayTotal b28 = r.comparison().campaignDays().get(1);
+        Comparison.DayTotal b28 = r.set(DefaultSet.NAME).comparison().days().get(1);
         assertThat(b28.totals().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
-        assertThat(b28.totals().stream()).isEqualTo(WindowMetrics.ZERO);
+        assertThat(b28.totals().stream()).isEqualTo(MeasureValues.zeros(5));
         assertThat(b28.totals().batch()).isEqualTo(ONLY_BATCH_V);
 
         try (Connection c = db.admin()) {
-            List<ReconciliationDiffsTable.Row> diffs = ReconciliationDiffsTable.readRun(c, r.runId());
+            List<ReconciliationDiffsTable.Row> diffs = DefaultSet.DIFFS.readRun(c, r.runId());
             assertThat(diffs)
                     .containsExactly(
                             new ReconciliationDiffsTable.Row(
@@ -227,27 +230,27 @@ class ReconcilerITCase {
 
     @Test
     void batchBecomesFinalAndEveryChangedValueIsLoggedOnce() throws Exception {
-        RunResult first = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult first = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(first.keysFinalized()).isEqualTo(4);
         assertThat(first.corrections())
                 .isEqualTo(
                         Map.of(Reason.STREAM_MISMATCH, 3L, Reason.MISSING_IN_STREAM, 5L, Reason.MISSING_IN_BATCH, 5L));
 
         try (Connection c = db.admin()) {
-            assertThat(WindowMetricsView.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli()))
+            assertThat(DefaultSet.VIEW.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli()))
                     .containsExactly(
                             served(MISMATCH, MISMATCH_B), served(MATCH, MATCH_V), served(ONLY_BATCH, ONLY_BATCH_V));
             // Outside the range nothing was finalized.
-            assertThat(WindowMetricsView.find(c, NOT_IN_RANGE).orElseThrow().source())
+            assertThat(DefaultSet.VIEW.find(c, NOT_IN_RANGE).orElseThrow().source())
                     .isEqualTo(WindowMetricsView.Source.STREAM);
-            assertThat(WindowCorrectionsTable.find(c, ONLY_STREAM).orElseThrow().removed())
+            assertThat(DefaultSet.CORRECTIONS.find(c, ONLY_STREAM).orElseThrow().removed())
                     .isTrue();
 
-            List<CorrectionLogTable.Entry> log = CorrectionLogTable.readRun(c, first.runId());
+            List<CorrectionLogTable.Entry> log = DefaultSet.LOG.readRun(c, first.runId());
             assertThat(log).hasSize(13);
             assertThat(log)
                     .filteredOn(e -> e.key().equals(MISMATCH))
-                    .extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after() + ":"
+                    .extracting(e -> e.metric() + ":" + e.before() + "->" + e.after() + ":"
                             + e.reason().wireName())
                     .containsExactlyInAnyOrder(
                             "clicks:2->3:stream_mismatch",
@@ -257,14 +260,14 @@ class ReconcilerITCase {
                     .filteredOn(e -> e.key().equals(ONLY_BATCH))
                     .allSatisfy(e -> {
                         assertThat(e.before()).isNull();
-                        assertThat(e.after()).isEqualTo(ONLY_BATCH_V.get(e.metric()));
+                        assertThat(e.after()).isEqualTo(ONLY_BATCH_V.get(DefaultSet.SET.measureIndex(e.metric())));
                         assertThat(e.reason()).isEqualTo(Reason.MISSING_IN_STREAM);
                     })
                     .hasSize(5);
             assertThat(log)
                     .filteredOn(e -> e.key().equals(ONLY_STREAM))
                     .allSatisfy(e -> {
-                        assertThat(e.before()).isEqualTo(ONLY_STREAM_V.get(e.metric()));
+                        assertThat(e.before()).isEqualTo(ONLY_STREAM_V.get(DefaultSet.SET.measureIndex(e.metric())));
                         assertThat(e.after()).isNull();
                         assertThat(e.reason()).isEqualTo(Reason.MISSING_IN_BATCH);
                     })
@@ -276,25 +279,25 @@ class ReconcilerITCase {
         db.stream(MISMATCH, m(11, 9, 9, 9_999_999, 29), 3);
         db.stream(ONLY_STREAM, m(4, 1, 0, 444_444, 5), 2);
         try (Connection c = db.admin()) {
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
-            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+            assertThat(DefaultSet.VIEW.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(DefaultSet.VIEW.find(c, ONLY_STREAM)).isEmpty();
         }
 
         // Reconciling again with no new batch data changes nothing and appends nothing.
         List<WindowCorrectionsTable.Row> before;
         String finalizedAtBefore;
         try (Connection c = db.admin()) {
-            before = WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli());
+            before = DefaultSet.CORRECTIONS.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli());
             finalizedAtBefore = finalizedAt(c);
         }
-        RunResult again = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult again = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(again.keysFinalized()).isZero();
         assertThat(again.valuesCorrected()).isZero();
         try (Connection c = db.admin()) {
-            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli()))
+            assertThat(DefaultSet.CORRECTIONS.readRange(c, FROM.toEpochMilli(), TO.toEpochMilli()))
                     .isEqualTo(before);
             assertThat(finalizedAt(c)).isEqualTo(finalizedAtBefore);
-            assertThat(CorrectionLogTable.readRun(c, again.runId())).isEmpty();
+            assertThat(DefaultSet.LOG.readRun(c, again.runId())).isEmpty();
             assertThat(ReconciliationRunsTable.find(c, again.runId())
                             .orElseThrow()
                             .valuesCorrected())
@@ -303,36 +306,34 @@ class ReconcilerITCase {
 
         // A newer batch result for a finalized key: the change is applied and logged as batch_changed.
         db.batchRange(FROM, TO, batchRows(m(10, 4, 0, 1_750_000, 14)));
-        RunResult third = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult third = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(third.keysFinalized()).isEqualTo(1);
         assertThat(third.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 2L));
         try (Connection c = db.admin()) {
-            assertThat(CorrectionLogTable.readRun(c, third.runId()))
-                    .extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after())
+            assertThat(DefaultSet.LOG.readRun(c, third.runId()))
+                    .extracting(e -> e.metric() + ":" + e.before() + "->" + e.after())
                     .containsExactlyInAnyOrder("clicks:3->4", "events:13->14");
-            assertThat(WindowMetricsView.find(c, MISMATCH)
-                            .orElseThrow()
-                            .window()
-                            .metrics())
+            assertThat(DefaultSet.VIEW.find(c, MISMATCH).orElseThrow().window().values())
                     .isEqualTo(m(10, 4, 0, 1_750_000, 14));
-            assertThat(CorrectionLogTable.readKey(c, MISMATCH)).hasSize(5);
+            assertThat(DefaultSet.LOG.readKey(c, MISMATCH)).hasSize(5);
         }
     }
 
     @Test
     void aRerunKeepsUnchangedWindowsAndCorrectsExactlyTheKeyWhoseBatchValueChanged() throws Exception {
         Scope range = ScopeResolver.range(FROM, TO);
-        RunResult first = reconciler(Tolerances.exact()).reconcile(range);
-        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult first = reconciler(DefaultSet.SETS).reconcile(range);
+        RunResult again = reconciler(DefaultSet.SETS).reconcile(range);
         // Nothing changed: the rerun's diffs (copied from the first run) and totals are the first run's; it writes
         // nothing, and every window now names it as the run whose diffs hold.
-        assertThat(again.comparison()).isEqualTo(first.comparison());
+        assertThat(again.set(DefaultSet.NAME).comparison())
+                .isEqualTo(first.set(DefaultSet.NAME).comparison());
         assertThat(again.keysFinalized()).isZero();
         assertThat(again.corrections()).isEmpty();
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, again.runId()))
+            assertThat(DefaultSet.DIFFS.readRun(c, again.runId()))
                     .hasSize(3)
-                    .isEqualTo(ReconciliationDiffsTable.readRun(c, first.runId()));
+                    .isEqualTo(DefaultSet.DIFFS.readRun(c, first.runId()));
             assertThat(count(
                             c,
                             "SELECT count(*) FROM reconciled_windows WHERE reconciliation_run_id = " + again.runId()))
@@ -345,17 +346,17 @@ class ReconcilerITCase {
             }
         }
 
-        RunResult third = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult third = reconciler(DefaultSet.SETS).reconcile(range);
         assertThat(third.keysFinalized()).isEqualTo(1);
         assertThat(third.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 2L));
-        assertThat(third.comparison().range().counts()).isEqualTo(new KeyCounts(4, 0, 2, 1, 1, 4));
-        WindowMetrics matchNow = m(100, 6, 1, 2_000_000, 107);
+        assertThat(third.set(DefaultSet.NAME).comparison().range().counts()).isEqualTo(new KeyCounts(4, 0, 2, 1, 1, 4));
+        MeasureValues matchNow = m(100, 6, 1, 2_000_000, 107);
         try (Connection c = db.admin()) {
-            assertThat(CorrectionLogTable.readRun(c, third.runId()))
-                    .extracting(e -> e.key() + " " + e.metric().column() + ":" + e.before() + "->" + e.after())
+            assertThat(DefaultSet.LOG.readRun(c, third.runId()))
+                    .extracting(e -> e.key() + " " + e.metric() + ":" + e.before() + "->" + e.after())
                     .containsExactlyInAnyOrder(MATCH + " clicks:5->6", MATCH + " events:106->107");
-            assertThat(WindowMetricsView.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, matchNow));
-            assertThat(ReconciliationDiffsTable.readRun(c, third.runId()))
+            assertThat(DefaultSet.VIEW.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, matchNow));
+            assertThat(DefaultSet.DIFFS.readRun(c, third.runId()))
                     .extracting(d -> d.key() + ":" + d.status())
                     .containsExactlyInAnyOrder(
                             MATCH + ":MISMATCH",
@@ -367,19 +368,19 @@ class ReconcilerITCase {
                 st.executeUpdate("DELETE FROM reconciled_windows");
             }
         }
-        RunResult full = reconciler(Tolerances.exact()).reconcile(range);
-        assertThat(full.comparison()).isEqualTo(third.comparison());
+        RunResult full = reconciler(DefaultSet.SETS).reconcile(range);
+        assertThat(full.set(DefaultSet.NAME).comparison())
+                .isEqualTo(third.set(DefaultSet.NAME).comparison());
         assertThat(full.keysFinalized()).isZero();
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, full.runId()))
-                    .isEqualTo(ReconciliationDiffsTable.readRun(c, third.runId()));
+            assertThat(DefaultSet.DIFFS.readRun(c, full.runId())).isEqualTo(DefaultSet.DIFFS.readRun(c, third.runId()));
         }
     }
 
     @Test
     void aFinalizedValueEditedByHandIsPutBackByTheNextRun() throws Exception {
         Scope range = ScopeResolver.range(FROM, TO);
-        reconciler(Tolerances.exact()).reconcile(range);
+        reconciler(DefaultSet.SETS).reconcile(range);
         // A rerun with nothing new writes no statement to window_corrections, so the count of writes it records is
         // the one the next run finds (and that run may take the finalized side as recorded).
         long writes;
@@ -387,8 +388,7 @@ class ReconcilerITCase {
             writes = count(c, "SELECT count(*) FROM window_corrections_writes");
             assertThat(writes).as("the first run's insert").isPositive();
         }
-        assertThat(reconciler(Tolerances.exact()).reconcile(range).keysFinalized())
-                .isZero();
+        assertThat(reconciler(DefaultSet.SETS).reconcile(range).keysFinalized()).isZero();
         try (Connection c = db.admin();
                 Statement st = c.createStatement()) {
             assertThat(count(c, "SELECT count(*) FROM window_corrections_writes"))
@@ -402,35 +402,36 @@ class ReconcilerITCase {
                     .isEqualTo(writes + 1);
         }
 
-        RunResult r = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult r = reconciler(DefaultSet.SETS).reconcile(range);
         assertThat(r.keysFinalized()).isEqualTo(1);
         try (Connection c = db.admin()) {
-            assertThat(CorrectionLogTable.readRun(c, r.runId()))
-                    .extracting(e -> e.key() + " " + e.metric().column() + ":" + e.before() + "->" + e.after() + ":"
+            assertThat(DefaultSet.LOG.readRun(c, r.runId()))
+                    .extracting(e -> e.key() + " " + e.metric() + ":" + e.before() + "->" + e.after() + ":"
                             + e.reason().wireName())
                     .containsExactly(MATCH + " impressions:999->100:batch_changed");
-            assertThat(WindowMetricsView.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, MATCH_V));
+            assertThat(DefaultSet.VIEW.find(c, MATCH).orElseThrow()).isEqualTo(served(MATCH, MATCH_V));
         }
     }
 
     @Test
     void windowsRecordedWithAnEarlierRowHashAreReconciledOnceAndFindTheSame() throws Exception {
         Scope range = ScopeResolver.range(FROM, TO);
-        RunResult first = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult first = reconciler(DefaultSet.SETS).reconcile(range);
         try (Connection c = db.admin();
                 Statement st = c.createStatement()) {
             // As a database migrated from V15 has them: fingerprints of another function, no count of writes.
             st.executeUpdate("UPDATE reconciled_windows SET fingerprint_version = 1, final_writes = NULL");
         }
 
-        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult again = reconciler(DefaultSet.SETS).reconcile(range);
 
-        assertThat(again.comparison()).isEqualTo(first.comparison());
+        assertThat(again.set(DefaultSet.NAME).comparison())
+                .isEqualTo(first.set(DefaultSet.NAME).comparison());
         assertThat(again.keysFinalized()).isZero();
         assertThat(again.corrections()).isEmpty();
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, again.runId()))
-                    .isEqualTo(ReconciliationDiffsTable.readRun(c, first.runId()));
+            assertThat(DefaultSet.DIFFS.readRun(c, again.runId()))
+                    .isEqualTo(DefaultSet.DIFFS.readRun(c, first.runId()));
             assertThat(count(
                             c,
                             "SELECT count(*) FROM reconciled_windows WHERE fingerprint_version = "
@@ -439,8 +440,9 @@ class ReconcilerITCase {
                     .as("every window recorded again, by the run that reconciled it key by key")
                     .isEqualTo(3);
         }
-        RunResult third = reconciler(Tolerances.exact()).reconcile(range);
-        assertThat(third.comparison()).isEqualTo(first.comparison());
+        RunResult third = reconciler(DefaultSet.SETS).reconcile(range);
+        assertThat(third.set(DefaultSet.NAME).comparison())
+                .isEqualTo(first.set(DefaultSet.NAME).comparison());
         assertThat(third.keysFinalized()).isZero();
     }
 
@@ -454,10 +456,10 @@ class ReconcilerITCase {
     @Test
     void aRerunShowsReadingTheWindowsTotalsAsAStepOfItsOwn() throws Exception {
         List<String> first = new ArrayList<>(), rerun = new ArrayList<>(), afterWrite = new ArrayList<>();
-        reconciler(Tolerances.exact()).withProgress(stages(first)).reconcile(ScopeResolver.range(FROM, TO));
-        reconciler(Tolerances.exact()).withProgress(stages(rerun)).reconcile(ScopeResolver.range(FROM, TO));
+        reconciler(DefaultSet.SETS).withProgress(stages(first)).reconcile(ScopeResolver.range(FROM, TO));
+        reconciler(DefaultSet.SETS).withProgress(stages(rerun)).reconcile(ScopeResolver.range(FROM, TO));
         db.stream(MATCH, MATCH_V, 3);
-        reconciler(Tolerances.exact()).withProgress(stages(afterWrite)).reconcile(ScopeResolver.range(FROM, TO));
+        reconciler(DefaultSet.SETS).withProgress(stages(afterWrite)).reconcile(ScopeResolver.range(FROM, TO));
         String survey = "reading each window's totals from stream and batch";
         String asRecorded = "reading the batch's totals per campaign-day (no window written since recorded)";
         assertThat(first)
@@ -490,7 +492,7 @@ class ReconcilerITCase {
     @Test
     void aRerunThatNothingWroteTakesTheWindowsAsRecordedAndFindsWhatReadingThemFinds() throws Exception {
         Scope range = ScopeResolver.range(FROM, TO);
-        RunResult first = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult first = reconciler(DefaultSet.SETS).reconcile(range);
         try (Connection c = db.admin()) {
             assertThat(count(
                             c,
@@ -502,7 +504,7 @@ class ReconcilerITCase {
                     .as("the window outside the range is still named")
                     .isEqualTo(2);
         }
-        RunResult asRecorded = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult asRecorded = reconciler(DefaultSet.SETS).reconcile(range);
         String recordedAsRecorded;
         try (Connection c = db.admin()) {
             recordedAsRecorded = recordedWindows(c);
@@ -513,17 +515,20 @@ class ReconcilerITCase {
                 Statement st = c.createStatement()) {
             st.executeUpdate("INSERT INTO window_writes (side, window_start) VALUES ('batch', '" + W2 + "')");
         }
-        RunResult read = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult read = reconciler(DefaultSet.SETS).reconcile(range);
 
-        assertThat(asRecorded.comparison()).isEqualTo(first.comparison()).isEqualTo(read.comparison());
-        assertThat(asRecorded.finalTotals()).isEqualTo(read.finalTotals());
+        assertThat(asRecorded.set(DefaultSet.NAME).comparison())
+                .isEqualTo(first.set(DefaultSet.NAME).comparison())
+                .isEqualTo(read.set(DefaultSet.NAME).comparison());
+        assertThat(asRecorded.set(DefaultSet.NAME).finalTotals())
+                .isEqualTo(read.set(DefaultSet.NAME).finalTotals());
         assertThat(asRecorded.keysFinalized()).isZero();
         assertThat(read.keysFinalized()).isZero();
         assertThat(Files.readString(asRecorded.reportDir().resolve(ReportWriter.CSV)))
                 .isEqualTo(Files.readString(read.reportDir().resolve(ReportWriter.CSV)));
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, asRecorded.runId()))
-                    .isEqualTo(ReconciliationDiffsTable.readRun(c, read.runId()));
+            assertThat(DefaultSet.DIFFS.readRun(c, asRecorded.runId()))
+                    .isEqualTo(DefaultSet.DIFFS.readRun(c, read.runId()));
             assertThat(recordedWindows(c))
                     .as("the windows read are recorded as they were when taken as recorded")
                     .isEqualTo(recordedAsRecorded);
@@ -531,8 +536,9 @@ class ReconcilerITCase {
 
         // A dry run reads what was written but records nothing, so it forgets nothing either.
         db.stream(MISMATCH, MISMATCH_B, 3);
-        RunResult dry = reconciler(Tolerances.exact()).reconcile(range, Reconciler.Mode.DRY_RUN);
-        assertThat(dry.comparison().range().counts().mismatched()).isZero();
+        RunResult dry = reconciler(DefaultSet.SETS).reconcile(range, Reconciler.Mode.DRY_RUN);
+        assertThat(dry.set(DefaultSet.NAME).comparison().range().counts().mismatched())
+                .isZero();
         try (Connection c = db.admin()) {
             assertThat(count(
                             c,
@@ -540,11 +546,11 @@ class ReconcilerITCase {
                     .isEqualTo(1);
         }
         // The stream's next firing of a key now matches the batch: the next run sees it, nothing is corrected.
-        RunResult after = reconciler(Tolerances.exact()).reconcile(range);
-        assertThat(after.comparison().range().counts()).isEqualTo(new KeyCounts(4, 2, 0, 1, 1, 2));
+        RunResult after = reconciler(DefaultSet.SETS).reconcile(range);
+        assertThat(after.set(DefaultSet.NAME).comparison().range().counts()).isEqualTo(new KeyCounts(4, 2, 0, 1, 1, 2));
         assertThat(after.keysFinalized()).isZero();
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, after.runId()))
+            assertThat(DefaultSet.DIFFS.readRun(c, after.runId()))
                     .extracting(d -> d.key() + ":" + d.status())
                     .containsExactlyInAnyOrder(ONLY_BATCH + ":MISSING_IN_STREAM", ONLY_STREAM + ":MISSING_IN_BATCH");
         }
@@ -605,7 +611,7 @@ class ReconcilerITCase {
             @Override
             public void close() {}
         };
-        RunResult first = reconciler(Tolerances.exact()).withProgress(peek).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult first = reconciler(DefaultSet.SETS).withProgress(peek).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(midRun)
                 .containsExactly(
                         entry("corrections", 0L), entry("final", 0L), entry("partitions", 0L), entry("tables", 0L));
@@ -632,8 +638,8 @@ class ReconcilerITCase {
                                     + NEW_PARTITION + "'"))
                     .as("primary key and per-campaign index")
                     .isEqualTo(2);
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
-            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+            assertThat(DefaultSet.VIEW.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(DefaultSet.VIEW.find(c, ONLY_STREAM)).isEmpty();
         }
         // Attached, it is written through window_corrections only; the functions refuse anything but a new table.
         try (Connection c = db.reconcilerPool().getConnection();
@@ -663,18 +669,20 @@ class ReconcilerITCase {
         Scope range = ScopeResolver.range(FROM, TO);
         try (Connection c = db.reconcilerPool().getConnection()) {
             c.setAutoCommit(false);
-            NewPartition table = NewPartition.create(c, range, ZONE, 1L).orElseThrow();
-            ScopeSurvey survey = ScopeSurvey.read(c, range, ScopeDays.of(range, ZONE), Map.of(), 0);
-            assertThat(FinalizedCheck.check(c, range, 1L, survey, Optional.of(table)))
+            NewPartition table =
+                    NewPartition.create(c, DefaultSet.TABLES, range, ZONE, 1L).orElseThrow();
+            ReconcileStatements sql = new ReconcileStatements(DefaultSet.TABLES);
+            ScopeSurvey survey = ScopeSurvey.read(c, sql, range, ScopeDays.of(range, ZONE), Map.of(), 0);
+            assertThat(FinalizedCheck.check(c, sql, range, 1L, survey, Optional.of(table)))
                     .as("as created: the batch's rows of the scope")
                     .containsOnlyKeys(W0.toEpochMilli(), W1.toEpochMilli());
             try (Statement st = c.createStatement()) {
                 // Within the table's days (and its range's CHECK), outside the run's scope.
-                st.executeUpdate("INSERT INTO " + table.name() + " (" + WindowCorrectionsTable.INSERT_COLUMNS
+                st.executeUpdate("INSERT INTO " + table.name() + " (" + DefaultSet.CORRECTIONS.insertColumns()
                         + ") VALUES ('" + OUTSIDE + "', '" + OUTSIDE.plusSeconds(60)
                         + "', 'camp-x', 'web', 1, 0, 0, 1, 1, false, 1, NULL)");
             }
-            assertThatThrownBy(() -> FinalizedCheck.check(c, range, 1L, survey, Optional.of(table)))
+            assertThatThrownBy(() -> FinalizedCheck.check(c, sql, range, 1L, survey, Optional.of(table)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("holds window " + OUTSIDE + ", outside");
             c.rollback();
@@ -687,14 +695,14 @@ class ReconcilerITCase {
         // The report is written after the table was filled, indexed and checked, before it is attached.
         Path notADirectory = Files.writeString(reports.resolve("not-a-directory"), "x");
         Reconciler failing = new Reconciler(
-                db.reconcilerPool(), new Reconciler.Settings(ZONE, Tolerances.exact(), notADirectory), CLOCK);
+                db.reconcilerPool(), new Reconciler.Settings(ZONE, DefaultSet.SETS, notADirectory), CLOCK);
         assertThatThrownBy(() -> failing.reconcile(range)).isInstanceOf(IOException.class);
         try (Connection c = db.admin()) {
             assertThat(count(c, "SELECT count(*) FROM window_corrections")).isZero();
             assertNoNewPartition(c);
             assertThat(count(c, "SELECT count(*) FROM correction_log")).isZero();
         }
-        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult again = reconciler(DefaultSet.SETS).reconcile(range);
         assertThat(again.keysFinalized()).isEqualTo(4);
         try (Connection c = db.admin()) {
             assertThat(count(c, "SELECT count(*) FROM " + NEW_PARTITION)).isEqualTo(4);
@@ -710,7 +718,7 @@ class ReconcilerITCase {
             // and every reader arriving meanwhile would queue behind it.
             reader.setAutoCommit(false);
             assertThat(count(reader, "SELECT count(*) FROM window_metrics")).isEqualTo(5);
-            first = reconciler(Tolerances.exact()).reconcile(range);
+            first = reconciler(DefaultSet.SETS).reconcile(range);
             reader.commit();
         }
         assertThat(first.keysFinalized()).isEqualTo(4);
@@ -724,19 +732,20 @@ class ReconcilerITCase {
                     .isZero();
             assertThat(count(c, "SELECT count(*) FROM window_corrections_default"))
                     .isEqualTo(4);
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
-            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
+            assertThat(DefaultSet.VIEW.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(DefaultSet.VIEW.find(c, ONLY_STREAM)).isEmpty();
         }
-        RunResult again = reconciler(Tolerances.exact()).reconcile(range);
+        RunResult again = reconciler(DefaultSet.SETS).reconcile(range);
         assertThat(again.keysFinalized()).isZero();
-        assertThat(again.comparison()).isEqualTo(first.comparison());
+        assertThat(again.set(DefaultSet.NAME).comparison())
+                .isEqualTo(first.set(DefaultSet.NAME).comparison());
     }
 
     @Test
     void aRangeReachingIntoADayWithATableAlreadyIsFinalizedThroughWindowCorrections() throws Exception {
         // W0 and W1 are the 28th in Auckland: that day gets its table. W2 (the 29th) is not reconciled yet.
-        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(W0, W2));
-        RunResult whole = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(W0, W2));
+        RunResult whole = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(whole.keysFinalized()).as("ONLY_STREAM, in W2").isEqualTo(1);
         try (Connection c = db.admin()) {
             assertThat(count(c, "SELECT count(*) FROM window_corrections_partitions"))
@@ -745,8 +754,8 @@ class ReconcilerITCase {
                     .isEqualTo(3);
             assertThat(count(c, "SELECT count(*) FROM window_corrections_default WHERE removed"))
                     .isEqualTo(1);
-            assertThat(WindowMetricsView.find(c, ONLY_STREAM)).isEmpty();
-            assertThat(WindowMetricsView.find(c, ONLY_BATCH).orElseThrow()).isEqualTo(served(ONLY_BATCH, ONLY_BATCH_V));
+            assertThat(DefaultSet.VIEW.find(c, ONLY_STREAM)).isEmpty();
+            assertThat(DefaultSet.VIEW.find(c, ONLY_BATCH).orElseThrow()).isEqualTo(served(ONLY_BATCH, ONLY_BATCH_V));
         }
     }
 
@@ -767,10 +776,10 @@ class ReconcilerITCase {
             }
             Reconciler other = new Reconciler(
                     indexed.reconcilerPool(),
-                    new Reconciler.Settings(ZONE, Tolerances.exact(), reports.resolve("indexed")),
+                    new Reconciler.Settings(ZONE, DefaultSet.SETS, reports.resolve("indexed")),
                     CLOCK);
             Scope range = ScopeResolver.range(FROM, TO);
-            Map<WindowKey, WindowMetrics> rebackfill = new LinkedHashMap<>(batchRows(MISMATCH_B));
+            Map<WindowKey, MeasureValues> rebackfill = new LinkedHashMap<>(batchRows(MISMATCH_B));
             rebackfill.put(MATCH, m(100, 6, 1, 2_000_000, 107));
             rebackfill.remove(ONLY_BATCH);
             for (int step = 0; step < 3; step++) {
@@ -778,7 +787,7 @@ class ReconcilerITCase {
                     db.batchRange(FROM, TO, rebackfill);
                     indexed.batchRange(FROM, TO, rebackfill);
                 }
-                RunResult a = reconciler(Tolerances.exact()).reconcile(range);
+                RunResult a = reconciler(DefaultSet.SETS).reconcile(range);
                 RunResult b = other.reconcile(range);
                 assertThat(a.keysFinalized()).as("step %d", step).isEqualTo(b.keysFinalized());
                 assertThat(a.corrections()).as("step %d", step).isEqualTo(b.corrections());
@@ -802,16 +811,16 @@ class ReconcilerITCase {
                 HikariDataSource oneConnection = alone.newReconcilerPool(1)) {
             fill(alone);
             Reconciler sequential = new Reconciler(
-                    oneConnection, new Reconciler.Settings(ZONE, Tolerances.exact(), reports.resolve("alone")), CLOCK);
+                    oneConnection, new Reconciler.Settings(ZONE, DefaultSet.SETS, reports.resolve("alone")), CLOCK);
             Scope range = ScopeResolver.range(FROM, TO);
-            Map<WindowKey, WindowMetrics> rebackfill = new LinkedHashMap<>(batchRows(MISMATCH_B));
+            Map<WindowKey, MeasureValues> rebackfill = new LinkedHashMap<>(batchRows(MISMATCH_B));
             rebackfill.put(MATCH, m(100, 6, 1, 2_000_000, 107));
             for (int step = 0; step < 3; step++) {
                 if (step == 2) {
                     db.batchRange(FROM, TO, rebackfill);
                     alone.batchRange(FROM, TO, rebackfill);
                 }
-                RunResult beside = reconciler(Tolerances.exact()).reconcile(range);
+                RunResult beside = reconciler(DefaultSet.SETS).reconcile(range);
                 if (step == 0) {
                     assertThat(db.reconcilerPool().getHikariPoolMXBean().getTotalConnections())
                             .as("the survey's connection besides the run's")
@@ -820,7 +829,9 @@ class ReconcilerITCase {
                 RunResult first = sequential.reconcile(range);
                 assertThat(beside.keysFinalized()).as("step %d", step).isEqualTo(first.keysFinalized());
                 assertThat(beside.corrections()).as("step %d", step).isEqualTo(first.corrections());
-                assertThat(beside.comparison()).as("step %d", step).isEqualTo(first.comparison());
+                assertThat(beside.set(DefaultSet.NAME).comparison())
+                        .as("step %d", step)
+                        .isEqualTo(first.set(DefaultSet.NAME).comparison());
                 assertThat(Files.readString(beside.reportDir().resolve(ReportWriter.CSV)))
                         .as("step %d", step)
                         .isEqualTo(Files.readString(first.reportDir().resolve(ReportWriter.CSV)));
@@ -844,14 +855,14 @@ class ReconcilerITCase {
         // does not wait for a second (the pool's 30 s connection timeout, then a failed run).
         RunResult first;
         try (Connection busy = db.reconcilerPool().getConnection()) {
-            first = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+            first = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
             assertThat(busy.isValid(1)).isTrue();
         }
         assertThat(first.keysFinalized()).isEqualTo(4);
         assertThat(first.timings().total()).isLessThan(java.time.Duration.ofSeconds(20));
         try (Connection c = db.admin()) {
             assertThat(count(c, "SELECT count(*) FROM " + NEW_PARTITION)).isEqualTo(4);
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(DefaultSet.VIEW.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
         }
     }
 
@@ -864,7 +875,7 @@ class ReconcilerITCase {
         System.setProperty(
                 "java.io.tmpdir", reports.resolve("no-such-directory").toString());
         try {
-            first = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+            first = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         } finally {
             System.setProperty("java.io.tmpdir", tmpdir);
         }
@@ -874,7 +885,7 @@ class ReconcilerITCase {
                 .isEqualTo(1);
         try (Connection c = db.admin()) {
             assertThat(count(c, "SELECT count(*) FROM " + NEW_PARTITION)).isEqualTo(4);
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
+            assertThat(DefaultSet.VIEW.find(c, MISMATCH).orElseThrow()).isEqualTo(served(MISMATCH, MISMATCH_B));
         }
     }
 
@@ -883,9 +894,10 @@ class ReconcilerITCase {
         Instant from = OUTSIDE.plus(java.time.Duration.ofDays(3));
         Instant to = from.plusSeconds(600);
         db.batchRange(from, to, Map.of());
-        RunResult run = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(from, to));
+        RunResult run = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(from, to));
         assertThat(run.keysFinalized()).isZero();
-        assertThat(run.comparison().range().counts().compared()).isZero();
+        assertThat(run.set(DefaultSet.NAME).comparison().range().counts().compared())
+                .isZero();
         try (Connection c = db.admin()) {
             assertNoNewPartition(c);
         }
@@ -932,24 +944,23 @@ class ReconcilerITCase {
     @Test
     void aDryRunReportsWhatItWouldCorrectAndChangesNothingServed() throws Exception {
         ServedState before = servedState();
-        RunResult dry =
-                reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+        RunResult dry = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
 
         assertThat(dry.dryRun()).isTrue();
         assertThat(servedState())
                 .as("window_metrics, window_corrections and correction_log unchanged")
                 .isEqualTo(before);
-        assertThat(dry.comparison().range().counts()).isEqualTo(new KeyCounts(4, 1, 1, 1, 1, 3));
-        assertThat(dry.finalTotals())
+        assertThat(dry.set(DefaultSet.NAME).comparison().range().counts()).isEqualTo(new KeyCounts(4, 1, 1, 1, 1, 3));
+        assertThat(dry.set(DefaultSet.NAME).finalTotals())
                 .as("what would be served")
-                .isEqualTo(dry.comparison().range().batch());
+                .isEqualTo(dry.set(DefaultSet.NAME).comparison().range().batch());
         try (Connection c = db.admin()) {
             ReconciliationRunsTable.Run run =
                     ReconciliationRunsTable.find(c, dry.runId()).orElseThrow();
             assertThat(run.dryRun()).isTrue();
             assertThat(run.status()).isEqualTo(ReconciliationRunsTable.Status.SUCCEEDED);
             assertThat(run.valuesCorrected()).isEqualTo(13);
-            assertThat(ReconciliationDiffsTable.readRun(c, dry.runId())).hasSize(3);
+            assertThat(DefaultSet.DIFFS.readRun(c, dry.runId())).hasSize(3);
         }
         assertThat(Files.readString(dry.reportDir().resolve("summary.json"))).contains("\"dry_run\" : true");
         assertThat(Files.readString(dry.reportDir().resolve("report.html")))
@@ -957,7 +968,7 @@ class ReconcilerITCase {
                 .contains("Corrections this run would apply");
 
         // Applied, the same run does exactly what the dry run said it would.
-        RunResult applied = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult applied = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(applied.dryRun()).isFalse();
         assertThat(applied.keysFinalized()).isEqualTo(dry.keysFinalized()).isEqualTo(4);
         assertThat(applied.corrections()).isEqualTo(dry.corrections());
@@ -965,8 +976,7 @@ class ReconcilerITCase {
 
         // After it, a dry run would change nothing.
         ServedState after = servedState();
-        RunResult again =
-                reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+        RunResult again = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
         assertThat(again.keysFinalized()).isZero();
         assertThat(again.valuesCorrected()).isZero();
         assertThat(servedState()).isEqualTo(after);
@@ -974,10 +984,10 @@ class ReconcilerITCase {
 
     @Test
     void anAppliedRunRecordsItsTimeZoneForTheRollupsAndADryRunDoesNot() throws Exception {
-        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
+        reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO), Reconciler.Mode.DRY_RUN);
         assertThat(recordedTimeZone()).as("a dry run serves nothing new").isEqualTo("UTC");
 
-        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(recordedTimeZone()).isEqualTo("Pacific/Auckland");
         // The read side now cuts days where the run did: every served key of the range (the one at W2, the 29th in
         // Auckland, is hidden now) is on the 28th there, which began at 11:00Z the day before. And the run's range
@@ -1002,7 +1012,7 @@ class ReconcilerITCase {
 
     @Test
     void theReportShowsStreamVsFinalCtrAndTheLargestCtrDifferences() throws Exception {
-        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult r = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
 
         // Stream: (5 + 2 + 1) clicks / (100 + 10 + 3) impressions; final (batch): (5 + 3 + 0) / (100 + 10 + 7).
         com.fasterxml.jackson.databind.JsonNode ctr = new com.fasterxml.jackson.databind.ObjectMapper()
@@ -1052,33 +1062,32 @@ class ReconcilerITCase {
         WindowKey big = key(W1, "camp-big", "web");
         BigInteger streamSpend = new BigInteger("18446744073709551621"); // 2^64 + 5
         BigInteger batchSpend = new BigInteger("30000000000000000007");
-        WindowMetrics bigStream = new WindowMetrics(0, 0, 2, streamSpend, 2);
-        WindowMetrics bigBatch = new WindowMetrics(0, 0, 2, batchSpend, 2);
+        MeasureValues bigStream =
+                new MeasureValues(BigInteger.ZERO, BigInteger.ZERO, BigInteger.TWO, streamSpend, BigInteger.TWO);
+        MeasureValues bigBatch =
+                new MeasureValues(BigInteger.ZERO, BigInteger.ZERO, BigInteger.TWO, batchSpend, BigInteger.TWO);
         db.stream(big, bigStream, 1);
-        Map<WindowKey, WindowMetrics> batch = batchRows(MISMATCH_B);
+        Map<WindowKey, MeasureValues> batch = batchRows(MISMATCH_B);
         batch.put(big, bigBatch);
         db.batchRange(FROM, TO, batch);
         // |stream - batch| / batch = 11553255926290448386 / 30000000000000000007 = 0.3851...
-        EnumMap<Metric, Tolerances.Tolerance> spendWithin40Percent =
-                new EnumMap<>(Tolerances.exact().asMap());
-        spendWithin40Percent.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.4"), 0));
+        RunResult r = reconciler(DefaultSet.with("reconcile.tolerance.spend_micros.relative=0.4"))
+                .reconcile(ScopeResolver.range(FROM, TO));
 
-        RunResult r = reconciler(new Tolerances(spendWithin40Percent)).reconcile(ScopeResolver.range(FROM, TO));
-
-        assertThat(r.comparison().range().stream())
+        assertThat(r.set(DefaultSet.NAME).comparison().range().stream())
                 .isEqualTo(MATCH_V.plus(MISMATCH_S).plus(ONLY_STREAM_V).plus(bigStream));
-        assertThat(r.comparison().range().batch())
+        assertThat(r.set(DefaultSet.NAME).comparison().range().batch())
                 .isEqualTo(MATCH_V.plus(MISMATCH_B).plus(ONLY_BATCH_V).plus(bigBatch));
-        assertThat(r.finalTotals().spendMicros())
+        assertThat(r.set(DefaultSet.NAME).finalTotals().get(DefaultSet.SPEND))
                 .isEqualTo(batchSpend.add(BigInteger.valueOf(2_000_000 + 1_750_000 + 70_000)));
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, r.runId()))
+            assertThat(DefaultSet.DIFFS.readRun(c, r.runId()))
                     .filteredOn(d -> d.key().equals(big))
                     .containsExactly(new ReconciliationDiffsTable.Row(
                             big, W2.toEpochMilli(), Status.MISMATCH, true, 1, bigStream, bigBatch));
-            assertThat(WindowMetricsView.find(c, big).orElseThrow()).isEqualTo(served(big, bigBatch));
-            assertThat(CorrectionLogTable.readKey(c, big))
-                    .extracting(e -> e.metric().column() + ":" + e.before() + "->" + e.after() + ":"
+            assertThat(DefaultSet.VIEW.find(c, big).orElseThrow()).isEqualTo(served(big, bigBatch));
+            assertThat(DefaultSet.LOG.readKey(c, big))
+                    .extracting(e -> e.metric() + ":" + e.before() + "->" + e.after() + ":"
                             + e.reason().wireName())
                     .containsExactly("spend_micros:18446744073709551621->30000000000000000007:stream_mismatch");
             assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().totalsJson())
@@ -1092,59 +1101,63 @@ class ReconcilerITCase {
         assertThat(Files.readString(r.reportDir().resolve("report.html"))).contains("30,000,000,000,003.820007");
 
         // Relative tolerance is exact numeric on values beyond a long too; nothing is logged twice.
-        spendWithin40Percent.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.385"), 0));
-        RunResult stricter = reconciler(new Tolerances(spendWithin40Percent)).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult stricter = reconciler(DefaultSet.with("reconcile.tolerance.spend_micros.relative=0.385"))
+                .reconcile(ScopeResolver.range(FROM, TO));
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, stricter.runId()))
+            assertThat(DefaultSet.DIFFS.readRun(c, stricter.runId()))
                     .filteredOn(d -> d.key().equals(big))
                     .extracting(ReconciliationDiffsTable.Row::withinTolerance)
                     .containsExactly(false);
-            assertThat(CorrectionLogTable.readRun(c, stricter.runId())).isEmpty();
+            assertThat(DefaultSet.LOG.readRun(c, stricter.runId())).isEmpty();
         }
     }
 
     @Test
     void keyDroppedByALaterBatchIsHiddenAndLogged() throws Exception {
-        reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
-        Map<WindowKey, WindowMetrics> shrunk = batchRows(MISMATCH_B);
+        reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
+        Map<WindowKey, MeasureValues> shrunk = batchRows(MISMATCH_B);
         shrunk.remove(ONLY_BATCH); // e.g. its events turned out invalid: neither side has the key any more
         db.batchRange(FROM, TO, shrunk);
 
-        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, TO));
+        RunResult r = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, TO));
         assertThat(r.corrections()).isEqualTo(Map.of(Reason.BATCH_CHANGED, 5L));
         try (Connection c = db.admin()) {
-            assertThat(WindowMetricsView.find(c, ONLY_BATCH)).isEmpty();
-            assertThat(CorrectionLogTable.readRun(c, r.runId()))
+            assertThat(DefaultSet.VIEW.find(c, ONLY_BATCH)).isEmpty();
+            assertThat(DefaultSet.LOG.readRun(c, r.runId()))
                     .allSatisfy(e -> assertThat(e.after()).isNull());
         }
     }
 
     @Test
     void verdictFollowsTolerances() throws Exception {
-        EnumMap<Metric, Tolerances.Tolerance> loose = new EnumMap<>(Metric.class);
         // The mismatch differs by 1 click, 1 event and 250000 micros of 1750000 (14.29 %); a missing key by all it has.
-        loose.put(Metric.IMPRESSIONS, new Tolerances.Tolerance(BigDecimal.ZERO, 7));
-        loose.put(Metric.CLICKS, new Tolerances.Tolerance(BigDecimal.ZERO, 1));
-        loose.put(Metric.CONVERSIONS, new Tolerances.Tolerance(BigDecimal.ZERO, 0));
-        loose.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.143"), 333_333));
-        loose.put(Metric.EVENTS, new Tolerances.Tolerance(BigDecimal.ZERO, 7));
-        RunResult within = reconciler(new Tolerances(loose)).reconcile(ScopeResolver.range(FROM, TO));
-        assertThat(within.comparison().range().counts().beyondTolerance()).isZero();
+        String[] loose = {
+            "reconcile.tolerance.impressions.absolute=7",
+            "reconcile.tolerance.clicks.absolute=1",
+            "reconcile.tolerance.events.absolute=7",
+            "reconcile.tolerance.spend_micros.relative=0.143",
+            "reconcile.tolerance.spend_micros.absolute=333333"
+        };
+        RunResult within = reconciler(DefaultSet.with(loose)).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(within.set(DefaultSet.NAME).comparison().range().counts().beyondTolerance())
+                .isZero();
         assertThat(within.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.WITHIN_TOLERANCE);
 
         // Absolute 200000 no longer covers the stream-only key's 333333; the mismatch's 250000 is still within
         // relatively (250000 <= 0.143 * 1750000 = 250250).
-        loose.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.143"), 200_000));
-        RunResult one = reconciler(new Tolerances(loose)).reconcile(ScopeResolver.range(FROM, TO));
-        assertThat(one.comparison().range().counts().beyondTolerance()).isEqualTo(1);
+        loose[4] = "reconcile.tolerance.spend_micros.absolute=200000";
+        RunResult one = reconciler(DefaultSet.with(loose)).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(one.set(DefaultSet.NAME).comparison().range().counts().beyondTolerance())
+                .isEqualTo(1);
         assertThat(one.verdict()).isEqualTo(ReconciliationRunsTable.Verdict.BEYOND_TOLERANCE);
 
-        loose.put(Metric.SPEND_MICROS, new Tolerances.Tolerance(new BigDecimal("0.142"), 200_000));
-        RunResult two = reconciler(new Tolerances(loose)).reconcile(ScopeResolver.range(FROM, TO));
-        assertThat(two.comparison().range().counts().beyondTolerance()).isEqualTo(2);
+        loose[3] = "reconcile.tolerance.spend_micros.relative=0.142";
+        RunResult two = reconciler(DefaultSet.with(loose)).reconcile(ScopeResolver.range(FROM, TO));
+        assertThat(two.set(DefaultSet.NAME).comparison().range().counts().beyondTolerance())
+                .isEqualTo(2);
         try (Connection c = db.admin()) {
-            assertThat(ReconciliationDiffsTable.readRun(c, two.runId()))
-                    .extracting(d -> d.key().campaignId() + "/" + d.key().channelId() + ":" + d.withinTolerance())
+            assertThat(DefaultSet.DIFFS.readRun(c, two.runId()))
+                    .extracting(d -> d.key().dimension(0) + "/" + d.key().dimension(1) + ":" + d.withinTolerance())
                     .containsExactly("camp-a/app:false", "camp-b/web:true", "camp-b/app:false");
         }
     }
@@ -1152,12 +1165,12 @@ class ReconcilerITCase {
     @Test
     void refusesARangeTheBatchHasNotFullyCovered() throws Exception {
         Instant later = TO.plusSeconds(7200);
-        assertThatThrownBy(() -> reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, later)))
+        assertThatThrownBy(() -> reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, later)))
                 .isInstanceOf(NotCoveredException.class)
                 .hasMessageContaining("no succeeded batch run covers")
                 .hasMessageContaining("[2026-11-28T11:08:00Z, ");
         try (Connection c = db.admin()) {
-            assertThat(WindowCorrectionsTable.readRange(c, FROM.toEpochMilli(), later.toEpochMilli()))
+            assertThat(DefaultSet.CORRECTIONS.readRange(c, FROM.toEpochMilli(), later.toEpochMilli()))
                     .isEmpty();
             try (Statement st = c.createStatement();
                     ResultSet rs = st.executeQuery(
@@ -1171,8 +1184,9 @@ class ReconcilerITCase {
 
         // Two adjacent succeeded runs together cover the range.
         db.batchRange(TO, OUTSIDE, Map.of());
-        RunResult r = reconciler(Tolerances.exact()).reconcile(ScopeResolver.range(FROM, OUTSIDE.plusSeconds(60)));
-        assertThat(r.comparison().range().counts().compared()).isEqualTo(5);
+        RunResult r = reconciler(DefaultSet.SETS).reconcile(ScopeResolver.range(FROM, OUTSIDE.plusSeconds(60)));
+        assertThat(r.set(DefaultSet.NAME).comparison().range().counts().compared())
+                .isEqualTo(5);
     }
 
     @Test
@@ -1187,12 +1201,12 @@ class ReconcilerITCase {
             scope = ScopeResolver.batchRun(c, affected);
         }
         assertThat(scope.windowStarts()).containsExactly(W1.toEpochMilli());
-        RunResult r = reconciler(Tolerances.exact()).reconcile(scope);
-        assertThat(r.comparison().range().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
+        RunResult r = reconciler(DefaultSet.SETS).reconcile(scope);
+        assertThat(r.set(DefaultSet.NAME).comparison().range().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
         try (Connection c = db.admin()) {
-            assertThat(WindowMetricsView.find(c, ONLY_BATCH).orElseThrow().isFinal())
+            assertThat(DefaultSet.VIEW.find(c, ONLY_BATCH).orElseThrow().isFinal())
                     .isTrue();
-            assertThat(WindowMetricsView.find(c, MISMATCH).orElseThrow().isFinal())
+            assertThat(DefaultSet.VIEW.find(c, MISMATCH).orElseThrow().isFinal())
                     .isFalse();
             assertThat(ReconciliationRunsTable.find(c, r.runId()).orElseThrow().batchRunId())
                     .isEqualTo(affected);
@@ -1205,7 +1219,7 @@ class ReconcilerITCase {
         }
     }
 
-    static WindowMetricsView.Row served(WindowKey key, WindowMetrics v) {
+    static WindowMetricsView.Row served(WindowKey key, MeasureValues v) {
         return new WindowMetricsView.Row(
                 new dev.recount.db.tables.WindowRow(key, key.windowStartMillis() + 60_000, v),
                 WindowMetricsView.Source.BATCH,

@@ -4,7 +4,7 @@ import static dev.recount.reconcile.testutils.ReconcileDb.key;
 import static dev.recount.reconcile.testutils.ReconcileDb.m;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.reconcile.testutils.HeadlessChromium;
 import dev.recount.reconcile.testutils.ReconcileDb;
@@ -54,15 +54,15 @@ class ReportBrowserITCase {
     @BeforeAll
     static void reconcileOnce() throws Exception {
         db = ReconcileDb.fresh("report");
-        Map<WindowKey, WindowMetrics> stream = new LinkedHashMap<>();
-        Map<WindowKey, WindowMetrics> batch = new LinkedHashMap<>();
+        Map<WindowKey, MeasureValues> stream = new LinkedHashMap<>();
+        Map<WindowKey, MeasureValues> batch = new LinkedHashMap<>();
         for (int i = 0; i < WINDOWS; i++) {
             Instant w = START.plusSeconds(60L * i);
             long base = 800 + (i * 37 % 11) * 90;
-            WindowMetrics north = m(base, base / 20, base / 200, base * 1_250L + 333, base + base / 20 + base / 200);
+            MeasureValues north = m(base, base / 20, base / 200, base * 1_250L + 333, base + base / 20 + base / 200);
             stream.put(key(w, "camp-north", "web"), north);
             batch.put(key(w, "camp-north", "web"), north);
-            WindowMetrics south = m(base / 2, base / 50, 0, base * 700L, base / 2 + base / 50);
+            MeasureValues south = m(base / 2, base / 50, 0, base * 700L, base / 2 + base / 50);
             stream.put(key(w, "camp-south", "app"), south);
             batch.put(key(w, "camp-south", "app"), south);
         }

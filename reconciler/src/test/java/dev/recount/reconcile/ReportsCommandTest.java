@@ -102,6 +102,32 @@ class ReportsCommandTest {
     }
 
     @Test
+    void aRunOfSeveralSetsShowsEachSetsVerdictAndTheSetsItCouldNotReconcile() throws Exception {
+        Path d = Files.createDirectories(reports.resolve("run-9-20261128T000000Z"));
+        Files.writeString(
+                d.resolve("summary.json"),
+                "{\"run_id\":9,\"dry_run\":false,\"scope\":{\"from\":\"" + DAY2_FROM + "\",\"to\":\"" + DAY2_TO
+                        + "\"},\"verdict\":\"beyond_tolerance\",\"generated_at\":\"2026-11-29T01:00:00Z\","
+                        + "\"metric_sets\":[\"default\",\"campaign_slot\"],"
+                        + "\"not_covered\":{\"channel_country\":\"no succeeded batch run of ...\"},"
+                        + "\"sets\":{\"default\":{\"verdict\":\"within_tolerance\"},"
+                        + "\"campaign_slot\":{\"verdict\":\"beyond_tolerance\"}}}");
+        // A run of the default set alone (or from before metric sets) reads as it always did.
+        Path alone = Files.createDirectories(reports.resolve("run-8-20261127T000000Z"));
+        Files.writeString(
+                alone.resolve("summary.json"),
+                "{\"run_id\":8,\"dry_run\":false,\"scope\":{\"from\":\"" + DAY1_FROM + "\",\"to\":\"" + DAY1_TO
+                        + "\"},\"verdict\":\"within_tolerance\",\"generated_at\":\"2026-11-28T01:00:00Z\","
+                        + "\"sets\":{\"default\":{\"verdict\":\"within_tolerance\"}}}");
+
+        assertThat(run("--report-dir", reports.toString())).isZero();
+        assertThat(out)
+                .contains("run 9  beyond_tolerance (default within_tolerance, campaign_slot beyond_tolerance,"
+                        + " channel_country not reconciled)  generated 2026-11-29T01:00:00Z")
+                .contains("run 8  within_tolerance  generated 2026-11-28T01:00:00Z");
+    }
+
+    @Test
     void noReportsIsNotAnError() {
         assertThat(run("--report-dir", reports.resolve("absent").toString())).isZero();
         assertThat(out.strip()).isEqualTo("no reports in " + reports.resolve("absent"));

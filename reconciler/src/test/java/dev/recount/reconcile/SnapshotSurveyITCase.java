@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.recount.db.tables.ReconciliationDiffsTable;
+import dev.recount.reconcile.testutils.DefaultSet;
 import dev.recount.reconcile.testutils.ReconcileDb;
 import dev.recount.testkit.Poll;
 import dev.recount.testkit.ServerProcesses;
@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /** The survey read on a second connection sees exactly the run's snapshot, against a real PostgreSQL. */
 class SnapshotSurveyITCase {
+    static final ReconcileStatements SQL = new ReconcileStatements(DefaultSet.TABLES);
     static final Scope RANGE = ScopeResolver.range(ReconcilerITCase.FROM, ReconcilerITCase.TO);
     static final ScopeDays DAYS = ScopeDays.of(RANGE, ReconcilerITCase.ZONE);
 
@@ -42,15 +43,15 @@ class SnapshotSurveyITCase {
     void readsTheRunsSnapshotNotWhatWasCommittedSince() throws Exception {
         ScopeSurvey before;
         try (Connection run = runTransaction()) {
-            before = ScopeSurvey.read(run, RANGE, DAYS, Map.of(), 0);
+            before = ScopeSurvey.read(run, SQL, RANGE, DAYS, Map.of(), 0);
             // Committed by another session after the run's snapshot: a new stream key and a changed batch value.
             db.stream(key(ReconcilerITCase.W1, "camp-c", "app"), m(1, 1, 1, 1, 3), 1);
             db.batchRange(
                     ReconcilerITCase.FROM, ReconcilerITCase.TO, ReconcilerITCase.batchRows(m(11, 3, 0, 1_750_000, 14)));
 
             ScopeSurvey beside;
-            try (SnapshotSurvey pending =
-                    SnapshotSurvey.start(db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, null, null)) {
+            try (SnapshotSurvey pending = SnapshotSurvey.start(
+                    db.reconcilerPool(), run, SQL, RANGE, DAYS, 0, Reconciler.WORK_MEM, null, null)) {
                 beside = pending.get();
             }
             assertThat(beside).isEqualTo(before);
@@ -58,7 +59,7 @@ class SnapshotSurveyITCase {
         }
         // Read now, the same scope has both changes: the survey above could have seen them.
         try (Connection now = db.reconcilerPool().getConnection()) {
-            ScopeSurvey after = ScopeSurvey.read(now, RANGE, DAYS, Map.of(), 0);
+            ScopeSurvey after = ScopeSurvey.read(now, SQL, RANGE, DAYS, Map.of(), 0);
             assertThat(after).isNotEqualTo(before);
             long streamKeys = after.windows().values().stream()
                     .mapToLong(w -> w.stream().keys())
@@ -78,24 +79,24 @@ class SnapshotSurveyITCase {
             db.stream(key(ReconcilerITCase.W1, "camp-c", "app"), m(1, 1, 1, 1, 3), 1);
             db.batchRange(
                     ReconcilerITCase.FROM, ReconcilerITCase.TO, ReconcilerITCase.batchRows(m(11, 3, 0, 1_750_000, 14)));
-            Sql differing = ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact());
+            Sql differing = SQL.differingKeys(RANGE, RUN);
             try (DiffsFile file = DiffsFile.create();
                     SnapshotSurvey pending = SnapshotSurvey.start(
-                            db.reconcilerPool(), run, RANGE, DAYS, 0, Reconciler.WORK_MEM, differing, file)) {
+                            db.reconcilerPool(), run, SQL, RANGE, DAYS, 0, Reconciler.WORK_MEM, differing, file)) {
                 DiffsFile diffs = pending.diffs();
                 assertThat(diffs).isSameAs(file);
                 assertThat(diffs.named())
                         .as("no name while open, on this POSIX file system")
                         .isFalse();
                 assertThat(diffs.rows()).as("mismatch, only batch, only stream").isEqualTo(3);
-                assertThat(diffs.load(run)).isEqualTo(3);
+                assertThat(diffs.load(run, DefaultSet.DIFFS)).isEqualTo(3);
                 pending.get();
             }
             // The same query on the run's connection, in its snapshot: exactly the rows loaded.
             try (var ps = differing.prepare(run);
                     ResultSet own = ps.executeQuery();
                     Statement st = run.createStatement();
-                    ResultSet loaded = st.executeQuery("SELECT " + ReconciliationDiffsTable.INSERT_COLUMNS
+                    ResultSet loaded = st.executeQuery("SELECT " + DefaultSet.DIFFS.insertColumns()
                             + " FROM reconciliation_diffs WHERE run_id = " + RUN
                             + " ORDER BY window_start, campaign_id, channel_id")) {
                 java.util.List<java.util.List<Object>> ownRows = rows(own), loadedRows = rows(loaded);
@@ -121,11 +122,12 @@ class SnapshotSurveyITCase {
             SnapshotSurvey pending = SnapshotSurvey.start(
                     db.reconcilerPool(),
                     run,
+                    SQL,
                     RANGE,
                     DAYS,
                     0,
                     Reconciler.WORK_MEM,
-                    ReconcileStatements.differingKeys(RANGE, RUN, Tolerances.exact()),
+                    SQL.differingKeys(RANGE, RUN),
                     file);
             Poll.until(
                     Duration.ofSeconds(30),

@@ -2,7 +2,7 @@ package dev.recount.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.db.tables.ReconciledWindowsTable;
 import dev.recount.db.tables.ReconciledWindowsTable.Row;
 import dev.recount.db.tables.ReconciledWindowsTable.Side;
@@ -20,13 +20,19 @@ class WindowChangesTest {
     static ScopeSurvey.Window window(long start, Side stream, Side batch, Side finalized) {
         ScopeSurvey.Ends ends = new ScopeSurvey.Ends(start + 60_000, start + 60_000);
         return new ScopeSurvey.Window(
-                start, stream, ends, batch, ends, new ScopeSurvey.Rows(batch.keys(), WindowMetrics.ZERO), finalized);
+                start,
+                stream,
+                ends,
+                batch,
+                ends,
+                new ScopeSurvey.Rows(batch.keys(), MeasureValues.zeros(5)),
+                finalized);
     }
 
     static ScopeSurvey survey(ScopeSurvey.Window... windows) {
         Map<Long, ScopeSurvey.Window> byStart = new java.util.TreeMap<>();
         for (ScopeSurvey.Window w : windows) byStart.put(w.windowStartMillis(), w);
-        return new ScopeSurvey(byStart, List.of(), false);
+        return new ScopeSurvey(byStart, List.of(), false, 5);
     }
 
     /** How many statements had written window_corrections when the test's windows were recorded. */
@@ -119,11 +125,7 @@ class WindowChangesTest {
     }
 
     static final ReconciledWindowsTable.Survey READ = new ReconciledWindowsTable.Survey(
-            W0 + 60_000,
-            W0 + 60_000,
-            W0 + 60_000,
-            W0 + 60_000,
-            new WindowMetrics(7, 3, 1, java.math.BigInteger.valueOf(5_000_000), 11));
+            W0 + 60_000, W0 + 60_000, W0 + 60_000, W0 + 60_000, MeasureValues.of(7, 3, 1, 5_000_000, 11));
 
     static Row surveyed(long start, Side stream, Side batch, Side finalized, ReconciledWindowsTable.Survey read) {
         return new Row(start, stream, batch, finalized, 4, ReconcileStatements.FINGERPRINT_VERSION, WRITES, read);
@@ -140,7 +142,7 @@ class WindowChangesTest {
                 W0 + 86_400_000,
                 surveyed(W0 + 86_400_000, s, b, f, null)));
 
-        Map<Long, ScopeSurvey.Window> windows = ScopeSurvey.recordedWindows(DAY, recorded, WRITES, false);
+        Map<Long, ScopeSurvey.Window> windows = ScopeSurvey.recordedWindows(DAY, recorded, WRITES, false, 5);
 
         assertThat(windows)
                 .as("a window of another day recorded before V21 does not matter")
@@ -155,17 +157,17 @@ class WindowChangesTest {
         assertThat(w.streamEnds()).isEqualTo(new ScopeSurvey.Ends(W0 + 60_000, W0 + 60_000));
         assertThat(w.batchRows()).isEqualTo(new ScopeSurvey.Rows(690, READ.batchSums()));
 
-        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES, true))
+        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES, true, 5))
                 .as("window_writes names a window of the range")
                 .isNull();
-        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES + 1, false))
+        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES + 1, false, 5))
                 .as("window_corrections written since")
                 .isNull();
-        assertThat(ScopeSurvey.recordedWindows(DAY, Map.of(), WRITES, false))
+        assertThat(ScopeSurvey.recordedWindows(DAY, Map.of(), WRITES, false, 5))
                 .as("nothing recorded")
                 .isNull();
         recorded.put(W2, surveyed(W2, s, b, f, null));
-        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES, false))
+        assertThat(ScopeSurvey.recordedWindows(DAY, recorded, WRITES, false, 5))
                 .as("a window of the range recorded before V21")
                 .isNull();
     }

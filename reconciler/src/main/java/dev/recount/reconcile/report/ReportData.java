@@ -1,30 +1,22 @@
 package dev.recount.reconcile.report;
 
-import dev.recount.core.metrics.Ratio;
-import dev.recount.core.metrics.WindowMetrics;
-import dev.recount.db.tables.CorrectionLogTable;
-import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
-import dev.recount.reconcile.Comparison;
 import dev.recount.reconcile.Scope;
-import dev.recount.reconcile.Tolerances;
-import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything a run's report shows, read inside the run's transaction. The full list of diffs is not in here
- * (it can be millions of rows): {@link ReportWriter} streams it into diffs.csv, and collects the largest ones
- * on the way.
+ * Everything a run's report shows: the run, then each metric set it reconciled ({@link SetReport}), and the sets it
+ * was asked for that no batch run covered.
  *
- * @param dryRun                 nothing was applied: corrections and final totals are what the run would do
- * @param largestMismatches      the value mismatches that moved spend the most, largest first
- * @param largestMissingInStream keys only the batch has, by spend, largest first
- * @param largestMissingInBatch  keys only the stream has, by spend, largest first
- * @param largestCtrDifferences  mismatched keys whose CTR moved the most (stream vs final), largest first
+ * @param verdict    beyond tolerance when any set's is
+ * @param dryRun     nothing was applied: corrections and final totals are what the run would do
+ * @param notCovered per set not reconciled, why (in the definitions' order)
  */
 public record ReportData(
         long runId,
@@ -32,97 +24,49 @@ public record ReportData(
         ZoneId zone,
         Instant generatedAt,
         Verdict verdict,
-        Comparison comparison,
-        WindowMetrics finalTotals,
-        long keysFinalized,
-        Map<CorrectionLogTable.Reason, Long> corrections,
-        Tolerances tolerances,
         boolean dryRun,
-        List<ReconciliationDiffsTable.Row> largestMismatches,
-        List<ReconciliationDiffsTable.Row> largestMissingInStream,
-        List<ReconciliationDiffsTable.Row> largestMissingInBatch,
-        List<LargestCtrDiffs.Difference> largestCtrDifferences) {
+        List<SetReport> sets,
+        Map<String, String> notCovered) {
     public ReportData {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(zone, "zone");
         Objects.requireNonNull(generatedAt, "generatedAt");
         Objects.requireNonNull(verdict, "verdict");
-        Objects.requireNonNull(comparison, "comparison");
-        Objects.requireNonNull(finalTotals, "finalTotals");
-        Objects.requireNonNull(tolerances, "tolerances");
-        corrections = Map.copyOf(corrections);
-        largestMismatches = List.copyOf(largestMismatches);
-        largestMissingInStream = List.copyOf(largestMissingInStream);
-        largestMissingInBatch = List.copyOf(largestMissingInBatch);
-        largestCtrDifferences = List.copyOf(largestCtrDifferences);
+        sets = List.copyOf(sets);
+        notCovered = Collections.unmodifiableMap(new LinkedHashMap<>(notCovered));
     }
 
-    /** Without the largest-differences lists (the report writer collects them from the diffs). */
+    /** A run of the sets {@code sets}, every one of them covered. */
     public ReportData(
             long runId,
             Scope scope,
             ZoneId zone,
             Instant generatedAt,
             Verdict verdict,
-            Comparison comparison,
-            WindowMetrics finalTotals,
-            long keysFinalized,
-            Map<CorrectionLogTable.Reason, Long> corrections,
-            Tolerances tolerances,
-            boolean dryRun) {
-        this(
-                runId,
-                scope,
-                zone,
-                generatedAt,
-                verdict,
-                comparison,
-                finalTotals,
-                keysFinalized,
-                corrections,
-                tolerances,
-                dryRun,
-                List.of(),
-                List.of(),
-                List.of(),
-                List.of());
+            boolean dryRun,
+            List<SetReport> sets) {
+        this(runId, scope, zone, generatedAt, verdict, dryRun, sets, Map.of());
     }
 
-    /** This data with the largest-differences lists (collected while the diffs are written: {@link LargestDiffs}). */
-    public ReportData withLargest(
-            List<ReconciliationDiffsTable.Row> mismatches,
-            List<ReconciliationDiffsTable.Row> missingInStream,
-            List<ReconciliationDiffsTable.Row> missingInBatch,
-            List<LargestCtrDiffs.Difference> ctrDifferences) {
-        return new ReportData(
-                runId,
-                scope,
-                zone,
-                generatedAt,
-                verdict,
-                comparison,
-                finalTotals,
-                keysFinalized,
-                corrections,
-                tolerances,
-                dryRun,
-                mismatches,
-                missingInStream,
-                missingInBatch,
-                ctrDifferences);
+    /**
+     * Whether the report shows its sets one by one under their names, after an overview of all: unless the run is of
+     * the default set alone, whose report reads as it did before metric sets existed.
+     */
+    public boolean perSet() {
+        return !(sets.size() == 1 && notCovered.isEmpty() && sets.get(0).set().isDefault());
     }
 
-    /** Clicks per impression of the range as the stream computed it; null without impressions. */
-    public BigDecimal streamCtr() {
-        return Ratio.CTR.of(comparison.range().stream());
+    /** This data with {@code sets} instead (the same sets, with their largest differences). */
+    public ReportData withSets(List<SetReport> sets) {
+        return new ReportData(runId, scope, zone, generatedAt, verdict, dryRun, sets, notCovered);
     }
 
-    /** Clicks per impression of the range as served after this run (a dry run: if applied); null without impressions. */
-    public BigDecimal finalCtr() {
-        return Ratio.CTR.of(finalTotals);
+    /** The default set's data, or null when the run did not reconcile it. */
+    public SetReport defaultSet() {
+        return sets.stream().filter(s -> s.set().isDefault()).findFirst().orElse(null);
     }
 
     public long valuesCorrected() {
-        return corrections.values().stream().mapToLong(Long::longValue).sum();
+        return sets.stream().mapToLong(SetReport::valuesCorrected).sum();
     }
 }

@@ -5,8 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.recount.core.metrics.Metric;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.DerivedRatio;
+import dev.recount.core.sets.Measure;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.Tolerance;
 import dev.recount.db.tables.CorrectionLogTable.Reason;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.reconcile.Comparison;
@@ -25,27 +28,33 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
-/** Writes a run's three report files: report.html, diffs.csv and summary.json. */
+/**
+ * Writes a run's report files: report.html, one diffs file per metric set ({@code diffs.csv} for the default set,
+ * {@code diffs-<set>.csv} for any other) and summary.json.
+ */
 public final class ReportWriter {
     public static final String HTML = "report.html";
-    public static final String CSV = "diffs.csv";
+    public static final String CSV = SetReport.DEFAULT_CSV;
     public static final String JSON = "summary.json";
 
     /** Decimals (the ratios) are written with every digit and never in exponent notation (1E-12). */
     private static final ObjectMapper JSON_MAPPER = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
-            .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
-            // Sections are added to the summary read back as a tree: its decimals must stay exact, digit for digit.
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
-            .configure(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
+            .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
 
-    /** Streams every diff of the run, in key order (from the database, without holding them all). */
+    /** Streams every diff of a set's run, in key order (from the database, without holding them all). */
     @FunctionalInterface
     public interface DiffSource {
         void forEach(Consumer<ReconciliationDiffsTable.Row> sink) throws SQLException;
+    }
+
+    /** The diffs of each set of the run. */
+    @FunctionalInterface
+    public interface DiffSources {
+        DiffSource of(MetricSet set);
     }
 
     private ReportWriter() {}
@@ -61,65 +70,61 @@ public final class ReportWriter {
         Templates.preload();
         try {
             JSON_MAPPER.writeValueAsString(JSON_MAPPER.createObjectNode().put("preload", true));
-            new Csv(new StringBuilder()).row(csvHeader());
+            MetricSet any = dev.recount.core.sets.MetricSets.defaults().sets().get(0);
+            new Csv(new StringBuilder()).row(csvHeader(any));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     /**
-     * Writes the three files into {@code dir}. The diffs are read once: into diffs.csv, and into the largest
-     * differences per status ({@code top} of each) that report.html and summary.json show, so {@code data}'s own
-     * lists are ignored. Returns {@code data} with those lists.
+     * Writes the files into {@code dir}. Each set's diffs are read once: into its diffs file, and into the largest
+     * differences per status ({@code top} of each) that report.html and summary.json show, so the sets' own lists are
+     * ignored. Returns {@code data} with those lists.
      */
-    public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs)
-            throws IOException, SQLException {
-        return write(dir, data, top, diffs, List.of());
-    }
-
-    /** As {@link #write(Path, ReportData, int, DiffSource)}, with {@code sections} in report.html and summary.json. */
-    public static ReportData write(Path dir, ReportData data, int top, DiffSource diffs, List<ReportSection> sections)
+    public static ReportData write(Path dir, ReportData data, int top, DiffSources diffs)
             throws IOException, SQLException {
         Files.createDirectories(dir);
-        LargestDiffs largest = new LargestDiffs(top);
-        LargestCtrDiffs largestCtr = new LargestCtrDiffs(top);
-        try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(CSV), StandardCharsets.UTF_8)) {
-            writeCsv(
-                    out,
-                    data,
-                    sink -> diffs.forEach(row -> {
-                        largest.accept(row);
-                        largestCtr.accept(row);
-                        sink.accept(row);
-                    }));
+        List<SetReport> sets = new ArrayList<>();
+        for (SetReport s : data.sets()) {
+            LargestDiffs largest = new LargestDiffs(s.set(), top);
+            LargestRatioDiffs largestRatio = new LargestRatioDiffs(s.set(), s.ratio(), top);
+            DiffSource source = diffs.of(s.set());
+            try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(s.csvFile()), StandardCharsets.UTF_8)) {
+                writeCsv(
+                        out,
+                        data.zone(),
+                        s,
+                        data.scope().from(),
+                        data.scope().to(),
+                        sink -> source.forEach(row -> {
+                            largest.accept(row);
+                            largestRatio.accept(row);
+                            sink.accept(row);
+                        }));
+            }
+            sets.add(s.withLargest(
+                    largest.of(ReconciliationDiffsTable.Status.MISMATCH),
+                    largest.of(ReconciliationDiffsTable.Status.MISSING_IN_STREAM),
+                    largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH),
+                    largestRatio.largest()));
         }
-        ReportData full = data.withLargest(
-                largest.of(ReconciliationDiffsTable.Status.MISMATCH),
-                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_STREAM),
-                largest.of(ReconciliationDiffsTable.Status.MISSING_IN_BATCH),
-                largestCtr.largest());
-        Files.writeString(dir.resolve(HTML), HtmlReport.render(full, sections), StandardCharsets.UTF_8);
-        String summary = summaryJson(full);
-        if (!sections.isEmpty()) {
-            ObjectNode root = (ObjectNode) JSON_MAPPER.readTree(summary);
-            for (ReportSection section : sections) section.addTo(root);
-            summary = JSON_MAPPER.writeValueAsString(root) + "\n";
-        }
-        Files.writeString(dir.resolve(JSON), summary, StandardCharsets.UTF_8);
+        ReportData full = data.withSets(sets);
+        Files.writeString(dir.resolve(HTML), HtmlReport.render(full), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(JSON), summaryJson(full), StandardCharsets.UTF_8);
         return full;
     }
 
-    // ---- diffs.csv -------------------------------------------------------------------------------------
+    // ---- the diffs files ----------------------------------------------------------------------------------------
 
-    /** Header of diffs.csv: what a row is, its key or group, its classification, then per metric the values. */
-    public static List<String> csvHeader() {
-        List<String> h = new ArrayList<>(List.of(
-                "row_type",
-                "window_start",
-                "window_end",
-                "day",
-                "campaign_id",
-                "channel_id",
+    /**
+     * Header of a set's diffs file: what a row is, its key or group (window, day, the set's dimensions), its
+     * classification, then per measure the values, then each money measure in currency units.
+     */
+    public static List<String> csvHeader(MetricSet set) {
+        List<String> h = new ArrayList<>(List.of("row_type", "window_start", "window_end", "day"));
+        h.addAll(set.dimensionNames());
+        h.addAll(List.of(
                 "status",
                 "within_tolerance",
                 "stream_revision",
@@ -129,30 +134,39 @@ public final class ReportWriter {
                 "keys_missing_in_stream",
                 "keys_missing_in_batch",
                 "keys_beyond_tolerance"));
-        for (Metric m : Metric.values()) {
-            String c = m.column();
+        for (Measure m : set.measures()) {
+            String c = m.name();
             h.addAll(List.of("stream_" + c, "batch_" + c, "diff_" + c, "relative_diff_" + c));
         }
-        h.addAll(List.of("stream_spend", "batch_spend", "diff_spend"));
+        for (Measure m : set.measures()) {
+            if (!Labels.isMoney(m)) continue;
+            String w = Labels.moneyWord(m);
+            h.addAll(List.of("stream_" + w, "batch_" + w, "diff_" + w));
+        }
         return h;
     }
 
-    static void writeCsv(Writer out, ReportData data, DiffSource diffs) throws IOException, SQLException {
+    /** The row type of a per-day total of the set's first dimension: {@code campaign_day_total} for the default set. */
+    static String dayTotalType(MetricSet set) {
+        return Labels.word(set.dimensionNames().get(0)) + "_day_total";
+    }
+
+    static void writeCsv(Writer out, ZoneId zone, SetReport s, Instant from, Instant to, DiffSource diffs)
+            throws IOException, SQLException {
+        MetricSet set = s.set();
+        int dimensions = set.dimensionNames().size();
         Csv csv = new Csv(out);
-        csv.row(csvHeader());
+        csv.row(csvHeader(set));
         // The diffs come in key order, window by window: a window's start, end and day are written once per window.
-        WindowCells window = new WindowCells(data.zone());
+        WindowCells window = new WindowCells(zone);
         try {
             diffs.forEach(r -> {
                 try {
                     window.of(r.key().windowStartMillis(), r.windowEndMillis());
-                    List<String> row = new ArrayList<>(List.of(
-                            "key",
-                            window.start,
-                            window.end,
-                            window.day,
-                            Csv.text(r.key().campaignId()),
-                            Csv.text(r.key().channelId()),
+                    List<String> row = new ArrayList<>(List.of("key", window.start, window.end, window.day));
+                    for (int d = 0; d < dimensions; d++)
+                        row.add(Csv.text(r.key().dimension(d)));
+                    row.addAll(List.of(
                             r.status().wireName(),
                             String.valueOf(r.withinTolerance()),
                             r.streamRevision() == null ? "" : r.streamRevision().toString(),
@@ -162,10 +176,12 @@ public final class ReportWriter {
                             "",
                             "",
                             ""));
-                    metricCells(
+                    MeasureValues zeros = MeasureValues.zeros(set.measures().size());
+                    measureCells(
+                            set,
                             row,
-                            r.stream() == null ? WindowMetrics.ZERO : r.stream(),
-                            r.batch() == null ? WindowMetrics.ZERO : r.batch(),
+                            r.stream() == null ? zeros : r.stream(),
+                            r.batch() == null ? zeros : r.batch(),
                             r.stream() == null,
                             r.batch() == null);
                     csv.row(row);
@@ -176,30 +192,37 @@ public final class ReportWriter {
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
-        for (Comparison.WindowTotal w : data.comparison().windows()) {
+        List<String> noDimensions = new ArrayList<>();
+        for (int d = 0; d < dimensions; d++) noDimensions.add("");
+        for (Comparison.WindowTotal w : s.comparison().windows()) {
             totalRow(
                     csv,
+                    set,
                     "window_total",
                     Instant.ofEpochMilli(w.windowStartMillis()).toString(),
                     Instant.ofEpochMilli(w.windowEndMillis()).toString(),
                     Instant.ofEpochMilli(w.windowStartMillis())
-                            .atZone(data.zone())
+                            .atZone(zone)
                             .toLocalDate()
                             .toString(),
-                    "",
+                    noDimensions,
                     w.totals());
         }
-        for (Comparison.CampaignDayTotal c : data.comparison().campaignDays()) {
-            totalRow(csv, "campaign_day_total", "", "", c.day().toString(), Csv.text(c.campaignId()), c.totals());
+        String dayTotal = dayTotalType(set);
+        for (Comparison.DayTotal c : s.comparison().days()) {
+            List<String> first = new ArrayList<>(noDimensions);
+            first.set(0, Csv.text(c.value()));
+            totalRow(csv, set, dayTotal, "", "", c.day().toString(), first, c.totals());
         }
         totalRow(
                 csv,
+                set,
                 "range_total",
-                data.scope().from().toString(),
-                data.scope().to().toString(),
+                from.toString(),
+                to.toString(),
                 "",
-                "",
-                data.comparison().range());
+                noDimensions,
+                s.comparison().range());
         csv.flush();
     }
 
@@ -228,16 +251,19 @@ public final class ReportWriter {
     }
 
     private static void totalRow(
-            Csv csv, String type, String start, String end, String day, String campaign, GroupTotals t)
+            Csv csv,
+            MetricSet set,
+            String type,
+            String start,
+            String end,
+            String day,
+            List<String> dimensions,
+            GroupTotals t)
             throws IOException {
         KeyCounts k = t.counts();
-        List<String> row = new ArrayList<>(List.of(
-                type,
-                start,
-                end,
-                day,
-                campaign,
-                "",
+        List<String> row = new ArrayList<>(List.of(type, start, end, day));
+        row.addAll(dimensions);
+        row.addAll(List.of(
                 "",
                 String.valueOf(k.beyondTolerance() == 0),
                 "",
@@ -247,47 +273,68 @@ public final class ReportWriter {
                 String.valueOf(k.missingInStream()),
                 String.valueOf(k.missingInBatch()),
                 String.valueOf(k.beyondTolerance())));
-        metricCells(row, t.stream(), t.batch(), false, false);
+        measureCells(set, row, t.stream(), t.batch(), false, false);
         csv.row(row);
     }
 
     /** A missing side's values are left empty (not 0); its difference counts it as 0. */
-    private static void metricCells(
-            List<String> row, WindowMetrics s, WindowMetrics b, boolean noStream, boolean noBatch) {
-        for (Metric m : Metric.values()) {
-            boolean longs = m.isCount()
-                    || (s.spendMicros().bitLength() < 64 && b.spendMicros().bitLength() < 64);
-            long sl = !longs ? 0 : m.isCount() ? s.count(m) : s.spendMicros().longValue();
-            long bl = !longs ? 0 : m.isCount() ? b.count(m) : b.spendMicros().longValue();
-            long dl = sl - bl;
-            if (longs && ((sl ^ bl) & (sl ^ dl)) >= 0) {
-                // Counts, and spends that fit a long (nearly all), in long arithmetic: the same digits without the
-                // BigIntegers (several per cell, on every row of diffs.csv).
+    private static void measureCells(
+            MetricSet set, List<String> row, MeasureValues s, MeasureValues b, boolean noStream, boolean noBatch) {
+        List<Measure> measures = set.measures();
+        for (int m = 0; m < measures.size(); m++) {
+            BigInteger sv = s.get(m), bv = b.get(m);
+            long sl = sv.longValue(), bl = bv.longValue(), dl = sl - bl;
+            if (sv.bitLength() < 64 && bv.bitLength() < 64 && ((sl ^ bl) & (sl ^ dl)) >= 0) {
+                // Counts, and sums that fit a long (nearly all), in long arithmetic: the same digits without the
+                // BigIntegers (several per cell, on every row of the diffs file).
                 row.add(noStream ? "" : Long.toString(sl));
                 row.add(noBatch ? "" : Long.toString(bl));
                 row.add(Long.toString(dl));
                 row.add(Csv.number(Money.relative(sl, bl)));
             } else {
-                BigInteger sv = s.get(m), bv = b.get(m);
                 row.add(noStream ? "" : Csv.number(sv.toString()));
                 row.add(noBatch ? "" : Csv.number(bv.toString()));
                 row.add(Csv.number(sv.subtract(bv).toString()));
                 row.add(Csv.number(Money.relative(sv, bv)));
             }
         }
-        row.add(noStream ? "" : Csv.number(Money.units(s.spendMicros())));
-        row.add(noBatch ? "" : Csv.number(Money.units(b.spendMicros())));
-        row.add(Csv.number(Money.units(s.spendMicros().subtract(b.spendMicros()))));
+        for (int m = 0; m < measures.size(); m++) {
+            if (!Labels.isMoney(measures.get(m))) continue;
+            row.add(noStream ? "" : Csv.number(Money.units(s.get(m))));
+            row.add(noBatch ? "" : Csv.number(Money.units(b.get(m))));
+            row.add(Csv.number(Money.units(s.get(m).subtract(b.get(m)))));
+        }
     }
 
     // ---- summary.json and the run row's totals ---------------------------------------------------------------
 
-    /** The range totals stored in {@code reconciliation_runs.totals}: stream, batch and final per metric. */
-    public static String totalsJson(GroupTotals range, WindowMetrics fin) {
+    /**
+     * The totals stored in {@code reconciliation_runs.totals}: stream, batch and final per measure of the default
+     * set at the top (as before metric sets), and per set reconciled its verdict, keys and totals; the sets not
+     * covered with why.
+     */
+    public static String totalsJson(ReportData d) {
         ObjectNode n = JSON_MAPPER.createObjectNode();
-        n.set("stream", metrics(range.stream()));
-        n.set("batch", metrics(range.batch()));
-        n.set("final", metrics(fin));
+        SetReport def = d.defaultSet();
+        if (def != null) {
+            n.set("stream", measures(def.set(), def.comparison().range().stream()));
+            n.set("batch", measures(def.set(), def.comparison().range().batch()));
+            n.set("final", measures(def.set(), def.finalTotals()));
+        }
+        ObjectNode sets = n.putObject("sets");
+        for (SetReport s : d.sets()) {
+            ObjectNode o = sets.putObject(s.name());
+            o.put("verdict", s.verdict().wireName());
+            o.set("keys", keys(s.comparison().range().counts()));
+            o.set("stream", measures(s.set(), s.comparison().range().stream()));
+            o.set("batch", measures(s.set(), s.comparison().range().batch()));
+            o.set("final", measures(s.set(), s.finalTotals()));
+            o.put("values_corrected", s.valuesCorrected());
+        }
+        if (!d.notCovered().isEmpty()) {
+            ObjectNode nc = n.putObject("not_covered");
+            d.notCovered().forEach(nc::put);
+        }
         try {
             return JSON_MAPPER.writeValueAsString(n);
         } catch (JsonProcessingException e) {
@@ -295,6 +342,11 @@ public final class ReportWriter {
         }
     }
 
+    /**
+     * summary.json: the run (id, scope, time zone, verdict), the default set's summary at the top level as it was
+     * before metric sets (so readers of it keep working), the sets reconciled and not covered, and every set's summary
+     * under {@code sets}.
+     */
     static String summaryJson(ReportData d) throws JsonProcessingException {
         ObjectNode root = JSON_MAPPER.createObjectNode();
         root.put("run_id", d.runId());
@@ -305,96 +357,141 @@ public final class ReportWriter {
         scope.put("to", d.scope().to().toString());
         if (d.scope().batchRunId() == null) scope.putNull("batch_run_id");
         else scope.put("batch_run_id", d.scope().batchRunId());
-        if (d.scope().windowStarts() == null) scope.putNull("windows");
-        else {
-            ArrayNode ws = scope.putArray("windows");
-            d.scope().windowStarts().forEach(w -> ws.add(Instant.ofEpochMilli(w).toString()));
-        }
+        SetReport def = d.defaultSet();
+        List<Long> windows = def != null
+                ? def.scope().windowStarts()
+                : d.scope().setWindows() == null ? d.scope().windowStarts() : null;
+        putWindows(scope, "windows", windows);
         root.put("time_zone", d.zone().getId());
         root.put("generated_at", d.generatedAt().toString());
         root.put("verdict", d.verdict().wireName());
-        KeyCounts k = d.comparison().range().counts();
-        ObjectNode keys = root.putObject("keys");
+        if (def != null) {
+            setSummary(root, def, d);
+            ObjectNode files = root.putObject("files");
+            files.put("report", HTML);
+            files.put("diffs", def.csvFile());
+            for (ReportSection section : def.sections()) section.addTo(root);
+        }
+        ArrayNode names = root.putArray("metric_sets");
+        d.sets().forEach(s -> names.add(s.name()));
+        ObjectNode notCovered = root.putObject("not_covered");
+        d.notCovered().forEach(notCovered::put);
+        ObjectNode sets = root.putObject("sets");
+        for (SetReport s : d.sets()) {
+            ObjectNode o = sets.putObject(s.name());
+            o.put("verdict", s.verdict().wireName());
+            ArrayNode dims = o.putArray("dimensions");
+            s.set().dimensionNames().forEach(dims::add);
+            o.put("window", s.set().window().toString());
+            if (s.scope().windowStarts() != null)
+                putWindows(o, "scope_windows", s.scope().windowStarts());
+            setSummary(o, s, d);
+            o.putObject("files").put("diffs", s.csvFile());
+            for (ReportSection section : s.sections()) section.addTo(o);
+        }
+        return JSON_MAPPER.writeValueAsString(root) + "\n";
+    }
+
+    private static void putWindows(ObjectNode node, String field, List<Long> windows) {
+        if (windows == null) {
+            node.putNull(field);
+            return;
+        }
+        ArrayNode ws = node.putArray(field);
+        windows.forEach(w -> ws.add(Instant.ofEpochMilli(w).toString()));
+    }
+
+    /** One set's summary fields, into {@code o}: keys, totals, corrections, tolerances, windows, largest lists, ratio. */
+    private static void setSummary(ObjectNode o, SetReport s, ReportData d) {
+        MetricSet set = s.set();
+        o.set("keys", keys(s.comparison().range().counts()));
+        ObjectNode totals = o.putObject("totals");
+        GroupTotals range = s.comparison().range();
+        totals.set("stream", measures(set, range.stream()));
+        totals.set("batch", measures(set, range.batch()));
+        totals.set("final", measures(set, s.finalTotals()));
+        ObjectNode diff = totals.putObject("stream_minus_batch");
+        List<Measure> ms = set.measures();
+        for (int m = 0; m < ms.size(); m++) diff.put(ms.get(m).name(), range.difference(m));
+        for (int m = 0; m < ms.size(); m++) {
+            if (!Labels.isMoney(ms.get(m))) continue;
+            ObjectNode units = totals.putObject(Labels.moneyWord(ms.get(m)) + "_units");
+            units.put("stream", Money.units(range.stream().get(m)));
+            units.put("batch", Money.units(range.batch().get(m)));
+            units.put("final", Money.units(s.finalTotals().get(m)));
+            units.put("stream_minus_batch", Money.units(range.difference(m)));
+        }
+        // In a dry run: what the run would have done.
+        ObjectNode corr = o.putObject("corrections");
+        corr.put("keys_finalized", s.keysFinalized());
+        corr.put("values_corrected", s.valuesCorrected());
+        ObjectNode byReason = corr.putObject("by_reason");
+        for (Reason r : Reason.values())
+            byReason.put(r.wireName(), s.corrections().getOrDefault(r, 0L));
+        ObjectNode tol = o.putObject("tolerances");
+        for (Map.Entry<String, Tolerance> e : set.tolerances().entrySet()) {
+            ObjectNode t = tol.putObject(e.getKey());
+            t.put("relative", e.getValue().relative().toPlainString());
+            t.put("absolute", e.getValue().absolute());
+        }
+        ObjectNode windows = o.putObject("windows");
+        windows.put("count", s.comparison().windows().size());
+        windows.put(
+                "with_differences",
+                s.comparison().windows().stream()
+                        .filter(w -> w.totals().counts().differing() > 0)
+                        .count());
+        ArrayNode largest = o.putArray("largest_mismatches");
+        for (ReconciliationDiffsTable.Row r : s.largestMismatches()) {
+            ObjectNode row = largest.addObject();
+            putKey(row, set, r);
+            row.put("within_tolerance", r.withinTolerance());
+            row.set("stream", measures(set, r.stream()));
+            row.set("batch", measures(set, r.batch()));
+        }
+        DerivedRatio ratio = s.ratio();
+        if (ratio != null) {
+            ObjectNode rn = o.putObject(ratio.name());
+            rn.put("stream", s.streamRatio());
+            rn.put("final", s.finalRatio());
+            rn.put(
+                    "final_minus_stream",
+                    s.streamRatio() == null || s.finalRatio() == null
+                            ? null
+                            : s.finalRatio().subtract(s.streamRatio()));
+            ArrayNode rl = rn.putArray("largest_differences");
+            for (LargestRatioDiffs.Difference c : s.largestRatioDifferences()) {
+                ObjectNode row = rl.addObject();
+                putKey(row, set, c.row());
+                row.put("stream_" + ratio.name(), c.streamValue());
+                row.put("final_" + ratio.name(), c.finalValue());
+                row.put("final_minus_stream", c.difference());
+            }
+        }
+    }
+
+    private static void putKey(ObjectNode o, MetricSet set, ReconciliationDiffsTable.Row r) {
+        o.put("window_start", Instant.ofEpochMilli(r.key().windowStartMillis()).toString());
+        List<String> dims = set.dimensionNames();
+        for (int i = 0; i < dims.size(); i++) o.put(dims.get(i), r.key().dimension(i));
+    }
+
+    private static ObjectNode keys(KeyCounts k) {
+        ObjectNode keys = JSON_MAPPER.createObjectNode();
         keys.put("compared", k.compared());
         keys.put("matched", k.matched());
         keys.put("mismatched", k.mismatched());
         keys.put("missing_in_stream", k.missingInStream());
         keys.put("missing_in_batch", k.missingInBatch());
         keys.put("beyond_tolerance", k.beyondTolerance());
-        ObjectNode totals = root.putObject("totals");
-        GroupTotals range = d.comparison().range();
-        totals.set("stream", metrics(range.stream()));
-        totals.set("batch", metrics(range.batch()));
-        totals.set("final", metrics(d.finalTotals()));
-        ObjectNode diff = totals.putObject("stream_minus_batch");
-        for (Metric m : Metric.values()) diff.put(m.column(), range.difference(m));
-        ObjectNode spend = totals.putObject("spend_units");
-        spend.put("stream", Money.units(range.stream().spendMicros()));
-        spend.put("batch", Money.units(range.batch().spendMicros()));
-        spend.put("final", Money.units(d.finalTotals().spendMicros()));
-        spend.put("stream_minus_batch", Money.units(range.difference(Metric.SPEND_MICROS)));
-        // In a dry run: what the run would have done.
-        ObjectNode corr = root.putObject("corrections");
-        corr.put("keys_finalized", d.keysFinalized());
-        corr.put("values_corrected", d.valuesCorrected());
-        ObjectNode byReason = corr.putObject("by_reason");
-        for (Reason r : Reason.values())
-            byReason.put(r.wireName(), d.corrections().getOrDefault(r, 0L));
-        ObjectNode tol = root.putObject("tolerances");
-        for (Metric m : Metric.values()) {
-            ObjectNode t = tol.putObject(m.column());
-            t.put("relative", d.tolerances().of(m).relative().toPlainString());
-            t.put("absolute", d.tolerances().of(m).absolute());
-        }
-        ObjectNode windows = root.putObject("windows");
-        windows.put("count", d.comparison().windows().size());
-        windows.put(
-                "with_differences",
-                d.comparison().windows().stream()
-                        .filter(w -> w.totals().counts().differing() > 0)
-                        .count());
-        ArrayNode largest = root.putArray("largest_mismatches");
-        for (ReconciliationDiffsTable.Row r : d.largestMismatches()) {
-            ObjectNode o = largest.addObject();
-            o.put(
-                    "window_start",
-                    Instant.ofEpochMilli(r.key().windowStartMillis()).toString());
-            o.put("campaign_id", r.key().campaignId());
-            o.put("channel_id", r.key().channelId());
-            o.put("within_tolerance", r.withinTolerance());
-            o.set("stream", metrics(r.stream()));
-            o.set("batch", metrics(r.batch()));
-        }
-        ObjectNode ctr = root.putObject("ctr");
-        ctr.put("stream", d.streamCtr());
-        ctr.put("final", d.finalCtr());
-        ctr.put(
-                "final_minus_stream",
-                d.streamCtr() == null || d.finalCtr() == null
-                        ? null
-                        : d.finalCtr().subtract(d.streamCtr()));
-        ArrayNode ctrLargest = ctr.putArray("largest_differences");
-        for (LargestCtrDiffs.Difference c : d.largestCtrDifferences()) {
-            ObjectNode o = ctrLargest.addObject();
-            o.put(
-                    "window_start",
-                    Instant.ofEpochMilli(c.row().key().windowStartMillis()).toString());
-            o.put("campaign_id", c.row().key().campaignId());
-            o.put("channel_id", c.row().key().channelId());
-            o.put("stream_ctr", c.streamCtr());
-            o.put("final_ctr", c.finalCtr());
-            o.put("final_minus_stream", c.difference());
-        }
-        ObjectNode files = root.putObject("files");
-        files.put("report", HTML);
-        files.put("diffs", CSV);
-        return JSON_MAPPER.writeValueAsString(root) + "\n";
+        return keys;
     }
 
-    /** Every metric as a JSON integer, exactly (spend may exceed a long; JSON numbers have no size limit). */
-    private static ObjectNode metrics(WindowMetrics w) {
+    /** Every measure as a JSON integer, exactly (a sum may exceed a long; JSON numbers have no size limit). */
+    static ObjectNode measures(MetricSet set, MeasureValues v) {
         ObjectNode n = JSON_MAPPER.createObjectNode();
-        for (Metric m : Metric.values()) n.put(m.column(), w.get(m));
+        List<Measure> ms = set.measures();
+        for (int m = 0; m < ms.size(); m++) n.put(ms.get(m).name(), v.get(m));
         return n;
     }
 }

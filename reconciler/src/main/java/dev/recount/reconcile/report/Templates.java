@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * The report's HTML templates (Mustache, resources next to this class). {@code {{value}}} is HTML-escaped by the
  * engine, so a campaign id cannot become markup; {@code {{{fragment}}}} is used only for fragments rendered from
- * these templates themselves (the chart, a report section). Templates are compiled once and cached.
+ * these templates themselves (a set's part of the page, the chart, a report section). Templates are compiled once and cached.
  */
 public final class Templates {
     private static final DefaultMustacheFactory FACTORY = new DefaultMustacheFactory("dev/recount/reconcile/report") {
@@ -27,10 +27,11 @@ public final class Templates {
 
     /** The templates a report renders itself; every other one is a partial ({@code {{> name}}}) of these. */
     public static final String REPORT = "report.mustache",
-            SPEND_CHART = "spend-chart.mustache",
+            SET = "set.mustache",
+            WINDOW_CHART = "window-chart.mustache",
             ATTRIBUTION = "attribution.mustache";
 
-    static final List<String> RENDERED = List.of(REPORT, SPEND_CHART, ATTRIBUTION);
+    static final List<String> RENDERED = List.of(REPORT, SET, WINDOW_CHART, ATTRIBUTION);
 
     private Templates() {}
 

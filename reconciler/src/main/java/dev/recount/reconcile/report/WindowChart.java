@@ -1,5 +1,7 @@
 package dev.recount.reconcile.report;
 
+import dev.recount.core.sets.Measure;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.reconcile.Comparison.WindowTotal;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -12,12 +14,13 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Inline SVG line chart of stream vs batch spend per window, with a red tick under every window whose keys
- * differ. Long ranges are drawn in buckets of consecutive windows (at most {@link #MAX_POINTS} points), so the
- * report stays small; the caption says so. Pixel positions are doubles, values (and the labels drawn from them)
- * stay exact integers. The drawing is the template {@code spend-chart.mustache}; this class computes what it shows.
+ * Inline SVG line chart of stream vs batch per window of one measure of a metric set (its report's lead measure: the
+ * default set's spend), with a red tick under every window whose keys differ. Long ranges are drawn in buckets of
+ * consecutive windows (at most {@link #MAX_POINTS} points), so the report stays small; the caption says so. Pixel
+ * positions are doubles, values (and the labels drawn from them) stay exact integers. The drawing is the template
+ * {@code window-chart.mustache}; this class computes what it shows.
  */
-final class SpendChart {
+final class WindowChart {
     static final int MAX_POINTS = 720;
     private static final int WIDTH = 960;
     private static final int HEIGHT = 320;
@@ -28,8 +31,16 @@ final class SpendChart {
 
     private record Point(long startMillis, BigInteger stream, BigInteger batch, long differingKeys) {}
 
-    /** What the template draws; {@code points} is false for an empty range. */
+    /**
+     * What the template draws; {@code points} is false for an empty range. {@code word} names the measure in the
+     * ticks' titles ("spend"), {@code title} the chart ("Spend per window"), {@code units} how its values are shown
+     * (empty, or "; spend in currency units").
+     */
     public record View(
+            String idPrefix,
+            String title,
+            String word,
+            String units,
             boolean points,
             int width,
             int height,
@@ -53,15 +64,25 @@ final class SpendChart {
 
     public record Dot(String x, String batchY, String streamY) {}
 
-    private SpendChart() {}
+    private WindowChart() {}
 
-    static String render(List<WindowTotal> windows, ZoneId zone) {
-        return Templates.render(Templates.SPEND_CHART, view(windows, zone));
+    /** The chart of measure {@code m} of {@code set}; {@code idPrefix} keeps its element ids apart from other sets'. */
+    static String render(MetricSet set, int m, List<WindowTotal> windows, ZoneId zone, String idPrefix) {
+        return Templates.render(Templates.WINDOW_CHART, view(set, m, windows, zone, idPrefix));
     }
 
-    static View view(List<WindowTotal> windows, ZoneId zone) {
+    static View view(MetricSet set, int m, List<WindowTotal> windows, ZoneId zone, String idPrefix) {
+        Measure measure = set.measures().get(m);
+        boolean money = Labels.isMoney(measure);
+        String word = Labels.label(measure).toLowerCase(Locale.ROOT);
+        String title = Labels.label(measure);
+        String units = money ? "; " + word + " in currency units" : "";
         if (windows.isEmpty()) {
             return new View(
+                    idPrefix,
+                    title,
+                    word,
+                    units,
                     false,
                     WIDTH,
                     HEIGHT,
@@ -84,8 +105,8 @@ final class SpendChart {
             long differing = 0;
             for (int j = i; j < Math.min(windows.size(), i + perBucket); j++) {
                 WindowTotal w = windows.get(j);
-                stream = stream.add(w.totals().stream().spendMicros());
-                batch = batch.add(w.totals().batch().spendMicros());
+                stream = stream.add(w.totals().stream().get(m));
+                batch = batch.add(w.totals().batch().get(m));
                 differing += w.totals().counts().differing();
             }
             points.add(new Point(windows.get(i).windowStartMillis(), stream, batch, differing));
@@ -102,7 +123,8 @@ final class SpendChart {
         List<GridLine> grid = new ArrayList<>();
         for (BigInteger v = BigInteger.ZERO; v.compareTo(top) <= 0; v = v.add(step)) {
             double y = y(v, top, plotH);
-            grid.add(new GridLine(LEFT, WIDTH - RIGHT, px(y), LEFT - 8, px(y + 4), Money.compact(v)));
+            grid.add(new GridLine(
+                    LEFT, WIDTH - RIGHT, px(y), LEFT - 8, px(y + 4), money ? Money.compact(v) : v.toString()));
         }
         // x labels: first, middle and last point.
         DateTimeFormatter fmt = DateTimeFormatter.ofPattern("MM-dd HH:mm").withZone(zone);
@@ -126,8 +148,8 @@ final class SpendChart {
                     px(TOP + plotH + 13),
                     fmt.format(Instant.ofEpochMilli(p.startMillis)),
                     p.differingKeys,
-                    Money.grouped(p.stream),
-                    Money.grouped(p.batch)));
+                    Format.value(measure, p.stream),
+                    Format.value(measure, p.batch)));
         }
         List<Dot> dots = new ArrayList<>();
         if (n <= 60) {
@@ -140,6 +162,10 @@ final class SpendChart {
                 ? windows.size() + " windows"
                 : windows.size() + " windows, drawn in " + n + " points of " + perBucket + " consecutive windows each";
         return new View(
+                idPrefix,
+                title,
+                word,
+                units,
                 true,
                 WIDTH,
                 HEIGHT,

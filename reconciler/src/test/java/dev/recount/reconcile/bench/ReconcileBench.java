@@ -11,7 +11,7 @@ import dev.recount.reconcile.Reconciler;
 import dev.recount.reconcile.RunProgress;
 import dev.recount.reconcile.RunResult;
 import dev.recount.reconcile.ScopeResolver;
-import dev.recount.reconcile.Tolerances;
+import dev.recount.reconcile.testutils.DefaultSet;
 import dev.recount.testkit.LocalStack;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +65,7 @@ public final class ReconcileBench {
             RunProgress stages = Boolean.getBoolean("bench.stages") ? new StageTimes() : RunProgress.NONE;
             Reconciler r = new Reconciler(
                             pool,
-                            new Reconciler.Settings(ZoneId.of("UTC"), Tolerances.exact(), reports),
+                            new Reconciler.Settings(ZoneId.of("UTC"), DefaultSet.SETS, reports),
                             Clock.systemUTC())
                     .withProgress(stages);
             System.out.println();
@@ -75,14 +75,15 @@ public final class ReconcileBench {
             for (String name : new String[] {"first (finalizes all keys)", "rerun (no change)"}) {
                 RunResult res = r.reconcile(ScopeResolver.range(DAY, DAY.plus(Duration.ofDays(1))));
                 stages.close();
-                long compared = res.comparison().range().counts().compared();
+                long compared =
+                        res.set(DefaultSet.NAME).comparison().range().counts().compared();
                 double total = res.timings().total().toNanos() / 1e9;
                 System.out.printf(
                         Locale.ROOT,
                         "| %s | %,d | %,d | %,d | %.2f | %.2f | %.2f | %.2f | %,.0f |%n",
                         name,
                         compared,
-                        res.comparison().range().counts().differing(),
+                        res.set(DefaultSet.NAME).comparison().range().counts().differing(),
                         res.valuesCorrected(),
                         secs(res.timings().reconcile()),
                         secs(res.timings().check()),
@@ -203,8 +204,9 @@ public final class ReconcileBench {
             WindowWritesTable.markLogged(c);
             List<Long> windows = new ArrayList<>();
             for (int w = 0; w < WINDOWS; w++) windows.add(DAY.toEpochMilli() + w * 60_000L);
-            WindowWritesTable.log(c, WindowWritesTable.Side.STREAM, windows);
-            WindowWritesTable.log(c, WindowWritesTable.Side.BATCH, windows);
+            WindowWritesTable writes = new WindowWritesTable(DefaultSet.TABLES);
+            writes.log(c, WindowWritesTable.Side.STREAM, windows);
+            writes.log(c, WindowWritesTable.Side.BATCH, windows);
             // sel < 5: only in the stream; 5..9: only in the batch; 10..19: batch has one click and 1000 micros more.
             st.execute(
                     "INSERT INTO stream_window_metrics (window_start, window_end, campaign_id, channel_id, impressions,"

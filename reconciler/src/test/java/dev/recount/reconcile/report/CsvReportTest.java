@@ -2,12 +2,14 @@ package dev.recount.reconcile.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.ReconciliationDiffsTable;
 import dev.recount.db.tables.ReconciliationDiffsTable.Status;
+import dev.recount.reconcile.testutils.DefaultSet;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,31 +24,37 @@ import org.junit.jupiter.params.provider.ValueSource;
  * exactly the id (or its neutralised form), and no cell a spreadsheet would run as a formula or show reordered.
  */
 class CsvReportTest {
-    private static final WindowMetrics S = new WindowMetrics(10, 2, 0, 1_500_000, 12);
-    private static final WindowMetrics B = new WindowMetrics(10, 3, 0, 1_750_000, 13);
+    private static final MeasureValues S = MeasureValues.of(10, 2, 0, 1_500_000, 12);
+    private static final MeasureValues B = MeasureValues.of(10, 3, 0, 1_750_000, 13);
 
     /** Writes diffs.csv with one key row per (campaign, channel) and parses it back, header first. */
     private static List<CSVRecord> roundTrip(List<String[]> ids, StringBuilder raw) throws Exception {
-        ReportData d = HtmlReportTest.data(1);
+        SetReport d = HtmlReportTest.defaultSet(1);
         List<ReconciliationDiffsTable.Row> rows = new ArrayList<>();
         for (String[] id : ids) {
-            WindowKey key = new WindowKey(HtmlReportTest.FROM.toEpochMilli(), id[0], id[1]);
+            WindowKey key = WindowKey.of(HtmlReportTest.FROM.toEpochMilli(), id[0], id[1]);
             rows.add(new ReconciliationDiffsTable.Row(
                     key, key.windowStartMillis() + 60_000, Status.MISMATCH, false, 1, S, B));
         }
         StringWriter out = new StringWriter();
-        ReportWriter.writeCsv(out, d, sink -> rows.forEach(sink));
+        ReportWriter.writeCsv(
+                out,
+                ZoneId.of("UTC"),
+                d,
+                HtmlReportTest.DAY.from(),
+                HtmlReportTest.DAY.to(),
+                sink -> rows.forEach(sink));
         raw.append(out);
         try (CSVParser parser = CSVParser.builder()
                 .setReader(new StringReader(out.toString()))
                 .setFormat(Csv.FORMAT)
                 .get()) {
             List<CSVRecord> records = parser.getRecords();
-            assertThat(records.get(0).toList()).isEqualTo(ReportWriter.csvHeader());
+            assertThat(records.get(0).toList()).isEqualTo(ReportWriter.csvHeader(DefaultSet.SET));
             for (CSVRecord r : records)
                 assertThat(r.size())
                         .as("cells of record %s", r.getRecordNumber())
-                        .isEqualTo(ReportWriter.csvHeader().size());
+                        .isEqualTo(ReportWriter.csvHeader(DefaultSet.SET).size());
             return records.subList(1, 1 + ids.size());
         }
     }
@@ -141,27 +149,17 @@ class CsvReportTest {
 
     @Test
     void campaignDayTotalsAreGuardedToo() throws Exception {
-        ReportData d = HtmlReportTest.data(1);
+        SetReport d = HtmlReportTest.defaultSet(1);
         var range = d.comparison().range();
         var comparison = new dev.recount.reconcile.Comparison(
                 range,
                 d.comparison().windows(),
-                List.of(new dev.recount.reconcile.Comparison.CampaignDayTotal(
+                List.of(new dev.recount.reconcile.Comparison.DayTotal(
                         "\u202E@evil", java.time.LocalDate.of(2026, 11, 28), range)));
-        ReportData hostile = new ReportData(
-                d.runId(),
-                d.scope(),
-                d.zone(),
-                d.generatedAt(),
-                d.verdict(),
-                comparison,
-                d.finalTotals(),
-                d.keysFinalized(),
-                d.corrections(),
-                d.tolerances(),
-                false);
+        SetReport hostile = HtmlReportTest.with(d, comparison, d.finalTotals());
         StringWriter out = new StringWriter();
-        ReportWriter.writeCsv(out, hostile, sink -> {});
+        ReportWriter.writeCsv(
+                out, ZoneId.of("UTC"), hostile, HtmlReportTest.DAY.from(), HtmlReportTest.DAY.to(), sink -> {});
         try (CSVParser parser = CSVParser.builder()
                 .setReader(new StringReader(out.toString()))
                 .setFormat(Csv.FORMAT)

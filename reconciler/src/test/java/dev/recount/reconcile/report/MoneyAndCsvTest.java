@@ -41,7 +41,7 @@ class MoneyAndCsvTest {
         assertThat(Money.relative(tenQuintillion.add(tenQuintillion), tenQuintillion))
                 .isEqualTo("1.000000");
         assertThat(Money.relative(BigInteger.ONE, tenQuintillion)).isEqualTo("-1.000000");
-        assertThat(SpendChart.niceStep(tenQuintillion.multiply(BigInteger.valueOf(4))))
+        assertThat(WindowChart.niceStep(tenQuintillion.multiply(BigInteger.valueOf(4))))
                 .isEqualTo(tenQuintillion);
     }
 
@@ -165,10 +165,10 @@ class MoneyAndCsvTest {
 
     @Test
     void chartStepsAreRound() {
-        assertThat(SpendChart.niceStep(BigInteger.ZERO)).isEqualTo(BigInteger.ONE);
-        assertThat(SpendChart.niceStep(BigInteger.valueOf(10_000_000))).isEqualTo(BigInteger.valueOf(5_000_000));
-        assertThat(SpendChart.niceStep(BigInteger.valueOf(3_000_000_000L)))
+        assertThat(WindowChart.niceStep(BigInteger.ZERO)).isEqualTo(BigInteger.ONE);
+        assertThat(WindowChart.niceStep(BigInteger.valueOf(10_000_000))).isEqualTo(BigInteger.valueOf(5_000_000));
+        assertThat(WindowChart.niceStep(BigInteger.valueOf(3_000_000_000L)))
                 .isEqualTo(BigInteger.valueOf(1_000_000_000));
-        assertThat(SpendChart.niceStep(BigInteger.valueOf(7))).isEqualTo(BigInteger.ONE);
+        assertThat(WindowChart.niceStep(BigInteger.valueOf(7))).isEqualTo(BigInteger.ONE);
     }
 }

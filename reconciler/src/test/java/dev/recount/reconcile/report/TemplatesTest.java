@@ -13,12 +13,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class TemplatesTest {
-    record KeyCells(String window, String campaign, String channel) {}
+    record KeyCells(String window, java.util.List<String> dimensions) {}
 
     @Test
     void idsAreEscapedAndTheirBidiControlsShownByName() {
         String html = Templates.render(
-                "key-cells.mustache", new KeyCells("2026-11-29T10:00Z", "gpj\u202E<b>x</b>", "ch\u0000\u2066a"));
+                "key-cells.mustache",
+                new KeyCells("2026-11-29T10:00Z", java.util.List.of("gpj\u202E<b>x</b>", "ch\u0000\u2066a")));
 
         assertThat(html)
                 .contains("gpj&lt;U+202E&gt;&lt;b&gt;x&lt;/b&gt;")

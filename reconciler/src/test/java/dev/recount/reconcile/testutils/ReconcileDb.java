@@ -2,10 +2,13 @@ package dev.recount.reconcile.testutils;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.config.PostgresSettings;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
@@ -15,20 +18,31 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * One fresh, migrated schema with its component logins on the shared local stack. Fixtures are written as the
- * administrative user (as the stream job and the batch layer would write them); the reconciler under test gets
- * {@link #reconcilerPool}, logged in as the schema's reconciler login, so its grants are exercised.
+ * One fresh, migrated schema with its component logins on the shared local stack, holding the objects of the metric
+ * sets it is made for. Fixtures are written as the administrative user (as the stream job and the batch layer would
+ * write them); the reconciler under test gets {@link #reconcilerPool}, logged in as the schema's reconciler login,
+ * so its grants are exercised.
  */
 public final class ReconcileDb implements AutoCloseable {
+    /** The default set's window (window.size's default). */
     public static final Duration WINDOW = Duration.ofMinutes(1);
+
+    /** The definitions built in: the default set alone. */
+    public static final MetricSets DEFAULTS = MetricSets.defaults();
+
+    public static final MetricSet DEFAULT = DEFAULTS.defaultSet().orElseThrow();
 
     private final LocalStack stack;
     private final String schema;
@@ -39,9 +53,24 @@ public final class ReconcileDb implements AutoCloseable {
         this.schema = schema;
     }
 
+    /** A schema of the default set alone. */
     public static ReconcileDb fresh(String prefix) {
+        return fresh(prefix, DEFAULTS);
+    }
+
+    /** A schema holding the objects of every set of {@code sets}. */
+    public static ReconcileDb fresh(String prefix, MetricSets sets) {
         LocalStack stack = LocalStack.shared();
-        return new ReconcileDb(stack, stack.createMigratedSchema(prefix));
+        ReconcileDb db = new ReconcileDb(stack, stack.createMigratedSchema(prefix));
+        try (Connection c = db.admin()) {
+            SetObjects.addMetricSetsColumns(c);
+            for (MetricSet set : sets.sets()) {
+                if (!set.isDefault()) SetObjects.create(c, db.schema, set);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the metric sets' objects in " + db.schema, e);
+        }
+        return db;
     }
 
     public String schema() {
@@ -87,33 +116,47 @@ public final class ReconcileDb implements AutoCloseable {
         return file;
     }
 
+    /** A key of the default set: (window start, campaign, channel). */
     public static WindowKey key(Instant windowStart, String campaign, String channel) {
-        return new WindowKey(windowStart.toEpochMilli(), campaign, channel);
+        return WindowKey.of(windowStart.toEpochMilli(), campaign, channel);
     }
 
-    public static WindowMetrics m(long impressions, long clicks, long conversions, long spendMicros, long events) {
-        return new WindowMetrics(impressions, clicks, conversions, spendMicros, events);
+    /** A key of any set: its window start and its dimensions' values in the set's order. */
+    public static WindowKey key(Instant windowStart, String... dimensions) {
+        return WindowKey.of(windowStart.toEpochMilli(), dimensions);
     }
 
-    /** A stream row, written as the stream's committer writes it: in a transaction that logs its window. */
-    public void stream(WindowKey key, WindowMetrics metrics, int revision) throws SQLException {
-        streamAll(Map.of(key, metrics), revision);
+    /** The default set's values: impressions, clicks, conversions, spend (micros), events. */
+    public static MeasureValues m(long impressions, long clicks, long conversions, long spendMicros, long events) {
+        return MeasureValues.of(impressions, clicks, conversions, spendMicros, events);
     }
 
-    /** Many stream rows at once (one connection, one batch, one transaction). */
-    public void streamAll(Map<WindowKey, WindowMetrics> rows, int revision) throws SQLException {
+    /** A stream row of the default set, written as the stream's committer writes it: in a transaction that logs its window. */
+    public void stream(WindowKey key, MeasureValues values, int revision) throws SQLException {
+        streamAll(Map.of(key, values), revision);
+    }
+
+    /** Many stream rows of the default set at once (one connection, one batch, one transaction). */
+    public void streamAll(Map<WindowKey, MeasureValues> rows, int revision) throws SQLException {
+        streamAll(DEFAULT, rows, revision);
+    }
+
+    /** Stream rows of {@code set}, each window as long as the set's. */
+    public void streamAll(MetricSet set, Map<WindowKey, MeasureValues> rows, int revision) throws SQLException {
         try (Connection c = admin()) {
             c.setAutoCommit(false);
-            StreamWindowMetricsTable.upsert(
-                    c,
-                    rows.entrySet().stream()
-                            .map(e -> new StreamWindowMetricsTable.Row(
-                                    new WindowRow(
-                                            e.getKey(),
-                                            e.getKey().windowStartMillis() + WINDOW.toMillis(),
-                                            e.getValue()),
-                                    revision))
-                            .toList());
+            new StreamWindowMetricsTable(new SetTables(set))
+                    .upsert(
+                            c,
+                            rows.entrySet().stream()
+                                    .map(e -> new StreamWindowMetricsTable.Row(
+                                            new WindowRow(
+                                                    e.getKey(),
+                                                    e.getKey().windowStartMillis()
+                                                            + set.window().toMillis(),
+                                                    e.getValue()),
+                                            revision))
+                                    .toList());
             c.commit();
         }
     }
@@ -129,60 +172,134 @@ public final class ReconcileDb implements AutoCloseable {
         }
     }
 
-    /** A succeeded `range` batch run over {@code [from, to)} that replaced it with {@code rows}; returns its id. */
-    public long batchRange(Instant from, Instant to, Map<WindowKey, WindowMetrics> rows) throws SQLException {
+    /**
+     * A succeeded `range` batch run of the default set over {@code [from, to)} that replaced it with {@code rows}, as
+     * a run from before metric sets records it (no {@code metric_sets}); returns its id.
+     */
+    public long batchRange(Instant from, Instant to, Map<WindowKey, MeasureValues> rows) throws SQLException {
         return batch(
                 BatchRunsTable.Mode.RANGE,
-                new BatchWindowMetricsTable.Range(from.toEpochMilli(), to.toEpochMilli()),
                 from.toEpochMilli(),
                 to.toEpochMilli(),
-                rows,
-                null);
+                Map.of(DEFAULT, rows),
+                set -> new BatchWindowMetricsTable.Range(from.toEpochMilli(), to.toEpochMilli()),
+                null,
+                false);
     }
 
     /**
-     * A succeeded `affected` batch run that recomputed exactly the windows of {@code rows}, recording them as the
-     * batch job does ({@link BatchRunsTable#DETAILS_WINDOWS}).
+     * A succeeded `range` batch run of the sets of {@code rows} over {@code [from, to)}, recording them in {@code
+     * metric_sets}: each set's rows replace its part of the range.
      */
-    public long batchAffected(Map<WindowKey, WindowMetrics> rows) throws SQLException {
-        List<Long> starts = rows.keySet().stream()
-                .map(WindowKey::windowStartMillis)
-                .distinct()
-                .sorted()
-                .toList();
+    public long batchRange(Instant from, Instant to, Map<MetricSet, Map<WindowKey, MeasureValues>> rows, boolean sets)
+            throws SQLException {
+        return batch(
+                BatchRunsTable.Mode.RANGE,
+                from.toEpochMilli(),
+                to.toEpochMilli(),
+                rows,
+                set -> new BatchWindowMetricsTable.Range(from.toEpochMilli(), to.toEpochMilli()),
+                null,
+                sets);
+    }
+
+    /**
+     * A succeeded `affected` batch run of the default set that recomputed exactly the windows of {@code rows},
+     * recording them as the batch job did before metric sets ({@link BatchRunsTable#DETAILS_WINDOWS}).
+     */
+    public long batchAffected(Map<WindowKey, MeasureValues> rows) throws SQLException {
+        List<Long> starts = starts(rows);
         String details = starts.stream()
                 .map(s -> "\"" + Instant.ofEpochMilli(s) + "\"")
                 .collect(java.util.stream.Collectors.joining(
                         ", ", "{\"" + BatchRunsTable.DETAILS_WINDOWS + "\": [", "]}"));
         return batch(
                 BatchRunsTable.Mode.AFFECTED,
-                new BatchWindowMetricsTable.Windows(starts),
                 starts.get(0),
                 starts.get(starts.size() - 1) + WINDOW.toMillis(),
+                Map.of(DEFAULT, rows),
+                set -> new BatchWindowMetricsTable.Windows(starts),
+                details,
+                false);
+    }
+
+    /**
+     * A succeeded `affected` batch run of the sets of {@code rows} that recomputed, per set, exactly the windows of
+     * its rows, recording them per set ({@code details.sets.<set>.windows}) and the sets in {@code metric_sets}.
+     */
+    public long batchAffectedOfSets(Map<MetricSet, Map<WindowKey, MeasureValues>> rows) throws SQLException {
+        StringBuilder details = new StringBuilder("{\"sets\": {");
+        long from = Long.MAX_VALUE, to = Long.MIN_VALUE;
+        for (Map.Entry<MetricSet, Map<WindowKey, MeasureValues>> e : rows.entrySet()) {
+            List<Long> starts = starts(e.getValue());
+            if (details.charAt(details.length() - 1) != '{') details.append(", ");
+            details.append('"').append(e.getKey().name()).append("\": {\"windows\": [");
+            details.append(String.join(
+                    ", ",
+                    starts.stream()
+                            .map(s -> "\"" + Instant.ofEpochMilli(s) + "\"")
+                            .toList()));
+            details.append("]}");
+            from = Math.min(from, starts.get(0));
+            to = Math.max(
+                    to, starts.get(starts.size() - 1) + e.getKey().window().toMillis());
+        }
+        details.append("}}");
+        return batch(
+                BatchRunsTable.Mode.AFFECTED,
+                from,
+                to,
                 rows,
-                details);
+                set -> new BatchWindowMetricsTable.Windows(starts(rows.get(set))),
+                details.toString(),
+                true);
+    }
+
+    private static List<Long> starts(Map<WindowKey, MeasureValues> rows) {
+        return new ArrayList<>(new TreeSet<>(
+                rows.keySet().stream().map(WindowKey::windowStartMillis).toList()));
     }
 
     private long batch(
             BatchRunsTable.Mode mode,
-            BatchWindowMetricsTable.Scope scope,
             long from,
             long to,
-            Map<WindowKey, WindowMetrics> rows,
-            String details)
+            Map<MetricSet, Map<WindowKey, MeasureValues>> rows,
+            java.util.function.Function<MetricSet, BatchWindowMetricsTable.Scope> scope,
+            String details,
+            boolean recordSets)
             throws SQLException {
         try (Connection c = admin()) {
             long runId = BatchRunsTable.start(c, mode, from, to, false);
             c.setAutoCommit(false);
-            BatchWindowMetricsTable.insertStaging(
-                    c,
-                    runId,
-                    rows.entrySet().stream()
-                            .map(e -> new WindowRow(
-                                    e.getKey(), e.getKey().windowStartMillis() + WINDOW.toMillis(), e.getValue()))
-                            .toList());
-            BatchWindowMetricsTable.ReplaceResult r = BatchWindowMetricsTable.replaceFromStaging(c, scope, runId);
-            BatchRunsTable.succeed(c, runId, 0, r.written(), r.deleted(), null, null, details);
+            long written = 0, deleted = 0;
+            Map<String, MetricSet> byName = new TreeMap<>();
+            rows.keySet().forEach(s -> byName.put(s.name(), s));
+            for (MetricSet set : byName.values()) {
+                BatchWindowMetricsTable table = new BatchWindowMetricsTable(new SetTables(set));
+                table.insertStaging(
+                        c,
+                        runId,
+                        rows.get(set).entrySet().stream()
+                                .map(e -> new WindowRow(
+                                        e.getKey(),
+                                        e.getKey().windowStartMillis()
+                                                + set.window().toMillis(),
+                                        e.getValue()))
+                                .toList());
+                BatchWindowMetricsTable.ReplaceResult r = table.replaceFromStaging(c, scope.apply(set), runId);
+                written += r.written();
+                deleted += r.deleted();
+            }
+            BatchRunsTable.succeed(c, runId, 0, written, deleted, null, null, details);
+            if (recordSets) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("UPDATE batch_runs SET metric_sets = ? WHERE run_id = ?")) {
+                    ps.setArray(1, c.createArrayOf("text", byName.keySet().toArray()));
+                    ps.setLong(2, runId);
+                    ps.executeUpdate();
+                }
+            }
             c.commit();
             return runId;
         }
