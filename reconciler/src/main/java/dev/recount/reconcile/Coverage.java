@@ -36,8 +36,8 @@ final class Coverage {
         String set = sql.set().name();
         Instant from = Instant.ofEpochMilli(gaps.get(0)[0]);
         Instant to = Instant.ofEpochMilli(gaps.get(gaps.size() - 1)[1]);
-        return Optional.of("no succeeded batch run of metric set " + set + " covers " + String.join(", ", ranges)
-                + " of [" + scope.from() + ", " + scope.to() + "): run `./recount backfill range --set " + set
-                + " --from " + from + " --to " + to + "` (or `backfill nightly`) for it first, then reconcile");
+        return Optional.of("no succeeded batch run covers " + String.join(", ", ranges) + " of [" + scope.from() + ", "
+                + scope.to() + ") for metric set " + set + ": run `./recount backfill range --set " + set + " --from "
+                + from + " --to " + to + "` (or `backfill nightly`) for it first, then reconcile");
     }
 }

@@ -164,8 +164,8 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                     notCovered++;
                     say(
                             cmd.getErr(),
-                            d + ": not reconciled for every metric set: no succeeded backfill covers it for the"
-                                    + " sets named above (run: recount backfill nightly --date " + d + ")");
+                            d + ": not reconciled: no succeeded backfill covers it for some metric set (named"
+                                    + " above; run: recount backfill nightly --date " + d + ")");
                 }
                 default -> {
                     say(cmd.getErr(), d + ": reconcile failed (exit " + rc + "); later days not run");

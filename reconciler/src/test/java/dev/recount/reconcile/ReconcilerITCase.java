@@ -1200,7 +1200,10 @@ class ReconcilerITCase {
                     .isZero();
             scope = ScopeResolver.batchRun(c, affected);
         }
-        assertThat(scope.windowStarts()).containsExactly(W1.toEpochMilli());
+        assertThat(scope.sets())
+                .as("a run from before metric sets: the default set's")
+                .containsExactly("default");
+        assertThat(scope.of("default").windowStarts()).containsExactly(W1.toEpochMilli());
         RunResult r = reconciler(DefaultSet.SETS).reconcile(scope);
         assertThat(r.set(DefaultSet.NAME).comparison().range().counts()).isEqualTo(new KeyCounts(1, 0, 0, 1, 0, 1));
         try (Connection c = db.admin()) {
