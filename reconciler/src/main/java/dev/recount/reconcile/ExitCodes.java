@@ -24,9 +24,12 @@ public final class ExitCodes {
             "reconciled and corrected, but some key is beyond tolerance (alert; with --dry-run: nothing applied)")
     public static final int BEYOND_TOLERANCE = 3;
 
-    /** Refused: no succeeded batch run covers (part of) the range yet. Run the backfill first, then retry. */
-    @ExitCodeMeaning("refused: no succeeded batch run covers the range yet (run the backfill, then retry),"
-            + " or stream and batch rows in it have different window sizes")
+    /**
+     * Refused: no succeeded batch run covers (part of) the range yet, for every metric set or for some (the others
+     * were reconciled, within tolerance). Run the backfill first, then retry.
+     */
+    @ExitCodeMeaning("refused: no succeeded batch run covers the range yet for a metric set (run the backfill, then"
+            + " retry; any other set was reconciled), or stream and batch rows in it have different window sizes")
     public static final int NOT_COVERED = 4;
 
     private ExitCodes() {}

@@ -10,6 +10,7 @@ import dev.recount.core.sets.MetricSets;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
 import dev.recount.reconcile.report.Labels;
 import dev.recount.reconcile.report.Money;
+import dev.recount.reconcile.report.ReportData;
 import dev.recount.reconcile.report.ReportWriter;
 import java.io.PrintWriter;
 import java.math.BigInteger;
@@ -175,9 +176,8 @@ public final class ReconcileCommand implements Callable<Integer> {
                 r.scope().to(),
                 verdict(r.verdict()),
                 r.dryRun() ? " (DRY RUN: nothing applied)" : "");
-        boolean perSet = !(r.sets().size() == 1
-                && r.notCovered().isEmpty()
-                && r.sets().get(0).set().isDefault());
+        boolean perSet = ReportData.perSet(
+                r.sets().stream().map(SetResult::set).toList(), r.notCovered().keySet());
         for (SetResult s : r.sets()) {
             String indent = "  ";
             if (perSet) {

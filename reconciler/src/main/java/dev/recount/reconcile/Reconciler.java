@@ -131,7 +131,7 @@ public final class Reconciler {
                     + settings.sets().sets().stream().map(MetricSet::name).toList() + " (it covers " + scope.sets()
                     + ")");
         }
-        preloadReportOnce();
+        preloadReportOnce(settings.sets().sets().get(0));
         try (Connection conn = dataSource.getConnection()) {
             conn.setAutoCommit(true);
             progress.stage("waiting for other runs of this schema to finish");
@@ -151,12 +151,12 @@ public final class Reconciler {
      * The first run in a JVM prepares the report's code ({@link ReportWriter#preload}) on a thread of its own while
      * its own thread waits for PostgreSQL; the report then starts warm. A failure there only costs that time back.
      */
-    private static void preloadReportOnce() {
+    private static void preloadReportOnce(MetricSet set) {
         if (!REPORT_PRELOADED.compareAndSet(false, true)) return;
         Thread preload = new Thread(
                 () -> {
                     try {
-                        ReportWriter.preload();
+                        ReportWriter.preload(set);
                     } catch (RuntimeException e) {
                         LOG.debug("could not prepare the report's code ahead: {}", e.toString());
                     }

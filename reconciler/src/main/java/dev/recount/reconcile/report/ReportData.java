@@ -1,9 +1,11 @@
 package dev.recount.reconcile.report;
 
+import dev.recount.core.sets.MetricSet;
 import dev.recount.db.tables.ReconciliationRunsTable.Verdict;
 import dev.recount.reconcile.Scope;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,7 +55,17 @@ public record ReportData(
      * the default set alone, whose report reads as it did before metric sets existed.
      */
     public boolean perSet() {
-        return !(sets.size() == 1 && notCovered.isEmpty() && sets.get(0).set().isDefault());
+        return perSet(sets.stream().map(SetReport::set).toList(), notCovered.keySet());
+    }
+
+    /**
+     * Whether a run of {@code reconciled} (and {@code notCovered} left out) is shown set by set, in the report and on
+     * the command line: every run but one of the default set alone.
+     */
+    public static boolean perSet(List<MetricSet> reconciled, Collection<String> notCovered) {
+        return !(reconciled.size() == 1
+                && notCovered.isEmpty()
+                && reconciled.get(0).isDefault());
     }
 
     /** This data with {@code sets} instead (the same sets, with their largest differences). */

@@ -61,17 +61,17 @@ public final class ReportWriter {
 
     /**
      * Prepares, without any run's data and writing nothing, what writing a report needs the first time in a JVM: the
-     * templates compiled and rendered once empty, the JSON and CSV writers' classes loaded and used once. A command
+     * templates compiled and rendered once empty, the JSON and CSV writers' classes loaded and used once (with one of
+     * the run's sets, {@code set}). A command
      * line run is a JVM of its own, where that is about 0.4 s of a report's first 0.9–1.3 s on the benchmark's day
      * (docs/benchmarks.md §10); a run does it on a thread of its own while PostgreSQL compares. Harmless twice, or
      * beside a report being written.
      */
-    public static void preload() {
+    public static void preload(MetricSet set) {
         Templates.preload();
         try {
             JSON_MAPPER.writeValueAsString(JSON_MAPPER.createObjectNode().put("preload", true));
-            MetricSet any = dev.recount.core.sets.MetricSets.defaults().sets().get(0);
-            new Csv(new StringBuilder()).row(csvHeader(any));
+            new Csv(new StringBuilder()).row(csvHeader(set));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

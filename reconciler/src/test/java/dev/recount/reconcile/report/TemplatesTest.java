@@ -44,6 +44,6 @@ class TemplatesTest {
         all.removeAll(partials);
         assertThat(all).as("templates nothing includes").containsExactlyInAnyOrderElementsOf(Templates.RENDERED);
         Templates.preload();
-        ReportWriter.preload();
+        ReportWriter.preload(dev.recount.reconcile.testutils.DefaultSet.SET);
     }
 }
