@@ -95,41 +95,7 @@ final class SetReconciliation {
         // Which windows changed since they were last reconciled: each side per window, no join of keys.
         Map<Long, ReconciledWindowsTable.Row> recorded =
                 reconciledWindows.read(conn, scope.fromMillis(), scope.toMillis());
-        long finalWrites = correctionWrites.count(conn);
-        // A first run fills a table of its own for its days (NewPartition), attached just before committing.
-        Surveyed surveyed;
-        Optional<DiffsFile> diffsFile = mode == Reconciler.Mode.APPLY
-                        && scope.windowStarts() == null
-                        && recorded.isEmpty()
-                        && SnapshotSurvey.possible(dataSource)
-                ? diffsFile(runId)
-                : Optional.empty();
-        if (diffsFile.isPresent()) {
-            try (DiffsFile file = diffsFile.get()) {
-                surveyed = surveyBesideFirstRun(conn, scope, runId, days, finalWrites, file);
-            }
-        } else {
-            Map<Long, ScopeSurvey.Window> asRecorded = ScopeSurvey.recordedWindows(
-                    scope,
-                    recorded,
-                    finalWrites,
-                    windowsWritten(conn, scope),
-                    set.measures().size());
-            if (asRecorded != null) {
-                // Nothing wrote a window of the range since it was recorded: no row of stream or batch to read.
-                stage("reading the batch's totals per " + Labels.dayGroup(set) + " (no window written since recorded)");
-                surveyed = new Surveyed(
-                        ScopeSurvey.withRecordedWindows(conn, sql, scope, days, asRecorded),
-                        false,
-                        Optional.empty(),
-                        null);
-            } else {
-                // A step of its own: most of a rerun, which the coverage check's step used to show.
-                stage("reading each window's totals from stream and batch");
-                surveyed = new Surveyed(
-                        ScopeSurvey.read(conn, sql, scope, days, recorded, finalWrites), false, Optional.empty(), null);
-            }
-        }
+        Surveyed surveyed = survey(conn, scope, mode, runId, days, recorded);
         ScopeSurvey survey = surveyed.survey();
         Optional<NewPartition> newPartition = surveyed.newPartition();
         boolean partitionTried = surveyed.partitionTried();
@@ -205,6 +171,51 @@ final class SetReconciliation {
         SetResult result = new SetResult(
                 set, scope, verdict, comparison, finalTotals, reconciled.keysFinalized(), corrections, attribution);
         return new Done(result, newPartition, t1 - t0, t2 - t1);
+    }
+
+    /**
+     * The survey of the set's scope, read the cheapest way the record allows: beside a first run's statement (nothing
+     * recorded, applying: see {@link #surveyBesideFirstRun}), taken as recorded when nothing wrote a window of the
+     * scope since ({@link ScopeSurvey#recordedWindows}), else read from stream, batch and (unless known) the
+     * finalized rows.
+     */
+    private Surveyed survey(
+            Connection conn,
+            Scope scope,
+            Reconciler.Mode mode,
+            long runId,
+            ScopeDays days,
+            Map<Long, ReconciledWindowsTable.Row> recorded)
+            throws SQLException {
+        long finalWrites = correctionWrites.count(conn);
+        // A first run fills a table of its own for its days (NewPartition), attached just before committing.
+        Optional<DiffsFile> diffsFile = mode == Reconciler.Mode.APPLY
+                        && scope.windowStarts() == null
+                        && recorded.isEmpty()
+                        && SnapshotSurvey.possible(dataSource)
+                ? diffsFile(runId)
+                : Optional.empty();
+        if (diffsFile.isPresent()) {
+            try (DiffsFile file = diffsFile.get()) {
+                return surveyBesideFirstRun(conn, scope, runId, days, finalWrites, file);
+            }
+        }
+        Map<Long, ScopeSurvey.Window> asRecorded = ScopeSurvey.recordedWindows(
+                scope,
+                recorded,
+                finalWrites,
+                windowsWritten(conn, scope),
+                set.measures().size());
+        if (asRecorded != null) {
+            // Nothing wrote a window of the range since it was recorded: no row of stream or batch to read.
+            stage("reading the batch's totals per " + Labels.dayGroup(set) + " (no window written since recorded)");
+            return new Surveyed(
+                    ScopeSurvey.withRecordedWindows(conn, sql, scope, days, asRecorded), false, Optional.empty(), null);
+        }
+        // A step of its own: most of a rerun, which the coverage check's step used to show.
+        stage("reading each window's totals from stream and batch");
+        return new Surveyed(
+                ScopeSurvey.read(conn, sql, scope, days, recorded, finalWrites), false, Optional.empty(), null);
     }
 
     /**
