@@ -82,7 +82,7 @@ record NewPartition(String name, SetTables tables) {
         try (Statement st = conn.createStatement()) {
             st.execute("SET LOCAL maintenance_work_mem = '" + maintenanceWorkMem + "'");
         }
-        call(conn, tables.name("window_corrections_index_partition"));
+        call(conn, tables.windowCorrectionsIndexPartition());
     }
 
     /**
@@ -100,14 +100,14 @@ record NewPartition(String name, SetTables tables) {
         Savepoint beforeAttach = conn.setSavepoint();
         try (Statement st = conn.createStatement()) {
             st.execute("SET LOCAL lock_timeout = '" + ATTACH_LOCK_TIMEOUT.toMillis() + "ms'");
-            call(conn, tables.name("window_corrections_attach_partition"));
+            call(conn, tables.windowCorrectionsAttachPartition());
             st.execute("SET LOCAL lock_timeout = DEFAULT");
             conn.releaseSavepoint(beforeAttach);
             return true;
         } catch (SQLException e) {
             if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) throw e;
             conn.rollback(beforeAttach); // also the lock_timeout
-            call(conn, tables.name("window_corrections_merge_partition"));
+            call(conn, tables.windowCorrectionsMergePartition());
             return false;
         }
     }

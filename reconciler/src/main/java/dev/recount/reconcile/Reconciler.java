@@ -2,6 +2,7 @@ package dev.recount.reconcile;
 
 import dev.recount.core.sets.MetricSet;
 import dev.recount.core.sets.MetricSets;
+import dev.recount.db.sets.MetricSetRegistry;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.reconcile.report.ReportWriter;
 import java.io.IOException;
@@ -119,6 +120,8 @@ public final class Reconciler {
      *
      * @throws NotCoveredException when no succeeded batch run covers the scope for any of its sets (the run is
      *     recorded as failed), or the scope names no set of the definitions (nothing is recorded)
+     * @throws dev.recount.core.config.ConfigException when a set has no tables in the schema yet, or its tables were
+     *     made for another definition (nothing is recorded: run migrate)
      */
     public RunResult reconcile(Scope scope, Mode mode) throws SQLException, IOException {
         Objects.requireNonNull(mode, "mode");
@@ -134,6 +137,8 @@ public final class Reconciler {
         preloadReportOnce(settings.sets().sets().get(0));
         try (Connection conn = dataSource.getConnection()) {
             conn.setAutoCommit(true);
+            // Rows are compared only under the definition their tables were made for (migrate's registry, V26).
+            MetricSetRegistry.check(conn, settings.sets());
             progress.stage("waiting for other runs of this schema to finish");
             try (SchemaLock lock = SchemaLock.acquire(conn)) {
                 long runId = ReconciliationRunsTable.start(

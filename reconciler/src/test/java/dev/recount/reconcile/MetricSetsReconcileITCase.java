@@ -524,6 +524,24 @@ class MetricSetsReconcileITCase {
         r = cli(config, "--date", "2026-11-28", "--set", "no_such_set");
         assertThat(r[0]).isEqualTo(String.valueOf(ExitCodes.USAGE));
         assertThat(r[2]).contains("no metric set named 'no_such_set'");
+
+        // A set declared since the schema was migrated has no tables yet: nothing is run or recorded.
+        Files.writeString(sets, ThreeSets.YAML + """
+                          - name: late_set
+                            dimensions: [campaign_id]
+                            measures:
+                              - {name: clicks, kind: count, where: {event_type: click}}
+                        """);
+        long runs;
+        try (Connection conn = db.admin()) {
+            runs = count(conn, "SELECT count(*) FROM reconciliation_runs");
+        }
+        r = cli(config, "--date", "2026-11-28");
+        assertThat(r[0]).isEqualTo(String.valueOf(ExitCodes.USAGE));
+        assertThat(r[2]).contains("metric set late_set", "run ./recount migrate");
+        try (Connection conn = db.admin()) {
+            assertThat(count(conn, "SELECT count(*) FROM reconciliation_runs")).isEqualTo(runs);
+        }
     }
 
     @Test

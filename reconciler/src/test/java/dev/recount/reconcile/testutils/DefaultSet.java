@@ -11,16 +11,17 @@ import dev.recount.db.tables.WindowCorrectionsTable;
 import dev.recount.db.tables.WindowMetricsView;
 
 /**
- * The default metric set and its tables, as the tests of the default set's behaviour (what recount did before metric
- * sets, unchanged) use them.
+ * The default metric set and its tables (testkit's {@link dev.recount.testkit.DefaultSet}, with the table classes
+ * the reconciler's tests read), as the tests of the default set's behaviour (what recount did before metric sets,
+ * unchanged) use them.
  */
 public final class DefaultSet {
     /** The built-in definitions: the default set alone, exact. */
     public static final MetricSets SETS = MetricSets.defaults();
 
-    public static final MetricSet SET = SETS.defaultSet().orElseThrow();
+    public static final MetricSet SET = dev.recount.testkit.DefaultSet.SET;
     public static final String NAME = MetricSet.DEFAULT;
-    public static final SetTables TABLES = new SetTables(SET);
+    public static final SetTables TABLES = dev.recount.testkit.DefaultSet.TABLES;
     public static final ReconciliationDiffsTable DIFFS = new ReconciliationDiffsTable(TABLES);
     public static final CorrectionLogTable LOG = new CorrectionLogTable(TABLES);
     public static final WindowMetricsView VIEW = new WindowMetricsView(TABLES);
@@ -28,7 +29,11 @@ public final class DefaultSet {
     public static final StreamWindowMetricsTable STREAM = new StreamWindowMetricsTable(TABLES);
 
     /** The default set's measures' positions in its values. */
-    public static final int IMPRESSIONS = 0, CLICKS = 1, CONVERSIONS = 2, SPEND = 3, EVENTS = 4;
+    public static final int IMPRESSIONS = dev.recount.testkit.DefaultSet.IMPRESSIONS,
+            CLICKS = dev.recount.testkit.DefaultSet.CLICKS,
+            CONVERSIONS = dev.recount.testkit.DefaultSet.CONVERSIONS,
+            SPEND = dev.recount.testkit.DefaultSet.SPEND,
+            EVENTS = dev.recount.testkit.DefaultSet.EVENTS;
 
     private DefaultSet() {}
 

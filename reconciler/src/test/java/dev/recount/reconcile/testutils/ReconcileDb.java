@@ -40,9 +40,9 @@ public final class ReconcileDb implements AutoCloseable {
     public static final Duration WINDOW = Duration.ofMinutes(1);
 
     /** The definitions built in: the default set alone. */
-    public static final MetricSets DEFAULTS = MetricSets.defaults();
+    public static final MetricSets DEFAULTS = DefaultSet.SETS;
 
-    public static final MetricSet DEFAULT = DEFAULTS.defaultSet().orElseThrow();
+    public static final MetricSet DEFAULT = DefaultSet.SET;
 
     private final LocalStack stack;
     private final String schema;
@@ -58,19 +58,10 @@ public final class ReconcileDb implements AutoCloseable {
         return fresh(prefix, DEFAULTS);
     }
 
-    /** A schema holding the objects of every set of {@code sets}. */
+    /** A schema migrated with {@code sets}: every set's objects, as `./recount migrate` creates them. */
     public static ReconcileDb fresh(String prefix, MetricSets sets) {
         LocalStack stack = LocalStack.shared();
-        ReconcileDb db = new ReconcileDb(stack, stack.createMigratedSchema(prefix));
-        try (Connection c = db.admin()) {
-            SetObjects.addMetricSetsColumns(c);
-            for (MetricSet set : sets.sets()) {
-                if (!set.isDefault()) SetObjects.create(c, db.schema, set);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot create the metric sets' objects in " + db.schema, e);
-        }
-        return db;
+        return new ReconcileDb(stack, stack.createMigratedSchema(prefix, sets));
     }
 
     public String schema() {
