@@ -68,7 +68,17 @@ final class DefinitionsFile {
             "metric_set",
             "write_id",
             "side",
-            "written_at");
+            "written_at",
+            // reconciled_windows' batch_keys, batch_fingerprint, ...: a measure of these names would meet them
+            "keys",
+            "fingerprint",
+            "min_window_end",
+            "max_window_end",
+            // the attribution tables' measures, next to a set's dimensions
+            "attributed_clicks",
+            "attributed_conversions",
+            "unattributed_clicks",
+            "attributed_spend_micros");
 
     /** Prefixes of the comparison's columns ({@code stream_clicks}, {@code batch_clicks}, {@code final_clicks}). */
     static final List<String> RESERVED_PREFIXES = List.of("stream_", "batch_", "final_");
