@@ -3,7 +3,6 @@ package dev.recount.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.recount.core.config.ConfigException;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.DefinitionException;
 import dev.recount.core.sets.MetricSet;
@@ -71,26 +70,6 @@ class SetSchemaTest {
         assertThat(measureNamed("ordinary").measureNames()).contains("ordinary");
         assertThat(dimensionNamed("ordinary").dimensionNames()).containsExactly("ordinary");
         assertThat(ratioNamed("ordinary").ratios()).hasSize(1);
-    }
-
-    @Test
-    void aMeasureWhoseBatchColumnReconciledWindowsHasAlreadyIsRefused() {
-        for (String measure : List.of("keys", "fingerprint", "min_window_end", "max_window_end")) {
-            MetricSet s = measureNamed(measure);
-            assertThatThrownBy(() -> new SetSchema(s, "recount"))
-                    .isInstanceOf(ConfigException.class)
-                    .hasMessage("metric set s: measure " + measure + " would make the column batch_" + measure
-                            + " of s__reconciled_windows, which it has already; choose another name");
-        }
-    }
-
-    @Test
-    void aDimensionNamedLikeAnAttributionColumnIsRefused() {
-        MetricSet s = dimensionNamed("attributed_clicks");
-        assertThatThrownBy(() -> new SetSchema(s, "recount"))
-                .isInstanceOf(ConfigException.class)
-                .hasMessage("metric set s: dimension attributed_clicks is a column of the attribution tables;"
-                        + " choose another name");
     }
 
     /** A filter's values are data: they select events in the stream and in Spark, and never reach DDL. */
