@@ -105,7 +105,7 @@ class BackfillMainTest {
     void aRangeThatIsNotWindowAlignedIsRefusedBeforeAnythingRuns() {
         assertThat(run("range", "--from", "2026-11-28T10:00:30Z", "--to", "2026-11-28T11:00:00Z"))
                 .isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertOneLineError("--from 2026-11-28T10:00:30Z is not aligned to the 1m window size;"
+        assertOneLineError("--from 2026-11-28T10:00:30Z is not aligned to the 1m window of metric set default;"
                 + " use 2026-11-28T10:00:00Z or 2026-11-28T10:01:00Z");
     }
 
@@ -128,7 +128,7 @@ class BackfillMainTest {
                         "--to",
                         "2026-11-28T11:00:00Z"))
                 .isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertOneLineError("not aligned to the 1h window size");
+        assertOneLineError("not aligned to the 1h window of metric set default");
     }
 
     @Test

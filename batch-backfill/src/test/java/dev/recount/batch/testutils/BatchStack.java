@@ -2,6 +2,10 @@ package dev.recount.batch.testutils;
 
 import dev.recount.batch.BackfillMain;
 import dev.recount.batch.BackfillRunner;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamProgressTable;
@@ -61,6 +65,30 @@ public final class BatchStack {
         settings.put("batch.affected-group", group);
         settings.put("batch.lock-timeout", "2s");
         settings.put("lake.path", lake.root().toString());
+        try (Connection c = admin()) {
+            SetTablesFixture.addRunSetsColumn(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Declares the metric sets of {@code yaml} (a definitions file, setting metric-sets.file) for the following runs,
+     * and creates the tables of its sets other than the default set.
+     */
+    public MetricSets metricSets(String yaml) throws IOException, SQLException {
+        Path file = Files.writeString(Files.createTempFile(dir, "metric-sets-", ".yaml"), yaml);
+        set(MetricSets.FILE_SETTING, file.toString());
+        MetricSets sets = definitions();
+        try (Connection c = admin()) {
+            for (MetricSet set : sets.sets()) SetTablesFixture.create(c, schema, set);
+        }
+        return sets;
+    }
+
+    /** The metric sets the following runs compute, as they read them. */
+    public MetricSets definitions() {
+        return MetricSets.fromConfig(RecountConfig.load(writeConfig(), Map.of()));
     }
 
     /** Overrides a setting for the following runs. */
@@ -126,12 +154,19 @@ public final class BatchStack {
         }
     }
 
+    /** The default set's batch rows. */
     public List<WindowRow> batchRows() throws SQLException {
+        return batchRows(MetricSets.defaults().defaultSet().orElseThrow());
+    }
+
+    /** {@code set}'s batch rows, in key order. */
+    public List<WindowRow> batchRows(MetricSet set) throws SQLException {
         try (Connection c = admin()) {
-            return BatchWindowMetricsTable.readRange(
-                    c,
-                    Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
-                    Instant.parse("2100-01-01T00:00:00Z").toEpochMilli());
+            return new BatchWindowMetricsTable(new SetTables(set))
+                    .readRange(
+                            c,
+                            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
+                            Instant.parse("2100-01-01T00:00:00Z").toEpochMilli());
         }
     }
 
