@@ -166,14 +166,18 @@ public final class BatchRunsTable {
      * <p>A set no longer declared keeps its staged rows of such a run: harmless (staging is keyed by run, and no run
      * replaces from another's rows), dropped with its tables.
      *
-     * @param sets the staging tables to clear besides the default set's: those of every declared set
+     * @param sets the staging tables to clear besides the default set's: those of every declared set (those of a set
+     *     not migrated yet do not exist and are skipped)
      */
     public static List<Long> failAbandoned(Connection conn, long self, Collection<SetTables> sets) throws SQLException {
         Set<String> staging = new LinkedHashSet<>(
                 List.of(BatchWindowMetricsTable.STAGING_TABLE, BatchAttributionMetricsTable.STAGING_TABLE));
         for (SetTables t : sets) {
-            staging.add(t.batchWindowMetricsStaging());
-            staging.add(t.batchAttributionMetricsStaging());
+            if (t.set().isDefault()) continue;
+            // A set declared but not migrated yet has no tables, and cannot have staged anything.
+            for (String table : List.of(t.batchWindowMetricsStaging(), t.batchAttributionMetricsStaging())) {
+                if (exists(conn, table)) staging.add(table);
+            }
         }
         return LIVENESS.failAbandoned(
                 conn,
@@ -181,6 +185,17 @@ public final class BatchRunsTable {
                 staging.stream()
                         .map(table -> "DELETE FROM " + table + " s USING gone WHERE s.run_id = gone.run_id")
                         .toArray(String[]::new));
+    }
+
+    /** Whether {@code table} exists in {@code conn}'s schema. */
+    private static boolean exists(Connection conn, String table) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 
     /** {@link #failAbandoned(Connection, long, Collection)} for the default set's staging tables alone. */
