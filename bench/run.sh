@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# recount side-by-side benchmarks. Not a test. Prints a table and writes docs/benchmarks.md.
+# recount side-by-side benchmarks. Not a test. Prints a table and writes it to bench/results/<run>.md (never to
+# docs/: docs/benchmarks.md cites these files by hand).
 #
 #   bench/run.sh [--events N] [--batch-events N] [--only stream,kstreams,profile,improve,batch,levers,compact,reconcile,memory,freshness]
 #                [--rate R] [--fresh-seconds S] [--home DIR] [--baseline-rev REV] [--improve-rounds N]
@@ -15,6 +16,8 @@
 # Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
 # read from DIR, default .recount). Every engine runs in its own JVM, one after the other, on the same data.
 set -euo pipefail
+# What was asked, as the run's file shows it (before the options are parsed away).
+INVOCATION="${BENCH_OUT:+BENCH_OUT=$BENCH_OUT }bench/run.sh $*"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 V=0.1.0-SNAPSHOT
 EVENTS=5000000; BATCH_EVENTS=20000000; ONLY="stream,profile,improve,batch,reconcile,memory,freshness"; RATE=20000
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
     --stream-rounds) STREAM_ROUNDS="$2"; shift 2;; --memory-xmx) MEMORY_XMX="$2"; shift 2;;
     --checkpoint-interval) CHECKPOINT_INTERVAL="$2"; shift 2;; --fresh-modes) FRESH_MODES="$2"; shift 2;;
     --kstreams-grace) KSTREAMS_GRACE="$2"; shift 2;;
-    -h|--help) sed -n 2,15p "$0"; exit 0;;
+    -h|--help) sed -n 2,17p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -46,6 +49,8 @@ export KAFKA_BOOTSTRAP_SERVERS RECOUNT_JDBC_URL PGUSER PGPASSWORD RECOUNT_PGPASS
 # BENCH_OUT=<an earlier run dir> adds to that run's results (e.g. to run the sections in several goes).
 OUT="${BENCH_OUT:-$ROOT/bench/target/run-$(date -u +%Y%m%dT%H%M%S)}"; mkdir -p "$OUT"
 RESULTS="$OUT/results.tsv"; touch "$RESULTS"
+# Every invocation that adds to this run, with the commit it ran on: the run's file lists them all.
+printf '%s\t%s\n' "$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)" "$INVOCATION" >>"$OUT/commands.tsv"
 # A property of the root pom, kept on one line there.
 pom_property() { sed -n "s:.*<$1>\\(.*\\)</$1>.*:\\1:p" "$ROOT/pom.xml"; }
 OPENS=$(pom_property java17.opens)
@@ -400,4 +405,4 @@ if wants freshness; then
   done
 fi
 
-java -cp "$BENCH_CP" dev.recount.bench.Report "$RESULTS" "$OUT" "$ROOT/docs/benchmarks.md"
+java -cp "$BENCH_CP" dev.recount.bench.Report "$RESULTS" "$OUT" "$ROOT/bench/results/$(basename "$OUT").md" "$OUT/commands.tsv"

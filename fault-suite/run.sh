@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole fault matrix: every fault several times against the real pipeline on a fresh embedded stack, every
-# output checked against the ground truth; the results go into docs/reliability.md.
+# output checked against the ground truth; the results go to fault-suite/results/run-<UTC start time>.md (--report
+# FILE to choose another file). docs/reliability.md quotes the latest complete run by hand.
 #
 #   fault-suite/run.sh [--rounds 3] [--faults KILL_STREAM,POSTGRES_FROZEN,...] [--events 30000] [--rate 500]
 #                      [--work DIR] [--report FILE]

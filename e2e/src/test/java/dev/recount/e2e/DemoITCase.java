@@ -4,17 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.recount.core.attribution.AttributionMetrics;
-import dev.recount.core.event.BackfillRecord;
-import dev.recount.core.metrics.MetricsAccumulator;
-import dev.recount.core.metrics.WindowMetrics;
-import dev.recount.core.window.WindowKey;
-import dev.recount.db.tables.AttributionRow;
-import dev.recount.db.tables.MetricColumns;
-import dev.recount.db.tables.Timestamps;
+import dev.recount.oracle.Definitions;
+import dev.recount.oracle.EventReader;
+import dev.recount.oracle.Key;
+import dev.recount.oracle.Oracle;
+import dev.recount.oracle.OracleSettings;
+import dev.recount.oracle.SetCounter;
+import dev.recount.oracle.SetTruth;
+import dev.recount.oracle.Truth;
 import dev.recount.testkit.LocalStack;
 import dev.recount.testkit.Topics;
-import java.io.IOException;
+import java.io.Reader;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,36 +26,59 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The demo's acceptance test: {@code ./recount demo} at reduced size, run exactly as a user runs it (the
- * launcher; the stream job, Spark and the reconciler each in their own JVM), then checked against the
- * generator's ground truth:
+ * The demo's acceptance test: {@code ./recount demo} at reduced size, run exactly as a user runs it (the launcher; the
+ * stream job, Spark and the reconciler each in their own JVM), then checked, for every metric set the demo declares,
+ * against the oracle's truth. The oracle ({@code dev.recount.oracle}, which shares no code with the pipeline) reads
+ * the records on the input topic itself, with the demo's own settings and metric-sets file:
  * <ul>
- *   <li>after reconciliation {@code window_metrics} equals the ground truth for every key of the range;</li>
- *   <li>the dead-letter topic holds exactly the invalid records sent, by reason;</li>
- *   <li>every unique valid event is accounted for exactly once: counted in {@code stream_window_metrics} or on the
- *       backfill topic, never both, never neither — per window key and metric, stream + backfill = truth.</li>
+ *   <li>after reconciliation every set's serving view ({@code window_metrics}, {@code <set>__window_metrics}) equals
+ *       the truth key by key, final, and so does attribution where the set has it;</li>
+ *   <li>the dead-letter topic holds exactly the records the oracle finds invalid, each with its reason;</li>
+ *   <li>every unique valid event is accounted for exactly once per set: in the set's stream rows or on the backfill
+ *       topic for that set, never both, never neither: per key and measure, stream + backfill = truth.</li>
  * </ul>
  */
 class DemoITCase {
     static final Instant START = Instant.parse("2026-11-29T10:00:00Z");
-    static final Instant MAIN_END = START.plus(Duration.ofMinutes(3));
+    static final Duration SPAN = Duration.ofMinutes(3);
+    /**
+     * What the demo reconciles: its three minutes widened to whole windows of its longest set (campaign_slot's five
+     * minutes).
+     */
+    static final Instant END = START.plus(Duration.ofMinutes(5));
+
+    static final String INPUT = "demo-ad-events";
+    static final ObjectMapper JSON = new ObjectMapper();
 
     static Path home;
     static LocalStack stack;
     static String output;
+    static Definitions definitions;
+    static OracleSettings settings;
+    /** The oracle's truth of every record on the input topic. */
+    static Truth truth;
+    /** Its verdict of each record, by "partition/offset". */
+    static Map<String, Oracle.Verdict> verdicts;
 
     @BeforeAll
     static void runTheDemo() throws Exception {
@@ -71,7 +94,7 @@ class DemoITCase {
                         "--events",
                         "6000",
                         "--span",
-                        "3m",
+                        Long.toString(SPAN.toMinutes()) + "m",
                         "--rate",
                         "1000",
                         "--seed",
@@ -88,6 +111,30 @@ class DemoITCase {
         if (!done) demo.destroyForcibly();
         assertThat(done).as("demo finished in time; output:\n" + output).isTrue();
         assertThat(demo.exitValue()).as("demo exit code; output:\n" + output).isZero();
+        truth = oracleOfTheInputTopic();
+    }
+
+    /** The demo's own settings file names its settings and its metric-sets file: the oracle reads both itself. */
+    static Truth oracleOfTheInputTopic() throws Exception {
+        Properties demoSettings = new Properties();
+        try (Reader r = Files.newBufferedReader(home.resolve("demo/demo.properties"), StandardCharsets.UTF_8)) {
+            demoSettings.load(r);
+        }
+        settings = OracleSettings.fromProperties(demoSettings);
+        definitions =
+                Definitions.parse(Files.readString(Path.of(demoSettings.getProperty("metric-sets.file"))), settings);
+        Oracle oracle = new Oracle(definitions, settings);
+        verdicts = new TreeMap<>();
+        // Send order: the generator sends in arrival order and stamps each record with it; within a partition, by
+        // offset. (Copies of an event share its key, so its partition: the first copy is the first one read.)
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>(readTopic(INPUT));
+        records.sort(Comparator.comparingLong((ConsumerRecord<byte[], byte[]> r) -> r.timestamp())
+                .thenComparingInt(ConsumerRecord::partition)
+                .thenComparingLong(ConsumerRecord::offset));
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            verdicts.put(r.partition() + "/" + r.offset(), oracle.accept(r.value(), r.timestamp()));
+        }
+        return oracle.truth();
     }
 
     @AfterAll
@@ -95,11 +142,18 @@ class DemoITCase {
         if (stack != null) stack.stop();
     }
 
+    @Test
+    void declaresThreeSets() {
+        assertThat(definitions.names()).containsExactly("default", "campaign_slot", "channel_country");
+        assertThat(definitions.set("campaign_slot").windowMillis())
+                .isEqualTo(Duration.ofMinutes(5).toMillis());
+        assertThat(output).contains("reconcile [" + START + ", " + END + ")");
+    }
+
     /** One `correct` run, before the range backfill: the windows the too-late events named are final already. */
     @Test
     void correctMakesTheLateWindowsFinalBeforeTheRangeBackfill() {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                        "(\\d+) window keys final in window_metrics with their" + " too-late events counted")
+        Matcher m = Pattern.compile("window keys final with their too-late events counted: (\\d+) in window_metrics")
                 .matcher(output);
         assertThat(output).contains("[6/8] correct: recomputing from the lake the windows the too-late events named");
         assertThat(m.find())
@@ -112,17 +166,24 @@ class DemoITCase {
     }
 
     @Test
-    void printsTheSummaryAUserNeeds() {
+    void printsTheSummaryAUserNeedsPerSet() {
         assertThat(output)
                 .contains("[8/8] reconcile")
                 .contains("recount demo: summary")
                 .contains("dead-letter records")
                 .contains("late re-firings")
                 .contains("too-late events")
-                .contains("final spend")
-                .contains("verdict")
                 .contains("report.html")
-                .contains("Flink Web UI");
+                .contains("Flink Web UI")
+                .containsPattern("verdict +final == truth for every set \\(3\\)");
+        for (String set : definitions.names()) {
+            assertThat(output).contains("set " + set).contains("truth (oracle)");
+        }
+        assertThat(output).contains("final (campaign_slot__window_metrics)").contains("attribution (2m)");
+        assertThat(Pattern.compile("final == truth +yes, every key and value")
+                        .matcher(output)
+                        .results())
+                .hasSize(3);
         // The closing hint works as printed: this stack's own env file (it stays up: the test started it), no
         // placeholders.
         assertThat(output)
@@ -131,150 +192,153 @@ class DemoITCase {
                 .doesNotContain("pkill");
     }
 
+    /** The demo judged the records it sent as the oracle judges the topic: same truth, set by set. */
     @Test
-    void windowMetricsEqualsTheGroundTruthForEveryKey() throws Exception {
-        Map<WindowKey, WindowMetrics> truth = groundTruth();
-        Map<WindowKey, WindowMetrics> served = new TreeMap<>(KEYS);
-        try (Connection c = demoSchema();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT * FROM window_metrics WHERE window_start >= ? AND window_start < ?")) {
-            Timestamps.bind(ps, 1, START.toEpochMilli());
-            Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    assertThat(rs.getBoolean("is_final")).isTrue();
-                    served.put(key(rs), MetricColumns.read(rs));
-                }
-            }
+    void theDemosTruthIsTheTruthOfWhatIsOnTheInputTopic() throws Exception {
+        for (SetTruth s : truth.sets()) {
+            assertThat(Files.readString(home.resolve("demo/truth/" + s.name() + ".csv")))
+                    .as(s.name())
+                    .isEqualTo(s.csv());
         }
-        assertThat(truth).isNotEmpty();
-        assertThat(served).containsExactlyEntriesOf(truth);
-    }
-
-    /** Attribution as served after reconciliation equals the generator's ground truth (core's rule), key by key. */
-    @Test
-    void attributionMetricsEqualTheGroundTruthForEveryKey() throws Exception {
-        Map<WindowKey, AttributionMetrics> truth = new TreeMap<>(KEYS);
-        for (String line : Files.readAllLines(home.resolve("demo/truth/expected_attribution.csv"))) {
-            String[] f = line.split(",");
-            if (!f[0].equals("main")) continue;
-            truth.put(
-                    new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]),
-                    new AttributionMetrics(
-                            Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), new BigInteger(f[8])));
-        }
-        Map<WindowKey, AttributionMetrics> served = new TreeMap<>(KEYS);
-        try (Connection c = demoSchema();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT * FROM attribution_metrics WHERE window_start >= ? AND window_start < ?")) {
-            Timestamps.bind(ps, 1, START.toEpochMilli());
-            Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    assertThat(rs.getBoolean("is_final")).isTrue();
-                    served.put(key(rs), AttributionRow.readMetrics(rs, ""));
-                }
-            }
-        }
-        assertThat(truth.values().stream()
-                        .mapToLong(AttributionMetrics::attributedClicks)
-                        .sum())
-                .isPositive();
-        assertThat(truth.values().stream()
-                        .mapToLong(AttributionMetrics::unattributedClicks)
-                        .sum())
-                .isPositive();
-        assertThat(served).containsExactlyEntriesOf(truth);
-        assertThat(output).contains("attribution (2m)");
     }
 
     @Test
-    void deadLetterTopicHoldsExactlyTheInvalidRecordsSent() throws Exception {
-        JsonNode summary = new ObjectMapper()
-                .readTree(home.resolve("demo/truth/summary.json").toFile());
-        Map<String, Long> expected = new TreeMap<>();
-        summary.path("invalid_by_reason").fields().forEachRemaining(e -> {
-            if (e.getValue().asLong() > 0) expected.put(e.getKey(), e.getValue().asLong());
+    void everySetsServingViewEqualsTheOracleForEveryKey() throws Exception {
+        for (Definitions.MetricSet set : definitions.sets()) {
+            SetTruth want = truth.set(set.name()).within(START.toEpochMilli(), END.toEpochMilli());
+            SortedMap<Key, List<BigInteger>> served =
+                    rows(relation(set, "window_metrics"), set.dimensions(), set.measureNames(), true);
+            assertThat(want.rows()).as(set.name()).hasSizeGreaterThan(5);
+            assertThat(served).as(set.name()).containsExactlyEntriesOf(want.rows());
+        }
+    }
+
+    @Test
+    void attributionAsServedEqualsTheOracleForEverySetThatHasIt() throws Exception {
+        List<String> withAttribution = new ArrayList<>();
+        for (Definitions.MetricSet set : definitions.sets()) {
+            if (!set.attribution()) continue;
+            withAttribution.add(set.name());
+            SetTruth want = truth.set(set.name()).within(START.toEpochMilli(), END.toEpochMilli());
+            List<BigInteger> totals = want.attributionTotals();
+            assertThat(totals.get(0)).as(set.name() + ": attributed clicks").isPositive();
+            assertThat(totals.get(2)).as(set.name() + ": unattributed clicks").isPositive();
+            SortedMap<Key, List<BigInteger>> served =
+                    rows(relation(set, "attribution_metrics"), set.dimensions(), SetTruth.ATTRIBUTION_COLUMNS, true);
+            assertThat(served).as(set.name()).containsExactlyEntriesOf(want.attribution());
+        }
+        assertThat(withAttribution).containsExactly("default", "channel_country");
+    }
+
+    @Test
+    void deadLetterTopicHoldsExactlyTheRecordsTheOracleFindsInvalid() throws Exception {
+        Map<String, String> expected = new TreeMap<>();
+        verdicts.forEach((at, v) -> {
+            if (v.isInvalid()) expected.put(at, v.reason());
         });
-        Map<String, Long> got = new TreeMap<>();
-        ObjectMapper json = new ObjectMapper();
+        Map<String, String> got = new TreeMap<>();
         for (ConsumerRecord<byte[], byte[]> r : readTopic("demo-ad-events-dlq")) {
-            JsonNode dl = json.readTree(r.value());
-            assertThat(dl.has("detail")
-                            && dl.has("topic")
-                            && dl.has("partition")
-                            && dl.has("offset")
-                            && dl.has("record_ts")
-                            && dl.has("raw"))
+            JsonNode dl = JSON.readTree(r.value());
+            assertThat(dl.has("detail") && dl.has("record_ts") && dl.has("raw"))
                     .as(dl.toString())
                     .isTrue();
-            got.merge(dl.get("reason").asText(), 1L, Long::sum);
+            assertThat(dl.get("topic").asText()).isEqualTo(INPUT);
+            String at = dl.get("partition").asInt() + "/" + dl.get("offset").asLong();
+            assertThat(got.put(at, dl.get("reason").asText()))
+                    .as("dead letter twice: " + at)
+                    .isNull();
         }
-        assertThat(expected.keySet()).containsExactlyInAnyOrder("malformed", "schema", "timestamp");
-        assertThat(got).isEqualTo(expected);
+        assertThat(new HashSet<>(expected.values())).containsExactlyInAnyOrder("malformed", "schema", "timestamp");
+        assertThat(got).containsExactlyEntriesOf(expected);
     }
 
     @Test
-    void everyUniqueValidEventIsCountedOnceInTheStreamOrOnTheBackfillTopic() throws Exception {
-        Map<WindowKey, MetricsAccumulator> accounted = new HashMap<>();
-        try (Connection c = demoSchema();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT * FROM stream_window_metrics WHERE window_start >= ? AND window_start < ?")) {
-            Timestamps.bind(ps, 1, START.toEpochMilli());
-            Timestamps.bind(ps, 2, MAIN_END.toEpochMilli());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) accounted.put(key(rs), MetricsAccumulator.of(MetricColumns.read(rs)));
+    void everyUniqueValidEventIsCountedOncePerSetInItsStreamRowsOrOnTheBackfillTopic() throws Exception {
+        Map<String, SetCounter> tooLate = new TreeMap<>();
+        for (Definitions.MetricSet set : definitions.sets()) tooLate.put(set.name(), new SetCounter(set));
+        EventReader reader = new EventReader(definitions.attributes(), settings);
+        Set<String> ids = new HashSet<>();
+        for (ConsumerRecord<byte[], byte[]> r : readTopic("demo-ad-events-late")) {
+            JsonNode record = JSON.readTree(r.value());
+            JsonNode event = record.get("event");
+            // Judged at its own event time: only the rules of its content apply.
+            EventReader.Reading reading = reader.read(
+                    JSON.writeValueAsBytes(event), event.get("event_ts").asLong());
+            assertThat(reading.isValid()).as(event.toString()).isTrue();
+            assertThat(ids.add(reading.event().eventId()))
+                    .as("event %s on the backfill topic twice", reading.event().eventId())
+                    .isTrue();
+            for (JsonNode named : record.get("sets")) {
+                SetCounter counter = tooLate.get(named.get("set").asText());
+                assertThat(counter).as("a set the demo declares: " + named).isNotNull();
+                Key key = counter.keyOf(reading.event());
+                assertThat(named.get("window_start").asLong())
+                        .as(named.toString())
+                        .isEqualTo(key.windowStart());
+                assertThat(record.get("watermark").asLong())
+                        .isGreaterThanOrEqualTo(named.get("window_end").asLong() - 1);
+                counter.add(reading.event());
             }
         }
-        Set<String> tooLateIds = new HashSet<>();
-        long tooLate = 0;
-        for (ConsumerRecord<byte[], byte[]> r : readTopic("demo-ad-events-late")) {
-            BackfillRecord b = BackfillRecord.fromJson(new String(r.value(), StandardCharsets.UTF_8));
-            assertThat(tooLateIds.add(b.event().eventId))
-                    .as("event %s on the backfill topic twice", b.event().eventId)
-                    .isTrue();
-            assertThat(b.watermark()).isGreaterThanOrEqualTo(b.windowEnd() - 1);
-            if (b.windowStart() < START.toEpochMilli() || b.windowStart() >= MAIN_END.toEpochMilli()) continue;
-            tooLate++;
-            accounted
-                    .computeIfAbsent(
-                            new WindowKey(b.windowStart(), b.event().campaignId, b.event().channelId),
-                            k -> new MetricsAccumulator())
-                    .add(b.event());
-        }
-        Map<WindowKey, WindowMetrics> got = new TreeMap<>(KEYS);
-        accounted.forEach((k, acc) -> got.put(k, acc.toMetrics()));
-
-        assertThat(tooLate)
+        assertThat(ids)
                 .as("the generator sends ~1%% too-late events; some must reach the backfill topic")
-                .isPositive();
-        assertThat(got).containsExactlyEntriesOf(groundTruth());
-    }
-
-    static final java.util.Comparator<WindowKey> KEYS = java.util.Comparator.comparingLong(WindowKey::windowStartMillis)
-            .thenComparing(WindowKey::campaignId)
-            .thenComparing(WindowKey::channelId);
-
-    static Map<WindowKey, WindowMetrics> groundTruth() throws IOException {
-        Map<WindowKey, WindowMetrics> truth = new TreeMap<>(KEYS);
-        for (String line : Files.readAllLines(home.resolve("demo/truth/expected.csv"))) {
-            String[] f = line.split(",");
-            if (!f[0].equals("main")) continue;
-            truth.put(
-                    new WindowKey(Instant.parse(f[1]).toEpochMilli(), f[3], f[4]),
-                    new WindowMetrics(
-                            Long.parseLong(f[5]),
-                            Long.parseLong(f[6]),
-                            Long.parseLong(f[7]),
-                            new BigInteger(f[8]),
-                            Long.parseLong(f[9])));
+                .isNotEmpty();
+        for (Definitions.MetricSet set : definitions.sets()) {
+            SortedMap<Key, List<BigInteger>> accounted =
+                    rows(relation(set, "stream_window_metrics"), set.dimensions(), set.measureNames(), false);
+            tooLate.get(set.name()).rows().forEach((k, v) -> {
+                if (k.windowStart() >= START.toEpochMilli() && k.windowStart() < END.toEpochMilli()) {
+                    accounted.merge(k, v, DemoITCase::plus);
+                }
+            });
+            assertThat(accounted)
+                    .as(set.name())
+                    .containsExactlyEntriesOf(truth.set(set.name())
+                            .within(START.toEpochMilli(), END.toEpochMilli())
+                            .rows());
         }
-        return truth;
     }
 
-    static WindowKey key(ResultSet rs) throws SQLException {
-        return new WindowKey(
-                Timestamps.read(rs, "window_start"), rs.getString("campaign_id"), rs.getString("channel_id"));
+    /** A set's object: the default set's keeps today's name, every other set's is {@code <set>__<name>}. */
+    static String relation(Definitions.MetricSet set, String base) {
+        return set.name().equals(Definitions.DEFAULT) ? base : set.name() + "__" + base;
+    }
+
+    /** The rows of {@code relation} in the demo's range, by key; with {@code mustBeFinal}, each must be final. */
+    static SortedMap<Key, List<BigInteger>> rows(
+            String relation, List<String> dimensions, List<String> columns, boolean mustBeFinal) throws SQLException {
+        SortedMap<Key, List<BigInteger>> out = new TreeMap<>();
+        try (Connection c = demoSchema();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT * FROM " + relation + " WHERE window_start >= ? AND window_start < ?")) {
+            ps.setObject(1, OffsetDateTime.ofInstant(START, ZoneOffset.UTC));
+            ps.setObject(2, OffsetDateTime.ofInstant(END, ZoneOffset.UTC));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (mustBeFinal)
+                        assertThat(rs.getBoolean("is_final")).as(relation).isTrue();
+                    List<String> dims = new ArrayList<>();
+                    for (String d : dimensions) dims.add(rs.getString(d));
+                    List<BigInteger> values = new ArrayList<>();
+                    for (String m : columns) values.add(rs.getBigDecimal(m).toBigIntegerExact());
+                    Key key = new Key(
+                            rs.getObject("window_start", OffsetDateTime.class)
+                                    .toInstant()
+                                    .toEpochMilli(),
+                            dims);
+                    assertThat(out.put(key, values))
+                            .as(relation + " holds a key twice")
+                            .isNull();
+                }
+            }
+        }
+        return out;
+    }
+
+    static List<BigInteger> plus(List<BigInteger> a, List<BigInteger> b) {
+        List<BigInteger> out = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++) out.add(a.get(i).add(b.get(i)));
+        return out;
     }
 
     static Connection demoSchema() throws SQLException {

@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The whole fault matrix as one command (fault-suite/run.sh runs it after a build): a fresh embedded stack, then
- * every fault {@code --rounds} times, each round a fresh pipeline, and the results written to docs/reliability.md.
+ * every fault {@code --rounds} times, each round a fresh pipeline, and the results written to a file of the run's own
+ * under fault-suite/results/ (docs/reliability.md quotes the latest complete run by hand).
  * Exit code 0 only if every round was exact.
  */
 @Command(
@@ -45,7 +46,8 @@ public final class FaultSuiteMain implements Callable<Integer> {
 
     @Option(
             names = "--report",
-            description = "Markdown file whose generated section gets the results (default: docs/reliability.md).")
+            description = "Markdown file whose generated section gets the results (default: a new "
+                    + "fault-suite/results/run-<UTC start time>.md).")
     Path report;
 
     @Option(names = "--command", hidden = true, defaultValue = "fault-suite/run.sh")
@@ -58,6 +60,7 @@ public final class FaultSuiteMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = new PrintWriter(System.out, true);
+        Instant startedAt = Instant.now();
         Path home = work != null ? Files.createDirectories(work) : Files.createTempDirectory("recount-faults-");
         List<Fault> chosen = faults == null || faults.isEmpty() ? List.of(Fault.values()) : faults;
         out.println("fault suite: " + rounds + " round(s) of " + chosen + " in " + home);
@@ -104,7 +107,10 @@ public final class FaultSuiteMain implements Callable<Integer> {
         String section = ReliabilityReport.render(results, command, machine(), Instant.now());
         Path doc = report != null
                 ? report
-                : Launcher.repositoryRoot().resolve("docs").resolve("reliability.md");
+                : Launcher.repositoryRoot()
+                        .resolve("fault-suite")
+                        .resolve("results")
+                        .resolve(ReliabilityReport.runFileName(startedAt));
         ReliabilityReport.writeInto(doc, section);
         out.println(section);
         out.println("fault suite: results written to " + doc);

@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -13,13 +15,22 @@ import java.util.Map;
 
 /**
  * The suite's figures as Markdown: one row per fault over all its rounds, then every round. Written into the
- * generated section of docs/reliability.md (between the markers), so the text around it stays hand-written.
+ * generated section (between the markers) of a file of the run's own under fault-suite/results/, or of the file
+ * {@code --report} names, so any text around it stays hand-written. docs/reliability.md is never written by a run.
  */
 final class ReliabilityReport {
     static final String BEGIN = "<!-- BEGIN fault-suite results -->";
     static final String END = "<!-- END fault-suite results -->";
 
+    private static final DateTimeFormatter RUN_NAME =
+            DateTimeFormatter.ofPattern("'run-'yyyyMMdd'T'HHmmss'.md'").withZone(ZoneOffset.UTC);
+
     private ReliabilityReport() {}
+
+    /** The file name of a run started at {@code startedAt}: run-20261204T144300.md, in UTC, so runs sort by time. */
+    static String runFileName(Instant startedAt) {
+        return RUN_NAME.format(startedAt);
+    }
 
     static String render(List<RoundResult> rounds, String command, String machine, Instant finishedAt) {
         StringBuilder md = new StringBuilder();
@@ -92,15 +103,18 @@ final class ReliabilityReport {
         return md.toString();
     }
 
-    /** Replaces the generated section of {@code doc} (creating the markers at the end if missing). */
+    /** Replaces the generated section of {@code doc} (creating the file, or the markers at its end, if missing). */
     static void writeInto(Path doc, String section) throws IOException {
-        String text = Files.exists(doc) ? Files.readString(doc, StandardCharsets.UTF_8) : "";
+        String text = Files.exists(doc)
+                ? Files.readString(doc, StandardCharsets.UTF_8)
+                : "# Fault suite run " + doc.getFileName().toString().replaceFirst("\\.md$", "") + "\n\n";
         int begin = text.indexOf(BEGIN);
         int end = text.indexOf(END);
         String generated = BEGIN + "\n" + section + END;
         String updated = begin >= 0 && end > begin
                 ? text.substring(0, begin) + generated + text.substring(end + END.length())
                 : text + (text.endsWith("\n") || text.isEmpty() ? "" : "\n") + generated + "\n";
+        Files.createDirectories(doc.toAbsolutePath().getParent());
         Files.writeString(doc, updated, StandardCharsets.UTF_8);
     }
 

@@ -10,6 +10,7 @@ import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamAttributionMetricsTable;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.LocalStack;
 import java.math.BigInteger;
 import java.sql.Connection;
@@ -24,6 +25,11 @@ import org.junit.jupiter.api.Test;
 
 /** V13's attribution tables through db's table classes, as the components' own logins. */
 class AttributionTablesITCase {
+    private static final StreamAttributionMetricsTable STREAM_ATTRIBUTION_TABLE =
+            new StreamAttributionMetricsTable(DefaultSet.TABLES);
+    private static final BatchAttributionMetricsTable BATCH_ATTRIBUTION_TABLE =
+            new BatchAttributionMetricsTable(DefaultSet.TABLES);
+
     static final long W0 = Instant.parse("2026-03-01T10:00:00Z").toEpochMilli();
     static final long MINUTE = 60_000;
 
@@ -42,7 +48,7 @@ class AttributionTablesITCase {
 
     static AttributionRow row(String campaign, long attributed, long unattributed, BigInteger spend) {
         return new AttributionRow(
-                new WindowKey(W0, campaign, "web"),
+                WindowKey.of(W0, campaign, "web"),
                 W0 + MINUTE,
                 new AttributionMetrics(attributed, 0, unattributed, spend));
     }
@@ -50,24 +56,24 @@ class AttributionTablesITCase {
     @Test
     void theStreamUpsertTakesOnlyALaterFiringWithNoFewerClicks() throws SQLException {
         try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
-            StreamAttributionMetricsTable.upsert(
+            STREAM_ATTRIBUTION_TABLE.upsert(
                     c, List.of(new StreamAttributionMetricsTable.Row(row("c1", 1, 2, BigInteger.TEN), 2)));
-            List<StreamAttributionMetricsTable.Row> refused = StreamAttributionMetricsTable.upsert(
+            List<StreamAttributionMetricsTable.Row> refused = STREAM_ATTRIBUTION_TABLE.upsert(
                     c,
                     List.of(
                             new StreamAttributionMetricsTable.Row(row("c1", 0, 1, BigInteger.ONE), 1), // older firing
                             new StreamAttributionMetricsTable.Row(row("c1", 0, 2, BigInteger.ONE), 3))); // fewer clicks
             assertThat(refused).hasSize(2);
-            StreamAttributionMetricsTable.upsert(
+            STREAM_ATTRIBUTION_TABLE.upsert(
                     c, List.of(new StreamAttributionMetricsTable.Row(row("c1", 3, 0, BigInteger.TWO.pow(70)), 4)));
-            assertThat(StreamAttributionMetricsTable.readRange(c, W0, W0 + MINUTE))
+            assertThat(STREAM_ATTRIBUTION_TABLE.readRange(c, W0, W0 + MINUTE))
                     .singleElement()
                     .satisfies(r -> {
                         assertThat(r.revision()).isEqualTo(4);
                         assertThat(r.attribution().metrics())
                                 .isEqualTo(new AttributionMetrics(3, 0, 0, BigInteger.TWO.pow(70)));
                     });
-            assertThatThrownBy(() -> StreamAttributionMetricsTable.upsert(
+            assertThatThrownBy(() -> STREAM_ATTRIBUTION_TABLE.upsert(
                             c, List.of(new StreamAttributionMetricsTable.Row(row("neg", -1, 0, BigInteger.ZERO), 1))))
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("attributed_clicks");
@@ -84,16 +90,16 @@ class AttributionTablesITCase {
                     .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(0, 2, 0));
             assertThat(replace(c, range, List.of(row("c1", 2, 0, BigInteger.TWO))))
                     .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(1, 0, 1));
-            assertThat(BatchAttributionMetricsTable.readRange(c, W0, W0 + 2 * MINUTE))
-                    .extracting(r -> r.key().campaignId() + "=" + r.metrics().attributedClicks())
+            assertThat(BATCH_ATTRIBUTION_TABLE.readRange(c, W0, W0 + 2 * MINUTE))
+                    .extracting(r -> r.key().dimension(0) + "=" + r.metrics().attributedClicks())
                     .containsExactly("c1=2");
             long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, W0, W0 + 2 * MINUTE, false);
-            BatchAttributionMetricsTable.insertStaging(
+            BATCH_ATTRIBUTION_TABLE.insertStaging(
                     c,
                     run,
                     List.of(new AttributionRow(
-                            new WindowKey(W0 + 5 * MINUTE, "out", "web"), W0 + 6 * MINUTE, AttributionMetrics.ZERO)));
-            assertThatThrownBy(() -> BatchAttributionMetricsTable.replaceFromStaging(c, range, run))
+                            WindowKey.of(W0 + 5 * MINUTE, "out", "web"), W0 + 6 * MINUTE, AttributionMetrics.ZERO)));
+            assertThatThrownBy(() -> BATCH_ATTRIBUTION_TABLE.replaceFromStaging(c, range, run))
                     .hasMessageContaining("outside its range");
         }
     }
@@ -101,7 +107,7 @@ class AttributionTablesITCase {
     @Test
     void theServingViewPrefersCorrectionsThenStreamThenBatch() throws SQLException {
         try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
-            StreamAttributionMetricsTable.upsert(
+            STREAM_ATTRIBUTION_TABLE.upsert(
                     c, List.of(new StreamAttributionMetricsTable.Row(row("both", 1, 0, BigInteger.ONE), 1)));
         }
         try (Connection c = stack.loginConnection(schema, Role.BATCH)) {
@@ -129,8 +135,8 @@ class AttributionTablesITCase {
             Connection c, BatchWindowMetricsTable.Range range, List<AttributionRow> rows) throws SQLException {
         long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, range.fromMillis(), range.toMillis(), false);
         c.setAutoCommit(false);
-        BatchAttributionMetricsTable.insertStaging(c, run, rows);
-        BatchWindowMetricsTable.ReplaceResult r = BatchAttributionMetricsTable.replaceFromStaging(c, range, run);
+        BATCH_ATTRIBUTION_TABLE.insertStaging(c, run, rows);
+        BatchWindowMetricsTable.ReplaceResult r = BATCH_ATTRIBUTION_TABLE.replaceFromStaging(c, range, run);
         BatchRunsTable.succeed(c, run, rows.size(), r.written(), r.deleted(), null, null, null);
         c.commit();
         c.setAutoCommit(true);

@@ -3,13 +3,13 @@ package dev.recount.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.LocalStack;
 import java.math.BigInteger;
 import java.sql.Connection;
@@ -32,6 +32,10 @@ import org.junit.jupiter.api.Test;
  * db (it depends on db's migrations).
  */
 class SchemaITCase {
+    private static final StreamWindowMetricsTable STREAM_TABLE = new StreamWindowMetricsTable(DefaultSet.TABLES);
+    private static final BatchWindowMetricsTable BATCH_TABLE = new BatchWindowMetricsTable(DefaultSet.TABLES);
+    private static final WindowMetricsView SERVING_VIEW = new WindowMetricsView(DefaultSet.TABLES);
+
     static final long W0 = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
     static final long MINUTE = 60_000;
 
@@ -64,7 +68,7 @@ class SchemaITCase {
 
     static StreamWindowMetricsTable.Row streamRow(String campaign, BigInteger spend, int revision) {
         return new StreamWindowMetricsTable.Row(
-                new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1)),
+                new WindowRow(WindowKey.of(W0, campaign, "web"), W0 + MINUTE, DefaultSet.values(1, 0, 0, spend, 1)),
                 revision);
     }
 
@@ -103,7 +107,7 @@ class SchemaITCase {
     @Test
     void streamRoleWritesOnlyItsOwnTables() throws SQLException {
         try (Connection c = as(Role.STREAM)) {
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 100, 1)));
+            STREAM_TABLE.upsert(c, List.of(streamRow("c1", 100, 1)));
             try (Statement s = c.createStatement()) {
                 for (String other : List.of(
                         "SELECT * FROM batch_window_metrics",
@@ -141,18 +145,19 @@ class SchemaITCase {
     @Test
     void aReplayedOlderRevisionNeverOverwritesANewerOne() throws SQLException {
         try (Connection c = as(Role.STREAM)) {
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 100, 2)));
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 50, 1)));
-            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE))
-                    .extracting(r -> r.window().metrics().spendMicros(), StreamWindowMetricsTable.Row::revision)
+            STREAM_TABLE.upsert(c, List.of(streamRow("c1", 100, 2)));
+            STREAM_TABLE.upsert(c, List.of(streamRow("c1", 50, 1)));
+            assertThat(STREAM_TABLE.readRange(c, W0, W0 + MINUTE))
+                    .extracting(r -> r.window().values().get(DefaultSet.SPEND), StreamWindowMetricsTable.Row::revision)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple(BigInteger.valueOf(100), 2));
 
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow("c1", 130, 3)));
-            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE)
+            STREAM_TABLE.upsert(c, List.of(streamRow("c1", 130, 3)));
+            assertThat(STREAM_TABLE
+                            .readRange(c, W0, W0 + MINUTE)
                             .get(0)
                             .window()
-                            .metrics()
-                            .spendMicros())
+                            .values()
+                            .get(DefaultSet.SPEND))
                     .isEqualTo(BigInteger.valueOf(130));
         }
     }
@@ -163,18 +168,18 @@ class SchemaITCase {
         try (Connection c = as(Role.BATCH)) {
             replace(c, range, List.of(batchRow("c1", 10), batchRow("c2", 20)));
             replace(c, range, List.of(batchRow("c1", 11)));
-            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + 2 * MINUTE))
-                    .extracting(r -> r.key().campaignId() + "=" + r.metrics().spendMicros())
+            assertThat(BATCH_TABLE.readRange(c, W0, W0 + 2 * MINUTE))
+                    .extracting(r -> r.key().dimension(0) + "=" + r.values().get(DefaultSet.SPEND))
                     .containsExactly("c1=11");
 
             c.setAutoCommit(false);
             long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, range.fromMillis(), range.toMillis(), false);
-            BatchWindowMetricsTable.insertStaging(c, run, List.of(batchRow("c9", 99)));
-            BatchWindowMetricsTable.replaceFromStaging(c, range, run);
+            BATCH_TABLE.insertStaging(c, run, List.of(batchRow("c9", 99)));
+            BATCH_TABLE.replaceFromStaging(c, range, run);
             c.rollback(); // a crash before commit
             c.setAutoCommit(true);
-            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + 2 * MINUTE))
-                    .extracting(r -> r.key().campaignId())
+            assertThat(BATCH_TABLE.readRange(c, W0, W0 + 2 * MINUTE))
+                    .extracting(r -> r.key().dimension(0))
                     .containsExactly("c1");
         }
     }
@@ -193,9 +198,9 @@ class SchemaITCase {
 
             // A metric or the window end alone differing is a change.
             WindowRow longerC2 = new WindowRow(
-                    new WindowKey(W0, "c2", "web"),
+                    WindowKey.of(W0, "c2", "web"),
                     W0 + 2 * MINUTE,
-                    batchRow("c2", 20).metrics());
+                    batchRow("c2", 20).values());
             assertThat(replace(c, range, List.of(batchRow("c1", 11), longerC2)))
                     .isEqualTo(new BatchWindowMetricsTable.ReplaceResult(2, 0, 0));
             List<String> changed = batchRowOwners(c);
@@ -210,7 +215,7 @@ class SchemaITCase {
     @Test
     void servingViewPrefersCorrectionsThenStreamAndShowsBatchOnlyKeys() throws SQLException {
         try (Connection c = as(Role.STREAM)) {
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow("both", 100, 1), streamRow("corrected", 5, 1)));
+            STREAM_TABLE.upsert(c, List.of(streamRow("both", 100, 1), streamRow("corrected", 5, 1)));
         }
         try (Connection c = as(Role.BATCH)) {
             replace(
@@ -229,7 +234,7 @@ class SchemaITCase {
                             + " FROM batch_window_metrics WHERE campaign_id = 'corrected'");
         }
         try (Connection c = as(Role.STREAM)) {
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow("corrected", 500, 2))); // a later re-firing
+            STREAM_TABLE.upsert(c, List.of(streamRow("corrected", 500, 2))); // a later re-firing
         }
         try (Connection c = as(Role.FINANCE);
                 PreparedStatement ps = c.prepareStatement(
@@ -256,28 +261,26 @@ class SchemaITCase {
         BigInteger streamSpend = BigInteger.TWO.pow(64).add(BigInteger.valueOf(7)); // > 2^63: no bigint holds it
         BigInteger batchSpend = BigInteger.TEN.pow(37).add(BigInteger.valueOf(3));
         try (Connection c = as(Role.STREAM)) {
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow("stream-big", streamSpend, 1)));
-            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + MINUTE)
+            STREAM_TABLE.upsert(c, List.of(streamRow("stream-big", streamSpend, 1)));
+            assertThat(STREAM_TABLE
+                            .readRange(c, W0, W0 + MINUTE)
                             .get(0)
                             .window()
-                            .metrics()
-                            .spendMicros())
+                            .values()
+                            .get(DefaultSet.SPEND))
                     .isEqualTo(streamSpend);
         }
         try (Connection c = as(Role.BATCH)) {
             replace(c, new BatchWindowMetricsTable.Range(W0, W0 + MINUTE), List.of(batchRow("batch-big", batchSpend)));
-            assertThat(BatchWindowMetricsTable.readRange(c, W0, W0 + MINUTE)
-                            .get(0)
-                            .metrics()
-                            .spendMicros())
+            assertThat(BATCH_TABLE.readRange(c, W0, W0 + MINUTE).get(0).values().get(DefaultSet.SPEND))
                     .isEqualTo(batchSpend);
         }
         for (Role reader : List.of(Role.FINANCE, Role.RECONCILER)) {
             try (Connection c = as(reader)) {
-                assertThat(WindowMetricsView.readRange(c, W0, W0 + MINUTE))
+                assertThat(SERVING_VIEW.readRange(c, W0, W0 + MINUTE))
                         .extracting(
-                                r -> r.window().key().campaignId(),
-                                r -> r.window().metrics().spendMicros(),
+                                r -> r.window().key().dimension(0),
+                                r -> r.window().values().get(DefaultSet.SPEND),
                                 WindowMetricsView.Row::source)
                         .as("read as %s", reader)
                         .containsExactly(
@@ -285,8 +288,8 @@ class SchemaITCase {
                                         "batch-big", batchSpend, WindowMetricsView.Source.BATCH),
                                 org.assertj.core.groups.Tuple.tuple(
                                         "stream-big", streamSpend, WindowMetricsView.Source.STREAM));
-                assertThat(WindowMetricsView.totals(c, W0, W0 + MINUTE))
-                        .isEqualTo(new WindowMetrics(2, 0, 0, streamSpend.add(batchSpend), 2));
+                assertThat(SERVING_VIEW.totals(c, W0, W0 + MINUTE))
+                        .isEqualTo(DefaultSet.values(2, 0, 0, streamSpend.add(batchSpend), 2));
             }
         }
     }
@@ -372,13 +375,11 @@ class SchemaITCase {
                             "window_metrics.spend_micros numeric(38,0)");
         }
         try (Connection c = as(Role.STREAM)) {
-            assertThatThrownBy(() -> StreamWindowMetricsTable.upsert(
-                            c, List.of(streamRow("negative", BigInteger.valueOf(-1), 1))))
+            assertThatThrownBy(() -> STREAM_TABLE.upsert(c, List.of(streamRow("negative", BigInteger.valueOf(-1), 1))))
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("spend_micros");
             // Beyond 38 digits is an error, never a rounded or wrapped value.
-            assertThatThrownBy(() ->
-                            StreamWindowMetricsTable.upsert(c, List.of(streamRow("huge", BigInteger.TEN.pow(38), 1))))
+            assertThatThrownBy(() -> STREAM_TABLE.upsert(c, List.of(streamRow("huge", BigInteger.TEN.pow(38), 1))))
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("numeric field overflow");
         }
@@ -389,15 +390,15 @@ class SchemaITCase {
     }
 
     static WindowRow batchRow(String campaign, BigInteger spend) {
-        return new WindowRow(new WindowKey(W0, campaign, "web"), W0 + MINUTE, new WindowMetrics(1, 0, 0, spend, 1));
+        return new WindowRow(WindowKey.of(W0, campaign, "web"), W0 + MINUTE, DefaultSet.values(1, 0, 0, spend, 1));
     }
 
     static BatchWindowMetricsTable.ReplaceResult replace(
             Connection c, BatchWindowMetricsTable.Scope scope, List<WindowRow> rows) throws SQLException {
         long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, W0, W0 + 2 * MINUTE, false);
         c.setAutoCommit(false);
-        BatchWindowMetricsTable.insertStaging(c, run, rows);
-        BatchWindowMetricsTable.ReplaceResult r = BatchWindowMetricsTable.replaceFromStaging(c, scope, run);
+        BATCH_TABLE.insertStaging(c, run, rows);
+        BatchWindowMetricsTable.ReplaceResult r = BATCH_TABLE.replaceFromStaging(c, scope, run);
         BatchRunsTable.succeed(c, run, rows.size(), r.written(), r.deleted(), null, null, null);
         c.commit();
         c.setAutoCommit(true);

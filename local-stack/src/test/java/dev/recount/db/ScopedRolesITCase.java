@@ -225,6 +225,8 @@ class ScopedRolesITCase {
         grant(expected, Role.BATCH, "lake_archived_rows", "DELETE,SELECT");
         // V25: backfill records `affected` could not settle yet, checked again by every run.
         grant(expected, Role.BATCH, "backfill_waiting", "DELETE,INSERT,SELECT,UPDATE");
+        // V26: every component checks at start that the metric sets it computes or serves are migrated.
+        for (Role role : Role.values()) grant(expected, role, "metric_sets", "SELECT");
         grant(expected, Role.RECONCILER, "reconciliation_runs_run_id_seq", "SELECT,USAGE");
         grant(expected, Role.RECONCILER, "correction_log_log_id_seq", "SELECT,USAGE");
         for (String t : List.of("window_metrics", "reconciliation_runs", "reconciliation_diffs", "correction_log")) {

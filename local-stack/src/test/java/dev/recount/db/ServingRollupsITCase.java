@@ -2,11 +2,12 @@ package dev.recount.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.metrics.Ratio;
-import dev.recount.core.metrics.WindowMetrics;
-import dev.recount.db.tables.MetricColumns;
+import dev.recount.core.sets.DerivedRatio;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.db.tables.ServingSettingsTable;
+import dev.recount.db.tables.SetColumns;
 import dev.recount.db.tables.Timestamps;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.LocalStack;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.Test;
  * <p>Tests module db, but lives in deploy (like SchemaITCase): it needs the local stack.
  */
 class ServingRollupsITCase {
+    private static final SetColumns COLUMNS = new SetColumns(DefaultSet.TABLES);
+
     static final Instant T0 = Instant.parse("2026-11-02T00:00:00Z");
     static final long MINUTE = 60_000;
     static final BigInteger SPEND_MAX = BigInteger.TEN.pow(38).subtract(BigInteger.ONE);
@@ -57,7 +60,7 @@ class ServingRollupsITCase {
     }
 
     /** One window row as a source table holds it. */
-    record Window(Instant start, String campaign, String channel, WindowMetrics m) {}
+    record Window(Instant start, String campaign, String channel, MeasureValues m) {}
 
     // ---- ratios ------------------------------------------------------------------------------------------------
 
@@ -73,7 +76,7 @@ class ServingRollupsITCase {
                 w(0, "spend-max-one", 1, 1, 1, SPEND_MAX, 3));
         insertStream(rows);
 
-        Map<String, Map<Ratio, BigDecimal>> served = new TreeMap<>();
+        Map<String, Map<String, BigDecimal>> served = new TreeMap<>();
         try (Connection c = stack.loginConnection(schema, Role.FINANCE);
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT * FROM window_metrics")) {
@@ -81,27 +84,26 @@ class ServingRollupsITCase {
         }
         assertThat(served).hasSize(rows.size());
         for (Window w : rows) {
-            for (Ratio r : Ratio.values()) {
-                assertThat(served.get(w.campaign()).get(r))
-                        .as(w.campaign() + " " + r.column())
-                        .isEqualTo(r.of(w.m()));
+            for (DerivedRatio r : DefaultSet.SET.ratios()) {
+                assertThat(served.get(w.campaign()).get(r.name()))
+                        .as(w.campaign() + " " + r.name())
+                        .isEqualTo(DefaultSet.SET.ratio(r, w.m()));
             }
         }
-        assertThat(served.get("no-impressions").get(Ratio.CTR)).isNull();
-        assertThat(served.get("no-impressions").get(Ratio.CPM_MICROS)).isNull();
-        assertThat(served.get("no-clicks").get(Ratio.CVR)).isNull();
-        assertThat(served.get("no-clicks").get(Ratio.CPC_MICROS)).isNull();
-        assertThat(served.get("no-clicks").get(Ratio.COST_PER_CONVERSION_MICROS))
-                .isNull();
+        assertThat(served.get("no-impressions").get("ctr")).isNull();
+        assertThat(served.get("no-impressions").get("cpm_micros")).isNull();
+        assertThat(served.get("no-clicks").get("cvr")).isNull();
+        assertThat(served.get("no-clicks").get("cpc_micros")).isNull();
+        assertThat(served.get("no-clicks").get("cost_per_conversion_micros")).isNull();
         assertThat(served.get("nothing").values()).containsOnlyNulls();
         // Exact digits, not a double: 2/3 rounds up in the 12th place; spend at its bound keeps all 38 digits.
-        assertThat(served.get("thirds").get(Ratio.CTR)).isEqualTo(new BigDecimal("0.666666666667"));
-        assertThat(served.get("spend-max").get(Ratio.CPC_MICROS).toPlainString())
+        assertThat(served.get("thirds").get("ctr")).isEqualTo(new BigDecimal("0.666666666667"));
+        assertThat(served.get("spend-max").get("cpc_micros").toPlainString())
                 .isEqualTo("14285714285714285714285714285714285714.142857142857");
-        assertThat(served.get("spend-max").get(Ratio.CPM_MICROS).toPlainString())
+        assertThat(served.get("spend-max").get("cpm_micros").toPlainString())
                 .isEqualTo("33333333333333333333333333333333333333000.000000000000");
-        assertThat(served.get("spend-max-one").get(Ratio.CPM_MICROS))
-                .isEqualTo(new BigDecimal(SPEND_MAX.multiply(BigInteger.valueOf(1000))).setScale(Ratio.SCALE));
+        assertThat(served.get("spend-max-one").get("cpm_micros"))
+                .isEqualTo(new BigDecimal(SPEND_MAX.multiply(BigInteger.valueOf(1000))).setScale(DerivedRatio.SCALE));
     }
 
     @Test
@@ -116,16 +118,16 @@ class ServingRollupsITCase {
         List<Period> hours = periods("SELECT * FROM hourly_metrics(?, ?)", T0, T0.plus(Duration.ofHours(1)));
         Period c =
                 hours.stream().filter(p -> p.campaign().equals("c")).findFirst().orElseThrow();
-        assertThat(c.ratios().get(Ratio.CTR)).isEqualTo(new BigDecimal("0.010000000000"));
-        assertThat(c.ratios().get(Ratio.CVR)).isEqualTo(new BigDecimal("1.000000000000"));
-        assertThat(c.ratios().get(Ratio.CPM_MICROS)).isEqualTo(new BigDecimal("40000000.000000000000"));
+        assertThat(c.ratios().get("ctr")).isEqualTo(new BigDecimal("0.010000000000"));
+        assertThat(c.ratios().get("cvr")).isEqualTo(new BigDecimal("1.000000000000"));
+        assertThat(c.ratios().get("cpm_micros")).isEqualTo(new BigDecimal("40000000.000000000000"));
         assertThat(c.windows()).isEqualTo(2);
         Period max = hours.stream()
                 .filter(p -> p.campaign().equals("max"))
                 .findFirst()
                 .orElseThrow();
-        assertThat(max.sums().spendMicros()).isEqualTo(SPEND_MAX.multiply(BigInteger.TWO));
-        assertThat(max.ratios().get(Ratio.CPC_MICROS)).isEqualTo(new BigDecimal(SPEND_MAX).setScale(Ratio.SCALE));
+        assertThat(max.sums().get(DefaultSet.SPEND)).isEqualTo(SPEND_MAX.multiply(BigInteger.TWO));
+        assertThat(max.ratios().get("cpc_micros")).isEqualTo(new BigDecimal(SPEND_MAX).setScale(DerivedRatio.SCALE));
     }
 
     // ---- rollups -----------------------------------------------------------------------------------------------
@@ -187,8 +189,8 @@ class ServingRollupsITCase {
         List<Window> rows = new ArrayList<>();
         for (Instant from : List.of(Instant.parse("2026-03-27T22:00:00Z"), Instant.parse("2026-10-23T22:00:00Z"))) {
             for (Instant t = from; t.isBefore(from.plus(Duration.ofDays(4))); t = t.plus(Duration.ofMinutes(10))) {
-                rows.add(new Window(t, "c", "web", new WindowMetrics(10, 1, 0, 1_000, 11)));
-                rows.add(new Window(t, "d", "app", new WindowMetrics(20, 3, 1, 7_000, 24)));
+                rows.add(new Window(t, "c", "web", DefaultSet.values(10, 1, 0, 1_000, 11)));
+                rows.add(new Window(t, "d", "app", DefaultSet.values(20, 3, 1, 7_000, 24)));
             }
         }
         insertStream(rows);
@@ -386,8 +388,8 @@ class ServingRollupsITCase {
             Instant end,
             String campaign,
             String channel,
-            WindowMetrics sums,
-            Map<Ratio, BigDecimal> ratios,
+            MeasureValues sums,
+            Map<String, BigDecimal> ratios,
             long windows,
             boolean isFinal) {}
 
@@ -403,12 +405,12 @@ class ServingRollupsITCase {
                 T0.plus(Duration.ofMinutes(minute)),
                 campaign,
                 "web",
-                new WindowMetrics(impressions, clicks, conversions, spend, events));
+                DefaultSet.values(impressions, clicks, conversions, spend, events));
     }
 
     /**
      * The expected rows: the served windows grouped by period ({@code periodOf}) and key, the sums added up in
-     * Java, the ratios by core's {@link Ratio}, final when every row is (no reconciliation run in these tests).
+     * Java, the ratios by core's {@link DerivedRatio}, final when every row is (no reconciliation run in these tests).
      */
     static List<Period> bruteForce(
             List<Window> served, Function<Window, Instant> periodOf, Function<Instant, Instant> endOf) {
@@ -417,7 +419,7 @@ class ServingRollupsITCase {
             Instant start = periodOf.apply(w);
             String key = String.format("%020d|%s|%s", start.toEpochMilli(), w.campaign(), w.channel());
             Period p = byKey.get(key);
-            WindowMetrics sums = p == null ? w.m() : p.sums().plus(w.m());
+            MeasureValues sums = p == null ? w.m() : p.sums().plus(w.m());
             byKey.put(
                     key,
                     new Period(
@@ -433,15 +435,15 @@ class ServingRollupsITCase {
         return new ArrayList<>(byKey.values());
     }
 
-    static Map<Ratio, BigDecimal> ratiosOf(WindowMetrics m) {
-        Map<Ratio, BigDecimal> r = new TreeMap<>();
-        for (Ratio ratio : Ratio.values()) r.put(ratio, ratio.of(m));
+    static Map<String, BigDecimal> ratiosOf(MeasureValues m) {
+        Map<String, BigDecimal> r = new TreeMap<>();
+        for (DerivedRatio ratio : DefaultSet.SET.ratios()) r.put(ratio.name(), DefaultSet.SET.ratio(ratio, m));
         return r;
     }
 
-    static Map<Ratio, BigDecimal> ratios(ResultSet rs) throws SQLException {
-        Map<Ratio, BigDecimal> r = new TreeMap<>();
-        for (Ratio ratio : Ratio.values()) r.put(ratio, rs.getBigDecimal(ratio.column()));
+    static Map<String, BigDecimal> ratios(ResultSet rs) throws SQLException {
+        Map<String, BigDecimal> r = new TreeMap<>();
+        for (DerivedRatio ratio : DefaultSet.SET.ratios()) r.put(ratio.name(), rs.getBigDecimal(ratio.name()));
         return r;
     }
 
@@ -462,7 +464,7 @@ class ServingRollupsITCase {
                             Instant.ofEpochMilli(Timestamps.read(rs, "period_end")),
                             rs.getString("campaign_id"),
                             rs.getString("channel_id"),
-                            MetricColumns.read(rs),
+                            COLUMNS.readValues(rs, ""),
                             ratios(rs),
                             rs.getLong("windows"),
                             rs.getBoolean("is_final")));
@@ -483,7 +485,7 @@ class ServingRollupsITCase {
                         Instant.ofEpochMilli(Timestamps.read(rs, "window_start")),
                         rs.getString("campaign_id"),
                         rs.getString("channel_id"),
-                        MetricColumns.read(rs)));
+                        COLUMNS.readValues(rs, "")));
             }
         }
         return out;
@@ -547,7 +549,7 @@ class ServingRollupsITCase {
                 Timestamps.bind(ps, 2, w.start().toEpochMilli() + MINUTE);
                 ps.setString(3, w.campaign());
                 ps.setString(4, w.channel());
-                MetricColumns.bind(ps, 5, w.m());
+                COLUMNS.bindValues(ps, 5, w.m());
                 ps.addBatch();
             }
             ps.executeBatch();

@@ -2,13 +2,13 @@ package dev.recount.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamProgressTable;
 import dev.recount.db.tables.StreamRejectedRowsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable.Row;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.LocalStack;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
  * readable per lineage; refused rows are recorded once.
  */
 class StreamRowGuardITCase {
+    private static final StreamWindowMetricsTable STREAM_TABLE = new StreamWindowMetricsTable(DefaultSet.TABLES);
+
     private static final long W0 = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
     private final LocalStack stack = LocalStack.shared();
     private String schema;
@@ -42,46 +44,45 @@ class StreamRowGuardITCase {
     private static Row row(long events, int revision) {
         return new Row(
                 new WindowRow(
-                        new WindowKey(W0, "c1", "web"),
+                        WindowKey.of(W0, "c1", "web"),
                         W0 + 60_000,
-                        new WindowMetrics(events, 0, 0, 10 * events, events)),
+                        DefaultSet.values(events, 0, 0, 10 * events, events)),
                 revision);
     }
 
     private static long storedEvents(Connection c) throws SQLException {
-        return StreamWindowMetricsTable.readRange(c, W0, W0 + 60_000)
+        return STREAM_TABLE
+                .readRange(c, W0, W0 + 60_000)
                 .get(0)
                 .window()
-                .metrics()
-                .events();
+                .values()
+                .count(DefaultSet.EVENTS);
     }
 
     @Test
     void aLaterFiringWithFewerEventsNeverReplacesAFullerRow() throws SQLException {
         try (Connection c = connection()) {
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row(25, 1)))).isEmpty();
+            assertThat(STREAM_TABLE.upsert(c, List.of(row(25, 1)))).isEmpty();
             // A window re-opened with empty state after its full row was written: revision 1 again, 1 event.
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row(1, 1)))).containsExactly(row(1, 1));
+            assertThat(STREAM_TABLE.upsert(c, List.of(row(1, 1)))).containsExactly(row(1, 1));
             // Even at a higher revision, fewer events never win.
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row(2, 2)))).containsExactly(row(2, 2));
+            assertThat(STREAM_TABLE.upsert(c, List.of(row(2, 2)))).containsExactly(row(2, 2));
             assertThat(storedEvents(c)).isEqualTo(25);
             // The same row again (a re-commit after a restore) is not applied and changes nothing.
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row(25, 1)))).containsExactly(row(25, 1));
+            assertThat(STREAM_TABLE.upsert(c, List.of(row(25, 1)))).containsExactly(row(25, 1));
             // A real later firing: higher revision, more events.
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row(26, 2)))).isEmpty();
+            assertThat(STREAM_TABLE.upsert(c, List.of(row(26, 2)))).isEmpty();
             assertThat(storedEvents(c)).isEqualTo(26);
-            assertThat(StreamWindowMetricsTable.read(
-                            c, List.of(row(0, 1).window().key())))
-                    .containsValue(row(26, 2));
+            assertThat(STREAM_TABLE.read(c, List.of(row(0, 1).window().key()))).containsValue(row(26, 2));
         }
     }
 
     private static Row row(String campaign, long events, int revision) {
         return new Row(
                 new WindowRow(
-                        new WindowKey(W0, campaign, "web"),
+                        WindowKey.of(W0, campaign, "web"),
                         W0 + 60_000,
-                        new WindowMetrics(events, 0, 0, 10 * events, events)),
+                        DefaultSet.values(events, 0, 0, 10 * events, events)),
                 revision);
     }
 
@@ -94,20 +95,19 @@ class StreamRowGuardITCase {
     void inATransactionTheRowsTheGuardRefusesAreNamedAsRowByRow() throws SQLException {
         try (Connection c = connection()) {
             c.setAutoCommit(false);
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row("a", 25, 1), row("b", 5, 1))))
+            assertThat(STREAM_TABLE.upsert(c, List.of(row("a", 25, 1), row("b", 5, 1))))
                     .isEmpty();
             c.commit();
-            assertThat(StreamWindowMetricsTable.upsert(
-                            c, List.of(row("a", 25, 1), row("b", 6, 2), row("c", 1, 1), row("d", 3, 1))))
+            assertThat(STREAM_TABLE.upsert(c, List.of(row("a", 25, 1), row("b", 6, 2), row("c", 1, 1), row("d", 3, 1))))
                     .containsExactly(row("a", 25, 1));
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row("d", 3, 1), row("a", 24, 2))))
+            assertThat(STREAM_TABLE.upsert(c, List.of(row("d", 3, 1), row("a", 24, 2))))
                     .containsExactly(row("d", 3, 1), row("a", 24, 2));
-            assertThat(StreamWindowMetricsTable.upsert(c, List.of(row("e", 3, 1), row("e", 4, 2))))
+            assertThat(STREAM_TABLE.upsert(c, List.of(row("e", 3, 1), row("e", 4, 2))))
                     .isEmpty();
             c.commit();
-            assertThat(StreamWindowMetricsTable.readRange(c, W0, W0 + 60_000))
-                    .extracting(r -> r.window().key().campaignId() + ":"
-                            + r.window().metrics().events() + ":" + r.revision())
+            assertThat(STREAM_TABLE.readRange(c, W0, W0 + 60_000))
+                    .extracting(r -> r.window().key().dimension(0) + ":"
+                            + r.window().values().count(DefaultSet.EVENTS) + ":" + r.revision())
                     .containsExactly("a:25:1", "b:6:2", "c:1:1", "d:3:1", "e:4:2");
         }
     }

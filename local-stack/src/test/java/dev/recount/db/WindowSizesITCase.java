@@ -2,11 +2,11 @@ package dev.recount.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.db.tables.WindowSizes;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.LocalStack;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
  * inside a window is found, rows outside the windows named are not read.
  */
 class WindowSizesITCase {
+    private static final StreamWindowMetricsTable STREAM_TABLE = new StreamWindowMetricsTable(DefaultSet.TABLES);
+
     static final long MINUTE = 60_000;
     static final long T = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
 
@@ -46,9 +48,9 @@ class WindowSizesITCase {
     }
 
     private static void stream(Connection c, long start, long end) throws SQLException {
-        StreamWindowMetricsTable.upsert(
+        STREAM_TABLE.upsert(
                 c,
                 List.of(new StreamWindowMetricsTable.Row(
-                        new WindowRow(new WindowKey(start, "c1", "ch1"), end, new WindowMetrics(1, 0, 0, 1, 1)), 1)));
+                        new WindowRow(WindowKey.of(start, "c1", "ch1"), end, DefaultSet.values(1, 0, 0, 1, 1)), 1)));
     }
 }

@@ -2,12 +2,12 @@ package dev.recount.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.LocalStack;
 import java.math.BigInteger;
 import java.sql.Connection;
@@ -24,6 +24,9 @@ import org.junit.jupiter.api.Test;
  * write row by row through the tables' triggers — so that a rerun can trust a window nothing names.
  */
 class WindowWritesITCase {
+    private static final StreamWindowMetricsTable STREAM_TABLE = new StreamWindowMetricsTable(DefaultSet.TABLES);
+    private static final BatchWindowMetricsTable BATCH_TABLE = new BatchWindowMetricsTable(DefaultSet.TABLES);
+
     static final long W0 = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
     static final long MINUTE = 60_000;
 
@@ -41,15 +44,15 @@ class WindowWritesITCase {
     static StreamWindowMetricsTable.Row streamRow(long window, String campaign, int revision) {
         return new StreamWindowMetricsTable.Row(
                 new WindowRow(
-                        new WindowKey(window, campaign, "web"),
+                        WindowKey.of(window, campaign, "web"),
                         window + MINUTE,
-                        new WindowMetrics(revision, 0, 0, BigInteger.TEN, revision)),
+                        DefaultSet.values(revision, 0, 0, BigInteger.TEN, revision)),
                 revision);
     }
 
     static WindowRow batchRow(long window, String campaign) {
         return new WindowRow(
-                new WindowKey(window, campaign, "web"), window + MINUTE, new WindowMetrics(1, 0, 0, BigInteger.ONE, 1));
+                WindowKey.of(window, campaign, "web"), window + MINUTE, DefaultSet.values(1, 0, 0, BigInteger.ONE, 1));
     }
 
     @Test
@@ -57,11 +60,11 @@ class WindowWritesITCase {
         String schema = stack.createMigratedSchema("wwstream");
         try (Connection c = stack.loginConnection(schema, Role.STREAM)) {
             c.setAutoCommit(false);
-            StreamWindowMetricsTable.upsert(
+            STREAM_TABLE.upsert(
                     c, List.of(streamRow(W0, "a", 1), streamRow(W0, "b", 1), streamRow(W0 + MINUTE, "a", 1)));
             c.commit();
             // A re-firing of one key: its window once more, as a transaction of its own.
-            StreamWindowMetricsTable.upsert(c, List.of(streamRow(W0, "a", 2)));
+            STREAM_TABLE.upsert(c, List.of(streamRow(W0, "a", 2)));
             c.commit();
         }
         try (Connection c = MigratedSchemas.admin(stack, schema)) {
@@ -85,9 +88,9 @@ class WindowWritesITCase {
                     List.of(
                             batchRow(W0, "a"),
                             new WindowRow(
-                                    new WindowKey(W0 + 2 * MINUTE, "a", "web"),
+                                    WindowKey.of(W0 + 2 * MINUTE, "a", "web"),
                                     W0 + 3 * MINUTE,
-                                    new WindowMetrics(2, 0, 0, BigInteger.TWO, 2))));
+                                    DefaultSet.values(2, 0, 0, BigInteger.TWO, 2))));
         }
         try (Connection c = MigratedSchemas.admin(stack, schema)) {
             assertThat(MigratedSchemas.text(c, LOG))
@@ -159,9 +162,9 @@ class WindowWritesITCase {
     static void replace(Connection c, List<WindowRow> rows) throws SQLException {
         long run = BatchRunsTable.start(c, BatchRunsTable.Mode.RANGE, W0, W0 + 3 * MINUTE, false);
         c.setAutoCommit(false);
-        BatchWindowMetricsTable.insertStaging(c, run, rows);
-        BatchWindowMetricsTable.ReplaceResult r = BatchWindowMetricsTable.replaceFromStaging(
-                c, new BatchWindowMetricsTable.Range(W0, W0 + 3 * MINUTE), run);
+        BATCH_TABLE.insertStaging(c, run, rows);
+        BatchWindowMetricsTable.ReplaceResult r =
+                BATCH_TABLE.replaceFromStaging(c, new BatchWindowMetricsTable.Range(W0, W0 + 3 * MINUTE), run);
         BatchRunsTable.succeed(c, run, rows.size(), r.written(), r.deleted(), null, null, null);
         c.commit();
         c.setAutoCommit(true);

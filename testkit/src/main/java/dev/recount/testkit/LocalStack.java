@@ -1,6 +1,7 @@
 package dev.recount.testkit;
 
 import dev.recount.core.config.LocalEnvFile;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
 import dev.recount.db.Role;
@@ -113,8 +114,16 @@ public final class LocalStack {
      * then logs in as its own login, never as the administrator.
      */
     public String createMigratedSchema(String prefix) {
+        return createMigratedSchema(prefix, MetricSets.defaults());
+    }
+
+    /**
+     * {@link #createMigratedSchema(String)} with the objects of {@code sets} (what {@code ./recount up} and
+     * {@code migrate} create for the definitions of {@code metric-sets.file}).
+     */
+    public String createMigratedSchema(String prefix, MetricSets sets) {
         String schema = createSchema(prefix);
-        Migrations.apply(jdbcUrl(), adminUser(), adminPassword(), schema);
+        Migrations.apply(jdbcUrl(), adminUser(), adminPassword(), schema, sets);
         try (Connection c = adminConnection()) {
             Logins.ensureLocal(c, schema, passwordDir());
         } catch (SQLException e) {

@@ -7,7 +7,7 @@ import java.util.Objects;
 
 /**
  * The names of one metric set's tables, views and functions: today's names for the {@link MetricSet#DEFAULT} set
- * (created by migrations V2-V25), {@code <set>__<name>} for every other set (created by {@code migrate} from the
+ * (created by migrations V2-V26), {@code <set>__<name>} for every other set (created by {@code migrate} from the
  * definitions, {@link SetSchema}). Set names never hold {@code __}, so no two sets' names meet, and every name is a
  * strict identifier that needs no quoting.
  */
@@ -80,6 +80,40 @@ public final class SetTables {
         return set.isDefault() ? "window_corrections_" : name("wc_");
     }
 
+    /** The SECURITY DEFINER function that builds the two indexes of a partition before it is attached. */
+    public String windowCorrectionsIndexPartition() {
+        return name("window_corrections_index_partition");
+    }
+
+    /** The SECURITY DEFINER function that attaches an indexed partition to {@link #windowCorrections()}. */
+    public String windowCorrectionsAttachPartition() {
+        return name("window_corrections_attach_partition");
+    }
+
+    /** The SECURITY DEFINER function that moves a partition's rows into the default partition and drops it. */
+    public String windowCorrectionsMergePartition() {
+        return name("window_corrections_merge_partition");
+    }
+
+    /** The statement trigger's function (and the triggers' name) that appends to {@link #windowCorrectionsWrites()}. */
+    public String windowCorrectionsWritten() {
+        return name("window_corrections_written");
+    }
+
+    /**
+     * The name of {@code table}'s index on {@code (<first dimension>, window_start)}: {@code <table>_campaign} as the
+     * migrations named it for the default set, {@code <table>_by_dim} for other sets (whose first dimension may be
+     * anything, and whose partitions' names leave 7 characters of PostgreSQL's 63 for it).
+     */
+    public String firstDimensionIndex(String table) {
+        return table + firstDimensionIndexSuffix();
+    }
+
+    /** What {@link #firstDimensionIndex} appends to a table's name. */
+    public String firstDimensionIndexSuffix() {
+        return set.isDefault() ? "_campaign" : "_by_dim";
+    }
+
     public String reconciliationDiffs() {
         return name("reconciliation_diffs");
     }
@@ -87,6 +121,16 @@ public final class SetTables {
     /** The append-only audit log of served values a reconciliation changed. */
     public String correctionLog() {
         return name("correction_log");
+    }
+
+    /** The sequence of {@link #correctionLog()}'s {@code log_id}, which the reconciler draws from. */
+    public String correctionLogSequence() {
+        return name("correction_log_log_id_seq");
+    }
+
+    /** The trigger function that refuses UPDATE, DELETE and TRUNCATE on {@link #correctionLog()}. */
+    public String correctionLogIsAppendOnly() {
+        return name("correction_log_is_append_only");
     }
 
     /** Per window: the key counts and fingerprints the last applied reconciliation saw. */
@@ -97,6 +141,20 @@ public final class SetTables {
     /** The windows written since the last reconciliation (triggers on the stream and batch tables). */
     public String windowWrites() {
         return name("window_writes");
+    }
+
+    /** The row trigger function that logs writes of the stream and batch tables in {@link #windowWrites()}. */
+    public String windowRowsWritten() {
+        return name("window_rows_written");
+    }
+
+    /**
+     * What succeeded, applied reconciliations of this set covered: the rollups' {@code is_final} needs it. The default
+     * set's counts runs that reconciled it (metric_sets NULL or holding {@code default}), every other set's only runs
+     * whose metric_sets hold its name.
+     */
+    public String reconciledRanges() {
+        return name("reconciled_ranges");
     }
 
     /** The serving view finance reads. */
@@ -146,6 +204,11 @@ public final class SetTables {
 
     public String attributionCorrections() {
         return name("attribution_corrections");
+    }
+
+    /** The serving view of attribution (finalized, else the stream's, else the batch's). */
+    public String attributionMetrics() {
+        return name("attribution_metrics");
     }
 
     /** {@code window_start, <dimensions>}: a row's key, in the primary key's order. */

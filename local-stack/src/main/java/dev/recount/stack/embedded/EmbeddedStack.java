@@ -1,8 +1,11 @@
 package dev.recount.stack.embedded;
 
+import dev.recount.core.config.ConfigException;
 import dev.recount.core.config.LocalEnvFile;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.Migrations;
 import dev.recount.db.Role;
+import dev.recount.db.sets.MetricSetRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -183,7 +186,7 @@ public final class EmbeddedStack {
         }
         postgres.createDatabaseIfMissing(pgPort, adminUser, password, settings.database());
         String jdbcUrl = PostgresServer.jdbcUrl(pgPort, settings.database());
-        MigrateResult migrated = migrate(jdbcUrl, adminUser, password, settings.schema());
+        MigrateResult migrated = migrate(jdbcUrl, adminUser, password, settings.schema(), settings.metricSets());
         Map<Role, String> logins =
                 postgres.ensureLogins(pgPort, adminUser, password, settings.database(), settings.schema());
 
@@ -322,14 +325,22 @@ public final class EmbeddedStack {
         return env;
     }
 
-    private MigrateResult migrate(String jdbcUrl, String user, String password, String schema) {
+    private MigrateResult migrate(String jdbcUrl, String user, String password, String schema, MetricSets sets) {
         try {
-            MigrateResult result = Migrations.apply(jdbcUrl, user, password, schema);
+            Migrations.Applied applied = Migrations.apply(jdbcUrl, user, password, schema, sets);
+            MigrateResult result = applied.flyway();
             if (result.migrationsExecuted > 0) {
                 progress.accept("applied " + result.migrationsExecuted + " migration(s) to schema " + schema
                         + " (now at version " + result.targetSchemaVersion + ")");
             }
+            if (applied.sets().changes().containsValue(MetricSetRegistry.Change.CREATED)
+                    || applied.sets().changes().containsValue(MetricSetRegistry.Change.REMOVED)) {
+                progress.accept("metric sets of schema " + schema + ": "
+                        + applied.sets().summary());
+            }
             return result;
+        } catch (ConfigException e) {
+            throw e; // a set changed in place: the user's definitions, exit 2 with its own message
         } catch (RuntimeException e) {
             throw new StackException(
                     "applying the Flyway migrations to schema " + schema + " failed: " + e.getMessage(), e);

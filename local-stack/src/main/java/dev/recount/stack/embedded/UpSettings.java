@@ -2,6 +2,7 @@ package dev.recount.stack.embedded;
 
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.config.Topics;
+import dev.recount.core.sets.MetricSets;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,6 +15,7 @@ import java.util.regex.Pattern;
  * @param adminUser    the cluster's superuser, used only when the cluster is first created
  * @param database     the database to create; its name comes from {@code postgres.jdbc-url}
  * @param schema       where the migrations go ({@code postgres.schema})
+ * @param metricSets   the definitions whose sets' objects {@code up} creates ({@code metric-sets.file})
  * @param timeout      how long up waits for both services to answer
  */
 public record UpSettings(
@@ -23,6 +25,7 @@ public record UpSettings(
         String adminUser,
         String database,
         String schema,
+        MetricSets metricSets,
         Duration timeout) {
     private static final Pattern DATABASE = Pattern.compile("^jdbc:postgresql://[^/]*/([^?;/]+)");
 
@@ -34,6 +37,7 @@ public record UpSettings(
                 config.get("postgres.user"),
                 databaseOf(config.get("postgres.jdbc-url")),
                 config.adminPostgres().schema(),
+                MetricSets.fromConfig(config),
                 timeout);
     }
 

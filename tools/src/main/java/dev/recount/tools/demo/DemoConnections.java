@@ -34,11 +34,14 @@ final class DemoConnections {
         return DriverManager.getConnection(env.get("RECOUNT_JDBC_URL"), env.get("PGUSER"), env.get("PGPASSWORD"));
     }
 
-    /** How many window keys in [from, to) {@code window_metrics} serves as final (a reconciliation covered them). */
-    static long finalWindowKeys(Map<String, String> env, Instant from, Instant to) throws SQLException {
+    /**
+     * How many window keys in [from, to) {@code view} (a set's serving view, e.g. {@code window_metrics}) serves as
+     * final (a reconciliation covered them).
+     */
+    static long finalWindowKeys(Map<String, String> env, String view, Instant from, Instant to) throws SQLException {
         try (Connection c = admin(env);
-                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + DemoWorkspace.SCHEMA
-                        + ".window_metrics" + " WHERE is_final AND window_start >= ? AND window_start < ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + DemoWorkspace.SCHEMA + "." + view
+                        + " WHERE is_final AND window_start >= ? AND window_start < ?")) {
             Timestamps.bind(ps, 1, from.toEpochMilli());
             Timestamps.bind(ps, 2, to.toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {

@@ -5,9 +5,10 @@ import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.LocalEnvFile;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.stack.LocalStackControl;
 import dev.recount.stack.embedded.StackLayout;
-import dev.recount.tools.generate.GroundTruth;
 import dev.recount.tools.generate.Progress;
 import dev.recount.tools.generate.TrafficProfile;
 import dev.recount.tools.generate.TrafficRun;
@@ -18,16 +19,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The steps of {@code ./recount demo}, in order, each printing one progress line: bring up the stack, reset the demo's
  * workspace ({@link DemoWorkspace}), start the streaming job ({@link DemoStream}), generate traffic, wait for the
  * windows to close, run {@code correct} once (the windows the too-late events named become final within minutes),
- * backfill and reconcile the whole range (what the nightly run does), summarise ({@link DemoSummary}), and stop what
- * the demo started. The stack
- * and the generator are called through their Java APIs; the streaming job, the backfill and the reconciliation run
- * through the launcher, each in its own JVM (Flink and Spark never share one).
+ * backfill and reconcile the whole range (what the nightly run does), summarise ({@link DemoSummary}: per metric set,
+ * what is served against the oracle's truth of the records sent), and stop what the demo started. The stack and the
+ * generator are called through their Java APIs; the streaming job, the backfill and the reconciliation run through
+ * the launcher, each in its own JVM (Flink and Spark never share one). Every step counts the demo's metric sets
+ * ({@link DemoWorkspace#METRIC_SETS}); the run fails when a set serves anything but its truth.
  */
 final class DemoRun {
     private static final int STEPS = 8;
@@ -45,11 +49,15 @@ final class DemoRun {
             boolean keep,
             Path config) {}
 
-    /** The demo's event-time range: the main range whose windows are reconciled, then a thin tail that closes them. */
-    record Range(Instant start, Instant mainEnd, Duration span, Duration tail) {}
+    /**
+     * The demo's event-time range: {@code [start, end)} is reconciled, aligned to every set's window; the generator's
+     * main range {@code [start, mainEnd)} lies in it, and its thin tail closes the range's last windows.
+     */
+    record Range(Instant start, Instant mainEnd, Instant end, Duration span, Duration tail) {}
 
     private final Options o;
     private final PrintWriter out;
+    private final Path root;
     private final Path launcher;
     private int step;
 
@@ -60,7 +68,8 @@ final class DemoRun {
         if (root == null || root.isBlank()) {
             throw new IllegalArgumentException("run the demo through the launcher: ./recount demo");
         }
-        this.launcher = Path.of(root, "recount");
+        this.root = Path.of(root);
+        this.launcher = this.root.resolve("recount");
     }
 
     int run() throws Exception {
@@ -77,14 +86,16 @@ final class DemoRun {
 
         progress("resetting the demo workspace: topics " + DemoWorkspace.INPUT + "*, schema " + DemoWorkspace.SCHEMA
                 + ", " + workspace.dir());
-        Path configFile = workspace.writeConfig(env, o.idleness());
+        Path configFile = workspace.writeConfig(env, o.idleness(), root.resolve(DemoWorkspace.METRIC_SETS));
         RecountConfig cfg = RecountConfig.load(configFile, env);
-        workspace.reset(env);
-        Range range = range(cfg.eventTime());
+        MetricSets sets = MetricSets.fromConfig(cfg);
+        workspace.reset(env, sets);
+        Range range = range(cfg.eventTime(), sets.longestWindow());
 
         progress("starting the streaming job (log: " + workspace.log("stream") + ")");
         DemoStream stream = DemoStream.start(launcher, env, workspace.log("stream"), configFile);
         boolean streamKept = false;
+        DemoSummary summary;
         try {
             String webUi = stream.awaitRunning();
             out.println("      Flink Web UI: " + webUi);
@@ -92,9 +103,9 @@ final class DemoRun {
             progress("generating " + o.events() + " events over " + Durations.format(range.span())
                     + " of event time from " + range.start() + " at " + (long) o.rate()
                     + " records/s, with late, duplicate and invalid records");
-            GroundTruth truth = generate(cfg, range, workspace);
+            TrafficRun.Result generated = generate(cfg, sets, range, workspace);
 
-            Instant closed = range.mainEnd().plus(cfg.eventTime().allowedLateness());
+            Instant closed = range.end().plus(cfg.eventTime().allowedLateness());
             progress("waiting until the watermark passes " + closed
                     + " (last window end + allowed lateness) and the job has read every record");
             stream.awaitWindowsClosed(env, closed, out);
@@ -109,26 +120,30 @@ final class DemoRun {
             Instant closedAt = Instant.now();
             correct(env, workspace);
             Duration correctedAfter = Duration.between(closedAt, Instant.now());
-            long finalWindows = DemoConnections.finalWindowKeys(env, range.start(), range.mainEnd());
-            out.println("      " + finalWindows
-                    + " window keys final in window_metrics with their too-late events counted, "
-                    + Durations.format(correctedAfter.truncatedTo(ChronoUnit.SECONDS)) + " after the stream had read"
-                    + " every record (scheduled every few minutes, `correct` keeps late windows that fresh)");
+            List<String> finalKeys = new ArrayList<>();
+            for (MetricSet set : sets.sets()) {
+                String view = DemoSummary.servedName(set.name());
+                finalKeys.add(DemoConnections.finalWindowKeys(env, view, range.start(), range.end()) + " in " + view);
+            }
+            out.println("      window keys final with their too-late events counted: " + String.join(", ", finalKeys)
+                    + ", " + Durations.format(correctedAfter.truncatedTo(ChronoUnit.SECONDS)) + " after the stream"
+                    + " had read every record (scheduled every few minutes, `correct` keeps late windows that fresh)");
 
-            progress("backfill range [" + range.start() + ", " + range.mainEnd() + ") from the lake (log: "
+            progress("backfill range [" + range.start() + ", " + range.end() + ") of every set from the lake (log: "
                     + workspace.log("backfill") + ")");
             backfill(env, range, workspace);
 
-            progress("reconcile [" + range.start() + ", " + range.mainEnd() + ") (log: " + workspace.log("reconcile")
-                    + ")");
+            progress(
+                    "reconcile [" + range.start() + ", " + range.end() + ") (log: " + workspace.log("reconcile") + ")");
             int reconcile = reconcile(env, range, workspace);
 
-            DemoSummary summary = DemoSummary.collect(env, cfg, range.start(), range.mainEnd(), truth);
+            summary = DemoSummary.collect(env, sets, range.start(), range.end(), generated);
             summary.print(
                     out,
                     reconcile == 0
                             ? "within tolerance"
                             : "beyond tolerance (the stream missed too-late events; the batch values are now served)",
+                    cfg.attribution().window(),
                     workspace.newestReport(),
                     webUi,
                     streamKept,
@@ -137,6 +152,14 @@ final class DemoRun {
             if (!streamKept) stream.stop();
         }
         finish(stack, startedStack, streamKept ? stream.pid() : -1);
+        if (!summary.finalEqualsTruth()) {
+            throw new IllegalStateException("what is served differs from the oracle's truth of the records sent for "
+                    + summary.sets().stream()
+                            .filter(s -> !s.finalEqualsTruth())
+                            .map(DemoSummary.SetSummary::name)
+                            .toList()
+                    + " (see the summary above)");
+        }
         return 0;
     }
 
@@ -146,17 +169,35 @@ final class DemoRun {
     }
 
     /** From --start, else ending far enough back that every window, tail included, has closed by now. */
-    private Range range(EventTimeSettings time) {
+    private Range range(EventTimeSettings time, Duration longestWindow) {
         Duration span = Durations.parse(o.span());
-        Duration tail = TrafficShape.closingTail(time);
-        Instant start = o.start() != null
+        Duration closing = TrafficShape.closingTail(time);
+        Instant requested = o.start() != null
                 ? Instants.parseInstant(o.start())
-                : TrafficShape.startClosedBy(Instant.now(), span, tail);
-        return new Range(start, start.plus(span), span, tail);
+                : TrafficShape.startClosedBy(Instant.now(), span, closing.plus(longestWindow));
+        return range(requested, span, longestWindow, closing);
     }
 
-    /** The generator's traffic (its default shape) to the demo's input topic; returns what the pipeline must compute. */
-    private GroundTruth generate(RecountConfig cfg, Range range, DemoWorkspace workspace) throws Exception {
+    /**
+     * The range of {@code span} from {@code requested}, widened to whole windows of the longest set window (a backfill
+     * or reconciliation range must hold whole windows of every set), and the tail that closes its last windows: up to
+     * the range's end, then {@code closing}.
+     */
+    static Range range(Instant requested, Duration span, Duration longestWindow, Duration closing) {
+        long size = longestWindow.toMillis();
+        Instant start = Instant.ofEpochMilli(Math.floorDiv(requested.toEpochMilli(), size) * size);
+        Instant mainEnd = start.plus(span);
+        Instant end = Instant.ofEpochMilli(-Math.floorDiv(-mainEnd.toEpochMilli(), size) * size);
+        return new Range(
+                start, mainEnd, end, span, Duration.between(mainEnd, end).plus(closing));
+    }
+
+    /**
+     * The generator's traffic (its default shape, with the sets' attributes) to the demo's input topic; returns what
+     * it sent and the oracle's truth of it.
+     */
+    private TrafficRun.Result generate(RecountConfig cfg, MetricSets sets, Range range, DemoWorkspace workspace)
+            throws Exception {
         TrafficProfile profile = TrafficShape.defaults()
                 .profile(
                         cfg.eventTime(),
@@ -165,11 +206,11 @@ final class DemoRun {
                         range.tail(),
                         o.events(),
                         o.seed(),
-                        DemoWorkspace.PARTITIONS);
+                        DemoWorkspace.PARTITIONS,
+                        sets.attributes());
         // The generator's own progress lines stay out of the demo's, as the stack's do.
         Progress quiet = new Progress(new PrintWriter(Writer.nullWriter()), "generate");
-        return TrafficRun.toKafka(cfg, profile, DemoWorkspace.INPUT, o.rate(), workspace.truthDir(), quiet)
-                .truth();
+        return TrafficRun.toKafka(cfg, profile, DemoWorkspace.INPUT, o.rate(), workspace.truthDir(), quiet);
     }
 
     private void backfill(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
@@ -183,7 +224,7 @@ final class DemoRun {
                 "--from",
                 range.start().toString(),
                 "--to",
-                range.mainEnd().toString(),
+                range.end().toString(),
                 "--config",
                 workspace.configFile().toString());
     }
@@ -216,7 +257,7 @@ final class DemoRun {
                 "--from",
                 range.start().toString(),
                 "--to",
-                range.mainEnd().toString(),
+                range.end().toString(),
                 "--config",
                 workspace.configFile().toString(),
                 "--report-dir",

@@ -1,5 +1,6 @@
 package dev.recount.tools.demo;
 
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
 import dev.recount.stack.embedded.StackLayout;
@@ -22,12 +23,16 @@ import org.apache.kafka.clients.admin.NewTopic;
 /**
  * Everything the demo creates, kept apart from earlier runs and from the user's own data: topics
  * {@code demo-ad-events*}, schema {@code demo}, {@code <home>/demo/} (lake, checkpoints, reports, truth, logs) and
- * the config file every step reads. Reset at the start of every run.
+ * the config file every step reads, which names the demo's metric sets ({@link #METRIC_SETS}). Reset at the start of
+ * every run.
  */
 final class DemoWorkspace {
     static final String SCHEMA = "demo";
     /** The demo's attribution window: shorter than its few minutes of traffic, so some clicks fall beyond it. */
     static final String ATTRIBUTION_WINDOW = "2m";
+
+    /** The demo's metric-sets file, under the repository root: three sets (the default, campaign_slot, channel_country). */
+    static final String METRIC_SETS = "config/demo/metric-sets.yaml";
 
     static final String INPUT = "demo-ad-events";
     static final String DEAD_LETTER = "demo-ad-events-dlq";
@@ -64,9 +69,11 @@ final class DemoWorkspace {
 
     /**
      * Writes the demo's config file: the stack's addresses (so in-process steps see them too; children also get
-     * local.env's environment), the demo's own topics, schema and directories, and its short timings.
+     * local.env's environment), the demo's own topics, schema, directories and metric sets, and its short timings.
+     *
+     * @param metricSets the definitions file every step is to count by ({@code metric-sets.file})
      */
-    Path writeConfig(Map<String, String> env, String idleness) throws IOException {
+    Path writeConfig(Map<String, String> env, String idleness, Path metricSets) throws IOException {
         Files.createDirectories(dir);
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("local.home", layout.home().toString());
@@ -89,6 +96,8 @@ final class DemoWorkspace {
         // are heavy-tailed): the summary and the report then show attributed and unattributed clicks.
         settings.put("attribution.enabled", "true");
         settings.put("attribution.window", ATTRIBUTION_WINDOW);
+        // The sets migrate creates tables for, and stream, backfill, correct and reconcile compute and check.
+        settings.put(MetricSets.FILE_SETTING, metricSets.toAbsolutePath().toString());
         StringBuilder file =
                 new StringBuilder("# Written by `./recount demo` for its own workspace; rewritten every run.\n");
         settings.forEach((k, v) ->
@@ -97,8 +106,11 @@ final class DemoWorkspace {
         return configFile();
     }
 
-    /** Drops what an earlier run left: directories, topics and consumer groups, the schema; then migrates it afresh. */
-    void reset(Map<String, String> env) throws Exception {
+    /**
+     * Drops what an earlier run left: directories, topics and consumer groups, the schema; then migrates it afresh,
+     * with the objects of every set of {@code sets}.
+     */
+    void reset(Map<String, String> env, MetricSets sets) throws Exception {
         for (String sub : List.of("lake", "checkpoints", "reports", "truth", "logs")) deleteTree(dir.resolve(sub));
         try (Admin admin = Admin.create(DemoConnections.kafka(env))) {
             List<String> topics = List.of(INPUT, DEAD_LETTER, BACKFILL);
@@ -127,7 +139,7 @@ final class DemoWorkspace {
                 Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
         }
-        Migrations.apply(env.get("RECOUNT_JDBC_URL"), env.get("PGUSER"), env.get("PGPASSWORD"), SCHEMA);
+        Migrations.apply(env.get("RECOUNT_JDBC_URL"), env.get("PGUSER"), env.get("PGPASSWORD"), SCHEMA, sets);
         try (Connection c = DemoConnections.admin(env)) {
             Logins.ensureLocal(c, SCHEMA, layout.passwordDir());
         }

@@ -5,6 +5,10 @@ import dev.recount.core.config.Durations;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSets;
+import dev.recount.oracle.Oracle;
+import dev.recount.oracle.SetTruth;
+import dev.recount.oracle.Truth;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -24,17 +28,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code ./recount generate}: synthetic ad traffic to Kafka or a JSON-lines file, plus its ground truth. */
+/**
+ * {@code ./recount generate}: synthetic ad traffic to Kafka or a JSON-lines file, plus its ground truth per metric set
+ * (the oracle's).
+ */
 @Command(
         name = "generate",
         mixinStandardHelpOptions = true,
         description = {
             "Synthetic ad traffic: skewed campaigns and channels, impressions/clicks/conversions with realistic costs,",
             "heavy-tailed arrival delays, too-late events, duplicate sends, every class of invalid record, and a phase",
-            "in which one input partition goes quiet. Writes the exact expected per-window totals (expected.csv) and a",
-            "summary.json next to the output. Records carry their simulated arrival time as Kafka timestamp. Every",
-            "event has a request_id: an impression its own id, a click or conversion that of an earlier impression of",
-            "its campaign and channel."
+            "in which one input partition goes quiet. Every event carries slot_id, country and device (values from the",
+            "metric-sets file where it lists them). Writes the exact expected rows of every metric set (<set>.csv, and",
+            "<set>.attribution.csv where it has attribution), computed by the independent oracle from the records sent,",
+            "and a summary.json. Records carry their simulated arrival time as Kafka timestamp. Every event has a",
+            "request_id: an impression its own id, a click or conversion that of an earlier impression of its",
+            "campaign and channel."
         })
 public final class GenerateCommand implements Callable<Integer> {
     @Spec
@@ -135,7 +144,7 @@ public final class GenerateCommand implements Callable<Integer> {
     @Option(
             names = "--truth-dir",
             description =
-                    "Where expected.csv and summary.json go (default: <file>.truth/, or .recount/generated/seed-<seed>/).")
+                    "Where <set>.csv and summary.json go (default: <file>.truth/, or .recount/generated/seed-<seed>/).")
     Path truthDir;
 
     @Option(names = "--config", description = "Config file (default: $RECOUNT_CONFIG or the built-in defaults).")
@@ -150,13 +159,16 @@ public final class GenerateCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--campaigns must be >= 1, got " + campaigns);
         RecountConfig cfg = RecountConfig.fromEnvironment(config);
         EventTimeSettings time = cfg.eventTime();
+        // Read with recount's own rules first: a bad file is a usage error here as everywhere.
+        MetricSets sets = MetricSets.fromConfig(cfg);
         String targetTopic = topic != null ? topic : cfg.topics().input();
         int parts = file != null
                 ? (partitions != null ? partitions : cfg.topics().inputPartitions())
                 : topicPartitions(cfg, targetTopic);
         TrafficProfile profile;
         try {
-            profile = profile(time, parts);
+            profile = profile(time, parts, sets);
+            GeneratedAttributes.check(profile.attributes());
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage(), e); // every input of the profile is an option or a setting
         }
@@ -165,44 +177,75 @@ public final class GenerateCommand implements Callable<Integer> {
                 : file != null ? Path.of(file + ".truth") : Path.of(cfg.get("local.home"), "generated", "seed-" + seed);
 
         long sent;
-        GroundTruth truth;
+        TrafficTally tally;
+        Truth truth;
         try (Progress progress = Progress.forCommand(out, "generate", Progress.expectedRecords(profile))) {
             if (file != null) {
-                truth = new GroundTruth(time.windows(), cfg.attribution().rule());
-                sent = writeFile(new TrafficGenerator(profile, truth), progress);
+                tally = new TrafficTally();
+                Oracle oracle = TruthOracle.of(cfg);
+                sent = writeFile(new TrafficGenerator(profile, tally), oracle, progress);
+                truth = oracle.truth();
                 truth.write(truthAt);
+                tally.writeSummary(truthAt, truth);
             } else {
                 TrafficRun.Result run = TrafficRun.toKafka(cfg, profile, targetTopic, rate, truthAt, progress);
                 sent = run.sent();
+                tally = run.tally();
                 truth = run.truth();
             }
         }
         out.printf(
                 "generate: %d records (%d valid in [%s, %s), %d tail, %d duplicates, %d invalid %s) -> %s%n",
                 sent,
-                truth.validMain(),
+                tally.validMain(),
                 profile.start(),
                 profile.mainEnd(),
-                truth.validTail(),
-                truth.duplicates(),
-                truth.invalidTotal(),
-                truth.invalidByReason(),
+                tally.validTail(),
+                tally.duplicates(),
+                tally.invalidTotal(),
+                tally.invalidByReason(),
                 file != null ? file : "topic " + targetTopic);
-        out.printf("generate: ground truth in %s (expected.csv, expected_attribution.csv, summary.json)%n", truthAt);
+        for (SetTruth s : truth.sets()) {
+            out.printf(
+                    "generate: set %s: %d keys, %s%n",
+                    s.name(), s.rows().size(), totals(s.set().measureNames(), s.totals()));
+        }
+        out.printf(
+                "generate: ground truth (the oracle's) in %s (%s, summary.json)%n",
+                truthAt,
+                String.join(
+                        ", ",
+                        truth.sets().stream()
+                                .map(s -> s.name() + ".csv"
+                                        + (s.attribution() != null ? ", " + s.name() + ".attribution.csv" : ""))
+                                .toList()));
         out.flush();
         return 0;
     }
 
-    TrafficProfile profile(EventTimeSettings time, int parts) {
+    /** "impressions 12, clicks 3, ..." */
+    static String totals(java.util.List<String> names, java.util.List<java.math.BigInteger> values) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < names.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append(names.get(i)).append(' ').append(values.get(i));
+        }
+        return b.toString();
+    }
+
+    TrafficProfile profile(EventTimeSettings time, int parts, MetricSets sets) {
         Duration spanD = Durations.parse(span);
         Duration tailD = tail != null ? Durations.parse(tail) : TrafficShape.closingTail(time);
         Instant startAt =
                 start != null ? Instants.parseInstant(start) : TrafficShape.startClosedBy(Instant.now(), spanD, tailD);
         return new TrafficShape(campaigns, delayMedian, delayP99, tooLateShare, duplicateShare, invalidShare, quiet)
-                .profile(time, startAt, spanD, tailD, events, seed, parts);
+                .profile(time, startAt, spanD, tailD, events, seed, parts, sets.attributes());
     }
 
-    private long writeFile(TrafficGenerator generator, Progress progress) throws IOException {
+    /**
+     * Writes the records as JSON lines, each judged by {@code oracle} as if stamped with its simulated arrival time
+     * (as generate's Kafka records are; `produce` stamps the wall clock unless told otherwise).
+     */
+    private long writeFile(TrafficGenerator generator, Oracle oracle, Progress progress) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) Files.createDirectories(parent);
         long n = 0;
@@ -210,6 +253,7 @@ public final class GenerateCommand implements Callable<Integer> {
             while (generator.hasNext()) {
                 GeneratedRecord r = generator.next();
                 if (r.value() == null) continue; // a line cannot be null; the Kafka path sends these
+                oracle.accept(r.value(), r.arrivalTs());
                 os.write(r.value());
                 os.write('\n');
                 progress.tick(++n);

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * Synthetic ad traffic in arrival order, with its own ground truth.
+ * Synthetic ad traffic in arrival order, and a tally of what it meant to send ({@link TrafficTally}).
  *
  * <p>Events are drawn in event-time order; each becomes one record (two for a duplicate) whose arrival time
  * is event time plus a heavy-tailed delay. A priority queue re-orders them by arrival: once the generator has
@@ -34,8 +34,13 @@ import org.apache.kafka.common.utils.Utils;
  * one no impression ever had (the impression was never logged), and some one whose impression comes later in event
  * time (a skewed device clock): those are not attributed ({@link AttributionRule}). Deterministic per seed.
  *
- * <p>Every record is checked with core's {@link EventValidator} before it leaves: a valid event must be valid
- * and an invalid one must fail for the intended reason, so the ground truth and the stream job judge alike.
+ * <p>Every event carries the attributes of {@link GeneratedAttributes} (slot, country, device), and the invalid records
+ * include those that break a declared attribute's rule (a country outside its list, a slot id with a control
+ * character) when the metric-sets file declares it.
+ *
+ * <p>Every record is checked with core's {@link EventValidator}, with the declared attributes, before it leaves: a
+ * valid event must be valid and an invalid one must fail for the intended reason, so that the traffic is what the
+ * tally says.
  */
 public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private static final String[] CHANNELS = {"web", "ios", "android", "ctv", "email"};
@@ -69,7 +74,11 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
 
     private final TrafficProfile profile;
     private final EventValidator validator;
-    private final GroundTruth truth;
+    private final TrafficTally tally;
+    private final GeneratedAttributes attributes;
+    /** The invalid samples the declared attributes make invalid: all but those of undeclared attributes. */
+    private final InvalidSample[] invalidSamples;
+
     private final SplittableRandom random;
     private final String[] campaignIds;
     private final double[] campaignCumulative;
@@ -103,10 +112,18 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     private long clock;
     private long nextId;
 
-    public TrafficGenerator(TrafficProfile profile, GroundTruth truth) {
+    /**
+     * @throws IllegalArgumentException when the declared attributes refuse what the generator sends (see
+     *     {@link GeneratedAttributes})
+     */
+    public TrafficGenerator(TrafficProfile profile, TrafficTally tally) {
         this.profile = profile;
-        this.truth = truth;
-        this.validator = new EventValidator(profile.validation());
+        this.tally = tally;
+        this.validator = new EventValidator(profile.validation(), profile.attributes());
+        this.attributes = new GeneratedAttributes(profile.attributes(), profile.seed());
+        this.invalidSamples = java.util.Arrays.stream(InvalidSample.values())
+                .filter(sample -> sample.breaks(attributes))
+                .toArray(InvalidSample[]::new);
         this.random = new SplittableRandom(profile.seed());
         this.startTs = profile.start().toEpochMilli();
         this.mainEndTs = profile.mainEnd().toEpochMilli();
@@ -151,7 +168,7 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         delaySigma = Math.log((double) profile.delayP99().toMillis()
                         / profile.delayMedian().toMillis())
                 / Z99;
-        truth.describe(profile, quietPartition, quietFromTs, quietToTs);
+        tally.describe(profile, quietPartition, quietFromTs, quietToTs);
     }
 
     /** Kafka's default partitioner for a keyed record, so the generator knows which partition each campaign uses. */
@@ -228,6 +245,7 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
                 ? impressionRequestId(key, eventTs)
                 : followedRequestId(key, eventTs, type);
         AdEvent e = new AdEvent(eventId, type, eventTs, campaign, channel, cost, requestId, null, 0, 0, 0);
+        e.attributesJson = attributes.draw(c, channel).toString(); // sent after the contract fields
         boolean tooLate = main && random.nextDouble() < profile.tooLateShare();
         long delay = tooLate
                 ? profile.tooLateDelay().toMillis()
@@ -242,12 +260,12 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
         check(value, arrival, null);
         inFlight.add(
                 new GeneratedRecord(partition, arrival, recordKey, value, GeneratedRecord.Kind.VALID, null, eventTs));
-        truth.addValid(e, main, tooLate);
+        tally.addValid(main, tooLate);
         if (main && random.nextDouble() < profile.duplicateShare()) {
             long again = deliverable(partition, arrival + 100 + (long) (random.nextDouble() * 20_000));
             inFlight.add(new GeneratedRecord(
                     partition, again, recordKey, value, GeneratedRecord.Kind.DUPLICATE, null, eventTs));
-            truth.addDuplicate();
+            tally.addDuplicate();
         }
     }
 
@@ -305,14 +323,15 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
 
     /** Every invalid class of CONTRACT §1, in turn, so each shows up in the dead-letter topic. */
     private void emitInvalid(long at) {
-        InvalidSample s = InvalidSample.values()[(int) (nextId++ % InvalidSample.values().length)];
-        String campaign = campaignIds[pickCampaign(at)];
-        byte[] value = s.value(campaign, at, profile);
+        InvalidSample s = invalidSamples[(int) (nextId++ % invalidSamples.length)];
+        int c = pickCampaign(at);
+        String campaign = campaignIds[c];
+        byte[] value = s.value(campaign, at, profile, attributes.valid(c, "web"));
         int partition = partitionAvoidingQuiet(at);
         check(value, at, s.reason);
         byte[] key = s.keyed ? campaign.getBytes(StandardCharsets.UTF_8) : null;
         inFlight.add(new GeneratedRecord(partition, at, key, value, GeneratedRecord.Kind.INVALID, s.reason, 0));
-        truth.addInvalid(s.reason);
+        tally.addInvalid(s.reason);
     }
 
     private void check(byte[] value, long recordTs, InvalidReason expected) {
@@ -385,9 +404,9 @@ public final class TrafficGenerator implements Iterator<GeneratedRecord> {
     }
 
     /** Drains the generator into a list; for tests and small runs. */
-    public static List<GeneratedRecord> all(TrafficProfile profile, GroundTruth truth) {
+    public static List<GeneratedRecord> all(TrafficProfile profile, TrafficTally tally) {
         List<GeneratedRecord> out = new ArrayList<>();
-        new TrafficGenerator(profile, truth).forEachRemaining(out::add);
+        new TrafficGenerator(profile, tally).forEachRemaining(out::add);
         return out;
     }
 }

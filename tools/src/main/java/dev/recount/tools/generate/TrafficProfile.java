@@ -1,8 +1,10 @@
 package dev.recount.tools.generate;
 
 import dev.recount.core.config.ValidationSettings;
+import dev.recount.core.sets.Attribute;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -25,6 +27,9 @@ import java.util.Objects;
  * @param quietTo        fraction (quietFrom,1] at which it resumes; quietFrom == quietTo disables the phase
  * @param validation     the rules the stream job validates with: valid records must pass them, invalid ones fail
  *                       them for the intended reason (and the out-of-range samples are built from them)
+ * @param attributes     the attributes the metric-sets file declares ({@code MetricSets.attributes()}): validated like
+ *                       the contract's fields, so the generator sends values they accept, and breaks their rules in
+ *                       invalid records of its own
  */
 public record TrafficProfile(
         Instant start,
@@ -42,11 +47,13 @@ public record TrafficProfile(
         double invalidShare,
         double quietFrom,
         double quietTo,
-        ValidationSettings validation) {
+        ValidationSettings validation,
+        List<Attribute> attributes) {
 
     public TrafficProfile {
         Objects.requireNonNull(start, "start");
         Objects.requireNonNull(validation, "validation");
+        attributes = List.copyOf(attributes);
         requirePositive(span, "span");
         Objects.requireNonNull(tail, "tail");
         if (events < 1) throw new IllegalArgumentException("events must be >= 1, got " + events);
@@ -64,6 +71,44 @@ public record TrafficProfile(
             throw new IllegalArgumentException(
                     "quiet phase must satisfy 0 <= quietFrom <= quietTo <= 1, got " + quietFrom + ".." + quietTo);
         }
+    }
+
+    /** A profile with no attributes declared (the built-in metric sets: the default set only). */
+    public TrafficProfile(
+            Instant start,
+            Duration span,
+            Duration tail,
+            long events,
+            int campaigns,
+            long seed,
+            int partitions,
+            Duration delayMedian,
+            Duration delayP99,
+            double tooLateShare,
+            Duration tooLateDelay,
+            double duplicateShare,
+            double invalidShare,
+            double quietFrom,
+            double quietTo,
+            ValidationSettings validation) {
+        this(
+                start,
+                span,
+                tail,
+                events,
+                campaigns,
+                seed,
+                partitions,
+                delayMedian,
+                delayP99,
+                tooLateShare,
+                tooLateDelay,
+                duplicateShare,
+                invalidShare,
+                quietFrom,
+                quietTo,
+                validation,
+                List.of());
     }
 
     public Instant mainEnd() {

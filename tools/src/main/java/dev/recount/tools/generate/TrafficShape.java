@@ -2,9 +2,11 @@ package dev.recount.tools.generate;
 
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.EventTimeSettings;
+import dev.recount.core.sets.Attribute;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 
 /**
  * What the traffic looks like apart from how much and when: campaigns, arrival delays, the shares of too-late,
@@ -56,7 +58,7 @@ public record TrafficShape(
 
     /**
      * The profile of {@code events} valid events over {@code span} from {@code start}, then {@code tail} of thin
-     * traffic, over {@code partitions} partitions.
+     * traffic, over {@code partitions} partitions, with the declared {@code attributes}.
      *
      * @throws IllegalArgumentException when a value is out of range (the message names it)
      */
@@ -67,7 +69,8 @@ public record TrafficShape(
             Duration tail,
             long events,
             long seed,
-            int partitions) {
+            int partitions,
+            List<Attribute> attributes) {
         double quietFrom = 0;
         double quietTo = 0;
         if (!"none".equalsIgnoreCase(quiet)) {
@@ -98,6 +101,7 @@ public record TrafficShape(
                 invalidShare,
                 quietFrom,
                 quietTo,
-                time.validation());
+                time.validation(),
+                attributes);
     }
 }

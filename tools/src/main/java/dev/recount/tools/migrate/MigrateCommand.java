@@ -2,6 +2,7 @@ package dev.recount.tools.migrate;
 
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.Migrations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -27,6 +28,11 @@ import picocli.CommandLine.Spec;
             "Apply recount's schema migrations to postgres.schema on postgres.jdbc-url, as the administrative"
                     + " login (postgres.user; its password from postgres.password-env or postgres.password-file), and print"
                     + " the versions applied and the schema's version now.",
+            "Then creates the objects of every metric set of metric-sets.file that has none yet (<set>__..., the"
+                    + " default set's are the migrations'), re-creates each set's serving view and rollups, records"
+                    + " the sets in metric_sets, and marks the sets the file no longer declares as removed (their"
+                    + " tables stay). A set whose dimensions or measures changed is refused (exit 2): declare it"
+                    + " under a new name.",
             "Safe to rerun: a migrated schema is left as it is. The migrations create the schema's group roles;"
                     + " the components' logins are yours to create (docs/operations.md)."
         })
@@ -45,10 +51,14 @@ public final class MigrateCommand implements Callable<Integer> {
         RecountConfig config = RecountConfig.fromEnvironment(configFile);
         PostgresSettings admin = config.adminPostgres();
         String password = config.adminPassword();
+        // Read before anything is written: a bad definitions file stops migrate with nothing applied.
+        MetricSets sets = MetricSets.fromConfig(config);
         PrintWriter out = spec.commandLine().getOut();
         out.println("migrate: schema " + admin.schema() + " on " + admin.jdbcUrl() + " as " + admin.user());
-        MigrateResult result = Migrations.apply(admin.jdbcUrl(), admin.user(), password, admin.schema());
-        out.println(summary(result));
+        Migrations.Applied applied = Migrations.apply(admin.jdbcUrl(), admin.user(), password, admin.schema(), sets);
+        out.println(summary(applied.flyway()));
+        out.println("migrate: metric sets of " + sets.source() + ": "
+                + applied.sets().summary());
         return 0;
     }
 

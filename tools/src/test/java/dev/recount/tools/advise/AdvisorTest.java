@@ -15,9 +15,9 @@ import dev.recount.tools.advise.WatermarkAdvisor.Recommendation;
 import dev.recount.tools.advise.WatermarkSimulation.Outcome;
 import dev.recount.tools.advise.WatermarkSimulation.Settings;
 import dev.recount.tools.generate.GeneratedRecord;
-import dev.recount.tools.generate.GroundTruth;
 import dev.recount.tools.generate.TrafficGenerator;
 import dev.recount.tools.generate.TrafficProfile;
+import dev.recount.tools.generate.TrafficTally;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -199,7 +199,7 @@ class AdvisorTest {
                 0.0,
                 0.0,
                 ValidationSettings.defaults());
-        GroundTruth truth = new GroundTruth(new WindowAlignment(60_000));
+        TrafficTally truth = new TrafficTally();
         List<GeneratedRecord> records = TrafficGenerator.all(profile, truth);
         ArrivalSample.Builder builder = new ArrivalSample.Builder(new EventValidator(ValidationSettings.defaults()));
         long offset = 0;

@@ -36,7 +36,8 @@ class ProgressTest {
                         java.time.Duration.ofMinutes(4),
                         60_000,
                         1,
-                        3);
+                        3,
+                        java.util.List.of());
         assertThat(Progress.expectedRecords(profile))
                 .isEqualTo(Math.round(60_000 * (1 + profile.duplicateShare() + profile.invalidShare())));
     }

@@ -82,6 +82,53 @@ class MigrateCommandITCase {
                         + ", newer than this build's last migration (V" + Migrations.LATEST + ")");
     }
 
+    /**
+     * The sets of metric-sets.file get their objects and their registry rows; a set whose measures changed is refused
+     * with exit 2 and one line saying what to do, and nothing of it is written.
+     */
+    @Test
+    void createsTheDeclaredSetsAndRefusesAChangeInPlace() throws Exception {
+        String schema = stack.createSchema("migrate");
+        Path sets = dir.resolve("sets.yaml");
+        String declared = String.join(
+                "\n",
+                "version: 1",
+                "attributes:",
+                "  slot_id: {type: string, default: none}",
+                "sets:",
+                "  - name: default",
+                "  - name: campaign_slot",
+                "    dimensions: [campaign_id, slot_id]",
+                "    measures:",
+                "      - {name: clicks, kind: count, where: {event_type: click}}",
+                "");
+        Files.writeString(sets, declared);
+        Path config = config(schema);
+        Files.writeString(config, Files.readString(config) + "metric-sets.file=" + sets + "\n");
+
+        CommandRun first = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        assertThat(first.out())
+                .contains("migrate: metric sets of " + sets + ": created default; created campaign_slot");
+
+        Files.writeString(sets, declared.replace("event_type: click", "event_type: [click, conversion]"));
+        CommandRun changed = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(changed.exitCode()).as(changed.err()).isEqualTo(2);
+        assertThat(changed.errIsOneLine()).as(changed.err()).isTrue();
+        assertThat(changed.err())
+                .startsWith("recount migrate: metric set campaign_slot cannot change in place: its measures: clicks"
+                        + " from (count where event_type in [click]) to (count where event_type in [click,"
+                        + " conversion])")
+                .contains("./recount backfill range --set <new name>");
+        try (Connection c = stack.adminConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT definition->'measures'->0->'where'->>'event_type' FROM " + schema
+                        + ".metric_sets WHERE name = 'campaign_slot'")) {
+            rs.next();
+            assertThat(rs.getString(1)).isEqualTo("[\"click\"]");
+        }
+    }
+
     @Test
     void aWrongPasswordFailsWithOneLine() throws Exception {
         String schema = stack.createSchema("migrate");
