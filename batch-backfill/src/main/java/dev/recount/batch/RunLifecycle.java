@@ -1,7 +1,9 @@
 package dev.recount.batch;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.config.ConfigException;
 import dev.recount.core.sets.MetricSet;
+import dev.recount.db.sets.MetricSetRegistry;
 import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchRunsTable;
@@ -34,6 +36,7 @@ final class RunLifecycle {
      */
     static long start(RunContext run, Connection conn, Mode mode, Long fromMillis, Long toMillis, boolean force)
             throws SQLException {
+        requireMigrated(run, conn);
         long runId = BatchRunsTable.start(conn, mode, fromMillis, toMillis, force, run.names());
         List<Long> abandoned = BatchRunsTable.failAbandoned(conn, runId, run.declaredTables());
         if (!abandoned.isEmpty()) {
@@ -46,18 +49,42 @@ final class RunLifecycle {
         return runId;
     }
 
-    /** Rolls back, drops the run's staging rows and records the error; never hides the original failure. */
+    /**
+     * Refuses (exit 2, nothing recorded) sets whose tables are not made for their definitions: not migrated yet, or
+     * migrated with other dimensions or measures, or removed ({@link MetricSetRegistry#check}).
+     */
+    private static void requireMigrated(RunContext run, Connection conn) throws SQLException {
+        try {
+            MetricSetRegistry.check(conn, run.sets());
+        } catch (ConfigException e) {
+            throw BackfillException.badArguments(e.getMessage());
+        }
+    }
+
+    /**
+     * Rolls back, drops the run's staging rows and records the error; never hides the original failure. Each step is
+     * tried whatever the one before did: a set's staging that cannot be cleared must not leave the run "running".
+     */
     static void recordFailure(RunContext run, Connection conn, long runId, Throwable failure) {
         try {
             if (!conn.getAutoCommit()) {
                 conn.rollback();
                 conn.setAutoCommit(true);
             }
-            for (MetricSet set : run.computed()) {
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+        for (MetricSet set : run.computed()) {
+            try {
                 SetTables tables = new SetTables(set);
                 new BatchWindowMetricsTable(tables).clearStaging(conn, runId);
-                new BatchAttributionMetricsTable(tables).clearStaging(conn, runId);
+                // A set without attribution has no attribution tables (migrate makes them for those that have it).
+                if (set.attribution()) new BatchAttributionMetricsTable(tables).clearStaging(conn, runId);
+            } catch (SQLException | RuntimeException e) {
+                failure.addSuppressed(e);
             }
+        }
+        try {
             BatchRunsTable.fail(conn, runId, oneLine(failure));
         } catch (SQLException | RuntimeException e) {
             failure.addSuppressed(e);

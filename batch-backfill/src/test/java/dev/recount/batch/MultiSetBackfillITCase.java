@@ -198,6 +198,31 @@ class MultiSetBackfillITCase {
         }
     }
 
+    /** A set declared but not migrated yet has no tables: every command that would compute it refuses at once. */
+    @Test
+    void aSetWithoutItsTablesIsRefusedBeforeAnythingIsRecorded() throws Exception {
+        BatchStack fresh = new BatchStack(dir.resolve("fresh"));
+        fresh.lakeCompleteUntil(Instant.parse("2026-11-28T11:00:00Z"));
+        fresh.declare(TestSets.THREE_SETS);
+
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(fresh.lastErr.strip().lines()).hasSize(1);
+        assertThat(fresh.lastErr)
+                .contains(
+                        "metric set campaign_slot of ",
+                        "has no tables in schema " + fresh.schema + " yet: run ./recount migrate",
+                        "metric set channel_country");
+        assertThat(fresh.backfill("affected", "--set", "campaign_slot")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(fresh.runs()).isEmpty();
+
+        // The default set's tables are the migrations': it runs alone.
+        fresh.lake.write(List.of(E1));
+        assertThat(fresh.backfill("range", "--set", "default", "--from", FROM, "--to", TO))
+                .as(fresh.lastErr)
+                .isZero();
+        assertThat(fresh.batchRows()).containsExactly(row(W, MINUTE, MeasureValues.of(1, 0, 0, 100, 1), "c1", "ch1"));
+    }
+
     /**
      * The attributes were declared after the events were archived: some files predate the attributes column (every
      * attribute at its default), some events carried values that break the rules declared since. Each such event is

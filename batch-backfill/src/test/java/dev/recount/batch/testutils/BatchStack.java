@@ -5,6 +5,7 @@ import dev.recount.batch.BackfillRunner;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.MetricSet;
 import dev.recount.core.sets.MetricSets;
+import dev.recount.db.Migrations;
 import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
@@ -65,25 +66,23 @@ public final class BatchStack {
         settings.put("batch.affected-group", group);
         settings.put("batch.lock-timeout", "2s");
         settings.put("lake.path", lake.root().toString());
-        try (Connection c = admin()) {
-            SetTablesFixture.addRunSetsColumn(c);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /**
      * Declares the metric sets of {@code yaml} (a definitions file, setting metric-sets.file) for the following runs,
-     * and creates the tables of its sets other than the default set.
+     * and migrates the schema with them, as {@code ./recount migrate} does: their tables and registry rows.
      */
-    public MetricSets metricSets(String yaml) throws IOException, SQLException {
+    public MetricSets metricSets(String yaml) throws IOException {
+        MetricSets sets = declare(yaml);
+        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema, sets);
+        return sets;
+    }
+
+    /** Declares the metric sets of {@code yaml} for the following runs, without migrating the schema for them. */
+    public MetricSets declare(String yaml) throws IOException {
         Path file = Files.writeString(Files.createTempFile(dir, "metric-sets-", ".yaml"), yaml);
         set(MetricSets.FILE_SETTING, file.toString());
-        MetricSets sets = definitions();
-        try (Connection c = admin()) {
-            for (MetricSet set : sets.sets()) SetTablesFixture.create(c, schema, set);
-        }
-        return sets;
+        return definitions();
     }
 
     /** The metric sets the following runs compute, as they read them. */
