@@ -11,7 +11,6 @@ import dev.recount.core.sets.Measure;
 import dev.recount.core.sets.MetricSet;
 import dev.recount.core.window.WindowAlignment;
 import java.util.List;
-import java.util.Set;
 import org.apache.spark.sql.Column;
 
 /**
@@ -118,10 +117,5 @@ final class LakeSetColumns {
             b.append(c);
         }
         return b.append('\'').toString();
-    }
-
-    /** The attribute names the set reads (for messages and tests). */
-    Set<String> attributeNames() {
-        return Set.copyOf(attributes);
     }
 }

@@ -38,11 +38,6 @@ record RunContext(
         return settings.sets().sets().stream().map(SetTables::new).toList();
     }
 
-    /** Whether the run computes the default set alone: its output then reads exactly as before metric sets. */
-    boolean defaultOnly() {
-        return sets.sets().size() == 1 && sets.sets().get(0).isDefault();
-    }
-
     void describeJobs(long runId, String what) {
         spark.sparkContext()
                 .setJobGroup("recount-backfill-run-" + runId, "recount backfill run " + runId + ": " + what, false);

@@ -74,19 +74,26 @@ public final class WindowAggregation {
     private static final String CORRECTION = "correction_";
 
     /**
-     * How the sets of one run meet the lake; {@link #DEFAULT_PLAN} is the cheaper. Measured with {@code
-     * WindowAggregationPlanTiming} on this 2-core machine while other builds ran on it (load average 6 to 10), {@code
-     * local[2]}, one day of 2 000 000 events (1 % sent twice, half of them with attributes), the three sets of {@code
-     * TestSets.THREE_SETS} (the default set; campaign x slot_id per 5 minutes; channel x country with a sum of
-     * quantity), the whole recompute with each set's totals and stored rows counted, four rounds, process CPU
-     * seconds (what the contention does not stretch) then wall seconds: one set 8 to 15 CPU s (12 to 22 s); three
-     * sets with {@link #ONE_SCAN_PER_SET} 20 to 30 CPU s (33 to 56 s), with {@link #ONE_SCAN_ALL_SETS} 24 to 29 CPU
-     * s (47 to 53 s); the per-set plan was the cheaper in three rounds of four, by 8 to 17 %.
-     * Decoding a few columns of the lake again is cheap next to what one scan for all costs instead: three rows per
-     * lake row into one aggregation whose hash table holds every set's keys at once (1.4 million here, against at
-     * most 0.7 million for any one set), each row as wide as the widest set (a sum's two halves wherever any set
-     * sums), and a struct built per set and row for the {@code explode}. The repeated ids and their copies are
-     * found once for all sets either way.
+     * How the sets of one run meet the lake; {@link #DEFAULT_PLAN} is the one taken. Measured with {@code
+     * WindowAggregationPlanTiming} ({@code local[2]} on this 2-core machine; one day of 2 000 000 events, 1 % sent
+     * twice, half of them with attributes; the three sets of {@code TestSets.THREE_SETS}: the default set, campaign x
+     * slot_id per 5 minutes, channel x country with a sum of quantity; the whole recompute with each set's totals and
+     * stored rows counted; four rounds, wall then process CPU seconds):
+     *
+     * <ul>
+     *   <li>on the quiet machine: one set 4.3 to 6.2 s (7.5 to 10.8 CPU s); three sets {@link #ONE_SCAN_PER_SET}
+     *       10.7 to 14.8 s (18.5 to 26.2), {@link #ONE_SCAN_ALL_SETS} 10.6 to 14.7 s (18.6 to 26.4): the same within
+     *       the rounds' noise (at most 6 % apart);</li>
+     *   <li>while other builds ran on it (load average 6 to 10): three sets one scan per set 20 to 30 CPU s, one scan
+     *       for all 24 to 29; the per-set plan the cheaper in three rounds of four, by 8 to 17 %.</li>
+     * </ul>
+     *
+     * Decoding a few columns of the lake again costs about what one scan for all costs instead: three rows per lake
+     * row into one aggregation, each row as wide as the widest set (a sum's two halves wherever any set sums), a struct
+     * built per set and row for the {@code explode}. What decides is memory: one scan for all holds every set's keys
+     * in one hash table at once (1.4 million here, against at most 0.7 million for any one set), which spills first as
+     * sets are added; per set, each aggregation holds its own keys only, and a set that reads no attribute never runs
+     * the attributes' UDF. The repeated ids and their copies are found once for all sets either way.
      */
     enum Plan {
         /** Each set aggregates its own scan of the lake (the copies and their de-duplication are shared). */
