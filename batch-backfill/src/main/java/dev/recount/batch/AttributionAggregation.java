@@ -12,17 +12,21 @@ import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.EventType;
 import dev.recount.core.lake.LakeLayout;
-import dev.recount.core.metrics.Metric;
-import dev.recount.core.window.WindowAlignment;
+import dev.recount.core.sets.Attribute;
+import dev.recount.core.sets.Measure;
+import dev.recount.core.sets.MetricSet;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * Attribution ({@link AttributionRule}) recomputed exactly from lake rows, per window of the click or conversion.
+ * Attribution ({@link AttributionRule}) recomputed exactly from lake rows, per window of the click or conversion and
+ * value of a metric set's dimensions (those of the click), for every set with attribution on.
  *
  * <p>The caller reads the lake for {@code [from - window, to)} ({@link #lookback}): every impression that can
- * attribute a click in {@code [from, to)} lies in it. Then:
+ * attribute a click in {@code [from, to)} lies in it. Then, once for every set ({@link #judged}):
  * <ol>
  *   <li>clicks and conversions in {@code [from, to)}, each {@code event_id} once — the copy with the lowest
  *       {@code (kafka_topic, kafka_partition, kafka_offset)}, as {@link WindowAggregation} keeps;</li>
@@ -31,10 +35,11 @@ import org.apache.spark.sql.Row;
  *   <li>a click is attributed when a left-semi join on {@code request_id} and core's
  *       {@link AttributionRule#sqlCondition} finds one (each click once, however many match); the others
  *       (left-anti, which includes every click without a request id) are unattributed;</li>
- *   <li>summed per key into {@link AttributionMetrics#COLUMNS}, exact (BIGINT counts, DECIMAL(38,0) spend, ANSI
- *       mode); keys where every metric is zero (only unattributed conversions) are dropped, as the stream never
- *       writes them.</li>
  * </ol>
+ * and per set ({@link #perKey}): summed per key into {@link AttributionMetrics#COLUMNS}, exact (BIGINT counts,
+ * DECIMAL(38,0) spend, ANSI mode); keys where every metric is zero (only unattributed conversions) are dropped, as the
+ * stream never writes them. A click whose value of an attribute the set reads is invalid is left out of that set, as
+ * of its window metrics.
  */
 public final class AttributionAggregation {
     private static final String IMPRESSION_REQUEST = "impression_request_id";
@@ -50,13 +55,12 @@ public final class AttributionAggregation {
     }
 
     /**
-     * Per window key of the clicks and conversions in {@code [fromMillis, toMillis)}: window_start (epoch ms),
-     * campaign_id, channel_id and {@link AttributionMetrics#COLUMNS}.
+     * The clicks and conversions in {@code [fromMillis, toMillis)}, each once, with their fields and whether an
+     * impression attributes them (the column {@code attributed}).
      *
      * @param lakeRows lake rows (file columns, copies included) with event_ts in {@link #lookback} of the range
      */
-    public static Dataset<Row> recompute(
-            Dataset<Row> lakeRows, AttributionRule rule, WindowAlignment windows, long fromMillis, long toMillis) {
+    public static Dataset<Row> judged(Dataset<Row> lakeRows, AttributionRule rule, long fromMillis, long toMillis) {
         WindowAggregation.requireAnsiMode(lakeRows.sparkSession());
         Column inRange = col(LakeLayout.EVENT_TS)
                 .geq(fromMillis)
@@ -74,19 +78,31 @@ public final class AttributionAggregation {
         Column match = clicks.col(LakeLayout.REQUEST_ID)
                 .equalTo(impressions.col(IMPRESSION_REQUEST))
                 .and(expr(rule.sqlCondition(IMPRESSION_TS, LakeLayout.EVENT_TS)));
-        Dataset<Row> judged = clicks.join(impressions, match, "left_semi")
+        return clicks.join(impressions, match, "left_semi")
                 .withColumn(ATTRIBUTED, lit(true))
                 .unionByName(clicks.join(impressions, match, "left_anti").withColumn(ATTRIBUTED, lit(false)));
+    }
 
-        String spendType = Metric.SPEND_SQL_TYPE;
+    /**
+     * {@link #judged} clicks and conversions summed per window key of {@code set}: window_start (epoch ms), the set's
+     * dimensions by name and {@link AttributionMetrics#COLUMNS}.
+     *
+     * @param declared the declared attributes, for a set whose dimensions are attributes
+     */
+    public static Dataset<Row> perKey(Dataset<Row> judged, MetricSet set, List<Attribute> declared) {
+        LakeSetColumns columns = new LakeSetColumns(set);
+        Dataset<Row> clicks = DeclaredAttributes.usedBy(List.of(set), declared).addTo(judged);
+        if (columns.usesAttributes()) clicks = clicks.filter(columns.valid());
+        List<Column> key = new ArrayList<>();
+        key.add(columns.windowStart().as(WindowAggregation.WINDOW_START));
+        for (int d = 0; d < set.dimensions().size(); d++) {
+            key.add(columns.dimension(d).as(set.dimensions().get(d).name()));
+        }
+        String spendType = Measure.SUM_SQL_TYPE;
         Column isClick = col(LakeLayout.EVENT_TYPE).equalTo(EventType.CLICK.wireName());
         Column isConversion = col(LakeLayout.EVENT_TYPE).equalTo(EventType.CONVERSION.wireName());
         Column attributed = col(ATTRIBUTED);
-        Dataset<Row> sums = judged.groupBy(
-                        WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows)
-                                .as(WindowAggregation.WINDOW_START),
-                        col(LakeLayout.CAMPAIGN_ID),
-                        col(LakeLayout.CHANNEL_ID))
+        Dataset<Row> sums = clicks.groupBy(key.toArray(Column[]::new))
                 .agg(
                         sum(when(isClick.and(attributed), 1L).otherwise(0L)).as(AttributionMetrics.COLUMNS[0]),
                         sum(when(isConversion.and(attributed), 1L).otherwise(0L))
@@ -111,7 +127,8 @@ public final class AttributionAggregation {
             LakeLayout.CAMPAIGN_ID,
             LakeLayout.CHANNEL_ID,
             LakeLayout.COST_MICROS,
-            LakeLayout.REQUEST_ID
+            LakeLayout.REQUEST_ID,
+            LakeLayout.ATTRIBUTES
         };
         Column[] fields = new Column[3 + payload.length];
         fields[0] = col(LakeLayout.KAFKA_TOPIC);

@@ -5,6 +5,8 @@ import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.WindowAlignment;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -17,7 +19,9 @@ import java.util.Optional;
  * @param lakeRetention             how long raw hours are kept (null: forever)
  * @param compactionTargetFileBytes the size compaction aims at per file
  * @param maxPast                   validation.max-past: how old a valid event may be when it arrives
- * @param attribution               attribution.*: when enabled, range and nightly runs recompute attribution too
+ * @param attribution               attribution.*: the rule; range and nightly runs recompute attribution for every
+ *                                  set whose definition has it on (attribution.enabled is its default)
+ * @param sets                      the metric sets (metric-sets.file): what every run computes, unless told one set
  * @param lakeCheckWait             how long a lake hour holding fewer rows than archived into it is re-checked
  */
 public record BackfillSettings(
@@ -28,7 +32,7 @@ public record BackfillSettings(
         String backfillTopic,
         String bootstrapServers,
         ZoneId timeZone,
-        WindowAlignment windows,
+        MetricSets sets,
         PostgresSettings postgres,
         Duration lakeRetention,
         long compactionTargetFileBytes,
@@ -52,6 +56,7 @@ public record BackfillSettings(
                     + compactionTargetFileBytes + " bytes");
         }
         if (maxPast == null) throw new IllegalArgumentException("maxPast must not be null");
+        if (sets == null) throw new IllegalArgumentException("sets must not be null");
         if (attribution == null) throw new IllegalArgumentException("attribution must not be null");
         if (lakeCheckWait == null || lakeCheckWait.isNegative()) {
             throw new IllegalArgumentException("batch.lake-check-wait must not be negative");
@@ -63,7 +68,7 @@ public record BackfillSettings(
             Duration least = maxPast.plusDays(1);
             String rule = "it must be at least validation.max-past + 1d";
             String why = "late events may still arrive for younger hours";
-            if (attribution.enabled()) {
+            if (sets.sets().stream().anyMatch(MetricSet::attribution)) {
                 // Attribution joins an hour's clicks with impressions up to attribution.window before them, so
                 // recomputing a late hour reads that much further back; deleted, the run is refused (exit 3), for
                 // good, and retention stops at the first day no backfill covers.
@@ -88,13 +93,33 @@ public record BackfillSettings(
                 config.topics().backfill(),
                 config.get("kafka.bootstrap-servers"),
                 config.timeZone(),
-                config.eventTime().windows(),
+                MetricSets.fromConfig(config),
                 config.postgres(Component.BATCH),
                 retention.isBlank() ? null : config.duration("lake.retention"),
                 DataSizes.parse("lake.compaction.target-file-size", config.get("lake.compaction.target-file-size")),
                 config.eventTime().maxPast(),
                 config.attribution(),
                 config.duration("batch.lake-check-wait"));
+    }
+
+    /**
+     * The sets a run computes: every declared one, or with {@code only} (a command's {@code --set NAME}) that one.
+     *
+     * @throws dev.recount.core.config.ConfigException naming the declared sets when none is called {@code only}
+     */
+    public MetricSets selected(String only) {
+        return only == null ? sets : sets.only(only);
+    }
+
+    /**
+     * The shortest window of any declared set: every window of any set that may hold an event lies within one of
+     * these from the event, so lock ranges computed with it cover every set's.
+     */
+    public WindowAlignment shortestWindow() {
+        return sets.sets().stream()
+                .map(MetricSet::windows)
+                .min(java.util.Comparator.comparingLong(WindowAlignment::sizeMillis))
+                .orElseThrow(() -> new IllegalStateException("no metric set is declared"));
     }
 
     /** How long raw hours are kept; empty: forever. */

@@ -71,7 +71,7 @@ final class HourRewrite {
             long bytes = staged.getFileSystem(conf).getFileStatus(staged).getLen();
             return new Result(task.hourId(), task.staged(), rows, bytes, null);
         } catch (IOException | RuntimeException e) {
-            return new Result(task.hourId(), task.staged(), 0, 0, BackfillRunner.oneLine(e));
+            return new Result(task.hourId(), task.staged(), 0, 0, RunLifecycle.oneLine(e));
         }
     }
 
@@ -85,7 +85,7 @@ final class HourRewrite {
                 schemas.add(r.getFooter().getFileMetaData().getSchema());
                 expected += r.getRecordCount();
             } catch (IOException | RuntimeException e) {
-                throw new IOException("cannot read " + input + " as Parquet: " + BackfillRunner.oneLine(e), e);
+                throw new IOException("cannot read " + input + " as Parquet: " + RunLifecycle.oneLine(e), e);
             }
         }
         MessageType schema = LakeFileSchemas.merge(schemas);

@@ -3,6 +3,8 @@ package dev.recount.batch;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.lake.LakeLayout;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.WindowAlignment;
 import dev.recount.db.tables.StreamProgressTable;
 import java.io.IOException;
@@ -150,7 +152,7 @@ public final class LakeCompactor {
                 }
                 if (hours.isEmpty()) continue;
                 try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout())) {
-                    locks.lockRange(lockRange(date, settings.windows()), settings.windows());
+                    locks.lockRange(lockRange(date, settings.sets()), settings.shortestWindow());
                     compactDay(lake, date, hours, until, tally);
                 }
             }
@@ -307,10 +309,23 @@ public final class LakeCompactor {
     }
 
     /**
-     * The advisory locks that keep backfills away from a UTC date's hours: the days of every window that may hold
-     * events of the date (with windows that do not divide a day, the window open at midnight started the day
-     * before).
+     * The advisory locks that keep backfills away from a UTC date's hours: the days of every window of every metric
+     * set that may hold events of the date (with windows that do not divide a day, the window open at midnight started
+     * the day before).
      */
+    static TimeRange lockRange(LocalDate date, MetricSets sets) {
+        TimeRange all = null;
+        for (MetricSet s : sets.sets()) {
+            TimeRange r = lockRange(date, s.windows());
+            all = all == null
+                    ? r
+                    : new TimeRange(Math.min(all.fromMillis(), r.fromMillis()), Math.max(all.toMillis(), r.toMillis()));
+        }
+        if (all == null) throw new IllegalStateException("no metric set is declared");
+        return all;
+    }
+
+    /** {@link #lockRange(LocalDate, MetricSets)} for windows of one size. */
     static TimeRange lockRange(LocalDate date, WindowAlignment windows) {
         long start = date.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         long end = date.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.Durations;
 import dev.recount.core.lake.LakeLayout;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.LakeArchivedRowsTable;
 import java.io.IOException;
@@ -15,7 +16,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
@@ -112,7 +115,10 @@ final class LakeRetention {
             throws SQLException, IOException {
         long cutoff = LakeLayout.hourStart(clock.millis() - retention.toMillis());
         long limit = Math.min(cutoff, until);
-        List<long[]> covered = BatchRunsTable.coveredRanges(conn, limit);
+        Map<String, List<long[]>> covered = new LinkedHashMap<>();
+        for (MetricSet set : settings.sets().sets()) {
+            covered.put(set.name(), BatchRunsTable.coveredRanges(conn, limit, set.name()));
+        }
         int hours = 0;
         long files = 0;
         String stoppedAt = null;
@@ -122,12 +128,14 @@ final class LakeRetention {
             List<LakeHour> candidates = lake.hours(date);
             if (candidates.isEmpty() || candidates.get(0).endMillis() > limit) break;
             try (RunLocks locks = RunLocks.on(conn, settings.postgres().schema(), settings.lockTimeout())) {
-                locks.lockRange(LakeCompactor.lockRange(date, settings.windows()), settings.windows());
+                locks.lockRange(LakeCompactor.lockRange(date, settings.sets()), settings.shortestWindow());
                 CompactionJournal.finishInterrupted(lake, date);
                 for (LakeHour h : candidates) {
                     if (h.endMillis() > limit) break days;
-                    if (!isCovered(covered, h)) {
-                        stoppedAt = h + ": no succeeded range or nightly backfill covers it yet";
+                    String uncovered = uncoveredSet(covered, h);
+                    if (uncovered != null) {
+                        stoppedAt = h + ": no succeeded range or nightly backfill covers it yet"
+                                + (covered.size() > 1 ? " for metric set " + uncovered : "");
                         break days;
                     }
                     List<FileStatus> hidden = lake.hiddenFiles(h);
@@ -178,6 +186,17 @@ final class LakeRetention {
             if (name.startsWith(PREFIX) && !name.equals(PREFIX + millis)) older.add(s.getPath());
         }
         for (Path p : older) lake.fs().delete(p, false);
+    }
+
+    /**
+     * The first metric set none of whose succeeded range or nightly runs covers {@code h}, or null when every set's
+     * do: a set whose history is not computed yet still needs the raw hour.
+     */
+    static String uncoveredSet(Map<String, List<long[]>> coveredPerSet, LakeHour h) {
+        for (Map.Entry<String, List<long[]>> e : coveredPerSet.entrySet()) {
+            if (!isCovered(e.getValue(), h)) return e.getKey();
+        }
+        return null;
     }
 
     static boolean isCovered(List<long[]> covered, LakeHour h) {

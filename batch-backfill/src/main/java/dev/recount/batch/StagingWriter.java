@@ -2,15 +2,17 @@ package dev.recount.batch;
 
 import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.config.PostgresSettings;
-import dev.recount.core.lake.LakeLayout;
-import dev.recount.core.metrics.Metric;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.Measure;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.core.sets.MetricSet;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.Database;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
+import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Connection;
@@ -26,10 +28,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads a run's window rows into {@code batch_window_metrics_staging}, always through
- * {@link BatchWindowMetricsTable#insertStaging} (one row binder for every path), and its attribution rows into
- * {@code batch_attribution_metrics_staging} through {@link BatchAttributionMetricsTable#insertStaging}, in one of two
- * ways decided by size:
+ * Loads a run's window rows of one metric set into the set's {@code batch_window_metrics_staging}, always through
+ * {@link BatchWindowMetricsTable#insertStaging} (one row binder for every path), and its attribution rows into the
+ * set's {@code batch_attribution_metrics_staging} through {@link BatchAttributionMetricsTable#insertStaging}, in one of
+ * two ways decided by size:
  * <ul>
  *   <li>up to {@code driverMaxRows} rows: collected to the driver and inserted on the run's own connection —
  *       no extra connections, no second Spark job for a handful of windows;</li>
@@ -60,53 +62,55 @@ final class StagingWriter {
         this.driverMaxRows = driverMaxRows;
     }
 
-    /** Which staging table, and how a Spark row becomes its row. */
-    enum Target {
-        WINDOWS {
-            @Override
-            void insert(Connection conn, long runId, List<Row> rows, long windowSizeMillis) throws SQLException {
+    /**
+     * Which staging table of which set, and how a Spark row becomes its row. Serializable: executors insert with it.
+     * Holds the set (data) and builds its table classes where it runs.
+     */
+    record Target(Kind kind, MetricSet set, long windowSizeMillis) implements Serializable {
+        enum Kind {
+            WINDOWS,
+            ATTRIBUTION
+        }
+
+        static Target windows(MetricSet set) {
+            return new Target(Kind.WINDOWS, set, set.window().toMillis());
+        }
+
+        static Target attribution(MetricSet set) {
+            return new Target(Kind.ATTRIBUTION, set, set.window().toMillis());
+        }
+
+        void insert(Connection conn, long runId, List<Row> rows) throws SQLException {
+            SetTables tables = new SetTables(set);
+            if (kind == Kind.WINDOWS) {
                 List<WindowRow> out = new ArrayList<>(rows.size());
-                for (Row r : rows) out.add(toWindowRow(r, windowSizeMillis));
-                BatchWindowMetricsTable.insertStaging(conn, runId, out);
-            }
-        },
-        ATTRIBUTION {
-            @Override
-            void insert(Connection conn, long runId, List<Row> rows, long windowSizeMillis) throws SQLException {
+                for (Row r : rows) out.add(toWindowRow(r, set, windowSizeMillis));
+                new BatchWindowMetricsTable(tables).insertStaging(conn, runId, out);
+            } else {
                 List<AttributionRow> out = new ArrayList<>(rows.size());
-                for (Row r : rows) out.add(toAttributionRow(r, windowSizeMillis));
-                BatchAttributionMetricsTable.insertStaging(conn, runId, out);
+                for (Row r : rows) out.add(toAttributionRow(r, set, windowSizeMillis));
+                new BatchAttributionMetricsTable(tables).insertStaging(conn, runId, out);
             }
-        };
+        }
 
-        abstract void insert(Connection conn, long runId, List<Row> rows, long windowSizeMillis) throws SQLException;
+        String what() {
+            return set.name() + " " + kind.name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
-    /** Writes {@code aggregated} (from {@link WindowAggregation#aggregate}) as run {@code runId}'s staging rows. */
-    Path write(Dataset<Row> aggregated, long rowCount, long runId, long windowSizeMillis, Connection runConnection)
-            throws SQLException {
-        return write(Target.WINDOWS, aggregated, rowCount, runId, windowSizeMillis, runConnection);
-    }
-
-    /** Writes {@code aggregated} as run {@code runId}'s rows of {@code target}'s staging table. */
-    Path write(
-            Target target,
-            Dataset<Row> aggregated,
-            long rowCount,
-            long runId,
-            long windowSizeMillis,
-            Connection runConnection)
+    /** Writes {@code rows} as run {@code runId}'s rows of {@code target}'s staging table. */
+    Path write(Target target, Dataset<Row> rows, long rowCount, long runId, Connection runConnection)
             throws SQLException {
         if (rowCount <= driverMaxRows) {
             List<Row> chunk = new ArrayList<>(INSERT_CHUNK);
-            for (Row r : aggregated.collectAsList()) {
+            for (Row r : rows.collectAsList()) {
                 chunk.add(r);
                 if (chunk.size() == INSERT_CHUNK) {
-                    target.insert(runConnection, runId, chunk, windowSizeMillis);
+                    target.insert(runConnection, runId, chunk);
                     chunk.clear();
                 }
             }
-            if (!chunk.isEmpty()) target.insert(runConnection, runId, chunk, windowSizeMillis);
+            if (!chunk.isEmpty()) target.insert(runConnection, runId, chunk);
             return Path.DRIVER;
         }
         // A few large partitions rather than the shuffle's many small ones: one connection and a run of full
@@ -116,21 +120,15 @@ final class StagingWriter {
                 "run {}: staging {} {} rows from the executors over {} connections",
                 runId,
                 rowCount,
-                target.name().toLowerCase(java.util.Locale.ROOT),
+                target.what(),
                 writers);
-        aggregated
-                .coalesce(writers)
-                .foreachPartition(new InsertPartition(postgres, password, runId, windowSizeMillis, target));
+        rows.coalesce(writers).foreachPartition(new InsertPartition(postgres, password, runId, target));
         return Path.EXECUTORS;
     }
 
-    /** A row of {@link AttributionAggregation#recompute} as the table row. */
-    static AttributionRow toAttributionRow(Row r, long windowSizeMillis) {
+    /** A row of {@link AttributionAggregation#perKey} as the set's table row. */
+    static AttributionRow toAttributionRow(Row r, MetricSet set, long windowSizeMillis) {
         long start = r.getLong(r.fieldIndex(WindowAggregation.WINDOW_START));
-        WindowKey key = new WindowKey(
-                start,
-                r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
-                r.getString(r.fieldIndex(LakeLayout.CHANNEL_ID)));
         BigDecimal spend = r.getDecimal(r.fieldIndex(AttributionMetrics.COLUMNS[3]));
         if (spend == null) throw new IllegalStateException("attributed_spend_micros is NULL for window " + r);
         AttributionMetrics metrics = new AttributionMetrics(
@@ -138,33 +136,31 @@ final class StagingWriter {
                 r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[1])),
                 r.getLong(r.fieldIndex(AttributionMetrics.COLUMNS[2])),
                 spend.toBigIntegerExact());
-        return new AttributionRow(key, start + windowSizeMillis, metrics);
+        return new AttributionRow(key(r, set, start), start + windowSizeMillis, metrics);
     }
 
-    static WindowRow toWindowRow(Row r, long windowSizeMillis) {
+    /** A row of {@link WindowAggregation.Recomputed#stored} as the set's table row. */
+    static WindowRow toWindowRow(Row r, MetricSet set, long windowSizeMillis) {
         long start = r.getLong(r.fieldIndex(WindowAggregation.WINDOW_START));
-        WindowKey key = new WindowKey(
-                start,
-                r.getString(r.fieldIndex(LakeLayout.CAMPAIGN_ID)),
-                r.getString(r.fieldIndex(LakeLayout.CHANNEL_ID)));
-        WindowMetrics metrics = new WindowMetrics(
-                count(r, Metric.IMPRESSIONS),
-                count(r, Metric.CLICKS),
-                count(r, Metric.CONVERSIONS),
-                spend(r),
-                count(r, Metric.EVENTS));
-        return new WindowRow(key, start + windowSizeMillis, metrics);
+        List<Measure> measures = set.measures();
+        BigInteger[] values = new BigInteger[measures.size()];
+        for (int i = 0; i < values.length; i++) {
+            Measure m = measures.get(i);
+            int at = r.fieldIndex(m.name());
+            if (r.isNullAt(at)) throw new IllegalStateException(m.name() + " is NULL for window " + r);
+            // A sum is DECIMAL(38,0): a fraction would be a bug in the definition, an error rather than rounded.
+            values[i] = m.isCount()
+                    ? BigInteger.valueOf(r.getLong(at))
+                    : r.getDecimal(at).toBigIntegerExact();
+        }
+        return new WindowRow(key(r, set, start), start + windowSizeMillis, new MeasureValues(values));
     }
 
-    private static long count(Row r, Metric m) {
-        return r.getLong(r.fieldIndex(m.column()));
-    }
-
-    /** The DECIMAL(38,0) spend sum, exactly (a fraction would be a bug in the definition: an error, not rounded). */
-    private static BigInteger spend(Row r) {
-        BigDecimal v = r.getDecimal(r.fieldIndex(Metric.SPEND_MICROS.column()));
-        if (v == null) throw new IllegalStateException("spend_micros is NULL for window " + r);
-        return v.toBigIntegerExact();
+    private static WindowKey key(Row r, MetricSet set, long start) {
+        List<String> names = set.dimensionNames();
+        String[] dims = new String[names.size()];
+        for (int i = 0; i < dims.length; i++) dims[i] = r.getString(r.fieldIndex(names.get(i)));
+        return WindowKey.of(start, dims);
     }
 
     /**
@@ -177,14 +173,12 @@ final class StagingWriter {
         private final PostgresSettings postgres;
         private final String password;
         private final long runId;
-        private final long windowSizeMillis;
         private final Target target;
 
-        InsertPartition(PostgresSettings postgres, String password, long runId, long windowSizeMillis, Target target) {
+        InsertPartition(PostgresSettings postgres, String password, long runId, Target target) {
             this.postgres = postgres;
             this.password = password;
             this.runId = runId;
-            this.windowSizeMillis = windowSizeMillis;
             this.target = target;
         }
 
@@ -208,11 +202,11 @@ final class StagingWriter {
                 while (rows.hasNext()) {
                     chunk.add(rows.next());
                     if (chunk.size() == INSERT_CHUNK) {
-                        target.insert(conn, runId, chunk, windowSizeMillis);
+                        target.insert(conn, runId, chunk);
                         chunk.clear();
                     }
                 }
-                if (!chunk.isEmpty()) target.insert(conn, runId, chunk, windowSizeMillis);
+                if (!chunk.isEmpty()) target.insert(conn, runId, chunk);
             }
         }
     }

@@ -1,8 +1,9 @@
 package dev.recount.batch;
 
 import dev.recount.core.config.Durations;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.WindowAlignment;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,22 +24,29 @@ public record TimeRange(long fromMillis, long toMillis) {
     }
 
     /**
-     * Only whole windows can be replaced: a range that cut a window in two would store a partial window as if
-     * it were the batch's exact answer. The message names the nearest aligned bounds.
+     * Only whole windows can be replaced: a range that cut a window of any of {@code sets} in two would store a partial
+     * window as if it were the batch's exact answer. The message names the set, its window and the nearest bounds
+     * aligned to it.
      */
-    public TimeRange requireAligned(WindowAlignment windows) {
-        String size = Durations.format(Duration.ofMillis(windows.sizeMillis()));
+    public TimeRange requireAligned(MetricSets sets) {
+        for (MetricSet set : sets.sets()) {
+            String what = "the " + Durations.format(set.window()) + " window of metric set " + set.name();
+            requireAligned(set.windows(), what);
+        }
+        return this;
+    }
+
+    private void requireAligned(WindowAlignment windows, String what) {
         if (!windows.isAligned(fromMillis)) {
-            throw new IllegalArgumentException("--from " + Instant.ofEpochMilli(fromMillis) + " is not aligned to the "
-                    + size + " window size; use " + Instant.ofEpochMilli(windows.windowStart(fromMillis)) + " or "
+            throw new IllegalArgumentException("--from " + Instant.ofEpochMilli(fromMillis) + " is not aligned to "
+                    + what + "; use " + Instant.ofEpochMilli(windows.windowStart(fromMillis)) + " or "
                     + Instant.ofEpochMilli(windows.windowEnd(fromMillis)));
         }
         if (!windows.isAligned(toMillis)) {
-            throw new IllegalArgumentException("--to " + Instant.ofEpochMilli(toMillis) + " is not aligned to the "
-                    + size + " window size; use " + Instant.ofEpochMilli(windows.windowStart(toMillis)) + " or "
+            throw new IllegalArgumentException("--to " + Instant.ofEpochMilli(toMillis) + " is not aligned to " + what
+                    + "; use " + Instant.ofEpochMilli(windows.windowStart(toMillis)) + " or "
                     + Instant.ofEpochMilli(windows.windowEnd(toMillis)));
         }
-        return this;
     }
 
     public boolean contains(long millis) {
@@ -63,6 +71,22 @@ public record TimeRange(long fromMillis, long toMillis) {
         }
         if (open) ranges.add(new TimeRange(from, to));
         return ranges;
+    }
+
+    /** {@code ranges} with overlapping and adjacent ones merged; sorted. */
+    public static List<TimeRange> merged(Collection<TimeRange> ranges) {
+        List<TimeRange> sorted = new ArrayList<>(ranges);
+        sorted.sort(java.util.Comparator.comparingLong(TimeRange::fromMillis));
+        List<TimeRange> out = new ArrayList<>();
+        for (TimeRange r : sorted) {
+            TimeRange last = out.isEmpty() ? null : out.get(out.size() - 1);
+            if (last != null && r.fromMillis() <= last.toMillis()) {
+                out.set(out.size() - 1, new TimeRange(last.fromMillis(), Math.max(last.toMillis(), r.toMillis())));
+            } else {
+                out.add(r);
+            }
+        }
+        return out;
     }
 
     @Override

@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.batch.testutils.TestSets;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchAttributionMetricsTable;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Mode;
 import dev.recount.db.tables.BatchRunsTable.Status;
-import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.testkit.ServerProcesses;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -39,6 +40,8 @@ class AbandonedRunITCase {
     @BeforeEach
     void setUp() throws Exception {
         t = new BatchStack(dir);
+        // Every declared set's staging tables are cleared, not only the default set's.
+        t.metricSets(TestSets.THREE_SETS);
         t.lakeCompleteUntil(Instant.parse("2026-11-29T00:00:00Z"));
         t.lake.write(List.of(LakeEvent.of("e1", "click", W, "c1", "ch1", 5, 1)));
     }
@@ -59,7 +62,7 @@ class AbandonedRunITCase {
             long live = BatchRunsTable.start(alive, Mode.NIGHTLY, W - 86_400_000, W, false);
             stage(alive, live, 2);
 
-            assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"))
+            assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:05:00Z"))
                     .as(t.lastErr)
                     .isZero();
 
@@ -81,7 +84,7 @@ class AbandonedRunITCase {
                 .findFirst()
                 .orElseThrow()
                 .runId();
-        assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:01:00Z"))
+        assertThat(t.backfill("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:05:00Z"))
                 .as(t.lastErr)
                 .isZero();
         assertThat(run(live).status()).isEqualTo(Status.FAILED);
@@ -95,21 +98,31 @@ class AbandonedRunITCase {
         }
     }
 
-    /** Stages {@code rows} window rows for the run, and as many attribution rows, as a run with attribution on does. */
+    private static final SetTables DEFAULT = new SetTables(TestSets.defaultSet());
+    private static final SetTables SLOT = new SetTables(
+            TestSets.parse(TestSets.THREE_SETS).set("campaign_slot").orElseThrow());
+
+    /**
+     * Stages {@code rows} window rows for the run, and as many attribution rows, as a run with attribution on does;
+     * and as many window rows of the set campaign_slot.
+     */
     private static void stage(Connection c, long runId, int rows) throws SQLException {
         stage(
                 c,
                 runId,
                 rows,
-                BatchWindowMetricsTable.STAGING_TABLE + " (run_id, window_start, window_end, campaign_id,"
+                DEFAULT.batchWindowMetricsStaging() + " (run_id, window_start, window_end, campaign_id,"
                         + " channel_id, impressions, clicks, conversions, spend_micros, events)",
                 "0, 1, 0, 5, 1");
         stage(
                 c,
                 runId,
                 rows,
-                BatchAttributionMetricsTable.STAGING_TABLE + " (" + BatchAttributionMetricsTable.STAGING_COLUMNS + ")",
-                "1, 0, 0, 5");
+                SLOT.batchWindowMetricsStaging() + " (run_id, window_start, window_end, campaign_id, slot_id,"
+                        + " impressions, spend_micros, events)",
+                "0, 5, 1");
+        BatchAttributionMetricsTable attribution = new BatchAttributionMetricsTable(DEFAULT);
+        stage(c, runId, rows, attribution.stagingTable() + " (" + attribution.stagingColumns() + ")", "1, 0, 0, 5");
     }
 
     private static void stage(Connection c, long runId, int rows, String tableAndColumns, String metrics)
@@ -125,11 +138,14 @@ class AbandonedRunITCase {
         }
     }
 
-    /** The run's staged rows, windows and attribution; each stage() call puts the same number in both. */
+    /** The run's staged rows, windows and attribution; each stage() call puts the same number in all three. */
     private long stagedRows(long runId) throws SQLException {
-        long windows = stagedRows(BatchWindowMetricsTable.STAGING_TABLE, runId);
-        assertThat(stagedRows(BatchAttributionMetricsTable.STAGING_TABLE, runId))
+        long windows = stagedRows(DEFAULT.batchWindowMetricsStaging(), runId);
+        assertThat(stagedRows(DEFAULT.batchAttributionMetricsStaging(), runId))
                 .as("attribution rows staged by run %d", runId)
+                .isEqualTo(windows);
+        assertThat(stagedRows(SLOT.batchWindowMetricsStaging(), runId))
+                .as("campaign_slot rows staged by run %d", runId)
                 .isEqualTo(windows);
         return windows;
     }

@@ -7,9 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.batch.testutils.TestSets;
 import dev.recount.core.event.BackfillRecord;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
@@ -82,9 +84,9 @@ class AffectedBackfillITCase {
                 .doesNotContain("pending");
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                        row(W2, "c1", "ch1", new WindowMetrics(1, 0, 0, 30, 1)),
-                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+                        row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)),
+                        row(W2, "c1", "ch1", MeasureValues.of(1, 0, 0, 30, 1)),
+                        row(W3, "c2", "ch1", MeasureValues.of(1, 0, 1, 90, 2)));
         assertThat(t.rowRunIds().values()).containsExactly(affectedRun, rangeRun, affectedRun);
         assertThat(topic.committed()).containsExactly(Map.entry(0, 1L), Map.entry(1, 1L));
         BatchRunsTable.Run run = t.lastRun();
@@ -119,8 +121,8 @@ class AffectedBackfillITCase {
                         "0@0 late3: not in the lake yet", "1@1 late5: beyond the lake's completeness boundary");
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+                        row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)),
+                        row(W3, "c2", "ch1", MeasureValues.of(1, 0, 1, 90, 2)));
         assertThat(t.lastRun().details())
                 .contains(
                         "\"event_id\": \"late3\"",
@@ -145,10 +147,10 @@ class AffectedBackfillITCase {
         assertThat(topic.committed()).containsExactly(Map.entry(0, 2L), Map.entry(1, 2L));
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                        row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)),
-                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
-                        row(BEYOND, "c1", "ch1", new WindowMetrics(0, 1, 0, 9, 1)));
+                        row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)),
+                        row(W2, "c1", "ch1", MeasureValues.of(0, 1, 0, 7, 1)),
+                        row(W3, "c2", "ch1", MeasureValues.of(1, 0, 1, 90, 2)),
+                        row(BEYOND, "c1", "ch1", MeasureValues.of(0, 1, 0, 9, 1)));
     }
 
     @Test
@@ -171,8 +173,8 @@ class AffectedBackfillITCase {
         assertThat(topic.committed()).containsExactly(Map.entry(0, 3L));
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+                        row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)),
+                        row(W3, "c2", "ch1", MeasureValues.of(1, 0, 1, 90, 2)));
         assertThat(waiting()).containsExactly("0@0 never: not in the lake yet");
         assertThat(t.lastOut).contains("1 records pending", "the oldest since ");
 
@@ -183,7 +185,7 @@ class AffectedBackfillITCase {
         assertThat(t.lastOut)
                 .contains("1 backfill records, 1 windows recomputed")
                 .doesNotContain("pending");
-        assertThat(t.batchRows()).contains(row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 3, 1)));
+        assertThat(t.batchRows()).contains(row(W2, "c1", "ch1", MeasureValues.of(0, 1, 0, 3, 1)));
     }
 
     @Test
@@ -200,7 +202,7 @@ class AffectedBackfillITCase {
         assertThat(t.lastErr).contains("committed its results, but committing the backfill offsets failed");
         assertThat(topic.committed()).isEmpty();
         assertThat(waiting()).containsExactly("0@0 late3: not in the lake yet");
-        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)));
+        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)));
 
         // The next run reads both records again, and LATE3 from the table too: it checks LATE3 once, keeps one row.
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();
@@ -213,8 +215,8 @@ class AffectedBackfillITCase {
         assertThat(waiting()).isEmpty();
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                        row(W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)));
+                        row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)),
+                        row(W2, "c1", "ch1", MeasureValues.of(0, 1, 0, 7, 1)));
     }
 
     @Test
@@ -222,14 +224,15 @@ class AffectedBackfillITCase {
         // Stream rows of 2 minutes: one in W2 (where LATE3 falls), one between W2 and W3 (where no record falls).
         try (Connection c = t.admin()) {
             for (long start : List.of(W2, W2 + 2 * MINUTE)) {
-                StreamWindowMetricsTable.upsert(
-                        c,
-                        List.of(new StreamWindowMetricsTable.Row(
-                                new WindowRow(
-                                        new WindowKey(start, "c9", "ch1"),
-                                        start + 2 * MINUTE,
-                                        new WindowMetrics(1, 0, 0, 1, 1)),
-                                1)));
+                new StreamWindowMetricsTable(new SetTables(TestSets.defaultSet()))
+                        .upsert(
+                                c,
+                                List.of(new StreamWindowMetricsTable.Row(
+                                        new WindowRow(
+                                                WindowKey.of(start, "c9", "ch1"),
+                                                start + 2 * MINUTE,
+                                                MeasureValues.of(1, 0, 0, 1, 1)),
+                                        1)));
             }
         }
         t.lake.write(List.of(A1, LATE1, LATE3, C1, LATE2));
@@ -245,8 +248,8 @@ class AffectedBackfillITCase {
                 .startsWith("0@1 late3: stream_window_metrics holds rows of another window size");
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                        row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)));
+                        row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)),
+                        row(W3, "c2", "ch1", MeasureValues.of(1, 0, 1, 90, 2)));
         assertThat(topic.committed()).containsExactly(Map.entry(0, 3L));
     }
 
@@ -310,7 +313,7 @@ class AffectedBackfillITCase {
         assertThat(t.lastOut)
                 .contains("7 backfill records, 1 windows recomputed", "6 malformed records skipped")
                 .doesNotContain("pending");
-        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)));
+        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)));
         assertThat(waiting()).isEmpty();
         assertThat(topic.committed()).containsExactly(Map.entry(0, 7L));
         JsonNode skipped = new ObjectMapper().readTree(t.lastRun().details()).get("malformed_records");
@@ -347,7 +350,7 @@ class AffectedBackfillITCase {
         // The malformed record can never be recomputed: it is skipped, reported and acknowledged.
         assertThat(t.lastOut).contains("1 malformed records skipped");
         assertThat(topic.committed()).containsExactly(Map.entry(0, 1L), Map.entry(1, 1L));
-        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)));
+        assertThat(t.batchRows()).containsExactly(row(W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)));
     }
 
     @Test
@@ -397,7 +400,7 @@ class AffectedBackfillITCase {
         return rows;
     }
 
-    static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
-        return new WindowRow(new WindowKey(start, campaign, channel), start + MINUTE, m);
+    static WindowRow row(long start, String campaign, String channel, MeasureValues m) {
+        return new WindowRow(WindowKey.of(start, campaign, channel), start + MINUTE, m);
     }
 }

@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.batch.testutils.TestSets;
 import dev.recount.core.attribution.Attribution;
 import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.attribution.AttributionRule;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventType;
-import dev.recount.core.window.WindowAlignment;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.AttributionRow;
 import dev.recount.db.tables.BatchAttributionMetricsTable;
 import java.nio.file.Path;
@@ -116,6 +117,63 @@ class AttributionBackfillITCase {
         assertThat(t.batchRows()).isNotEmpty();
     }
 
+    /**
+     * Every set with attribution on gets its own rows, keyed by its dimensions of the click (here a declared attribute
+     * read from the lake's JSON) and its windows; a set with attribution off gets none.
+     */
+    @Test
+    void eachSetWithAttributionOnIsKeyedByItsDimensionsOfTheClick() throws Exception {
+        var sets = t.metricSets("""
+                version: 1
+                attributes:
+                  slot_id: {type: string, default: none}
+                sets:
+                  - name: default
+                  - name: campaign_slot
+                    dimensions: [campaign_id, slot_id]
+                    measures:
+                      - {name: clicks, kind: count, where: {event_type: click}}
+                    window: 5m
+                    attribution: true
+                  - name: channel_slot
+                    dimensions: [channel_id, slot_id]
+                    measures:
+                      - {name: clicks, kind: count, where: {event_type: click}}
+                    attribution: false
+                """);
+        t.lake.write(List.of(
+                event("imp-r1", "impression", W - MINUTE, "r1", 3).withAttributes("{\"slot_id\":\"s9\"}"),
+                event("click-r1", "click", W + 10 * SECOND, "r1", 100).withAttributes("{\"slot_id\":\"s1\"}"),
+                event("click-none", "click", W + 20 * SECOND, null, 50).withAttributes("{\"slot_id\":\"s2\"}"),
+                event("conv-r1", "conversion", W + 3 * MINUTE, "r1", 500).withAttributes("{\"slot_id\":\"s1\"}"),
+                // Its slot_id breaks the id rule: left out of campaign_slot's attribution as of its windows.
+                event("click-bad", "click", W + 30 * SECOND, "r1", 7).withAttributes("{\"slot_id\":\"\"}")));
+
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO))
+                .as(t.lastErr)
+                .isZero();
+
+        var slot = sets.set("campaign_slot").orElseThrow();
+        try (Connection c = t.admin()) {
+            assertThat(new BatchAttributionMetricsTable(new SetTables(slot))
+                            .readRange(c, W - 60 * MINUTE, W + 60 * MINUTE))
+                    .containsExactly(
+                            new AttributionRow(
+                                    WindowKey.of(W, "c1", "s1"), W + 5 * MINUTE, new AttributionMetrics(1, 1, 0, 600)),
+                            new AttributionRow(
+                                    WindowKey.of(W, "c1", "s2"), W + 5 * MINUTE, new AttributionMetrics(0, 0, 1, 0)));
+            // A set with attribution off has no attribution tables at all (migrate makes none), and the run needs none.
+            String none = new SetTables(sets.set("channel_slot").orElseThrow()).batchAttributionMetrics();
+            try (var rs = c.createStatement().executeQuery("SELECT to_regclass('" + none + "') IS NULL")) {
+                rs.next();
+                assertThat(rs.getBoolean(1)).as(none).isTrue();
+            }
+        }
+        // The default set keeps its own, by campaign and channel per minute (the bad click counts there).
+        assertThat(attributionRows()).containsExactly(row(W, 2, 0, 1, 107), row(W + 3 * MINUTE, 0, 1, 0, 500));
+        assertThat(t.lastRun().details()).contains("\"attribution_rows\": 2");
+    }
+
     /** Random traffic with every kind of follow-up: the batch result equals core's rule applied in memory. */
     @Test
     void randomTrafficMatchesTheReference() throws Exception {
@@ -162,9 +220,9 @@ class AttributionBackfillITCase {
                 .as(t.lastErr)
                 .isZero();
 
-        Attribution reference = new Attribution(new AttributionRule(WINDOW), new WindowAlignment(MINUTE));
+        Attribution reference = new Attribution(new AttributionRule(WINDOW));
         events.forEach(e -> reference.add(toAdEvent(e)));
-        Map<WindowKey, AttributionMetrics> expected = new HashMap<>(reference.perWindow());
+        Map<WindowKey, AttributionMetrics> expected = new HashMap<>(reference.perWindow(TestSets.defaultSet()));
         expected.keySet().removeIf(k -> k.windowStartMillis() < W || k.windowStartMillis() >= W + 5 * MINUTE);
         Map<WindowKey, AttributionMetrics> actual = new HashMap<>();
         attributionRows().forEach(r -> actual.put(r.key(), r.metrics()));
@@ -196,14 +254,15 @@ class AttributionBackfillITCase {
 
     static AttributionRow row(long windowStart, long attributed, long conversions, long unattributed, long spend) {
         return new AttributionRow(
-                new WindowKey(windowStart, "c1", "ch1"),
+                WindowKey.of(windowStart, "c1", "ch1"),
                 windowStart + MINUTE,
                 new AttributionMetrics(attributed, conversions, unattributed, spend));
     }
 
     List<AttributionRow> attributionRows() throws Exception {
         try (Connection c = t.admin()) {
-            return BatchAttributionMetricsTable.readRange(c, W - 60 * MINUTE, W + 60 * MINUTE);
+            return new BatchAttributionMetricsTable(new SetTables(TestSets.defaultSet()))
+                    .readRange(c, W - 60 * MINUTE, W + 60 * MINUTE);
         }
     }
 }

@@ -33,11 +33,11 @@ class BackfillMainTest {
         assertThat(run("--help")).isZero();
         assertThat(out.toString()).contains("range", "affected", "nightly", "compact", "Exit codes:", "lock timeout");
         assertThat(run("range", "--help")).isZero();
-        assertThat(out.toString()).contains("--from", "--to", "--force", "--config", "--lake", "--master");
+        assertThat(out.toString()).contains("--from", "--to", "--force", "--set", "--config", "--lake", "--master");
         assertThat(run("affected", "--help")).isZero();
-        assertThat(out.toString()).contains("--force", "--max-records", "--config");
+        assertThat(out.toString()).contains("--force", "--max-records", "--set", "--config");
         assertThat(run("nightly", "--help")).isZero();
-        assertThat(out.toString()).contains("--date", "--force", "time-zone");
+        assertThat(out.toString()).contains("--date", "--force", "--max-records", "--set", "time-zone");
         assertThat(run("compact", "--help")).isZero();
         assertThat(out.toString()).contains("--date", "--from", "--to", "--lookback", "lake.retention");
     }
@@ -105,8 +105,23 @@ class BackfillMainTest {
     void aRangeThatIsNotWindowAlignedIsRefusedBeforeAnythingRuns() {
         assertThat(run("range", "--from", "2026-11-28T10:00:30Z", "--to", "2026-11-28T11:00:00Z"))
                 .isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertOneLineError("--from 2026-11-28T10:00:30Z is not aligned to the 1m window size;"
+        assertOneLineError("--from 2026-11-28T10:00:30Z is not aligned to the 1m window of metric set default;"
                 + " use 2026-11-28T10:00:00Z or 2026-11-28T10:01:00Z");
+    }
+
+    @Test
+    void anUnknownSetOrABadDefinitionsFileIsABadArgument() throws IOException {
+        assertThat(run("range", "--set", "nope", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T11:00:00Z"))
+                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertOneLineError("no metric set named 'nope' in built-in config/metric-sets.yaml; its sets are [default]");
+        assertThat(run("affected", "--set", "nope")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("nightly", "--set", "nope")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+
+        Path sets =
+                Files.writeString(dir.resolve("sets.yaml"), "version: 1\nsets:\n  - name: default\n    window: 7x\n");
+        Path config = Files.writeString(dir.resolve("sets.properties"), "metric-sets.file=" + sets + "\n");
+        assertThat(run("affected", "--config", config.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(err.toString()).startsWith("recount backfill affected: ").contains(sets.toString());
     }
 
     @Test
@@ -128,7 +143,7 @@ class BackfillMainTest {
                         "--to",
                         "2026-11-28T11:00:00Z"))
                 .isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertOneLineError("not aligned to the 1h window size");
+        assertOneLineError("not aligned to the 1h window of metric set default");
     }
 
     @Test

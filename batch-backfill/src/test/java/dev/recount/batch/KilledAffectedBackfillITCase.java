@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.ChildBackfill;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.db.tables.BackfillWaitingTable;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Status;
@@ -86,9 +86,9 @@ class KilledAffectedBackfillITCase {
 
     static final Outputs AFTER = new Outputs(
             List.of(
-                    row(AffectedBackfillITCase.W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)),
-                    row(AffectedBackfillITCase.W2, "c1", "ch1", new WindowMetrics(0, 1, 0, 7, 1)),
-                    row(AffectedBackfillITCase.W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2))),
+                    row(AffectedBackfillITCase.W1, "c1", "ch1", MeasureValues.of(1, 1, 0, 30, 2)),
+                    row(AffectedBackfillITCase.W2, "c1", "ch1", MeasureValues.of(0, 1, 0, 7, 1)),
+                    row(AffectedBackfillITCase.W3, "c2", "ch1", MeasureValues.of(1, 0, 1, 90, 2))),
             List.of("1@1 late5: beyond the lake's completeness boundary"),
             Map.of(0, 2L, 1, 2L));
 

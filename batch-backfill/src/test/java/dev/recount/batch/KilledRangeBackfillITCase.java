@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.ChildBackfill;
 import dev.recount.batch.testutils.LakeEvent;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchRunsTable.Status;
 import dev.recount.db.tables.BatchWindowMetricsTable;
@@ -50,12 +50,12 @@ class KilledRangeBackfillITCase {
     static final LakeEvent E4 = LakeEvent.of("e4", "impression", W + MINUTE + 2_000, "c2", "ch1", 5, 4);
 
     static final List<WindowRow> FIRST = List.of(
-            row(W, "c1", "ch1", new WindowMetrics(1, 0, 0, 10, 1)),
-            row(W + MINUTE, "c1", "ch1", new WindowMetrics(0, 1, 0, 20, 1)));
+            row(W, "c1", "ch1", MeasureValues.of(1, 0, 0, 10, 1)),
+            row(W + MINUTE, "c1", "ch1", MeasureValues.of(0, 1, 0, 20, 1)));
     static final List<WindowRow> SECOND = List.of(
-            row(W, "c1", "ch1", new WindowMetrics(1, 0, 1, 40, 2)),
-            row(W + MINUTE, "c1", "ch1", new WindowMetrics(0, 1, 0, 20, 1)),
-            row(W + MINUTE, "c2", "ch1", new WindowMetrics(1, 0, 0, 5, 1)));
+            row(W, "c1", "ch1", MeasureValues.of(1, 0, 1, 40, 2)),
+            row(W + MINUTE, "c1", "ch1", MeasureValues.of(0, 1, 0, 20, 1)),
+            row(W + MINUTE, "c2", "ch1", MeasureValues.of(1, 0, 0, 5, 1)));
 
     /** Where the run is killed, and what it waits for there (the start of its statement). */
     enum Moment {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.LakeArchivedRowsTable;
@@ -67,7 +67,7 @@ class LakeLossITCase {
                 .as(t.lastErr)
                 .isZero();
         List<WindowRow> whole =
-                List.of(row(W, new WindowMetrics(1, 2, 0, 70, 3)), row(W + MINUTE, new WindowMetrics(1, 0, 1, 80, 2)));
+                List.of(row(W, MeasureValues.of(1, 2, 0, 70, 3)), row(W + MINUTE, MeasureValues.of(1, 0, 1, 80, 2)));
         assertThat(t.batchRows()).containsExactlyElementsOf(whole);
 
         t.lake.delete(second);
@@ -92,7 +92,7 @@ class LakeLossITCase {
                 .isZero();
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W, new WindowMetrics(1, 1, 0, 30, 2)), row(W + MINUTE, new WindowMetrics(1, 0, 0, 30, 1)));
+                        row(W, MeasureValues.of(1, 1, 0, 30, 2)), row(W + MINUTE, MeasureValues.of(1, 0, 0, 30, 1)));
         BatchRunsTable.Run forced = t.lastRun();
         assertThat(forced.forced()).isTrue();
         assertThat(forced.details()).contains("\"lake_short_hours\"").contains("holds 3 rows, the stream archived 5");
@@ -136,7 +136,7 @@ class LakeLossITCase {
 
         assertThat(t.backfill("affected")).as(t.lastErr).isZero();
         assertThat(t.lastOut).contains("1 windows recomputed").contains("1 records pending");
-        assertThat(t.batchRows()).containsExactly(row(W + 2 * HOUR, new WindowMetrics(0, 1, 0, 9, 1)));
+        assertThat(t.batchRows()).containsExactly(row(W + 2 * HOUR, MeasureValues.of(0, 1, 0, 9, 1)));
         // The held record waits in backfill_waiting, committed with the run: the topic's offset moves past it.
         assertThat(topic.committed()).containsExactly(Map.entry(0, 2L));
         assertThat(t.lastOut).contains("1 records pending", "kept in backfill_waiting");
@@ -149,7 +149,7 @@ class LakeLossITCase {
                 .doesNotContain("pending");
         assertThat(t.batchRows())
                 .containsExactly(
-                        row(W, new WindowMetrics(1, 2, 0, 37, 3)), row(W + 2 * HOUR, new WindowMetrics(0, 1, 0, 9, 1)));
+                        row(W, MeasureValues.of(1, 2, 0, 37, 3)), row(W + 2 * HOUR, MeasureValues.of(0, 1, 0, 9, 1)));
         assertThat(topic.committed()).containsExactly(Map.entry(0, 2L));
     }
 
@@ -232,7 +232,7 @@ class LakeLossITCase {
         }
     }
 
-    private static WindowRow row(long start, WindowMetrics m) {
-        return new WindowRow(new WindowKey(start, "c1", "ch1"), start + MINUTE, m);
+    private static WindowRow row(long start, MeasureValues m) {
+        return new WindowRow(WindowKey.of(start, "c1", "ch1"), start + MINUTE, m);
     }
 }

@@ -127,7 +127,8 @@ class LakeReaderTest {
     @Test
     void readsEveryCoreColumnOfAFileWrittenLikeTheStream() {
         LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
-        LakeEvent event = new LakeEvent("e1", "click", FROM + 7, "c1", "ch1", 250_000, "ad-events", 2, 41, FROM + 9);
+        LakeEvent event = new LakeEvent("e1", "click", FROM + 7, "c1", "ch1", 250_000, "ad-events", 2, 41, FROM + 9)
+                .withAttributes("{\"slot_id\":\"s1\"}");
         lake.writeLikeStream(List.of(event), e -> "req-1");
 
         List<Row> rows = new LakeReader(SharedSpark.session(), lakeDir.toString())
@@ -141,7 +142,43 @@ class LakeReaderTest {
         }
         assertThat(row)
                 .isEqualTo(org.apache.spark.sql.RowFactory.create(
-                        "e1", "click", FROM + 7, "c1", "ch1", 250_000L, "ad-events", 2, 41L, FROM + 9, "req-1"));
+                        "e1",
+                        "click",
+                        FROM + 7,
+                        "c1",
+                        "ch1",
+                        250_000L,
+                        "ad-events",
+                        2,
+                        41L,
+                        FROM + 9,
+                        "req-1",
+                        "{\"slot_id\":\"s1\"}"));
+    }
+
+    /**
+     * attributes, the JSON of every field beyond the contract, is optional: null when an event had none, and null
+     * from files written before the column existed (then a set declared later sees every attribute at its default).
+     */
+    @Test
+    void readsAttributesAndFilesWrittenBeforeTheColumnExisted() {
+        LakeFixture lake = new LakeFixture(SharedSpark.session(), lakeDir);
+        lake.writeWithoutRequestId(List.of(LakeEvent.of("first", "click", FROM, "c", "ch", 1, 1)));
+        lake.writeWithoutAttributes(List.of(
+                LakeEvent.of("older", "click", FROM + 1, "c", "ch", 1, 2).withRequestId("r")));
+        lake.write(List.of(
+                LakeEvent.of("extras", "click", FROM + 2, "c", "ch", 1, 3).withAttributes("{\"country\":\"DE\"}"),
+                LakeEvent.of("none", "click", FROM + 3, "c", "ch", 1, 4)));
+
+        List<Row> rows = new LakeReader(SharedSpark.session(), lakeDir.toString())
+                .read(List.of(new TimeRange(FROM, TO)))
+                .collectAsList();
+
+        assertThat(rows)
+                .extracting(r -> r.getString(r.fieldIndex(LakeLayout.EVENT_ID)) + "="
+                        + r.getString(r.fieldIndex(LakeLayout.ATTRIBUTES)))
+                .containsExactlyInAnyOrder("first=null", "older=null", "extras={\"country\":\"DE\"}", "none=null");
+        assertThat(rows.get(0).schema().fieldNames()).containsExactly(LakeReader.FILE_SCHEMA.fieldNames());
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.batch.testutils.TestSets;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.WindowRow;
@@ -95,6 +96,47 @@ class LakeRetentionITCase {
         assertThat(t.lastOut).contains("retention: 1 hours deleted (1 files), lake kept from 2026-11-20T12:00:00Z");
         assertThat(t.lake.root().resolve("event_date=2026-11-20")).doesNotExist();
         assertThat(t.lake.root().resolve("event_date=2026-11-21/event_hour=10")).isDirectory();
+    }
+
+    /** With several metric sets, an hour goes only once every set's runs cover it: a set's history needs the lake. */
+    @Test
+    void anHourGoesOnlyOnceEverySetsBackfillsCoverIt() throws Exception {
+        t.metricSets(TestSets.THREE_SETS);
+        assertThat(t.backfill(
+                        "range", "--set", "default", "--from", "2026-11-19T00:00:00Z", "--to", "2026-11-22T00:00:00Z"))
+                .as(t.lastErr)
+                .isZero();
+        assertThat(t.backfill(
+                        "range",
+                        "--set",
+                        "channel_country",
+                        "--from",
+                        "2026-11-19T00:00:00Z",
+                        "--to",
+                        "2026-11-22T00:00:00Z"))
+                .as(t.lastErr)
+                .isZero();
+
+        assertThat(t.backfill("compact", "--date", "2026-11-27")).as(t.lastErr).isZero();
+
+        assertThat(t.lastOut)
+                .contains("stopped at event_date=2026-11-19/event_hour=10: no succeeded range or nightly backfill"
+                        + " covers it yet for metric set campaign_slot");
+        assertThat(t.lake.root().resolve("event_date=2026-11-19/event_hour=10")).isDirectory();
+
+        assertThat(t.backfill(
+                        "range",
+                        "--set",
+                        "campaign_slot",
+                        "--from",
+                        "2026-11-19T00:00:00Z",
+                        "--to",
+                        "2026-11-22T00:00:00Z"))
+                .as(t.lastErr)
+                .isZero();
+        assertThat(t.backfill("compact", "--date", "2026-11-27")).as(t.lastErr).isZero();
+        assertThat(t.lastOut).contains("retention: 3 hours deleted (3 files), lake kept from 2026-11-20T12:00:00Z");
+        assertThat(t.lake.root().resolve("event_date=2026-11-20")).doesNotExist();
     }
 
     @Test

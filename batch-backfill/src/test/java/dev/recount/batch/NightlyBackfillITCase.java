@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.WindowRow;
@@ -59,9 +59,9 @@ class NightlyBackfillITCase {
         List<WindowRow> rows = t.batchRows();
         assertThat(rows)
                 .containsExactly(
-                        row(EARLIER, "c9", "ch1", new WindowMetrics(0, 0, 1, 70, 1)),
-                        row(DAY_START, "c1", "ch1", new WindowMetrics(1, 0, 0, 10, 1)),
-                        row(DAY_END - MINUTE, "c1", "ch1", new WindowMetrics(0, 1, 0, 20, 1)));
+                        row(EARLIER, "c9", "ch1", MeasureValues.of(0, 0, 1, 70, 1)),
+                        row(DAY_START, "c1", "ch1", MeasureValues.of(1, 0, 0, 10, 1)),
+                        row(DAY_END - MINUTE, "c1", "ch1", MeasureValues.of(0, 1, 0, 20, 1)));
         List<BatchRunsTable.Run> runs = t.runs();
         assertThat(runs)
                 .extracting(BatchRunsTable.Run::mode)
@@ -131,8 +131,8 @@ class NightlyBackfillITCase {
                 .doesNotContain("\n");
     }
 
-    static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
+    static WindowRow row(long start, String campaign, String channel, MeasureValues m) {
         long s = start - Math.floorMod(start, MINUTE);
-        return new WindowRow(new WindowKey(s, campaign, channel), s + MINUTE, m);
+        return new WindowRow(WindowKey.of(s, campaign, channel), s + MINUTE, m);
     }
 }

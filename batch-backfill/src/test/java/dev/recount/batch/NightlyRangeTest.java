@@ -2,6 +2,8 @@ package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.batch.testutils.TestSets;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.WindowAlignment;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,6 +17,38 @@ class NightlyRangeTest {
     private static final WindowAlignment MINUTE = new WindowAlignment(60_000);
     private static final WindowAlignment HOUR = new WindowAlignment(3_600_000);
     private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
+
+    /**
+     * With several sets, both bounds round up to the next instant that starts a window of each: the next multiple of
+     * the least common multiple of their windows (+05:45: midnight is 18:15 UTC, a start of 1- and 5-minute windows,
+     * not of hourly ones or of 2- and 3-minute ones together).
+     */
+    @Test
+    void withSeveralSetsTheDayStartsWhereAWindowOfEverySetStarts() {
+        ZoneId kathmandu = ZoneId.of("Asia/Kathmandu");
+        LocalDate day = LocalDate.parse("2026-11-28");
+        assertThat(NightlyRange.forDate(day, kathmandu, TestSets.parse(TestSets.THREE_SETS)))
+                .isEqualTo(range("2026-11-27T18:15:00Z", "2026-11-28T18:15:00Z"));
+        assertThat(NightlyRange.forDate(day, kathmandu, sets("1m", "1h")))
+                .isEqualTo(range("2026-11-27T19:00:00Z", "2026-11-28T19:00:00Z"));
+        assertThat(NightlyRange.forDate(day, kathmandu, sets("2m", "3m")))
+                .isEqualTo(range("2026-11-27T18:18:00Z", "2026-11-28T18:18:00Z"));
+    }
+
+    private static MetricSets sets(String first, String second) {
+        return TestSets.parse("""
+                version: 1
+                sets:
+                  - name: one
+                    dimensions: [campaign_id]
+                    measures: [{name: clicks, kind: count, where: {event_type: click}}]
+                    window: %s
+                  - name: two
+                    dimensions: [channel_id]
+                    measures: [{name: clicks, kind: count, where: {event_type: click}}]
+                    window: %s
+                """.formatted(first, second));
+    }
 
     @Test
     void aUtcDayIsMidnightToMidnight() {

@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.batch.testutils.TestSets;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
@@ -51,11 +53,11 @@ class RangeBackfillITCase {
     static final LakeEvent AFTER = LakeEvent.of("after", "click", W + 2 * MINUTE, "c1", "ch1", 1, 106);
 
     static final List<WindowRow> EXPECTED = List.of(
-            row(W, "c1", "ch1", new WindowMetrics(2, 2, 0, 100 + 250 + 111 + 40, 4)),
-            row(W, "c1", "ch2", new WindowMetrics(0, 0, 1, 3_000, 1)),
-            row(W, "c2", "ch1", new WindowMetrics(1, 0, 0, 0, 1)),
-            row(W + MINUTE, "c1", "ch1", new WindowMetrics(0, 0, 1, 5_000, 1)));
-    static final WindowRow BEFORE_ROW = row(W - MINUTE, "c1", "ch1", new WindowMetrics(1, 0, 0, 7, 1));
+            row(W, "c1", "ch1", MeasureValues.of(2, 2, 0, 100 + 250 + 111 + 40, 4)),
+            row(W, "c1", "ch2", MeasureValues.of(0, 0, 1, 3_000, 1)),
+            row(W, "c2", "ch1", MeasureValues.of(1, 0, 0, 0, 1)),
+            row(W + MINUTE, "c1", "ch1", MeasureValues.of(0, 0, 1, 5_000, 1)));
+    static final WindowRow BEFORE_ROW = row(W - MINUTE, "c1", "ch1", MeasureValues.of(1, 0, 0, 7, 1));
 
     @TempDir
     Path dir;
@@ -152,7 +154,7 @@ class RangeBackfillITCase {
         long third = t.lastRun().runId();
         assertThat(t.lastOut).contains("1 window rows written, 3 unchanged, 0 deleted");
         assertThat(t.batchRows())
-                .contains(row(W, "c1", "ch2", new WindowMetrics(0, 1, 1, 3_020, 2)))
+                .contains(row(W, "c1", "ch2", MeasureValues.of(0, 1, 1, 3_020, 2)))
                 .hasSize(5);
         Map<String, Long> afterChange = new java.util.HashMap<>(firstRunIds);
         afterChange.put("2026-11-28T10:00:00Z/c1/ch2", third);
@@ -176,8 +178,12 @@ class RangeBackfillITCase {
                         W,
                         "big",
                         "ch1",
-                        new WindowMetrics(
-                                0, 1, 2, BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)), 3)));
+                        new MeasureValues(
+                                BigInteger.ZERO,
+                                BigInteger.ONE,
+                                BigInteger.TWO,
+                                BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(3)),
+                                BigInteger.valueOf(3))));
     }
 
     @Test
@@ -185,12 +191,12 @@ class RangeBackfillITCase {
         t.lake.write(List.of(FIRST_MILLI));
         List<Path> c2File = t.lake.write(List.of(OTHER_CAMPAIGN));
         assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isZero();
-        assertThat(t.batchRows()).extracting(r -> r.key().campaignId()).containsExactly("c1", "c2");
+        assertThat(t.batchRows()).extracting(r -> r.key().dimension(0)).containsExactly("c1", "c2");
 
         t.lake.delete(c2File);
         assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isZero();
 
-        assertThat(t.batchRows()).containsExactly(row(W, "c1", "ch1", new WindowMetrics(1, 0, 0, 100, 1)));
+        assertThat(t.batchRows()).containsExactly(row(W, "c1", "ch1", MeasureValues.of(1, 0, 0, 100, 1)));
         assertThat(t.lastRun().windowsDeleted()).isEqualTo(1);
         // c1's row comes out as it stands: only the vanished key is a write.
         assertThat(t.lastOut).contains("0 window rows written, 1 unchanged, 1 deleted");
@@ -209,12 +215,13 @@ class RangeBackfillITCase {
     @Test
     void aRangeWhereTheStreamRanWithAnotherWindowSizeIsRefused() throws Exception {
         writeFixture();
-        WindowKey twoMinutes = new WindowKey(W, "c9", "ch1");
+        WindowKey twoMinutes = WindowKey.of(W, "c9", "ch1");
         try (java.sql.Connection c = t.admin()) {
-            StreamWindowMetricsTable.upsert(
-                    c,
-                    List.of(new StreamWindowMetricsTable.Row(
-                            new WindowRow(twoMinutes, W + 2 * MINUTE, new WindowMetrics(1, 0, 0, 1, 1)), 1)));
+            new StreamWindowMetricsTable(new SetTables(TestSets.defaultSet()))
+                    .upsert(
+                            c,
+                            List.of(new StreamWindowMetricsTable.Row(
+                                    new WindowRow(twoMinutes, W + 2 * MINUTE, MeasureValues.of(1, 0, 0, 1, 1)), 1)));
         }
         assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
         assertThat(t.lastErr).contains("stream_window_metrics holds windows of 2m in this range, not 1m");
@@ -242,15 +249,15 @@ class RangeBackfillITCase {
                 .isZero();
         assertThat(fresh.lastOut).contains("forced");
         assertThat(fresh.lastRun().forced()).isTrue();
-        assertThat(fresh.batchRows()).containsExactly(row(W, "c1", "ch1", new WindowMetrics(1, 0, 0, 100, 1)));
+        assertThat(fresh.batchRows()).containsExactly(row(W, "c1", "ch1", MeasureValues.of(1, 0, 0, 100, 1)));
 
         // Up to the boundary exactly is fine.
         assertThat(fresh.backfill("range", "--from", FROM, "--to", "2026-11-28T10:01:00Z"))
                 .isZero();
     }
 
-    static WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
-        return new WindowRow(new WindowKey(start, campaign, channel), start + MINUTE, m);
+    static WindowRow row(long start, String campaign, String channel, MeasureValues m) {
+        return new WindowRow(WindowKey.of(start, campaign, channel), start + MINUTE, m);
     }
 
     private static WindowRow[] concat(WindowRow first, List<WindowRow> rest) {

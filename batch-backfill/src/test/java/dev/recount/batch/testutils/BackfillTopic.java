@@ -76,6 +76,12 @@ public final class BackfillTopic {
         }
     }
 
+    /** Sends the backfill record the stream job would write for a too-late event of {@code sets}. */
+    public void send(int partition, LakeEvent tooLate, List<BackfillRecord.SetWindow> sets)
+            throws ExecutionException, InterruptedException {
+        sendRaw(partition, recordFor(tooLate, sets));
+    }
+
     /** Sends, in order, the backfill records the stream job would write for these too-late events. */
     public void send(int partition, LakeEvent... tooLate) throws ExecutionException, InterruptedException {
         Properties p = new Properties();
@@ -163,7 +169,14 @@ public final class BackfillTopic {
         }
     }
 
+    /** The record the stream job would write for a too-late event of the default set (1-minute windows). */
     public static String recordFor(LakeEvent e) {
+        long start = MINUTE.windowStart(e.eventTs());
+        return recordFor(e, List.of(new BackfillRecord.SetWindow("default", start, start + MINUTE.sizeMillis())));
+    }
+
+    /** The record the stream job would write for a too-late event of {@code sets}, each with its window. */
+    public static String recordFor(LakeEvent e, List<BackfillRecord.SetWindow> sets) {
         AdEvent event = new AdEvent(
                 e.eventId(),
                 EventType.fromWire(e.eventType()).orElseThrow(),
@@ -176,15 +189,7 @@ public final class BackfillTopic {
                 e.partition(),
                 e.offset(),
                 e.recordTs());
-        long start = MINUTE.windowStart(e.eventTs());
-        return new BackfillRecord(
-                        event,
-                        start,
-                        start + MINUTE.sizeMillis(),
-                        e.recordTs() - 30_000,
-                        e.topic(),
-                        e.partition(),
-                        e.offset())
-                .toJson();
+        event.attributesJson = e.attributes();
+        return new BackfillRecord(event, sets, e.recordTs() - 30_000, e.topic(), e.partition(), e.offset()).toJson();
     }
 }

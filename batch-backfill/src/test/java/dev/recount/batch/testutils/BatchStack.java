@@ -2,6 +2,11 @@ package dev.recount.batch.testutils;
 
 import dev.recount.batch.BackfillMain;
 import dev.recount.batch.BackfillRunner;
+import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
+import dev.recount.db.Migrations;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import dev.recount.db.tables.StreamProgressTable;
@@ -61,6 +66,28 @@ public final class BatchStack {
         settings.put("batch.affected-group", group);
         settings.put("batch.lock-timeout", "2s");
         settings.put("lake.path", lake.root().toString());
+    }
+
+    /**
+     * Declares the metric sets of {@code yaml} (a definitions file, setting metric-sets.file) for the following runs,
+     * and migrates the schema with them, as {@code ./recount migrate} does: their tables and registry rows.
+     */
+    public MetricSets metricSets(String yaml) throws IOException {
+        MetricSets sets = declare(yaml);
+        Migrations.apply(stack.jdbcUrl(), stack.adminUser(), stack.adminPassword(), schema, sets);
+        return sets;
+    }
+
+    /** Declares the metric sets of {@code yaml} for the following runs, without migrating the schema for them. */
+    public MetricSets declare(String yaml) throws IOException {
+        Path file = Files.writeString(Files.createTempFile(dir, "metric-sets-", ".yaml"), yaml);
+        set(MetricSets.FILE_SETTING, file.toString());
+        return definitions();
+    }
+
+    /** The metric sets the following runs compute, as they read them. */
+    public MetricSets definitions() {
+        return MetricSets.fromConfig(RecountConfig.load(writeConfig(), Map.of()));
     }
 
     /** Overrides a setting for the following runs. */
@@ -126,12 +153,19 @@ public final class BatchStack {
         }
     }
 
+    /** The default set's batch rows. */
     public List<WindowRow> batchRows() throws SQLException {
+        return batchRows(MetricSets.defaults().defaultSet().orElseThrow());
+    }
+
+    /** {@code set}'s batch rows, in key order. */
+    public List<WindowRow> batchRows(MetricSet set) throws SQLException {
         try (Connection c = admin()) {
-            return BatchWindowMetricsTable.readRange(
-                    c,
-                    Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
-                    Instant.parse("2100-01-01T00:00:00Z").toEpochMilli());
+            return new BatchWindowMetricsTable(new SetTables(set))
+                    .readRange(
+                            c,
+                            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
+                            Instant.parse("2100-01-01T00:00:00Z").toEpochMilli());
         }
     }
 

@@ -5,7 +5,10 @@ import dev.recount.core.event.EventType;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 
-/** One row of the raw event lake, with the Kafka coordinates the stream job records; requestId may be null. */
+/**
+ * One row of the raw event lake, with the Kafka coordinates the stream job records; requestId may be null, and so may
+ * attributes (the JSON object of the event's fields beyond the contract).
+ */
 public record LakeEvent(
         String eventId,
         String eventType,
@@ -17,7 +20,36 @@ public record LakeEvent(
         int partition,
         long offset,
         long recordTs,
-        String requestId) {
+        String requestId,
+        String attributes) {
+
+    /** An event without fields beyond the contract. */
+    public LakeEvent(
+            String eventId,
+            String eventType,
+            long eventTs,
+            String campaignId,
+            String channelId,
+            long costMicros,
+            String topic,
+            int partition,
+            long offset,
+            long recordTs,
+            String requestId) {
+        this(
+                eventId,
+                eventType,
+                eventTs,
+                campaignId,
+                channelId,
+                costMicros,
+                topic,
+                partition,
+                offset,
+                recordTs,
+                requestId,
+                null);
+    }
 
     /** An event without a request id. */
     public LakeEvent(
@@ -60,7 +92,8 @@ public record LakeEvent(
                 partition,
                 offset,
                 recordTs,
-                requestId);
+                requestId,
+                attributes);
     }
 
     /** The same event as seen when it arrived {@code delayMillis} after its event time (late data). */
@@ -76,7 +109,8 @@ public record LakeEvent(
                 partition,
                 offset,
                 eventTs + delayMillis,
-                requestId);
+                requestId,
+                attributes);
     }
 
     /** The event as the stream job saw it (core's AdEvent), for comparing with the stream's accumulator. */
@@ -96,11 +130,56 @@ public record LakeEvent(
 
     public LakeEvent withRequestId(String id) {
         return new LakeEvent(
-                eventId, eventType, eventTs, campaignId, channelId, costMicros, topic, partition, offset, recordTs, id);
+                eventId,
+                eventType,
+                eventTs,
+                campaignId,
+                channelId,
+                costMicros,
+                topic,
+                partition,
+                offset,
+                recordTs,
+                id,
+                attributes);
+    }
+
+    /** The same event with {@code json} as its fields beyond the contract (the lake's attributes column). */
+    public LakeEvent withAttributes(String json) {
+        return new LakeEvent(
+                eventId,
+                eventType,
+                eventTs,
+                campaignId,
+                channelId,
+                costMicros,
+                topic,
+                partition,
+                offset,
+                recordTs,
+                requestId,
+                json);
     }
 
     /** A row of {@code LakeReader.FILE_SCHEMA}. */
     public Row toRow() {
+        return RowFactory.create(
+                eventId,
+                eventType,
+                eventTs,
+                campaignId,
+                channelId,
+                costMicros,
+                topic,
+                partition,
+                offset,
+                recordTs,
+                requestId,
+                attributes);
+    }
+
+    /** A row of the lake's schema before the attributes column was added ({@link LakeFixture#writeWithoutAttributes}). */
+    public Row toRowWithoutAttributes() {
         return RowFactory.create(
                 eventId,
                 eventType,

@@ -44,10 +44,16 @@ public final class LakeFixture {
         return root;
     }
 
-    /** The lake's columns before request_id was added: what files written by earlier versions hold. */
+    /** The lake's columns before request_id was added: what files written by the first versions hold. */
     public static final StructType SCHEMA_WITHOUT_REQUEST_ID =
             new StructType(java.util.Arrays.stream(LakeReader.FILE_SCHEMA.fields())
-                    .filter(f -> !f.name().equals(LakeLayout.REQUEST_ID))
+                    .takeWhile(f -> !f.name().equals(LakeLayout.REQUEST_ID))
+                    .toArray(StructField[]::new));
+
+    /** The lake's columns before attributes was added: what files written before metric sets hold. */
+    public static final StructType SCHEMA_WITHOUT_ATTRIBUTES =
+            new StructType(java.util.Arrays.stream(LakeReader.FILE_SCHEMA.fields())
+                    .takeWhile(f -> !f.name().equals(LakeLayout.ATTRIBUTES))
                     .toArray(StructField[]::new));
 
     /** Writes committed files (one per hour partition the events fall in); returns them. */
@@ -58,6 +64,11 @@ public final class LakeFixture {
     /** Writes committed files as a version of the stream job before request_id existed wrote them. */
     public List<Path> writeWithoutRequestId(List<LakeEvent> events) {
         return write(events, false, SCHEMA_WITHOUT_REQUEST_ID, LakeEvent::toRowWithoutRequestId);
+    }
+
+    /** Writes committed files as a version of the stream job before the attributes column existed wrote them. */
+    public List<Path> writeWithoutAttributes(List<LakeEvent> events) {
+        return write(events, false, SCHEMA_WITHOUT_ATTRIBUTES, LakeEvent::toRowWithoutAttributes);
     }
 
     /** Writes the events as hidden in-progress files, invisible to readers until {@link #commit}. */

@@ -84,6 +84,7 @@ public final class StreamLakeFiles {
                             .append(LakeLayout.RECORD_TS, e.recordTs());
                     String id = requestId == null ? null : requestId.apply(e);
                     if (id != null) g.append(REQUEST_ID, id);
+                    if (requestId != null && e.attributes() != null) g.append(LakeLayout.ATTRIBUTES, e.attributes());
                     w.write(g);
                 }
             }

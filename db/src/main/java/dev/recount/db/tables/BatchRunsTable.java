@@ -1,22 +1,35 @@
 package dev.recount.db.tables;
 
+import dev.recount.db.sets.SetTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
-/** {@code batch_runs}: one row per batch run, written at its start and updated at its end. */
+/**
+ * {@code batch_runs}: one row per batch run, written at its start and updated at its end, naming the metric sets it
+ * computed ({@code metric_sets}, V26; NULL on a row of an older release: the default set only).
+ */
 public final class BatchRunsTable {
     public static final String TABLE = "batch_runs";
     /**
-     * The key of {@code details} under which an `affected` run records the windows it recomputed, as an array of
-     * ISO-8601 window starts ({@link #recordedWindows} reads it back).
+     * The key under which an `affected` run records the windows it recomputed of each set, as an array of ISO-8601
+     * window starts, in {@code details.}{@value #DETAILS_SETS}{@code .<set>}; a run before metric sets recorded the
+     * default set's at the top level of {@code details} ({@link #recordedWindows} reads either back).
      */
     public static final String DETAILS_WINDOWS = "windows";
+    /** The key of {@code details} under which a run records what it did per metric set, an object by set name. */
+    public static final String DETAILS_SETS = "sets";
+    /** The set a run row without {@code metric_sets} computed (a run of a release before metric sets). */
+    public static final String DEFAULT_SET = "default";
 
     private static final RunLiveness LIVENESS = new RunLiveness(TABLE, "recount-batch-run:");
 
@@ -40,7 +53,11 @@ public final class BatchRunsTable {
         }
     }
 
-    /** A finished or running run, as read back. Range bounds are null for an `affected` run with no range. */
+    /**
+     * A finished or running run, as read back. Range bounds are null for an `affected` run with no range.
+     *
+     * @param metricSets the sets it computed, in its order; the default set alone for a row without them
+     */
     public record Run(
             long runId,
             Mode mode,
@@ -52,7 +69,12 @@ public final class BatchRunsTable {
             Long windowsWritten,
             Long windowsDeleted,
             String details,
-            String error) {}
+            String error,
+            List<String> metricSets) {
+        public Run {
+            metricSets = metricSets == null ? List.of(DEFAULT_SET) : List.copyOf(metricSets);
+        }
+    }
 
     private BatchRunsTable() {}
 
@@ -62,6 +84,33 @@ public final class BatchRunsTable {
      * releases with {@code pg_advisory_unlock_all()} — or that PostgreSQL drops when the run's process dies. Taken
      * in the same statement as the insert, so no other session can see the row without its lock held.
      * {@link #failAbandoned} relies on that (the mechanism, shared with reconciliation runs: {@link RunLiveness}).
+     *
+     * @param metricSets the sets the run computes, recorded in {@code metric_sets}
+     */
+    public static long start(
+            Connection conn, Mode mode, Long fromMillis, Long toMillis, boolean forced, List<String> metricSets)
+            throws SQLException {
+        if (metricSets.isEmpty()) throw new IllegalArgumentException("a run computes at least one metric set");
+        String sql = LIVENESS.insertHoldingLock("INSERT INTO " + TABLE
+                + " (mode, range_from, range_to, status, forced, metric_sets)"
+                + " VALUES (?, ?, ?, 'running', ?, ?) RETURNING run_id");
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setString(1, mode.wireName());
+            bindNullableTs(ps, 2, fromMillis);
+            bindNullableTs(ps, 3, toMillis);
+            ps.setBoolean(4, forced);
+            ps.setArray(5, conn.createArrayOf("text", metricSets.toArray()));
+            ps.setInt(6, livenessNamespace(conn));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * As {@link #start(Connection, Mode, Long, Long, boolean, List)} without naming sets: {@code metric_sets} stays
+     * NULL, which reads as the default set alone (as a row written before metric sets).
      */
     public static long start(Connection conn, Mode mode, Long fromMillis, Long toMillis, boolean forced)
             throws SQLException {
@@ -109,18 +158,49 @@ public final class BatchRunsTable {
 
     /**
      * Fails every run still marked running whose liveness lock nobody holds: its process ended without finishing
-     * (killed, out of memory, machine lost). Drops their staged rows (windows and attribution); their results were
-     * never committed (results and the success mark are one transaction), so nothing else needs undoing. A run that
-     * is alive holds its lock and is left alone. Returns the ids of the runs it failed.
+     * (killed, out of memory, machine lost). Drops their staged rows (windows and attribution) from the staging
+     * tables of the default set and of {@code sets}; their results were never committed (results and the success mark
+     * are one transaction), so nothing else needs undoing. A run that is alive holds its lock and is left alone.
+     * Returns the ids of the runs it failed.
+     *
+     * <p>A set no longer declared keeps its staged rows of such a run: harmless (staging is keyed by run, and no run
+     * replaces from another's rows), dropped with its tables.
+     *
+     * @param sets the staging tables to clear besides the default set's: those of every declared set (those of a set
+     *     not migrated yet do not exist and are skipped)
      */
-    public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
+    public static List<Long> failAbandoned(Connection conn, long self, Collection<SetTables> sets) throws SQLException {
+        Set<String> staging = new LinkedHashSet<>(
+                List.of(BatchWindowMetricsTable.STAGING_TABLE, BatchAttributionMetricsTable.STAGING_TABLE));
+        for (SetTables t : sets) {
+            if (t.set().isDefault()) continue;
+            // A set declared but not migrated yet has no tables, and cannot have staged anything.
+            for (String table : List.of(t.batchWindowMetricsStaging(), t.batchAttributionMetricsStaging())) {
+                if (exists(conn, table)) staging.add(table);
+            }
+        }
         return LIVENESS.failAbandoned(
                 conn,
                 self,
-                "DELETE FROM " + BatchWindowMetricsTable.STAGING_TABLE + " s"
-                        + " USING gone WHERE s.run_id = gone.run_id",
-                "DELETE FROM " + BatchAttributionMetricsTable.STAGING_TABLE + " s"
-                        + " USING gone WHERE s.run_id = gone.run_id");
+                staging.stream()
+                        .map(table -> "DELETE FROM " + table + " s USING gone WHERE s.run_id = gone.run_id")
+                        .toArray(String[]::new));
+    }
+
+    /** Whether {@code table} exists in {@code conn}'s schema. */
+    private static boolean exists(Connection conn, String table) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** {@link #failAbandoned(Connection, long, Collection)} for the default set's staging tables alone. */
+    public static List<Long> failAbandoned(Connection conn, long self) throws SQLException {
+        return failAbandoned(conn, self, List.of());
     }
 
     /** Advisory-lock namespace of liveness locks: per schema, so environments sharing a database never meet. */
@@ -160,21 +240,52 @@ public final class BatchRunsTable {
                         (Long) rs.getObject("windows_written"),
                         (Long) rs.getObject("windows_deleted"),
                         rs.getString("details"),
-                        rs.getString("error")));
+                        rs.getString("error"),
+                        metricSets(rs)));
             }
         }
     }
 
+    /** The row's {@code metric_sets}; null when NULL (or on a schema before V26, which has no such column). */
+    private static List<String> metricSets(ResultSet rs) throws SQLException {
+        java.sql.ResultSetMetaData meta = rs.getMetaData();
+        for (int i = 1; i <= meta.getColumnCount(); i++) {
+            if (meta.getColumnName(i).equals("metric_sets")) {
+                java.sql.Array a = rs.getArray(i);
+                return a == null ? null : Arrays.asList((String[]) a.getArray());
+            }
+        }
+        return null;
+    }
+
     /**
-     * The window starts (epoch ms, ascending) that run {@code runId} recorded as recomputed under
-     * {@link #DETAILS_WINDOWS}; empty when it recorded none (or the run does not exist).
+     * The window starts (epoch ms, ascending) that run {@code runId} recorded as recomputed for the default set
+     * ({@link #recordedWindows(Connection, long, String)}).
      */
     public static List<Long> recordedWindows(Connection conn, long runId) throws SQLException {
+        return recordedWindows(conn, runId, DEFAULT_SET);
+    }
+
+    /**
+     * The window starts (epoch ms, ascending) that run {@code runId} recorded as recomputed for {@code set}: under
+     * {@link #DETAILS_SETS}{@code .<set>.}{@link #DETAILS_WINDOWS}, or for the default set of a run that recorded no
+     * sets (before metric sets), under {@link #DETAILS_WINDOWS}. Empty when it recorded none for the set (or the run
+     * does not exist).
+     */
+    public static List<Long> recordedWindows(Connection conn, long runId, String set) throws SQLException {
         String sql = "SELECT w.iso::timestamptz AS window_start FROM " + TABLE
-                + ", jsonb_array_elements_text(details -> ?) AS w(iso) WHERE run_id = ? ORDER BY 1";
+                + ", jsonb_array_elements_text(coalesce(details -> ? -> ? -> ?,"
+                + " CASE WHEN details -> ? IS NULL AND ? = ? THEN details -> ? END)) AS w(iso)"
+                + " WHERE run_id = ? ORDER BY 1";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            ps.setString(1, DETAILS_WINDOWS);
-            ps.setLong(2, runId);
+            ps.setString(1, DETAILS_SETS);
+            ps.setString(2, set);
+            ps.setString(3, DETAILS_WINDOWS);
+            ps.setString(4, DETAILS_SETS);
+            ps.setString(5, set);
+            ps.setString(6, DEFAULT_SET);
+            ps.setString(7, DETAILS_WINDOWS);
+            ps.setLong(8, runId);
             List<Long> starts = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) starts.add(Timestamps.read(rs, "window_start"));
@@ -184,18 +295,32 @@ public final class BatchRunsTable {
     }
 
     /**
-     * What succeeded {@code range} and {@code nightly} runs have covered before {@code beforeMillis}: their ranges
-     * merged into disjoint {@code long[]{from, to}} pairs, ordered. The same rule the reconciler uses to decide
-     * whether a range may be reconciled (`affected` runs are left out: their recorded range spans windows they did
-     * not necessarily recompute).
+     * What succeeded {@code range} and {@code nightly} runs have covered for the default set before {@code
+     * beforeMillis} ({@link #coveredRanges(Connection, long, String)}).
      */
     public static List<long[]> coveredRanges(Connection conn, long beforeMillis) throws SQLException {
+        return coveredRanges(conn, beforeMillis, DEFAULT_SET);
+    }
+
+    /**
+     * What succeeded {@code range} and {@code nightly} runs of {@code set} (their {@code metric_sets} name it; NULL
+     * names the default set) have covered before {@code beforeMillis}: their ranges merged into disjoint {@code
+     * long[]{from, to}} pairs, ordered. The same rule the reconciler uses to decide whether a range may be reconciled
+     * for a set (`affected` runs are left out: their recorded range spans windows they did not necessarily
+     * recompute).
+     */
+    public static List<long[]> coveredRanges(Connection conn, long beforeMillis, String set) throws SQLException {
         String sql = "SELECT lower(r) AS range_from, upper(r) AS range_to FROM unnest(coalesce((SELECT"
                 + " range_agg(tstzrange(range_from, range_to)) FROM " + TABLE
                 + " WHERE status = 'succeeded' AND mode <> 'affected' AND range_from IS NOT NULL"
-                + " AND range_to IS NOT NULL AND range_from < ?), '{}'::tstzmultirange)) AS r ORDER BY 1";
+                + " AND range_to IS NOT NULL AND range_from < ?"
+                + " AND coalesce(? = ANY (metric_sets), metric_sets IS NULL AND ? = ?)), '{}'::tstzmultirange)) AS r"
+                + " ORDER BY 1";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             Timestamps.bind(ps, 1, beforeMillis);
+            ps.setString(2, set);
+            ps.setString(3, set);
+            ps.setString(4, DEFAULT_SET);
             List<long[]> ranges = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
