@@ -5,6 +5,7 @@ import dev.recount.batch.BackfillMain;
 import dev.recount.batch.BackfillRunner;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
 import dev.recount.reconcile.CommandEnvironment;
@@ -81,7 +82,7 @@ final class InProcessSteps implements NightlySteps {
         try (HikariDataSource pool = Database.pool(
                         config.postgres(Component.RECONCILER), config.password(Component.RECONCILER), Role.RECONCILER);
                 Connection conn = pool.getConnection()) {
-            return NightlyDates.pending(conn, since, until, config.timeZone());
+            return NightlyDates.pending(conn, since, until, config.timeZone(), MetricSets.fromConfig(config));
         }
     }
 

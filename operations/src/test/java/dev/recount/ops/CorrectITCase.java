@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowMetricsView;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.ops.testutils.OpsStack;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.RecordingPushgateway;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -27,6 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * recomputed and made final, and nothing else is touched.
  */
 class CorrectITCase {
+    private static final StreamWindowMetricsTable STREAM_TABLE = new StreamWindowMetricsTable(DefaultSet.TABLES);
+    private static final WindowMetricsView SERVING_VIEW = new WindowMetricsView(DefaultSet.TABLES);
+
     private static final long HOUR = 3_600_000;
     private static final long W1 = Instant.parse("2026-11-28T10:00:00Z").toEpochMilli();
     private static final long W2 = W1 + OpsStack.MINUTE;
@@ -53,9 +57,9 @@ class CorrectITCase {
         topic = new BackfillTopic(t.batch, 2);
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-28T12:00:00Z"));
         // What the stream counted on time.
-        t.stream(W1, "c1", "ch1", new WindowMetrics(1, 0, 0, 10, 1));
-        t.stream(W2, "c1", "ch1", new WindowMetrics(1, 0, 0, 30, 1));
-        t.stream(W3, "c2", "ch1", new WindowMetrics(1, 0, 0, 40, 1));
+        t.stream(W1, "c1", "ch1", DefaultSet.values(1, 0, 0, 10, 1));
+        t.stream(W2, "c1", "ch1", DefaultSet.values(1, 0, 0, 30, 1));
+        t.stream(W3, "c2", "ch1", DefaultSet.values(1, 0, 0, 40, 1));
         t.batch.lake.write(List.of(A1, B1, C1, LATE1, LATE2));
     }
 
@@ -74,13 +78,14 @@ class CorrectITCase {
                         "reconciling the 2 windows of batch run " + affected);
         try (Connection c = t.batch.admin()) {
             assertW1FinalWithItsLateEvent(c);
-            assertThat(WindowMetricsView.find(c, new WindowKey(W3, "c2", "ch1")).orElseThrow())
+            assertThat(SERVING_VIEW.find(c, WindowKey.of(W3, "c2", "ch1")).orElseThrow())
                     .isEqualTo(new WindowMetricsView.Row(
-                            row(W3, "c2", "ch1", new WindowMetrics(1, 0, 1, 90, 2)),
+                            row(W3, "c2", "ch1", DefaultSet.values(1, 0, 1, 90, 2)),
                             WindowMetricsView.Source.BATCH,
                             true));
             // W2 was named by no late event: neither recomputed nor reconciled.
-            assertThat(WindowMetricsView.find(c, new WindowKey(W2, "c1", "ch1"))
+            assertThat(SERVING_VIEW
+                            .find(c, WindowKey.of(W2, "c1", "ch1"))
                             .orElseThrow()
                             .isFinal())
                     .isFalse();
@@ -124,7 +129,8 @@ class CorrectITCase {
         long leftOver = t.batch.lastRunOfMode(BatchRunsTable.Mode.AFFECTED).runId();
         assertThat(t.reconciliations()).isEmpty();
         try (Connection c = t.batch.admin()) {
-            assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1"))
+            assertThat(SERVING_VIEW
+                            .find(c, WindowKey.of(W1, "c1", "ch1"))
                             .orElseThrow()
                             .isFinal())
                     .as("recomputed, not reconciled: still the stream's row")
@@ -178,13 +184,13 @@ class CorrectITCase {
                 .receivedAfter(HOUR);
         t.batch.lake.write(List.of(lateInOtherSize));
         try (Connection c = t.batch.admin()) {
-            StreamWindowMetricsTable.upsert(
+            STREAM_TABLE.upsert(
                     c,
                     List.of(new StreamWindowMetricsTable.Row(
                             new WindowRow(
-                                    new WindowKey(W2 + OpsStack.MINUTE, "c9", "ch1"),
+                                    WindowKey.of(W2 + OpsStack.MINUTE, "c9", "ch1"),
                                     W2 + 3 * OpsStack.MINUTE,
-                                    new WindowMetrics(1, 0, 0, 1, 1)),
+                                    DefaultSet.values(1, 0, 0, 1, 1)),
                             1)));
         }
         topic.send(0, LATE1, lateInOtherSize, LATE2);
@@ -195,7 +201,8 @@ class CorrectITCase {
         assertThat(t.lastOut).contains("3 backfill records, 2 windows recomputed", "1 records pending");
         try (Connection c = t.batch.admin()) {
             assertW1FinalWithItsLateEvent(c);
-            assertThat(WindowMetricsView.find(c, new WindowKey(W3, "c2", "ch1"))
+            assertThat(SERVING_VIEW
+                            .find(c, WindowKey.of(W3, "c2", "ch1"))
                             .orElseThrow()
                             .isFinal())
                     .isTrue();
@@ -248,12 +255,12 @@ class CorrectITCase {
 
     /** W1 served from the batch, final, with LATE1 (a click of 20) counted beside A1. */
     private static void assertW1FinalWithItsLateEvent(Connection c) throws java.sql.SQLException {
-        assertThat(WindowMetricsView.find(c, new WindowKey(W1, "c1", "ch1")).orElseThrow())
+        assertThat(SERVING_VIEW.find(c, WindowKey.of(W1, "c1", "ch1")).orElseThrow())
                 .isEqualTo(new WindowMetricsView.Row(
-                        row(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2)), WindowMetricsView.Source.BATCH, true));
+                        row(W1, "c1", "ch1", DefaultSet.values(1, 1, 0, 30, 2)), WindowMetricsView.Source.BATCH, true));
     }
 
-    private static dev.recount.db.tables.WindowRow row(long start, String campaign, String channel, WindowMetrics m) {
-        return new dev.recount.db.tables.WindowRow(new WindowKey(start, campaign, channel), start + OpsStack.MINUTE, m);
+    private static dev.recount.db.tables.WindowRow row(long start, String campaign, String channel, MeasureValues m) {
+        return new dev.recount.db.tables.WindowRow(WindowKey.of(start, campaign, channel), start + OpsStack.MINUTE, m);
     }
 }

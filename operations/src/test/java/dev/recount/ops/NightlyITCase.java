@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.LakeEvent;
-import dev.recount.core.metrics.WindowMetrics;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.ops.testutils.OpsStack;
+import dev.recount.testkit.DefaultSet;
 import dev.recount.testkit.RecordingPushgateway;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -43,7 +43,7 @@ class NightlyITCase {
     @Test
     void aDayThatMatchesIsBackfilledCompactedAndReconciledWithinTolerance() throws Exception {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-29T01:00:00Z"));
-        t.stream(W1, "c1", "ch1", new WindowMetrics(1, 1, 0, 30, 2));
+        t.stream(W1, "c1", "ch1", DefaultSet.values(1, 1, 0, 30, 2));
 
         try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
             assertThat(t.runWith(pushgateway.environment(), "nightly"))
@@ -71,7 +71,7 @@ class NightlyITCase {
     @Test
     void aDayThatDiffersIsCorrectedAndExitsBeyondTolerance() throws Exception {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-29T01:00:00Z"));
-        t.stream(W1, "c1", "ch1", new WindowMetrics(1, 0, 0, 10, 1)); // the stream never counted the click
+        t.stream(W1, "c1", "ch1", DefaultSet.values(1, 0, 0, 10, 1)); // the stream never counted the click
 
         assertThat(t.run("nightly")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
 
@@ -106,7 +106,7 @@ class NightlyITCase {
     @Test
     void dateInTheEqualsFormRunsThatDay() throws Exception {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-29T01:00:00Z"));
-        t.stream(W0, "c2", "ch1", new WindowMetrics(1, 0, 0, 7, 1));
+        t.stream(W0, "c2", "ch1", DefaultSet.values(1, 0, 0, 7, 1));
 
         assertThat(t.run("nightly", "--date=2026-11-27")).as(t.lastErr).isEqualTo(ExitCodes.OK);
 

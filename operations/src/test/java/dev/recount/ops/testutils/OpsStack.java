@@ -2,13 +2,14 @@ package dev.recount.ops.testutils;
 
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.SharedSpark;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.ops.OperationsEnvironment;
 import dev.recount.ops.OperationsMain;
+import dev.recount.testkit.DefaultSet;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -25,6 +26,8 @@ import java.util.Map;
  * report directory, and the commands run in-process with the test's fixed clock and the shared SparkSession.
  */
 public final class OpsStack {
+    private static final StreamWindowMetricsTable STREAM_TABLE = new StreamWindowMetricsTable(DefaultSet.TABLES);
+
     public static final long MINUTE = 60_000;
 
     public final BatchStack batch;
@@ -59,12 +62,12 @@ public final class OpsStack {
     }
 
     /** What the streaming job wrote for one window key. */
-    public void stream(long windowStart, String campaign, String channel, WindowMetrics m) throws SQLException {
+    public void stream(long windowStart, String campaign, String channel, MeasureValues m) throws SQLException {
         try (Connection c = batch.admin()) {
-            StreamWindowMetricsTable.upsert(
+            STREAM_TABLE.upsert(
                     c,
                     List.of(new StreamWindowMetricsTable.Row(
-                            new WindowRow(new WindowKey(windowStart, campaign, channel), windowStart + MINUTE, m), 1)));
+                            new WindowRow(WindowKey.of(windowStart, campaign, channel), windowStart + MINUTE, m), 1)));
         }
     }
 
