@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * {@code affected} runs also hold one more lock first, so only one run at a time consumes the backfill topic.
  *
  * <p>Waiting is bounded by {@code batch.lock-timeout} per acquisition step, via PostgreSQL's
- * {@code lock_timeout}; on timeout the run fails with {@link ExitCodes#LOCK_TIMEOUT}.
+ * {@code lock_timeout}; on timeout the run fails with {@link dev.recount.core.cli.ExitCode#BUSY}.
  */
 final class RunLocks implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunLocks.class);

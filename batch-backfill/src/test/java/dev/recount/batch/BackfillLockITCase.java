@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.testkit.Poll;
 import java.nio.file.Path;
@@ -50,7 +51,7 @@ class BackfillLockITCase {
             long started = System.nanoTime();
 
             assertThat(t.backfill("range", "--from", "2026-11-28T09:00:00Z", "--to", "2026-11-28T11:00:00Z"))
-                    .isEqualTo(ExitCodes.LOCK_TIMEOUT);
+                    .isEqualTo(ExitCode.BUSY.code());
 
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
             assertThat(t.lastErr.strip())

@@ -29,7 +29,7 @@ class LocalStackMainTest {
                 .contains("--home", "--config", "--partitions", "--kafka-port", "--postgres-port");
         assertThat(CommandRun.of("down", "--help").out()).contains("--home");
         assertThat(CommandRun.of("status", "--help").out())
-                .contains("--home", "Exit codes", "3   nothing runs", "4   partly running");
+                .contains("--home", "Exit codes", "6   partly: one service", "7   not running: nothing runs");
         for (String command : new String[] {"up", "down", "status"}) {
             assertThat(CommandRun.of(command, "--help").exitCode()).as(command).isZero();
         }

@@ -1,7 +1,8 @@
 package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.recount.core.cli.ExitCodeMeaning;
+import dev.recount.core.cli.ExitCode;
+import dev.recount.core.cli.ExitsWith;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.MetricSets;
@@ -35,23 +36,14 @@ import picocli.CommandLine.Option;
                     + " --wait-for-backfill. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
                     + " outcome as recount_reconcile_* metrics (job recount_reconcile)."
         })
+// Its own list (--help shows it instead of reconcile's): what a whole catch-up run means.
+@ExitsWith(code = ExitCode.OK, when = "every pending day reconciled within tolerance (or none pending)")
+@ExitsWith(code = ExitCode.FAILED, when = "a day's reconciliation failed; later days not run")
+@ExitsWith(code = ExitCode.BEYOND_TOLERANCE, when = "some day beyond tolerance (corrections applied; alert)")
+@ExitsWith(
+        code = ExitCode.REFUSED,
+        when = "some day still without a succeeded backfill (run: recount backfill nightly --date D)")
 public final class ReconcilePendingCommand implements Callable<Integer> {
-    // Its own exit codes (RecountCli lists them in --help instead of reconcile's): what a whole catch-up run means.
-    @ExitCodeMeaning("every pending day reconciled within tolerance (or none pending)")
-    static final int ALL_WITHIN_TOLERANCE = ExitCodes.WITHIN_TOLERANCE;
-
-    @ExitCodeMeaning("error (a day's reconciliation failed; later days not run)")
-    static final int ERROR = ExitCodes.ERROR;
-
-    @ExitCodeMeaning("bad command line or configuration")
-    static final int USAGE = ExitCodes.USAGE;
-
-    @ExitCodeMeaning("some day beyond tolerance (corrections applied; alert)")
-    static final int SOME_DAY_BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
-
-    @ExitCodeMeaning("some day still without a succeeded backfill (run: recount backfill nightly --date D)")
-    static final int SOME_DAY_NOT_COVERED = ExitCodes.NOT_COVERED;
-
     /** How long to wait between two tries of a day whose backfill has not succeeded yet. */
     static final Duration RETRY_EVERY = Duration.ofMinutes(5);
 
@@ -128,7 +120,7 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
             pending = NightlyDates.pending(conn, since, yesterday, zone, sets);
         } catch (Exception e) {
             say(cmd.getErr(), "cannot list the pending days: " + Reconciler.oneLine(e));
-            return finish(ExitCodes.ERROR, 0, 0, 0);
+            return finish(ExitCode.FAILED.code(), 0, 0, 0);
         }
         if (pending.isEmpty()) say(cmd.getOut(), "nothing to do since " + since);
         int reconciled = 0;
@@ -142,7 +134,7 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 say(cmd.getOut(), d + ": reconcile");
                 rc = reconcileDay(d);
                 // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
-                if (rc == ExitCodes.NOT_COVERED
+                if (rc == ExitCode.REFUSED.code()
                         && d.equals(newest)
                         && env.clock().millis() < deadline) {
                     say(
@@ -153,14 +145,14 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 }
                 break;
             }
-            switch (rc) {
-                case ExitCodes.WITHIN_TOLERANCE -> reconciled++;
-                case ExitCodes.BEYOND_TOLERANCE -> {
+            switch (ExitCode.of(rc)) {
+                case OK -> reconciled++;
+                case BEYOND_TOLERANCE -> {
                     reconciled++;
                     beyond++;
                     say(cmd.getErr(), d + ": beyond tolerance (corrections applied; see the report)");
                 }
-                case ExitCodes.NOT_COVERED -> {
+                case REFUSED -> {
                     notCovered++;
                     say(
                             cmd.getErr(),
@@ -174,8 +166,8 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
             }
         }
         int code = beyond > 0
-                ? ExitCodes.BEYOND_TOLERANCE
-                : notCovered > 0 ? ExitCodes.NOT_COVERED : ExitCodes.WITHIN_TOLERANCE;
+                ? ExitCode.BEYOND_TOLERANCE.code()
+                : notCovered > 0 ? ExitCode.REFUSED.code() : ExitCode.OK.code();
         return finish(code, reconciled, beyond, notCovered);
     }
 

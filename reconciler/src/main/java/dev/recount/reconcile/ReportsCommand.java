@@ -54,7 +54,8 @@ public final class ReportsCommand implements Callable<Integer> {
     }
 
     static CommandLine commandLine(CommandEnvironment env) {
-        return RecountCli.configure(new CommandLine(new ReportsCommand(env))).commandLine();
+        return RecountCli.single(CommandLine.defaultFactory(), new ReportsCommand(env))
+                .commandLine();
     }
 
     @Override
