@@ -1,11 +1,13 @@
 package dev.recount.ops;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.batch.BackfillException;
 import dev.recount.batch.BackfillRunner;
 import dev.recount.batch.BackfillSettings;
 import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.ExitsWith;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.cli.WaitOption;
 import dev.recount.core.cli.WaitsFor;
@@ -100,6 +102,13 @@ public final class CorrectCommand implements Callable<Integer> {
         int code = ExitCode.FAILED.code();
         try {
             code = correct();
+            if (options.json.enabled()) {
+                ObjectNode o = JsonOutput.object();
+                o.put("windows_corrected", windowsCorrected).put("malformed", malformed);
+                if (waiting != null) o.put("waiting", waiting.records());
+                o.put("exit_code", code).put("outcome", ExitCode.of(code).label());
+                JsonOutput.print(spec.commandLine().getOut(), o);
+            }
             return code;
         } catch (CommandLine.ParameterException e) {
             code = ExitCode.USAGE.code();
@@ -119,9 +128,9 @@ public final class CorrectCommand implements Callable<Integer> {
 
     private int correct() throws Exception {
         CommandLine cmd = spec.commandLine();
-        PrintWriter out = cmd.getOut();
+        PrintWriter out = options.out(cmd.getOut());
         PrintWriter err = cmd.getErr();
-        RecountConfig config = env.config(cmd, options.configFile);
+        RecountConfig config = env.config(cmd, options.configFile).with("lake.path", options.lake);
         Duration wait = this.wait.duration();
         BackfillSettings settings;
         String batchPassword;
@@ -214,7 +223,7 @@ public final class CorrectCommand implements Callable<Integer> {
                                 Duration.ofSeconds(10))
                         // Backfill records deleted before they were read fail it, every time: going on without them
                         // is for a person to decide, once, with `backfill affected --skip-deleted-input`.
-                        .recomputeAffected(false, maxRecords, false);
+                        .recomputeAffected(options.force, maxRecords, false);
             } finally {
                 env.sparkSessions().release(spark);
             }

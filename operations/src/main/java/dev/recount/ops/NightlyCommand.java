@@ -1,7 +1,12 @@
 package dev.recount.ops;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.cli.Converters.SinceConverter;
 import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.ExitsWith;
+import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.Since;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
 import java.io.PrintWriter;
@@ -58,10 +63,11 @@ public final class NightlyCommand implements Callable<Integer> {
 
     @Option(
             names = "--since",
-            paramLabel = "D",
+            paramLabel = "DATE|Nd",
+            converter = SinceConverter.class,
             description =
                     "Catch up: every day from D to yesterday without a" + " succeeded reconciliation, oldest first.")
-    String since;
+    Since since;
 
     @CommandLine.Mixin
     StepOptions options = new StepOptions();
@@ -85,41 +91,51 @@ public final class NightlyCommand implements Callable<Integer> {
         if (date != null && since != null)
             throw new CommandLine.ParameterException(cmd, "give --date or --since, not both");
         LocalDate day = parseDate(cmd, "--date", date);
-        LocalDate first = parseDate(cmd, "--since", since);
         RecountConfig config = env.config(cmd, options.configFile);
-        LocalDate yesterday =
-                LocalDate.now(env.clock().withZone(config.timeZone())).minusDays(1);
+        LocalDate today = LocalDate.now(env.clock().withZone(config.timeZone()));
+        LocalDate yesterday = today.minusDays(1);
+        LocalDate first = since == null ? null : since.first(today);
         if (first != null && first.isAfter(yesterday)) {
             throw new CommandLine.ParameterException(
                     cmd,
                     "--since " + first + " is after yesterday (" + yesterday + " in time-zone " + config.timeZone()
                             + ")");
         }
-        PrintWriter out = cmd.getOut();
-        NightlySteps run = steps != null
-                ? steps
-                : new InProcessSteps(
-                        env, config, options.configFile, options.reportDir, options.master, out, cmd.getErr());
+        PrintWriter out = options.out(cmd.getOut());
+        NightlySteps run = steps != null ? steps : new InProcessSteps(env, config, options, out, cmd.getErr());
         List<LocalDate> days = first != null ? run.pending(first, yesterday) : List.of(day != null ? day : yesterday);
+        ArrayNode record = JsonOutput.object().arrayNode();
+        int code;
         if (days.isEmpty()) {
             say(out, "nothing to catch up since " + first);
-            return ExitCode.OK.code();
+            code = ExitCode.OK.code();
+        } else {
+            code = runDays(run, days, out, cmd.getErr(), record);
         }
-        return runDays(run, days, out, cmd.getErr());
+        if (options.json.enabled() && code != ExitCode.FAILED.code()) {
+            ObjectNode o = JsonOutput.object();
+            o.set("dates", record);
+            o.put("exit_code", code).put("outcome", ExitCode.of(code).label());
+            JsonOutput.print(cmd.getOut(), o);
+        }
+        return code;
     }
 
     /** The steps for each day, oldest first; stops at the first failed backfill or reconciliation. */
-    static int runDays(NightlySteps run, List<LocalDate> days, PrintWriter out, PrintWriter err) {
+    static int runDays(NightlySteps run, List<LocalDate> days, PrintWriter out, PrintWriter err, ArrayNode record) {
         Outcome outcome = new Outcome();
         for (LocalDate d : days) {
             say(out, d + ": backfill");
+            ObjectNode day = record.addObject().put("date", d.toString());
             int backfill = Outcome.ofBackfill(run.backfill(d));
+            day.put("backfill", backfill);
             if (backfill != ExitCode.OK.code()) {
                 say(err, d + ": backfill did not succeed (exit " + backfill + "); later days not run");
                 return backfill;
             }
             say(out, d + ": compact");
             int compact = run.compact(d);
+            day.put("compact", compact);
             outcome.compacted(compact);
             if (compact != 0) {
                 say(
@@ -129,6 +145,7 @@ public final class NightlyCommand implements Callable<Integer> {
             }
             say(out, d + ": reconcile");
             int reconcile = Outcome.ofReconcile(run.reconcile(d));
+            day.put("reconcile", reconcile);
             if (outcome.reconciled(reconcile)) {
                 say(err, d + ": reconcile did not succeed (exit " + reconcile + "); later days not run");
                 return reconcile;

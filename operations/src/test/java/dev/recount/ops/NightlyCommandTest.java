@@ -101,6 +101,25 @@ class NightlyCommandTest {
     }
 
     @Test
+    void sinceAlsoTakesANumberOfDaysBack() {
+        assertThat(nightly("--since", "4d")).as(err.toString()).isEqualTo(ExitCode.OK.code());
+        assertThat(steps.calls).containsExactly("pending 2026-11-25..2026-11-28");
+    }
+
+    @Test
+    void jsonIsOneObjectWithEachStepsCodeAndNothingElseOnStdout() {
+        steps.pending = List.of(LocalDate.parse("2026-11-26"), LocalDate.parse("2026-11-27"));
+        steps.compact.add(ExitCode.FAILED.code());
+        steps.reconcile.add(ExitCode.OK.code());
+        steps.reconcile.add(ExitCode.BEYOND_TOLERANCE.code());
+        assertThat(nightly("--since", "2026-11-26", "--json")).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
+        assertThat(out.toString().strip())
+                .isEqualTo("{\"dates\":[{\"date\":\"2026-11-26\",\"backfill\":0,\"compact\":1,\"reconcile\":0},"
+                        + "{\"date\":\"2026-11-27\",\"backfill\":0,\"compact\":0,\"reconcile\":3}],"
+                        + "\"exit_code\":3,\"outcome\":\"beyond tolerance\"}");
+    }
+
+    @Test
     void sinceWithNothingPendingDoesNothing() {
         assertThat(nightly("--since", "2026-11-25")).isEqualTo(ExitCode.OK.code());
         assertThat(steps.calls).containsExactly("pending 2026-11-25..2026-11-28");

@@ -1,12 +1,22 @@
 package dev.recount.reconcile;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.cli.Converters.DaysBackConverter;
+import dev.recount.core.cli.Converters.SinceConverter;
 import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.ExitsWith;
+import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.OldName;
+import dev.recount.core.cli.Since;
+import dev.recount.core.cli.WaitOption;
+import dev.recount.core.cli.WaitsFor;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.MetricSets;
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -18,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -29,11 +40,11 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Reconciles, oldest first, every day of the last --days (up to yesterday in the configured time-zone) that no"
+            "Reconciles, oldest first, every day from --since (up to yesterday in the configured time-zone) that no"
                     + " succeeded reconciliation covers yet for some metric set, as `reconcile --date D` does. For a cluster whose"
                     + " backfill runs on its own schedule (`nightly` runs backfill and reconcile together).",
             "If the newest day has no succeeded backfill yet for some set (reconcile exit 4), retries every 5 minutes for up to"
-                    + " --wait-for-backfill. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
+                    + " --wait. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
                     + " outcome as recount_reconcile_* metrics (job recount_reconcile)."
         })
 // Its own list (--help shows it instead of reconcile's): what a whole catch-up run means.
@@ -43,6 +54,14 @@ import picocli.CommandLine.Option;
 @ExitsWith(
         code = ExitCode.REFUSED,
         when = "some day still without a succeeded backfill (run: recount backfill nightly --date D)")
+@WaitsFor(value = "the newest day's backfill to succeed, retrying every 5 minutes", byDefault = "0s")
+@OldName(
+        name = "--days",
+        now = "--since",
+        converter = DaysBackConverter.class,
+        paramLabel = "N",
+        means = "--days N is --since Nd")
+@OldName(name = "--wait-for-backfill", now = "--wait")
 public final class ReconcilePendingCommand implements Callable<Integer> {
     /** How long to wait between two tries of a day whose backfill has not succeeded yet. */
     static final Duration RETRY_EVERY = Duration.ofMinutes(5);
@@ -56,19 +75,19 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(
-            names = "--days",
-            paramLabel = "N",
-            defaultValue = "7",
-            description = "How many days back to look (default: ${DEFAULT-VALUE}).")
-    int days;
+            names = "--since",
+            paramLabel = "DATE|Nd",
+            defaultValue = "7d",
+            converter = SinceConverter.class,
+            description = "The first day to look at: a date, e.g. 2026-11-20, or a number of days back, e.g. 7d"
+                    + " (default: ${DEFAULT-VALUE}).")
+    Since since;
 
-    @Option(
-            names = "--wait-for-backfill",
-            paramLabel = "DURATION",
-            defaultValue = "0s",
-            description = "How long to keep retrying the newest day while its backfill has not succeeded, e.g. 3h"
-                    + " (default: ${DEFAULT-VALUE}: no waiting).")
-    String waitForBackfill;
+    @Mixin
+    WaitOption waitOption;
+
+    @Mixin
+    JsonOutput json;
 
     @Option(
             names = "--config",
@@ -84,6 +103,13 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
 
     private final CommandEnvironment env;
     private final Pause pause;
+    /** Where the run's text goes: stdout, or nowhere with --json. */
+    private PrintWriter out;
+    /** Each reconciled day's outcome, for --json. */
+    private final ArrayNode days = JsonOutput.object().arrayNode();
+
+    private LocalDate firstDay;
+    private LocalDate lastDay;
 
     public ReconcilePendingCommand(CommandEnvironment env) {
         this(env, d -> Thread.sleep(d.toMillis()));
@@ -97,17 +123,11 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cmd = spec.commandLine();
-        Duration wait;
-        try {
-            if (days < 1) throw new IllegalArgumentException("--days must be at least 1, got " + days);
-            wait = Durations.parse(waitForBackfill);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
-        }
+        Duration wait = waitOption.duration();
         RecountConfig config = env.config(cmd, configFile);
         ZoneId zone = config.timeZone();
         LocalDate yesterday = LocalDate.now(env.clock().withZone(zone)).minusDays(1);
-        LocalDate since = LocalDate.now(env.clock().withZone(ZoneOffset.UTC)).minusDays(days);
+        LocalDate since = this.since.first(LocalDate.now(env.clock().withZone(ZoneOffset.UTC)));
         MetricSets sets;
         try {
             sets = MetricSets.fromConfig(config);
@@ -122,7 +142,11 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
             say(cmd.getErr(), "cannot list the pending days: " + Reconciler.oneLine(e));
             return finish(ExitCode.FAILED.code(), 0, 0, 0);
         }
-        if (pending.isEmpty()) say(cmd.getOut(), "nothing to do since " + since);
+        // With --json, stdout is the one object finish() prints: the days' own reports stay off it.
+        out = json.enabled() ? new PrintWriter(Writer.nullWriter()) : cmd.getOut();
+        firstDay = since;
+        lastDay = yesterday;
+        if (pending.isEmpty()) say(out, "nothing to do since " + since);
         int reconciled = 0;
         int beyond = 0;
         int notCovered = 0;
@@ -131,7 +155,7 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
             long deadline = env.clock().millis() + wait.toMillis();
             int rc;
             while (true) {
-                say(cmd.getOut(), d + ": reconcile");
+                say(out, d + ": reconcile");
                 rc = reconcileDay(d);
                 // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
                 if (rc == ExitCode.REFUSED.code()
@@ -145,6 +169,10 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 }
                 break;
             }
+            days.addObject()
+                    .put("date", d.toString())
+                    .put("exit_code", rc)
+                    .put("outcome", ExitCode.of(rc).label());
             switch (ExitCode.of(rc)) {
                 case OK -> reconciled++;
                 case BEYOND_TOLERANCE -> {
@@ -176,7 +204,7 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
         if (configFile != null) args.addAll(List.of("--config", configFile.toString()));
         if (reportDir != null) args.addAll(List.of("--report-dir", reportDir.toString()));
         CommandLine cmd = spec.commandLine();
-        return ReconcileMain.execute(env, cmd.getOut(), cmd.getErr(), args.toArray(String[]::new));
+        return ReconcileMain.execute(env, out, cmd.getErr(), args.toArray(String[]::new));
     }
 
     private int finish(int code, int reconciled, int beyond, int notCovered) {
@@ -185,6 +213,14 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 .gauges()
                 .pushIfConfigured(env.variables());
         if (failed != null) say(spec.commandLine().getErr(), failed);
+        if (json.enabled() && code != ExitCode.FAILED.code()) {
+            ObjectNode o = JsonOutput.object();
+            o.put("since", String.valueOf(firstDay)).put("until", String.valueOf(lastDay));
+            o.set("days", days);
+            o.put("reconciled", reconciled).put("beyond_tolerance", beyond).put("not_covered", notCovered);
+            o.put("exit_code", code);
+            JsonOutput.print(spec.commandLine().getOut(), o);
+        }
         return code;
     }
 

@@ -208,6 +208,8 @@ class ReconcileCommandITCase {
 
         // The 27th and 28th are covered by the batch; yesterday (the 29th in New York) is not yet.
         assertThat(run("pending", "--days", "3")).isEqualTo(ExitCode.REFUSED.code());
+        assertThat(err)
+                .contains("recount reconcile pending: --days is deprecated, use --since (--days N is --since Nd)");
         assertThat(out).contains("2026-11-27: reconcile", "2026-11-28: reconcile", "2026-11-29: reconcile");
         assertThat(err).contains("2026-11-29: not reconciled: no succeeded backfill covers it");
 
@@ -225,12 +227,12 @@ class ReconcileCommandITCase {
                 }));
         cmd.setOut(new PrintWriter(o, true));
         cmd.setErr(new PrintWriter(e, true));
-        assertThat(cmd.execute("--days", "3", "--wait-for-backfill", "3h", "--config", config.toString()))
+        assertThat(cmd.execute("--since", "3d", "--wait", "3h", "--config", config.toString()))
                 .as(e.toString())
                 .isEqualTo(ExitCode.OK.code());
         assertThat(o.toString()).contains("2026-11-29: reconcile").doesNotContain("2026-11-28: reconcile");
         assertThat(e.toString()).contains("2026-11-29: no succeeded backfill covers it yet; retrying in 5m");
-        assertThat(run("pending", "--days", "3")).isZero();
+        assertThat(run("pending", "--since", "3d")).isZero();
         assertThat(out).contains("nothing to do since 2026-11-27");
     }
 

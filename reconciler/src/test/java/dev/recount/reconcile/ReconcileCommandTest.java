@@ -74,9 +74,15 @@ class ReconcileCommandTest {
     void pendingRejectsBadOptionsBeforeConnecting() {
         assertThat(run("pending", "--help")).isZero();
         assertThat(out)
-                .contains("--days", "--wait-for-backfill", "--report-dir", "4   refused: some day still without");
+                .contains("--since", "--wait", "--json", "--report-dir", "4   refused: some day still without")
+                .doesNotContain("--wait-for-backfill");
+        assertThat(run("pending", "--since", "0d")).isEqualTo(ExitCode.USAGE.code());
+        assertThat(err).contains("'0d' is not a whole number of days back");
+        assertThat(run("pending", "--wait", "soon")).isEqualTo(ExitCode.USAGE.code());
+        assertThat(err).contains("soon");
+        // The old spellings: still read (with a warning when they run), and checked as before.
         assertThat(run("pending", "--days", "0")).isEqualTo(ExitCode.USAGE.code());
-        assertThat(err).contains("--days must be at least 1");
+        assertThat(err).contains("'0' is not a number of days of at least 1");
         assertThat(run("pending", "--wait-for-backfill", "soon")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("soon");
         assertThat(run("pending", "--days", "x")).isEqualTo(ExitCode.USAGE.code());
