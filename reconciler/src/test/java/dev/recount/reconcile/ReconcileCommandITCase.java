@@ -273,7 +273,10 @@ class ReconcileCommandITCase {
         Files.writeString(blocker, "not a directory");
         assertThat(run("--date", "2026-11-28", "--report-dir", blocker.toString()))
                 .isEqualTo(ExitCode.FAILED.code());
-        assertThat(err.strip()).startsWith("recount reconcile: failed:").doesNotContain("\n");
+        assertThat(err.strip())
+                .startsWith("recount reconcile: ")
+                .contains("Not a directory")
+                .doesNotContain("\n");
         try (Connection c = db.admin();
                 Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SELECT status, error FROM reconciliation_runs")) {
