@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.ExitsWith;
 import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.Progress;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
@@ -146,8 +147,7 @@ public final class ReconcileCommand implements Callable<Integer> {
                 }
             }
             RunResult r;
-            try (RunProgress progress =
-                    RunProgress.forCommand(RunProgress.onTerminal(), json.enabled(), System.err, cmd.getErr())) {
+            try (RunProgress progress = RunProgress.of(Progress.forCommand(spec, json.enabled()))) {
                 r = new Reconciler(pool, settings, env.clock())
                         .withProgress(progress)
                         .reconcile(scope, dryRun ? Reconciler.Mode.DRY_RUN : Reconciler.Mode.APPLY);

@@ -15,6 +15,8 @@ import dev.recount.core.cli.WaitsFor;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.MetricSets;
+import dev.recount.core.time.ProcessClock;
+import dev.recount.core.time.Wait;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Path;
@@ -26,6 +28,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -152,23 +155,20 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
         int notCovered = 0;
         LocalDate newest = pending.isEmpty() ? null : pending.get(pending.size() - 1);
         for (LocalDate d : pending) {
-            long deadline = env.clock().millis() + wait.toMillis();
-            int rc;
-            while (true) {
-                say(out, d + ": reconcile");
-                rc = reconcileDay(d);
-                // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
-                if (rc == ExitCode.REFUSED.code()
-                        && d.equals(newest)
-                        && env.clock().millis() < deadline) {
-                    say(
-                            cmd.getErr(),
-                            d + ": no succeeded backfill covers it yet; retrying in " + Durations.format(RETRY_EVERY));
-                    pause.pause(RETRY_EVERY);
-                    continue;
-                }
-                break;
-            }
+            // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
+            int rc = Wait.upTo(d.equals(newest) ? wait : Duration.ZERO)
+                    .every(RETRY_EVERY)
+                    .on(clock())
+                    .retry(
+                            () -> {
+                                say(out, d + ": reconcile");
+                                return reconcileDay(d);
+                            },
+                            code -> code != ExitCode.REFUSED.code(),
+                            (code, next) -> say(
+                                    cmd.getErr(),
+                                    d + ": no succeeded backfill covers it yet; retrying in "
+                                            + Durations.format(next)));
             days.addObject()
                     .put("date", d.toString())
                     .put("exit_code", rc)
@@ -197,6 +197,21 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 ? ExitCode.BEYOND_TOLERANCE.code()
                 : notCovered > 0 ? ExitCode.REFUSED.code() : ExitCode.OK.code();
         return finish(code, reconciled, beyond, notCovered);
+    }
+
+    /** The command's clock for its waiting: the environment's time, and its pause (tests pass their own). */
+    private ProcessClock clock() {
+        return new ProcessClock() {
+            @Override
+            public long nanoTime() {
+                return TimeUnit.MILLISECONDS.toNanos(env.clock().millis());
+            }
+
+            @Override
+            public void pause(Duration d) throws InterruptedException {
+                pause.pause(d);
+            }
+        };
     }
 
     private int reconcileDay(LocalDate day) {
