@@ -55,7 +55,7 @@ class BackfillLockITCase {
 
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
             assertThat(t.lastErr.strip())
-                    .isEqualTo("recount backfill range: another backfill holds an overlapping range"
+                    .isEqualTo("recount backfill range: busy: another backfill holds an overlapping range"
                             + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
             assertThat(t.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
             assertThat(t.batchRows()).isEmpty();

@@ -233,7 +233,7 @@ class LakeCompactionITCase {
                 assertThat(t.backfillWith(pushgateway.environment(), "compact", "--date", DAY))
                         .isEqualTo(ExitCode.BUSY.code());
                 assertThat(t.lastErr.strip())
-                        .isEqualTo("recount backfill compact: another backfill holds an overlapping range"
+                        .isEqualTo("recount backfill compact: busy: another backfill holds an overlapping range"
                                 + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
             }
             assertThat(filesByHour()).isEqualTo(files);

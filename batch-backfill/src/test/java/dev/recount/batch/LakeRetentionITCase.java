@@ -85,9 +85,10 @@ class LakeRetentionITCase {
         assertThat(t.backfill("range", "--from", "2026-11-19T10:00:00Z", "--to", "2026-11-19T11:00:00Z"))
                 .isEqualTo(ExitCode.REFUSED.code());
         assertThat(t.lastErr.strip())
-                .isEqualTo("recount backfill range: the lake no longer holds events before 2026-11-20T11:00:00Z"
-                        + " (deleted by lake.retention); recomputing [2026-11-19T10:00:00Z, 2026-11-19T11:00:00Z) would replace"
-                        + " its results with partial ones, so they stand as they are");
+                .isEqualTo(
+                        "recount backfill range: refused: the lake no longer holds events before 2026-11-20T11:00:00Z"
+                                + " (deleted by lake.retention); recomputing [2026-11-19T10:00:00Z, 2026-11-19T11:00:00Z) would replace"
+                                + " its results with partial ones, so they stand as they are");
         assertThat(t.batchRows()).isEqualTo(covered);
 
         // Once a backfill covers the next hour, the next run deletes it too, and stops at the retention cutoff.

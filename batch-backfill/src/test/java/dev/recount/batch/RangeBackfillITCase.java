@@ -235,7 +235,7 @@ class RangeBackfillITCase {
         fresh.lake.write(List.of(FIRST_MILLI));
         assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCode.REFUSED.code());
         assertThat(fresh.lastErr.strip())
-                .isEqualTo("recount backfill range: range ends at 2026-11-28T10:02:00Z but no lake"
+                .isEqualTo("recount backfill range: refused: range ends at 2026-11-28T10:02:00Z but no lake"
                         + " completeness recorded yet (the stream job has not committed a checkpoint); rerun later, or pass"
                         + " --force to recompute from an incomplete lake");
 
