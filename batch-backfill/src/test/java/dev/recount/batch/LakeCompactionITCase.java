@@ -243,7 +243,7 @@ class LakeCompactionITCase {
                 assertThat(p.body())
                         .contains(
                                 "recount_lake_compact_last_run_timestamp_seconds " + at + "\n",
-                                "recount_lake_compact_last_exit_code 4\n",
+                                "recount_lake_compact_last_exit_code " + ExitCode.BUSY.code() + "\n",
                                 "recount_lake_compact_hours_failed 0\n")
                         .doesNotContain("last_success");
             });

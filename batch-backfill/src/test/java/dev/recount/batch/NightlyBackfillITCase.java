@@ -118,7 +118,7 @@ class NightlyBackfillITCase {
                     .isEqualTo(ExitCode.REFUSED.code());
             assertThat(pushgateway.pushes()).hasSize(2);
             assertThat(pushgateway.pushes().get(1).body())
-                    .contains("recount_backfill_nightly_last_exit_code 3\n")
+                    .contains("recount_backfill_nightly_last_exit_code " + ExitCode.REFUSED.code() + "\n")
                     .doesNotContain("last_success");
             assertThat(t.lastErr).doesNotContain("pushing metrics");
             unreachable = pushgateway.url();

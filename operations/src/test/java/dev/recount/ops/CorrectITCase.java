@@ -245,7 +245,7 @@ class CorrectITCase {
             assertThat(pushgateway.pushes().get(1).body())
                     .contains(
                             "recount_correct_last_run_timestamp_seconds " + at + "\n",
-                            "recount_correct_last_exit_code 5\n",
+                            "recount_correct_last_exit_code " + ExitCode.FAILED.code() + "\n",
                             "recount_correct_windows_corrected 0\n")
                     .doesNotContain("last_success")
                     .as("what waits is unknown: the last values stand")

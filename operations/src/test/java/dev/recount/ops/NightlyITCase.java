@@ -89,11 +89,11 @@ class NightlyITCase {
 
         try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
             assertThat(t.runWith(pushgateway.environment(), "nightly")).isEqualTo(ExitCode.REFUSED.code());
-            // Refused (backfill exit 3): no success recorded, and no compaction ran.
+            // Refused (backfill exit 4): no success recorded, and no compaction ran.
             assertThat(pushgateway.pushes()).singleElement().satisfies(p -> {
                 assertThat(p.path()).isEqualTo("/metrics/job/recount_backfill_nightly");
                 assertThat(p.body())
-                        .contains("recount_backfill_nightly_last_exit_code 3\n")
+                        .contains("recount_backfill_nightly_last_exit_code " + ExitCode.REFUSED.code() + "\n")
                         .doesNotContain("last_success");
             });
         }
