@@ -2,6 +2,7 @@ package dev.recount.batch;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.cli.Pushgateway;
 import dev.recount.core.cli.RecountCli;
@@ -148,7 +149,7 @@ abstract class BackfillCommand implements Callable<Integer> {
     int withRunner(BackfillSettings settings, MetricSets sets, Work work) throws Exception {
         return withSpark(settings, (spark, db, password, progress) -> {
             work.run(new BackfillRunner(spark, db, settings, password, main.driverMaxRows, progress, sets));
-            return ExitCodes.OK;
+            return ExitCode.OK.code();
         });
     }
 
@@ -182,15 +183,15 @@ abstract class BackfillCommand implements Callable<Integer> {
      * stderr and changes no exit code.
      */
     int pushingOutcome(Callable<Integer> run, IntFunction<Pushgateway> gauges) throws Exception {
-        int code = ExitCodes.FAILED;
+        int code = ExitCode.FAILED.code();
         try {
             code = run.call();
             return code;
         } catch (BackfillException e) {
-            code = e.exitCode();
+            code = e.exitCode().code();
             throw e;
         } catch (CommandLine.ParameterException e) {
-            code = ExitCodes.BAD_ARGUMENTS;
+            code = ExitCode.USAGE.code();
             throw e;
         } finally {
             String failed = gauges.apply(code).pushIfConfigured(main.environment);

@@ -1,5 +1,7 @@
 package dev.recount.batch;
 
+import dev.recount.core.cli.ExitCode;
+import dev.recount.core.cli.ExitsWith;
 import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -11,8 +13,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code ./recount backfill range|affected|nightly|compact}: recompute the metric sets' windows exactly from the raw
- * event lake, and compact it (docs/contract.md). Also the main class of the spark-submit application jar. Exit codes:
- * {@link ExitCodes}. Each subcommand is its own class ({@link RangeCommand}, {@link AffectedCommand}, {@link
+ * event lake, and compact it (docs/contract.md). Also the main class of the spark-submit application jar, called
+ * with the subcommand first ({@code BackfillMain nightly}). Exit codes: recount's {@link ExitCode}. Each subcommand is its own class ({@link RangeCommand}, {@link AffectedCommand}, {@link
  * NightlyCommand}, {@link CompactCommand}) on {@link BackfillCommand}, which holds what they share.
  */
 @Command(
@@ -24,6 +26,15 @@ import picocli.CommandLine.Spec;
             "Recompute the metric sets' windows exactly from the raw event lake with Spark;",
             "compact the lake's small files and apply lake.retention."
         })
+@ExitsWith(
+        code = ExitCode.REFUSED,
+        when = "nothing written: the range reaches beyond the lake's completeness boundary (the stream is behind:"
+                + " retry later, or --force), or before its retention horizon, or a lake hour of it holds fewer rows"
+                + " than the stream archived into it (files lost: restore them, or --force), or the stream's rows in"
+                + " it have another window size")
+@ExitsWith(
+        code = ExitCode.BUSY,
+        when = "an overlapping backfill or compaction held its lock longer than batch.lock-timeout")
 public final class BackfillMain implements Callable<Integer> {
     final Map<String, String> environment;
     final Clock clock;
@@ -56,10 +67,7 @@ public final class BackfillMain implements Callable<Integer> {
     }
 
     static CommandLine commandLine(BackfillMain main) {
-        return RecountCli.configure(new CommandLine(main))
-                .exitCodes(ExitCodes.class)
-                .failureCodes(ex -> ex instanceof BackfillException b ? b.exitCode() : ExitCodes.FAILED)
-                .commandLine();
+        return RecountCli.single(CommandLine.defaultFactory(), main).commandLine();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.recount.batch;
 
 import dev.recount.core.event.BackfillRecord;
+import dev.recount.core.time.Wait;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -119,24 +120,28 @@ final class BackfillTopicReader {
             readUntil.put(tp, position);
         }
         List<BackfillBatch.Entry> entries = new ArrayList<>();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        boolean truncated = false;
-        while (!reachedEnd(consumer, partitions, end)) {
-            if (entries.size() >= maxRecords) {
-                truncated = true;
-                break;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("reading backfill topic '" + topic + "' up to its end offsets " + end
-                        + " did not finish within " + timeout);
-            }
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
-                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                if (r.offset() >= end.get(tp)) continue;
-                entries.add(parse(tp, r.offset(), r.value()));
-                readUntil.put(tp, r.offset() + 1);
-            }
+        // Read up to the end offsets (or the record limit); each poll waits up to POLL itself, so no pause between.
+        boolean done;
+        try {
+            done = Wait.upTo(timeout).every(Duration.ZERO).until(() -> {
+                if (reachedEnd(consumer, partitions, end) || entries.size() >= maxRecords) return true;
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    if (r.offset() >= end.get(tp)) continue;
+                    entries.add(parse(tp, r.offset(), r.value()));
+                    readUntil.put(tp, r.offset() + 1);
+                }
+                return false;
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading backfill topic '" + topic + "'", e);
         }
+        if (!done) {
+            throw new IllegalStateException("reading backfill topic '" + topic + "' up to its end offsets " + end
+                    + " did not finish within " + timeout);
+        }
+        boolean truncated = !reachedEnd(consumer, partitions, end) && entries.size() >= maxRecords;
         for (TopicPartition tp : partitions) {
             // Whole partition seen: also step over transaction markers and aborted records below the end.
             if (consumer.position(tp, METADATA_TIMEOUT) >= end.get(tp)) readUntil.put(tp, end.get(tp));

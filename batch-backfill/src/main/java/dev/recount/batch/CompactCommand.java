@@ -2,6 +2,7 @@ package dev.recount.batch;
 
 import dev.recount.core.cli.Converters.DateConverter;
 import dev.recount.core.cli.Converters.InstantConverter;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Durations;
 import java.time.Duration;
@@ -108,12 +109,12 @@ final class CompactCommand extends BackfillCommand {
             LakeCompactor.Report report = new LakeCompactor(spark, db, settings, main.clock, progress).compact(hours);
             report(report.summary(), report.json());
             hoursFailed = report.failed().size();
-            if (report.failed().isEmpty()) return ExitCodes.OK;
+            if (report.failed().isEmpty()) return ExitCode.OK.code();
             report.failed()
                     .forEach((hour, why) -> spec.commandLine()
                             .getErr()
                             .println(RecountCli.path(spec) + ": compaction of " + hour + " failed: " + why));
-            return ExitCodes.FAILED;
+            return ExitCode.FAILED.code();
         });
     }
 }

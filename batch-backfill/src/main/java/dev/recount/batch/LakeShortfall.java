@@ -1,6 +1,7 @@
 package dev.recount.batch;
 
 import dev.recount.core.lake.LakeLayout;
+import dev.recount.core.time.Wait;
 import dev.recount.db.tables.LakeArchivedRowsTable;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -107,21 +109,24 @@ final class LakeShortfall {
         if (doubtful.isEmpty()) return List.of();
         List<TimeRange> hours = new ArrayList<>();
         for (long hour : doubtful.keySet()) hours.add(new TimeRange(hour, hour + LakeLayout.HOUR_MILLIS));
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (true) {
-            List<Hour> shortHours = compare(lakeRows.apply(hours), doubtful);
-            long left = deadline - System.nanoTime();
-            if (shortHours.isEmpty() || left <= 0) return shortHours;
-            LOG.info(
-                    "{} lake hour(s) hold fewer rows than the stream archived into them ({}); counting again",
-                    shortHours.size(),
-                    shortHours.get(0));
-            try {
-                Thread.sleep(Math.min(RECOUNT_EVERY.toMillis(), Math.max(1, left / 1_000_000)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return shortHours;
-            }
+        AtomicReference<List<Hour>> last = new AtomicReference<>(List.of());
+        try {
+            return Wait.upTo(wait)
+                    .every(RECOUNT_EVERY)
+                    .retry(
+                            () -> {
+                                last.set(compare(lakeRows.apply(hours), doubtful));
+                                return last.get();
+                            },
+                            List::isEmpty,
+                            (shortHours, pause) -> LOG.info(
+                                    "{} lake hour(s) hold fewer rows than the stream archived into them ({});"
+                                            + " counting again",
+                                    shortHours.size(),
+                                    shortHours.get(0)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return last.get();
         }
     }
 

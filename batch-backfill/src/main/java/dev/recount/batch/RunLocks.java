@@ -1,6 +1,7 @@
 package dev.recount.batch;
 
 import dev.recount.core.config.Durations;
+import dev.recount.core.time.Deadline;
 import dev.recount.core.window.WindowAlignment;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * {@code affected} runs also hold one more lock first, so only one run at a time consumes the backfill topic.
  *
  * <p>Waiting is bounded by {@code batch.lock-timeout} per acquisition step, via PostgreSQL's
- * {@code lock_timeout}; on timeout the run fails with {@link ExitCodes#LOCK_TIMEOUT}.
+ * {@code lock_timeout}; on timeout the run fails with {@link dev.recount.core.cli.ExitCode#BUSY}.
  */
 final class RunLocks implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunLocks.class);
@@ -106,11 +107,12 @@ final class RunLocks implements AutoCloseable {
     }
 
     private void acquire(List<LockRequest> requests) throws SQLException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // One batch.lock-timeout for all of them: each waits for what is left of it (PostgreSQL does the waiting).
+        Deadline deadline = Deadline.after(timeout);
         for (LockRequest r : requests) {
             if (tryLock(r)) continue;
             LOG.info("waiting up to {} for another backfill holding {}", Durations.format(timeout), r.what());
-            long remainingMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+            long remainingMillis = deadline.remaining(Duration.ofMillis(1)).toMillis();
             try (Statement s = conn.createStatement()) {
                 s.execute("SET lock_timeout = " + remainingMillis);
             }

@@ -1,5 +1,6 @@
 package dev.recount.batch;
 
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.Pushgateway;
 import java.time.Instant;
 
@@ -22,7 +23,7 @@ final class ScheduledRunMetrics {
 
     /** The run's outcome: a success for exit 0 only. */
     static Pushgateway nightly(int exitCode, Instant at) {
-        return Pushgateway.outcome(NIGHTLY_JOB, exitCode, exitCode == ExitCodes.OK, at);
+        return Pushgateway.outcome(NIGHTLY_JOB, exitCode, exitCode == ExitCode.OK.code(), at);
     }
 
     /**
@@ -31,7 +32,7 @@ final class ScheduledRunMetrics {
      * @param hoursFailed 0 when the run failed before it compacted any
      */
     static Pushgateway compact(int exitCode, int hoursFailed, Instant at) {
-        return Pushgateway.outcome(COMPACT_JOB, exitCode, exitCode == ExitCodes.OK, at)
+        return Pushgateway.outcome(COMPACT_JOB, exitCode, exitCode == ExitCode.OK.code(), at)
                 .gauge("recount_lake_compact_hours_failed", hoursFailed);
     }
 }

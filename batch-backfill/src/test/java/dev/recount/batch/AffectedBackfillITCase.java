@@ -8,6 +8,7 @@ import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.TestSets;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
@@ -197,7 +198,7 @@ class AffectedBackfillITCase {
         // The broker refuses the run's offset commit (the group has an active member): its results and the record
         // left waiting are committed, its offsets are not, as when a run is killed between the two.
         try (var member = topic.joinedMember()) {
-            assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+            assertThat(t.backfill("affected")).isEqualTo(ExitCode.FAILED.code());
         }
         assertThat(t.lastErr).contains("committed its results, but committing the backfill offsets failed");
         assertThat(topic.committed()).isEmpty();
@@ -267,7 +268,7 @@ class AffectedBackfillITCase {
         topic.send(0, LATE2);
         assertThat(topic.committed()).isEmpty();
 
-        assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.backfill("affected")).isEqualTo(ExitCode.FAILED.code());
         assertThat(t.lastErr)
                 .contains(
                         "holds another record at " + t.backfillTopic + "-0@0",
@@ -282,7 +283,7 @@ class AffectedBackfillITCase {
         topic.send(0, LATE1);
         topic.commit(0, 5); // as after records were lost (an unclean leader election)
 
-        assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.backfill("affected")).isEqualTo(ExitCode.FAILED.code());
         assertThat(t.lastErr)
                 .contains("are beyond its end (partition 0: offset 5, end 1)", "--reset-offsets --to-offset");
         assertThat(t.batchRows()).isEmpty();
@@ -334,7 +335,7 @@ class AffectedBackfillITCase {
             s.execute("ALTER TABLE batch_window_metrics RENAME TO batch_window_metrics_away");
         }
 
-        assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.backfill("affected")).isEqualTo(ExitCode.FAILED.code());
 
         assertThat(t.lastErr.strip().lines()).hasSize(1);
         assertThat(t.lastErr).startsWith("recount backfill affected: ").contains("batch_window_metrics");
@@ -367,7 +368,7 @@ class AffectedBackfillITCase {
         topic.send(0, LATE3, LATE2);
         topic.deleteRecordsBefore(0, 2);
 
-        assertThat(t.backfill("affected")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.backfill("affected")).isEqualTo(ExitCode.FAILED.code());
         assertThat(t.lastErr.strip().lines()).hasSize(1);
         assertThat(t.lastErr)
                 .contains("were deleted before `backfill affected` read them (partition 0: offsets 1 to 1)")

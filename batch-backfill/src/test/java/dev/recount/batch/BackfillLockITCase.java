@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.testkit.Poll;
 import java.nio.file.Path;
@@ -50,11 +51,11 @@ class BackfillLockITCase {
             long started = System.nanoTime();
 
             assertThat(t.backfill("range", "--from", "2026-11-28T09:00:00Z", "--to", "2026-11-28T11:00:00Z"))
-                    .isEqualTo(ExitCodes.LOCK_TIMEOUT);
+                    .isEqualTo(ExitCode.BUSY.code());
 
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
             assertThat(t.lastErr.strip())
-                    .isEqualTo("recount backfill range: another backfill holds an overlapping range"
+                    .isEqualTo("recount backfill range: busy: another backfill holds an overlapping range"
                             + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
             assertThat(t.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
             assertThat(t.batchRows()).isEmpty();

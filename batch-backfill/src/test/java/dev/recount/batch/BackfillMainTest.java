@@ -2,6 +2,7 @@ package dev.recount.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.core.cli.ExitCode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -31,7 +32,8 @@ class BackfillMainTest {
     @Test
     void everyCommandHasHelp() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("range", "affected", "nightly", "compact", "Exit codes:", "lock timeout");
+        assertThat(out.toString())
+                .contains("range", "affected", "nightly", "compact", "Exit codes:", "busy: an overlapping backfill");
         assertThat(run("range", "--help")).isZero();
         assertThat(out.toString()).contains("--from", "--to", "--force", "--set", "--config", "--lake", "--master");
         assertThat(run("affected", "--help")).isZero();
@@ -52,21 +54,21 @@ class BackfillMainTest {
                         "2026-11-28T00:00:00Z",
                         "--to",
                         "2026-11-29T00:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("mutually exclusive");
-        assertThat(run("compact", "--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("compact", "--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("--to");
         assertThat(run("compact", "--from", "2026-11-28T01:00:00Z", "--to", "2026-11-28T01:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("must not be empty");
-        assertThat(run("compact", "--lookback", "soon")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("compact", "--lookback", "soon")).isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("cannot read duration 'soon'");
     }
 
     @Test
     void lakeSettingsAreCheckedBeforeAnythingRuns() throws IOException {
         Path shortRetention = Files.writeString(dir.resolve("retention.properties"), "lake.retention=7d\n");
-        assertThat(run("compact", "--config", shortRetention.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("compact", "--config", shortRetention.toString())).isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("lake.retention 7d is too short: it must be at least validation.max-past + 1d = 8d");
 
         Path badSize = Files.writeString(dir.resolve("size.properties"), "lake.compaction.target-file-size=big\n");
@@ -78,33 +80,33 @@ class BackfillMainTest {
                         "2026-11-28T10:00:00Z",
                         "--to",
                         "2026-11-28T11:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("setting lake.compaction.target-file-size: cannot read size 'big'");
 
         Path tiny = Files.writeString(dir.resolve("tiny.properties"), "lake.compaction.target-file-size=64k\n");
-        assertThat(run("compact", "--config", tiny.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("compact", "--config", tiny.toString())).isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("lake.compaction.target-file-size must be at least 1m");
     }
 
     @Test
     void aMissingCommandIsABadArgument() {
-        assertThat(run()).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run()).isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("missing command: range, affected, nightly or compact");
     }
 
     @Test
     void unreadableOrMissingInstantsAreBadArguments() {
         assertThat(run("range", "--from", "yesterday", "--to", "2026-11-28T11:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("cannot read instant 'yesterday'");
-        assertThat(run("range", "--from", "2026-11-28T10:00:00Z")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("range", "--from", "2026-11-28T10:00:00Z")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("--to");
     }
 
     @Test
     void aRangeThatIsNotWindowAlignedIsRefusedBeforeAnythingRuns() {
         assertThat(run("range", "--from", "2026-11-28T10:00:30Z", "--to", "2026-11-28T11:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("--from 2026-11-28T10:00:30Z is not aligned to the 1m window of metric set default;"
                 + " use 2026-11-28T10:00:00Z or 2026-11-28T10:01:00Z");
     }
@@ -112,22 +114,22 @@ class BackfillMainTest {
     @Test
     void anUnknownSetOrABadDefinitionsFileIsABadArgument() throws IOException {
         assertThat(run("range", "--set", "nope", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T11:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("no metric set named 'nope' in built-in config/metric-sets.yaml; its sets are [default]");
-        assertThat(run("affected", "--set", "nope")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
-        assertThat(run("nightly", "--set", "nope")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("affected", "--set", "nope")).isEqualTo(ExitCode.USAGE.code());
+        assertThat(run("nightly", "--set", "nope")).isEqualTo(ExitCode.USAGE.code());
 
         Path sets =
                 Files.writeString(dir.resolve("sets.yaml"), "version: 1\nsets:\n  - name: default\n    window: 7x\n");
         Path config = Files.writeString(dir.resolve("sets.properties"), "metric-sets.file=" + sets + "\n");
-        assertThat(run("affected", "--config", config.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("affected", "--config", config.toString())).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).startsWith("recount backfill affected: ").contains(sets.toString());
     }
 
     @Test
     void anEmptyRangeIsABadArgument() {
         assertThat(run("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T10:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("must not be empty");
     }
 
@@ -142,24 +144,24 @@ class BackfillMainTest {
                         "2026-11-28T10:01:00Z",
                         "--to",
                         "2026-11-28T11:00:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("not aligned to the 1h window of metric set default");
     }
 
     @Test
     void badSettingsAndOptionsAreBadArguments() throws IOException {
         Path config = Files.writeString(dir.resolve("typo.properties"), "batch.lock-timout=1m\n");
-        assertThat(run("affected", "--config", config.toString())).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("affected", "--config", config.toString())).isEqualTo(ExitCode.USAGE.code());
         assertOneLineError("unknown setting 'batch.lock-timout'");
 
-        assertThat(run("nightly", "--date", "2026-13-01")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("nightly", "--date", "2026-13-01")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("cannot read date '2026-13-01'");
 
-        assertThat(run("affected", "--max-records", "0")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(run("affected", "--max-records", "0")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("--max-records must be at least 1");
 
         assertThat(run("range", "--from", "2026-11-28T10:00:00Z", "--to", "2026-11-28T11:00:00Z", "--bogus"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("--bogus");
     }
 

@@ -6,6 +6,7 @@ import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.SharedSpark;
 import dev.recount.batch.testutils.StreamLakeFiles;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.testkit.RecordingPushgateway;
 import java.io.IOException;
@@ -230,9 +231,9 @@ class LakeCompactionITCase {
                 ps.execute();
 
                 assertThat(t.backfillWith(pushgateway.environment(), "compact", "--date", DAY))
-                        .isEqualTo(ExitCodes.LOCK_TIMEOUT);
+                        .isEqualTo(ExitCode.BUSY.code());
                 assertThat(t.lastErr.strip())
-                        .isEqualTo("recount backfill compact: another backfill holds an overlapping range"
+                        .isEqualTo("recount backfill compact: busy: another backfill holds an overlapping range"
                                 + " (UTC day 2026-11-28); gave up after 2s (batch.lock-timeout)");
             }
             assertThat(filesByHour()).isEqualTo(files);
@@ -242,7 +243,7 @@ class LakeCompactionITCase {
                 assertThat(p.body())
                         .contains(
                                 "recount_lake_compact_last_run_timestamp_seconds " + at + "\n",
-                                "recount_lake_compact_last_exit_code 4\n",
+                                "recount_lake_compact_last_exit_code " + ExitCode.BUSY.code() + "\n",
                                 "recount_lake_compact_hours_failed 0\n")
                         .doesNotContain("last_success");
             });
@@ -264,12 +265,12 @@ class LakeCompactionITCase {
         fresh.lake.writeLikeStream(List.of(ev("a1", "impression", H10, "c1", 100, 1)));
         fresh.lake.writeLikeStream(List.of(ev("a2", "impression", H10, "c1", 100, 2)));
 
-        assertThat(fresh.backfill("compact", "--date", DAY)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(fresh.backfill("compact", "--date", DAY)).isEqualTo(ExitCode.REFUSED.code());
         assertThat(fresh.lastErr).contains("no lake completeness recorded yet");
 
         fresh.lakeCompleteUntil(Instant.parse("2026-11-28T10:30:00Z"));
         assertThat(fresh.backfill("compact", "--from", "2026-11-28T11:00:00Z", "--to", TO))
-                .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+                .isEqualTo(ExitCode.REFUSED.code());
         assertThat(fresh.lastErr).contains("starts at or beyond the lake's completeness boundary 2026-11-28T10:30:00Z");
 
         assertThat(fresh.backfill("compact", "--date", DAY)).as(fresh.lastErr).isZero();

@@ -6,6 +6,7 @@ import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.TestSets;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.lake.LakeLayout;
 import dev.recount.db.tables.LakeArchivedRowsTable;
 import dev.recount.db.tables.WindowRow;
@@ -82,11 +83,12 @@ class LakeRetentionITCase {
         }
 
         assertThat(t.backfill("range", "--from", "2026-11-19T10:00:00Z", "--to", "2026-11-19T11:00:00Z"))
-                .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+                .isEqualTo(ExitCode.REFUSED.code());
         assertThat(t.lastErr.strip())
-                .isEqualTo("recount backfill range: the lake no longer holds events before 2026-11-20T11:00:00Z"
-                        + " (deleted by lake.retention); recomputing [2026-11-19T10:00:00Z, 2026-11-19T11:00:00Z) would replace"
-                        + " its results with partial ones, so they stand as they are");
+                .isEqualTo(
+                        "recount backfill range: refused: the lake no longer holds events before 2026-11-20T11:00:00Z"
+                                + " (deleted by lake.retention); recomputing [2026-11-19T10:00:00Z, 2026-11-19T11:00:00Z) would replace"
+                                + " its results with partial ones, so they stand as they are");
         assertThat(t.batchRows()).isEqualTo(covered);
 
         // Once a backfill covers the next hour, the next run deletes it too, and stops at the retention cutoff.
@@ -182,7 +184,7 @@ class LakeRetentionITCase {
     @Test
     void aRetentionShorterThanLateEventsCanArriveIsABadSetting() {
         t.set("lake.retention", "7d");
-        assertThat(t.backfill("compact", "--date", "2026-11-27")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(t.backfill("compact", "--date", "2026-11-27")).isEqualTo(ExitCode.USAGE.code());
         assertThat(t.lastErr.strip())
                 .isEqualTo("recount backfill compact: lake.retention 7d is too short: it must be at least"
                         + " validation.max-past + 1d = 8d (late events may still arrive for younger hours)");
@@ -194,7 +196,7 @@ class LakeRetentionITCase {
         t.set("attribution.enabled", "true");
         t.set("attribution.window", "14d");
         t.set("lake.retention", "21d");
-        assertThat(t.backfill("compact", "--date", "2026-11-27")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(t.backfill("compact", "--date", "2026-11-27")).isEqualTo(ExitCode.USAGE.code());
         assertThat(t.lastErr.strip())
                 .isEqualTo("recount backfill compact: lake.retention 21d is too short: with attribution on it must be"
                         + " at least validation.max-past + attribution.window + 1d = 22d (recomputing a late hour"

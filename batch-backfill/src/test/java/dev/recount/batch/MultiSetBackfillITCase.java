@@ -8,6 +8,7 @@ import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.TestSets;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.event.BackfillRecord;
 import dev.recount.core.event.BackfillRecord.SetWindow;
 import dev.recount.core.sets.MeasureValues;
@@ -169,14 +170,14 @@ class MultiSetBackfillITCase {
         writeRange();
         // Not aligned to campaign_slot's 5 minutes: refused for all sets, naming the set ...
         assertThat(t.backfill("range", "--from", FROM, "--to", "2026-11-28T10:02:00Z"))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertThat(t.lastErr.strip())
                 .isEqualTo("recount backfill range: --to 2026-11-28T10:02:00Z is not aligned to the 5m window of"
                         + " metric set campaign_slot; use 2026-11-28T10:00:00Z or 2026-11-28T10:05:00Z");
         assertThat(t.runs()).isEmpty();
         // ... and an unknown set is a bad argument too.
         assertThat(t.backfill("range", "--set", "nope", "--from", FROM, "--to", TO))
-                .isEqualTo(ExitCodes.BAD_ARGUMENTS);
+                .isEqualTo(ExitCode.USAGE.code());
         assertThat(t.lastErr).contains("no metric set named 'nope'", "[default, campaign_slot, channel_country]");
 
         // ... but fine for channel_country alone, whose windows are minutes.
@@ -205,14 +206,14 @@ class MultiSetBackfillITCase {
         fresh.lakeCompleteUntil(Instant.parse("2026-11-28T11:00:00Z"));
         fresh.declare(TestSets.THREE_SETS);
 
-        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCode.USAGE.code());
         assertThat(fresh.lastErr.strip().lines()).hasSize(1);
         assertThat(fresh.lastErr)
                 .contains(
                         "metric set campaign_slot of ",
                         "has no tables in schema " + fresh.schema + " yet: run ./recount migrate",
                         "metric set channel_country");
-        assertThat(fresh.backfill("affected", "--set", "campaign_slot")).isEqualTo(ExitCodes.BAD_ARGUMENTS);
+        assertThat(fresh.backfill("affected", "--set", "campaign_slot")).isEqualTo(ExitCode.USAGE.code());
         assertThat(fresh.runs()).isEmpty();
 
         // The default set's tables are the migrations': it runs alone.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
@@ -71,7 +72,7 @@ class NightlyBackfillITCase {
 
         // A lake.path that does not exist is an error, never "no events" (which would wipe the day's rows).
         t.set("lake.path", dir.resolve("no-such-lake").toString());
-        assertThat(t.backfill("nightly", "--date", "2026-11-28")).isEqualTo(ExitCodes.FAILED);
+        assertThat(t.backfill("nightly", "--date", "2026-11-28")).isEqualTo(ExitCode.FAILED.code());
         assertThat(t.lastErr).contains("no-such-lake does not exist (setting lake.path or --lake)");
         assertThat(t.batchRows()).isEqualTo(rows);
 
@@ -114,10 +115,10 @@ class NightlyBackfillITCase {
 
             // The next day reaches beyond the lake's completeness boundary (the stream is behind): refused.
             assertThat(t.backfillWith(pushgateway.environment(), "nightly", "--date", "2026-11-29"))
-                    .isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+                    .isEqualTo(ExitCode.REFUSED.code());
             assertThat(pushgateway.pushes()).hasSize(2);
             assertThat(pushgateway.pushes().get(1).body())
-                    .contains("recount_backfill_nightly_last_exit_code 3\n")
+                    .contains("recount_backfill_nightly_last_exit_code " + ExitCode.REFUSED.code() + "\n")
                     .doesNotContain("last_success");
             assertThat(t.lastErr).doesNotContain("pushing metrics");
             unreachable = pushgateway.url();

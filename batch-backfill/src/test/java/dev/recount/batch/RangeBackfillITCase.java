@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
 import dev.recount.batch.testutils.TestSets;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.sets.SetTables;
@@ -223,7 +224,7 @@ class RangeBackfillITCase {
                             List.of(new StreamWindowMetricsTable.Row(
                                     new WindowRow(twoMinutes, W + 2 * MINUTE, MeasureValues.of(1, 0, 0, 1, 1)), 1)));
         }
-        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(t.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCode.REFUSED.code());
         assertThat(t.lastErr).contains("stream_window_metrics holds windows of 2m in this range, not 1m");
         assertThat(t.batchRows()).isEmpty();
     }
@@ -232,14 +233,14 @@ class RangeBackfillITCase {
     void aRangeBeyondTheCompletenessBoundaryIsRefusedUnlessForced() throws Exception {
         BatchStack fresh = new BatchStack(dir.resolve("fresh"));
         fresh.lake.write(List.of(FIRST_MILLI));
-        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCode.REFUSED.code());
         assertThat(fresh.lastErr.strip())
-                .isEqualTo("recount backfill range: range ends at 2026-11-28T10:02:00Z but no lake"
+                .isEqualTo("recount backfill range: refused: range ends at 2026-11-28T10:02:00Z but no lake"
                         + " completeness recorded yet (the stream job has not committed a checkpoint); rerun later, or pass"
                         + " --force to recompute from an incomplete lake");
 
         fresh.lakeCompleteUntil(Instant.parse("2026-11-28T10:01:00Z"));
-        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCodes.REFUSED_BY_BOUNDARY);
+        assertThat(fresh.backfill("range", "--from", FROM, "--to", TO)).isEqualTo(ExitCode.REFUSED.code());
         assertThat(fresh.lastErr).contains("the lake is complete only until 2026-11-28T10:01:00Z");
         assertThat(fresh.lastRun().status()).isEqualTo(BatchRunsTable.Status.FAILED);
         assertThat(fresh.lastRun().error()).contains("the lake is complete only until");

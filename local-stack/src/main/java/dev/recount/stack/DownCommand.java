@@ -1,5 +1,6 @@
 package dev.recount.stack;
 
+import dev.recount.core.cli.OldName;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.stack.embedded.StackLayout;
 import java.io.PrintWriter;
@@ -17,8 +18,10 @@ import picocli.CommandLine.Spec;
         description = {
             "Stop the local stack: the Kafka broker with a controlled shutdown, PostgreSQL with pg_ctl stop (fast). "
                     + "The data stays under the home directory for the next `up`. Exit 0 also when nothing runs.",
-            "The local Flink and Spark clusters (`up --cluster`) stop first; with --cluster only they stop."
+            "The local Flink and Spark clusters (`up --cluster`) stop first; with --clusters-only only they stop."
         })
+// In the local stack's commands --cluster means "the local clusters too" (up); stopping only them is its own option.
+@OldName(name = "--cluster", now = "--clusters-only")
 final class DownCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -27,7 +30,7 @@ final class DownCommand implements Callable<Integer> {
     StackOptions stack;
 
     @Option(
-            names = "--cluster",
+            names = "--clusters-only",
             description = "Stop only the local Flink and Spark clusters; Kafka and PostgreSQL keep running.")
     boolean clusterOnly;
 

@@ -1,7 +1,7 @@
 package dev.recount.stack;
 
-import dev.recount.core.cli.CommonExitCodes;
-import dev.recount.core.cli.ExitCodeMeaning;
+import dev.recount.core.cli.ExitCode;
+import dev.recount.core.cli.ExitsWith;
 import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.stack.cluster.LocalClusters;
@@ -21,23 +21,18 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description =
                 "Show what of the local stack runs where: pids, ports, data directories, bootstrap servers, JDBC URL.")
+// Its own meanings (--help lists them): a script can tell "stopped" from "half up".
+@ExitsWith(code = ExitCode.OK, when = "both Kafka and PostgreSQL run and answer")
+@ExitsWith(code = ExitCode.FAILED, when = "status could not be determined (an error)")
+@ExitsWith(
+        code = ExitCode.PARTLY,
+        when = "one service is stopped or does not answer, or some of the local clusters' processes run and others"
+                + " do not (one was killed)")
+@ExitsWith(code = ExitCode.NOT_RUNNING, when = "nothing runs")
 final class StatusCommand implements Callable<Integer> {
-    // Its own exit codes (RecountCli lists them in --help): a script can tell "stopped" from "half up".
-    @ExitCodeMeaning("both Kafka and PostgreSQL run and answer")
-    static final int ALL_UP = 0;
-
-    @ExitCodeMeaning("status could not be determined (an error)")
-    static final int FAILED = CommonExitCodes.FAILED;
-
-    @ExitCodeMeaning("invalid arguments")
-    static final int USAGE = CommonExitCodes.USAGE;
-
-    @ExitCodeMeaning("nothing runs")
-    static final int NOTHING_RUNS = 3;
-
-    @ExitCodeMeaning("partly running: one service is stopped or does not answer, or some of the local clusters'"
-            + " processes run and others do not (one was killed)")
-    static final int PARTLY_RUNNING = 4;
+    static final int ALL_UP = ExitCode.OK.code();
+    static final int NOTHING_RUNS = ExitCode.NOT_RUNNING.code();
+    static final int PARTLY_RUNNING = ExitCode.PARTLY.code();
 
     @Spec
     CommandSpec spec;

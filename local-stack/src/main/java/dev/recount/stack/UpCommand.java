@@ -1,6 +1,8 @@
 package dev.recount.stack;
 
-import dev.recount.core.config.Durations;
+import dev.recount.core.cli.OldName;
+import dev.recount.core.cli.WaitOption;
+import dev.recount.core.cli.WaitsFor;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.stack.cluster.LocalClusters;
 import dev.recount.stack.embedded.EmbeddedStack;
@@ -28,6 +30,8 @@ import picocli.CommandLine.Spec;
                     + "standalone cluster (a Master and a Worker), each process its own JVM on 127.0.0.1, for "
                     + "`stream --cluster` and `backfill --cluster`; processes a kill took are started again."
         })
+@WaitsFor(value = "both services to answer", byDefault = "2m")
+@OldName(name = "--timeout", now = "--wait")
 final class UpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -56,12 +60,8 @@ final class UpCommand implements Callable<Integer> {
                     "PostgreSQL's port on 127.0.0.1 (default: local.postgres-port; 0 = the previous run's if free, else any free port).")
     Integer postgresPort;
 
-    @Option(
-            names = "--timeout",
-            paramLabel = "DURATION",
-            defaultValue = "2m",
-            description = "How long to wait for both services to answer (default: ${DEFAULT-VALUE}).")
-    String timeout;
+    @Mixin
+    WaitOption waitOption;
 
     @Option(
             names = "--cluster",
@@ -74,12 +74,7 @@ final class UpCommand implements Callable<Integer> {
         if (partitions != null && partitions < 1) throw invalid("--partitions must be at least 1, got " + partitions);
         checkPort("--kafka-port", kafkaPort);
         checkPort("--postgres-port", postgresPort);
-        Duration wait;
-        try {
-            wait = Durations.parse(timeout);
-        } catch (IllegalArgumentException e) {
-            throw invalid("--timeout: " + e.getMessage());
-        }
+        Duration wait = waitOption.duration();
         RecountConfig config = stack.config()
                 .with("topics.input-partitions", partitions == null ? null : partitions.toString())
                 .with("local.kafka-port", kafkaPort == null ? null : kafkaPort.toString())

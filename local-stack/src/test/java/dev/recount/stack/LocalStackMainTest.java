@@ -27,9 +27,11 @@ class LocalStackMainTest {
     void everyCommandHasHelp() {
         assertThat(CommandRun.of("up", "--help").out())
                 .contains("--home", "--config", "--partitions", "--kafka-port", "--postgres-port");
-        assertThat(CommandRun.of("down", "--help").out()).contains("--home");
+        assertThat(CommandRun.of("down", "--help").out())
+                .contains("--home", "--clusters-only")
+                .doesNotContain("--cluster ");
         assertThat(CommandRun.of("status", "--help").out())
-                .contains("--home", "Exit codes", "3   nothing runs", "4   partly running");
+                .contains("--home", "Exit codes", "6   partly: one service", "7   not running: nothing runs");
         for (String command : new String[] {"up", "down", "status"}) {
             assertThat(CommandRun.of(command, "--help").exitCode()).as(command).isZero();
         }
@@ -79,6 +81,11 @@ class LocalStackMainTest {
         assertThat(port.exitCode()).isEqualTo(2);
         assertThat(port.err()).contains("--kafka-port must be between 0 and 65535");
 
+        CommandRun wait = CommandRun.of("up", "--home", tmp.toString(), "--wait", "soon");
+        assertThat(wait.exitCode()).isEqualTo(2);
+        assertThat(wait.err()).contains("--wait", "soon");
+
+        // --timeout, its old spelling, is read (and checked) as --wait.
         CommandRun timeout = CommandRun.of("up", "--home", tmp.toString(), "--timeout", "soon");
         assertThat(timeout.exitCode()).isEqualTo(2);
         assertThat(timeout.err()).contains("--timeout");
@@ -126,6 +133,17 @@ class LocalStackMainTest {
         assertThat(down.exitCode()).isZero();
         assertThat(down.out()).contains("nothing was running");
         assertThat(home).doesNotExist();
+
+        CommandRun clustersOnly = CommandRun.of("down", "--home", home.toString(), "--clusters-only");
+        assertThat(clustersOnly.exitCode()).isZero();
+        assertThat(clustersOnly.out()).contains("no local clusters in " + home);
+        assertThat(clustersOnly.err()).isEmpty();
+
+        // down --cluster, the old spelling, still means "only the clusters", and says what it is now.
+        CommandRun cluster = CommandRun.of("down", "--home", home.toString(), "--cluster");
+        assertThat(cluster.exitCode()).isZero();
+        assertThat(cluster.out()).contains("no local clusters in " + home);
+        assertThat(cluster.err().strip()).isEqualTo("recount down: --cluster is deprecated, use --clusters-only");
     }
 
     @Test

@@ -1,11 +1,16 @@
 package dev.recount.ops;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.recount.batch.BackfillException;
 import dev.recount.batch.BackfillRunner;
 import dev.recount.batch.BackfillSettings;
-import dev.recount.core.cli.ExitCodeMeaning;
+import dev.recount.core.cli.ExitCode;
+import dev.recount.core.cli.ExitsWith;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.cli.RecountCli;
+import dev.recount.core.cli.WaitOption;
+import dev.recount.core.cli.WaitsFor;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
@@ -39,54 +44,33 @@ import picocli.CommandLine.Option;
                     + " as `backfill affected` does, then reconciles exactly the windows that run recomputed, as"
                     + " `reconcile --batch-run ID` does: they become final (source batch) with the late events counted.",
             "Run it every few minutes from a scheduler. Two runs never overlap: a PostgreSQL advisory lock per schema;"
-                    + " a second run exits 10 at once (or waits up to --wait). With nothing new on the topic and no"
+                    + " a second run exits 5 (busy) at once (or waits up to --wait). With nothing new on the topic and no"
                     + " waiting record settled (backfill_waiting) it reconciles nothing and exits 0.",
             "With $RECOUNT_PUSHGATEWAY_URL set, every run pushes recount_correct_* metrics (job recount_correct) for"
                     + " the alerts."
         })
+@ExitsWith(code = ExitCode.OK, when = "corrected within tolerance, or nothing new to correct")
+@ExitsWith(
+        code = ExitCode.FAILED,
+        when = "the affected backfill failed (offsets not committed: the next run retries), or the reconciliation"
+                + " failed (the recomputed windows stay unreconciled; run nightly or reconcile --batch-run), or the"
+                + " command itself (e.g. the database unreachable for the lock)")
+@ExitsWith(code = ExitCode.BEYOND_TOLERANCE, when = "corrected, but some key was beyond tolerance (alert)")
+@ExitsWith(code = ExitCode.REFUSED, when = "reconcile refused: the run's windows have no batch rows (rewritten since)")
+@ExitsWith(
+        code = ExitCode.BUSY,
+        when = "another correct run holds the lock (and --wait ran out), or an overlapping backfill held the windows"
+                + " longer than batch.lock-timeout: nothing was run")
+@WaitsFor(value = "a running correct to finish before exiting 5 (busy)", byDefault = "0s")
 public final class CorrectCommand implements Callable<Integer> {
-    // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
-    @ExitCodeMeaning("corrected within tolerance, or nothing new to correct")
-    static final int OK = ExitCodes.OK;
-
-    @ExitCodeMeaning("error of the command itself (e.g. the database unreachable for the lock)")
-    static final int ERROR = ExitCodes.ERROR;
-
-    @ExitCodeMeaning("bad command line or configuration; nothing was run")
-    static final int USAGE = ExitCodes.USAGE;
-
-    @ExitCodeMeaning("corrected, but some key was beyond tolerance (alert)")
-    static final int BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
-
-    @ExitCodeMeaning("the affected backfill failed (offsets not committed: the next run retries)")
-    static final int BACKFILL_FAILED = ExitCodes.BACKFILL_FAILED;
-
-    @ExitCodeMeaning("lock timeout: an overlapping backfill held the windows longer than batch.lock-timeout")
-    static final int LOCK_TIMEOUT = ExitCodes.LOCK_TIMEOUT;
-
-    @ExitCodeMeaning("reconcile refused: the run's windows have no batch rows (rewritten since)")
-    static final int RECONCILE_REFUSED = ExitCodes.RECONCILE_REFUSED;
-
-    @ExitCodeMeaning(
-            "reconcile failed (the recomputed windows stay unreconciled; run nightly or reconcile" + " --batch-run)")
-    static final int RECONCILE_FAILED = ExitCodes.RECONCILE_FAILED;
-
-    @ExitCodeMeaning("another correct run holds the lock; nothing was run")
-    static final int ALREADY_RUNNING = ExitCodes.ALREADY_RUNNING;
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @CommandLine.Mixin
     StepOptions options = new StepOptions();
 
-    @Option(
-            names = "--wait",
-            paramLabel = "DURATION",
-            defaultValue = "0s",
-            description = "How long to wait for a"
-                    + " running correct to finish before exiting 10 (default: ${DEFAULT-VALUE}: exit at once).")
-    String waitFor;
+    @CommandLine.Mixin
+    WaitOption wait;
 
     @Option(
             names = "--max-records",
@@ -115,12 +99,19 @@ public final class CorrectCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         // Every outcome is pushed, a usage error or an exception too (exit 2 or 1, as the command line reports
         // them), so that a run that keeps failing stops recording successes.
-        int code = ExitCodes.ERROR;
+        int code = ExitCode.FAILED.code();
         try {
             code = correct();
+            if (options.json.enabled()) {
+                ObjectNode o = JsonOutput.object();
+                o.put("windows_corrected", windowsCorrected).put("malformed", malformed);
+                if (waiting != null) o.put("waiting", waiting.records());
+                o.put("exit_code", code).put("outcome", ExitCode.of(code).label());
+                JsonOutput.print(spec.commandLine().getOut(), o);
+            }
             return code;
         } catch (CommandLine.ParameterException e) {
-            code = ExitCodes.USAGE;
+            code = ExitCode.USAGE.code();
             throw e;
         } finally {
             String failed = new CorrectMetrics(
@@ -137,14 +128,13 @@ public final class CorrectCommand implements Callable<Integer> {
 
     private int correct() throws Exception {
         CommandLine cmd = spec.commandLine();
-        PrintWriter out = cmd.getOut();
+        PrintWriter out = options.out(cmd.getOut());
         PrintWriter err = cmd.getErr();
-        RecountConfig config = env.config(cmd, options.configFile);
-        Duration wait;
+        RecountConfig config = env.config(cmd, options.configFile).with("lake.path", options.lake);
+        Duration wait = this.wait.duration();
         BackfillSettings settings;
         String batchPassword;
         try {
-            wait = Durations.parse(waitFor);
             if (maxRecords < 1) throw new IllegalArgumentException("--max-records must be at least 1");
             settings = BackfillSettings.from(config);
             batchPassword = config.password(Component.BATCH);
@@ -158,9 +148,10 @@ public final class CorrectCommand implements Callable<Integer> {
             if (lock == null) {
                 say(
                         err,
-                        "another correct run holds the lock" + (wait.isZero() ? "" : " (waited " + waitFor + ")")
+                        "another correct run holds the lock"
+                                + (wait.isZero() ? "" : " (waited " + Durations.format(wait) + ")")
                                 + "; nothing was run");
-                return ExitCodes.ALREADY_RUNNING;
+                return ExitCode.BUSY.code();
             }
             int leftOver = reconcileLeftOver(reconcilerDb, settings, out, err);
             return Outcome.worse(leftOver, correctNew(settings, batchPassword, out, err));
@@ -174,21 +165,21 @@ public final class CorrectCommand implements Callable<Integer> {
             report = recomputeAffected(settings, batchPassword);
         } catch (BackfillException e) {
             say(err, "backfill affected: " + RecountCli.reason(e));
-            return Outcome.ofBackfill(e.exitCode());
+            return Outcome.ofBackfill(e.exitCode().code());
         } catch (Exception e) {
             say(err, "backfill affected failed: " + RecountCli.reason(e));
-            return ExitCodes.BACKFILL_FAILED;
+            return ExitCode.FAILED.code();
         }
         waiting = report.waiting();
         malformed = report.malformed();
         say(out, report.summary());
         if (report.windows().isEmpty()) {
             say(out, "nothing new to correct");
-            return ExitCodes.OK;
+            return ExitCode.OK.code();
         }
         say(out, "reconciling the " + report.windows().size() + " windows of batch run " + report.runId());
         int reconciled = Outcome.ofReconcile(reconcile(report.runId(), out, err));
-        if (reconciled == ExitCodes.OK || reconciled == ExitCodes.BEYOND_TOLERANCE) {
+        if (reconciled == ExitCode.OK.code() || reconciled == ExitCode.BEYOND_TOLERANCE.code()) {
             windowsCorrected = report.windows().size();
         }
         return reconciled;
@@ -210,7 +201,7 @@ public final class CorrectCommand implements Callable<Integer> {
             runs = ReconciliationRunsTable.unreconciledAffectedRuns(
                     c, settings.maxPast().plusDays(1).toMillis(), 20);
         }
-        int worst = ExitCodes.OK;
+        int worst = ExitCode.OK.code();
         for (long runId : runs) {
             say(out, "reconciling the windows of batch run " + runId + ", recomputed earlier but never reconciled");
             worst = Outcome.worse(worst, Outcome.ofReconcile(reconcile(runId, out, err)));
@@ -232,7 +223,7 @@ public final class CorrectCommand implements Callable<Integer> {
                                 Duration.ofSeconds(10))
                         // Backfill records deleted before they were read fail it, every time: going on without them
                         // is for a person to decide, once, with `backfill affected --skip-deleted-input`.
-                        .recomputeAffected(false, maxRecords, false);
+                        .recomputeAffected(options.force, maxRecords, false);
             } finally {
                 env.sparkSessions().release(spark);
             }

@@ -1,5 +1,6 @@
 package dev.recount.ops;
 
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.Pushgateway;
 import dev.recount.db.tables.BackfillWaitingTable;
 import java.time.Instant;
@@ -8,7 +9,7 @@ import java.time.Instant;
  * What {@code correct} pushes to a Prometheus Pushgateway (job {@code recount_correct}) after each run. A run that
  * corrected (exit 0 or 3: with the default tolerance of 0 every late event makes it 3) records its success time;
  * {@code RecountCorrectNotCompleting} fires when none has for 30 minutes, whatever the runs in between exited with
- * (a backfill that fails every time, say on backfill records deleted before they were read, exits 5 on every run).
+ * (a backfill that fails every time, say on backfill records deleted before they were read, exits 1 on every run).
  *
  * <p>With them, what waits in {@code backfill_waiting} after the run's backfill: records that could not be settled yet.
  * They wait minutes as a rule (a window still open in the lake, a file not committed yet); one waiting for hours names
@@ -25,7 +26,7 @@ record CorrectMetrics(int exitCode, int windows, BackfillWaitingTable.Summary wa
 
     /** The run's outcome (a success for exit 0 or 3), then the windows it corrected and what waits. */
     Pushgateway gauges() {
-        boolean completed = exitCode == ExitCodes.OK || exitCode == ExitCodes.BEYOND_TOLERANCE;
+        boolean completed = exitCode == ExitCode.OK.code() || exitCode == ExitCode.BEYOND_TOLERANCE.code();
         Pushgateway p =
                 Pushgateway.outcome(JOB, exitCode, completed, at).gauge("recount_correct_windows_corrected", windows);
         if (waiting == null) return p;

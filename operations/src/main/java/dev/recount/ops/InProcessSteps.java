@@ -29,29 +29,29 @@ final class InProcessSteps implements NightlySteps {
     private final Path configFile;
     private final Path reportDir;
     private final String master;
+    private final String lake;
+    private final boolean force;
     private final PrintWriter out;
     private final PrintWriter err;
 
     InProcessSteps(
-            OperationsEnvironment env,
-            RecountConfig config,
-            Path configFile,
-            Path reportDir,
-            String master,
-            PrintWriter out,
-            PrintWriter err) {
+            OperationsEnvironment env, RecountConfig config, StepOptions options, PrintWriter out, PrintWriter err) {
         this.env = env;
         this.config = config;
-        this.configFile = configFile;
-        this.reportDir = reportDir;
-        this.master = master;
+        this.configFile = options.configFile;
+        this.reportDir = options.reportDir;
+        this.master = options.master;
+        this.lake = options.lake;
+        this.force = options.force;
         this.out = out;
         this.err = err;
     }
 
     @Override
     public int backfill(LocalDate day) {
-        return backfill("nightly", "--date", day.toString());
+        return force
+                ? backfill("nightly", "--date", day.toString(), "--force")
+                : backfill("nightly", "--date", day.toString());
     }
 
     @Override
@@ -63,6 +63,7 @@ final class InProcessSteps implements NightlySteps {
         List<String> all = new ArrayList<>(List.of(args));
         addConfig(all);
         if (master != null) all.addAll(List.of("--master", master));
+        if (lake != null) all.addAll(List.of("--lake", lake));
         BackfillMain main = new BackfillMain(
                 env.variables(), env.clock(), env.sparkSessions(), BackfillRunner.DEFAULT_DRIVER_MAX_ROWS);
         return BackfillMain.execute(main, out, err, all.toArray(String[]::new));

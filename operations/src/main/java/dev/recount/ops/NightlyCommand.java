@@ -1,6 +1,12 @@
 package dev.recount.ops;
 
-import dev.recount.core.cli.ExitCodeMeaning;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.cli.Converters.SinceConverter;
+import dev.recount.core.cli.ExitCode;
+import dev.recount.core.cli.ExitsWith;
+import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.Since;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
 import java.io.PrintWriter;
@@ -26,39 +32,26 @@ import picocli.CommandLine.Option;
             "A failed backfill or reconciliation stops the run (later days are not run, so none is skipped silently);"
                     + " a failed compaction is reported and the run goes on (no result depends on it)."
         })
+@ExitsWith(
+        code = ExitCode.OK,
+        when = "every day backfilled, compacted and reconciled within tolerance (or nothing to catch up)")
+@ExitsWith(
+        code = ExitCode.FAILED,
+        when = "a backfill or reconciliation failed (stderr names the step and the day; later days not run), or the"
+                + " command itself (e.g. the database for --since unreachable)")
+@ExitsWith(
+        code = ExitCode.BEYOND_TOLERANCE,
+        when = "reconciled and corrected, but some day is beyond tolerance (alert)")
+@ExitsWith(
+        code = ExitCode.REFUSED,
+        when = "the backfill refused the day: it reaches beyond the lake's completeness boundary (stream behind, retry"
+                + " later), or a lake hour of it holds fewer rows than the stream archived into it (files lost); or"
+                + " reconcile refused it: no succeeded batch run covers the day")
+@ExitsWith(
+        code = ExitCode.BUSY,
+        when = "an overlapping backfill held the day's lock longer than batch.lock-timeout; retry later")
+@ExitsWith(code = ExitCode.PARTLY, when = "compaction failed; every day reconciled within tolerance")
 public final class NightlyCommand implements Callable<Integer> {
-    // Its exit codes (--help lists them; the shared command-line layer reads these annotations).
-    @ExitCodeMeaning("every day backfilled, compacted and reconciled within tolerance (or nothing to catch up)")
-    static final int OK = ExitCodes.OK;
-
-    @ExitCodeMeaning("error of the command itself (e.g. the database for --since unreachable)")
-    static final int ERROR = ExitCodes.ERROR;
-
-    @ExitCodeMeaning("bad command line or configuration; nothing was run")
-    static final int USAGE = ExitCodes.USAGE;
-
-    @ExitCodeMeaning("reconciled and corrected, but some day is beyond tolerance (alert)")
-    static final int BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
-
-    @ExitCodeMeaning("backfill refused: the day reaches beyond the lake's completeness boundary (stream behind);"
-            + " retry later; or a lake hour of it holds fewer rows than the stream archived into it (files lost)")
-    static final int LAKE_INCOMPLETE = ExitCodes.LAKE_INCOMPLETE;
-
-    @ExitCodeMeaning("backfill failed")
-    static final int BACKFILL_FAILED = ExitCodes.BACKFILL_FAILED;
-
-    @ExitCodeMeaning("lock timeout: an overlapping backfill held the day longer than batch.lock-timeout; retry later")
-    static final int LOCK_TIMEOUT = ExitCodes.LOCK_TIMEOUT;
-
-    @ExitCodeMeaning("reconcile refused: no succeeded batch run covers the day")
-    static final int RECONCILE_REFUSED = ExitCodes.RECONCILE_REFUSED;
-
-    @ExitCodeMeaning("reconcile failed")
-    static final int RECONCILE_FAILED = ExitCodes.RECONCILE_FAILED;
-
-    @ExitCodeMeaning("compaction failed; every day reconciled within tolerance")
-    static final int COMPACTION_FAILED = ExitCodes.COMPACTION_FAILED;
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -70,10 +63,11 @@ public final class NightlyCommand implements Callable<Integer> {
 
     @Option(
             names = "--since",
-            paramLabel = "D",
+            paramLabel = "DATE|Nd",
+            converter = SinceConverter.class,
             description =
                     "Catch up: every day from D to yesterday without a" + " succeeded reconciliation, oldest first.")
-    String since;
+    Since since;
 
     @CommandLine.Mixin
     StepOptions options = new StepOptions();
@@ -97,41 +91,51 @@ public final class NightlyCommand implements Callable<Integer> {
         if (date != null && since != null)
             throw new CommandLine.ParameterException(cmd, "give --date or --since, not both");
         LocalDate day = parseDate(cmd, "--date", date);
-        LocalDate first = parseDate(cmd, "--since", since);
         RecountConfig config = env.config(cmd, options.configFile);
-        LocalDate yesterday =
-                LocalDate.now(env.clock().withZone(config.timeZone())).minusDays(1);
+        LocalDate today = LocalDate.now(env.clock().withZone(config.timeZone()));
+        LocalDate yesterday = today.minusDays(1);
+        LocalDate first = since == null ? null : since.first(today);
         if (first != null && first.isAfter(yesterday)) {
             throw new CommandLine.ParameterException(
                     cmd,
                     "--since " + first + " is after yesterday (" + yesterday + " in time-zone " + config.timeZone()
                             + ")");
         }
-        PrintWriter out = cmd.getOut();
-        NightlySteps run = steps != null
-                ? steps
-                : new InProcessSteps(
-                        env, config, options.configFile, options.reportDir, options.master, out, cmd.getErr());
+        PrintWriter out = options.out(cmd.getOut());
+        NightlySteps run = steps != null ? steps : new InProcessSteps(env, config, options, out, cmd.getErr());
         List<LocalDate> days = first != null ? run.pending(first, yesterday) : List.of(day != null ? day : yesterday);
+        ArrayNode record = JsonOutput.object().arrayNode();
+        int code;
         if (days.isEmpty()) {
             say(out, "nothing to catch up since " + first);
-            return ExitCodes.OK;
+            code = ExitCode.OK.code();
+        } else {
+            code = runDays(run, days, out, cmd.getErr(), record);
         }
-        return runDays(run, days, out, cmd.getErr());
+        if (options.json.enabled() && code != ExitCode.FAILED.code()) {
+            ObjectNode o = JsonOutput.object();
+            o.set("dates", record);
+            o.put("exit_code", code).put("outcome", ExitCode.of(code).label());
+            JsonOutput.print(cmd.getOut(), o);
+        }
+        return code;
     }
 
     /** The steps for each day, oldest first; stops at the first failed backfill or reconciliation. */
-    static int runDays(NightlySteps run, List<LocalDate> days, PrintWriter out, PrintWriter err) {
+    static int runDays(NightlySteps run, List<LocalDate> days, PrintWriter out, PrintWriter err, ArrayNode record) {
         Outcome outcome = new Outcome();
         for (LocalDate d : days) {
             say(out, d + ": backfill");
+            ObjectNode day = record.addObject().put("date", d.toString());
             int backfill = Outcome.ofBackfill(run.backfill(d));
-            if (backfill != ExitCodes.OK) {
+            day.put("backfill", backfill);
+            if (backfill != ExitCode.OK.code()) {
                 say(err, d + ": backfill did not succeed (exit " + backfill + "); later days not run");
                 return backfill;
             }
             say(out, d + ": compact");
             int compact = run.compact(d);
+            day.put("compact", compact);
             outcome.compacted(compact);
             if (compact != 0) {
                 say(
@@ -141,11 +145,12 @@ public final class NightlyCommand implements Callable<Integer> {
             }
             say(out, d + ": reconcile");
             int reconcile = Outcome.ofReconcile(run.reconcile(d));
+            day.put("reconcile", reconcile);
             if (outcome.reconciled(reconcile)) {
                 say(err, d + ": reconcile did not succeed (exit " + reconcile + "); later days not run");
                 return reconcile;
             }
-            if (reconcile == ExitCodes.BEYOND_TOLERANCE)
+            if (reconcile == ExitCode.BEYOND_TOLERANCE.code())
                 say(err, d + ": beyond tolerance (see the report); continuing");
         }
         return outcome.finished();

@@ -2,22 +2,14 @@ package dev.recount.ops;
 
 import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
 /**
  * Entry point of {@code ./recount nightly} and {@code ./recount correct}: the batch backfill and the reconciler run
- * in one JVM, one after the other. Only wires and exits; the commands return their exit codes ({@link ExitCodes}).
+ * in one JVM, one after the other. Only wires and exits; the commands return their exit codes (recount's one table, {@link dev.recount.core.cli.ExitCode}).
  */
-@Command(
-        name = "recount",
-        mixinStandardHelpOptions = true,
-        subcommands = {NightlyCommand.class, CorrectCommand.class},
-        description = "Scheduled operations: nightly (backfill, compact, reconcile a day) and correct (late data).")
-public final class OperationsMain implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+public final class OperationsMain {
+    private OperationsMain() {}
 
     public static void main(String[] args) {
         System.exit(RecountCli.execute(commandLine(), args));
@@ -42,15 +34,11 @@ public final class OperationsMain implements Callable<Integer> {
                 return CommandLine.defaultFactory().create(cls);
             }
         };
-        // Usage errors exit 2 with one line; an exception escaping a command exits 1 (ExitCodes.ERROR).
-        return RecountCli.configure(new CommandLine(OperationsMain.class, factory))
-                .exitCodes(ExitCodes.class)
-                .reasons((ex, reason) -> "failed: " + reason)
+        return RecountCli.of(
+                        "Scheduled operations: nightly (backfill, compact, reconcile a day) and correct (late data).",
+                        factory,
+                        NightlyCommand.class,
+                        CorrectCommand.class)
                 .commandLine();
-    }
-
-    @Override
-    public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: nightly or correct");
     }
 }

@@ -3,6 +3,7 @@ package dev.recount.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.SparkSessions;
+import dev.recount.core.cli.ExitCode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Clock;
@@ -32,28 +33,28 @@ class CorrectCommandTest {
 
     @Test
     void helpListsItsOwnExitCodes() {
-        assertThat(run("correct", "--help")).isEqualTo(ExitCodes.OK);
+        assertThat(run("correct", "--help")).isEqualTo(ExitCode.OK.code());
         assertThat(out)
                 .contains(
                         "--wait",
                         "--max-records",
                         "--report-dir",
                         "Exit codes:",
-                        "10   another correct run holds the lock");
+                        "5   busy: another correct run holds the lock");
     }
 
     @Test
     void badValuesAreUsageErrors() {
-        assertThat(run("correct", "--wait", "soon")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("correct", "--wait", "soon")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).startsWith("recount correct: ").contains("soon");
-        assertThat(run("correct", "--max-records", "0")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("correct", "--max-records", "0")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("--max-records must be at least 1");
-        assertThat(run("correct", "--since", "2026-11-01")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("correct", "--since", "2026-11-01")).isEqualTo(ExitCode.USAGE.code());
     }
 
     @Test
     void withoutACommandItSaysWhichExist() {
-        assertThat(run()).isEqualTo(ExitCodes.USAGE);
-        assertThat(err).contains("missing command: nightly or correct");
+        assertThat(run()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(err).contains("missing command: nightly, correct");
     }
 }

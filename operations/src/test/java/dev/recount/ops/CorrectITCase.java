@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.BatchStack;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.db.tables.BatchRunsTable;
@@ -69,7 +70,7 @@ class CorrectITCase {
         topic.send(1, LATE2);
 
         // The stream missed the late events: the corrections are beyond the (zero) default tolerance.
-        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
 
         long affected = t.batch.lastRunOfMode(BatchRunsTable.Mode.AFFECTED).runId();
         assertThat(t.lastOut)
@@ -95,14 +96,14 @@ class CorrectITCase {
                 .satisfies(r -> assertThat(r.batchRunId()).isEqualTo(affected));
 
         // Nothing new on the topic: nothing recomputed, nothing reconciled.
-        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.OK);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCode.OK.code());
         assertThat(t.lastOut).contains("0 backfill records, 0 windows recomputed", "nothing new to correct");
         assertThat(t.reconciliations()).hasSize(1);
 
         // The same late event once more (a producer's retry): W1 is recomputed exactly as it stands, so no row is
         // written, and the run's window is still reconciled (found from what the run recorded, not from its rows).
         topic.send(0, LATE1);
-        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         long again = t.batch.lastRunOfMode(BatchRunsTable.Mode.AFFECTED).runId();
         assertThat(again).isGreaterThan(affected);
         assertThat(t.lastOut)
@@ -137,7 +138,7 @@ class CorrectITCase {
                     .isFalse();
         }
 
-        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(t.lastOut)
                 .contains(
                         "reconciling the windows of batch run " + leftOver
@@ -151,7 +152,7 @@ class CorrectITCase {
             assertW1FinalWithItsLateEvent(c);
         }
 
-        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.OK);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCode.OK.code());
         assertThat(t.lastOut).doesNotContain("never reconciled");
         assertThat(t.reconciliations()).hasSize(1);
     }
@@ -165,15 +166,15 @@ class CorrectITCase {
             lock.setLong(1, CorrectLock.key(schema));
             lock.execute(); // a correct run in progress
 
-            assertThat(t.run("correct")).isEqualTo(ExitCodes.ALREADY_RUNNING);
+            assertThat(t.run("correct")).isEqualTo(ExitCode.BUSY.code());
             assertThat(t.lastErr).contains("another correct run holds the lock; nothing was run");
-            assertThat(t.run("correct", "--wait", "1s")).isEqualTo(ExitCodes.ALREADY_RUNNING);
+            assertThat(t.run("correct", "--wait", "1s")).isEqualTo(ExitCode.BUSY.code());
             assertThat(t.lastErr).contains("(waited 1s)");
             assertThat(t.batch.runs()).isEmpty();
             assertThat(t.reconciliations()).isEmpty();
         }
         // The holder is gone (its session closed): the next run goes ahead.
-        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(t.reconciliations()).hasSize(1);
     }
 
@@ -197,7 +198,7 @@ class CorrectITCase {
 
         // Its window waits; W1 and W3 are recomputed and reconciled, the rows of another size between them refusing
         // neither step (both refused before: the backfill over the span, then the reconcile over the run's range).
-        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.run("correct")).as(t.lastErr).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(t.lastOut).contains("3 backfill records, 2 windows recomputed", "1 records pending");
         try (Connection c = t.batch.admin()) {
             assertW1FinalWithItsLateEvent(c);
@@ -219,7 +220,7 @@ class CorrectITCase {
 
             assertThat(t.runWith(pushgateway.environment(), "correct"))
                     .as(t.lastErr)
-                    .isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+                    .isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
             assertThat(pushgateway.pushes()).singleElement().satisfies(p -> {
                 assertThat(p.method()).isEqualTo("POST");
                 assertThat(p.path()).isEqualTo("/metrics/job/recount_correct");
@@ -238,13 +239,13 @@ class CorrectITCase {
             // fails (exit 5) without recording a success, which is what RecountCorrectNotCompleting watches.
             topic.send(0, LATE1, LATE1);
             topic.deleteRecordsBefore(0, 2);
-            assertThat(t.runWith(pushgateway.environment(), "correct")).isEqualTo(ExitCodes.BACKFILL_FAILED);
+            assertThat(t.runWith(pushgateway.environment(), "correct")).isEqualTo(ExitCode.FAILED.code());
             // Only correct's own outcome: the backfill it runs inside pushes nothing of its own.
             assertThat(pushgateway.pushes()).hasSize(2);
             assertThat(pushgateway.pushes().get(1).body())
                     .contains(
                             "recount_correct_last_run_timestamp_seconds " + at + "\n",
-                            "recount_correct_last_exit_code 5\n",
+                            "recount_correct_last_exit_code " + ExitCode.FAILED.code() + "\n",
                             "recount_correct_windows_corrected 0\n")
                     .doesNotContain("last_success")
                     .as("what waits is unknown: the last values stand")

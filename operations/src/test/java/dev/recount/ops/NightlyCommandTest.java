@@ -3,6 +3,7 @@ package dev.recount.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.SparkSessions;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -62,10 +63,12 @@ class NightlyCommandTest {
     final StringWriter err = new StringWriter();
 
     int nightly(String... args) {
-        CommandLine cmd = RecountCli.configure(new CommandLine(new NightlyCommand(ENV).withSteps(steps)))
-                .exitCodes(ExitCodes.class)
+        CommandLine cmd = RecountCli.of("nightly alone", new NightlyCommand(ENV).withSteps(steps))
                 .commandLine();
-        return RecountCli.execute(cmd, new PrintWriter(out, true), new PrintWriter(err, true), args);
+        String[] command = new String[args.length + 1];
+        command[0] = "nightly";
+        System.arraycopy(args, 0, command, 1, args.length);
+        return RecountCli.execute(cmd, new PrintWriter(out, true), new PrintWriter(err, true), command);
     }
 
     static List<String> day(LocalDate d) {
@@ -74,14 +77,14 @@ class NightlyCommandTest {
 
     @Test
     void withoutArgumentsRunsTheThreeStepsForYesterdayInTheConfiguredZone() {
-        assertThat(nightly()).isEqualTo(ExitCodes.OK);
+        assertThat(nightly()).isEqualTo(ExitCode.OK.code());
         assertThat(steps.calls).isEqualTo(day(YESTERDAY));
     }
 
     @Test
     void dateTakesBothTheSeparateAndTheEqualsForm() {
-        assertThat(nightly("--date=2026-11-20")).as(err.toString()).isEqualTo(ExitCodes.OK);
-        assertThat(nightly("--date", "2026-11-21")).isEqualTo(ExitCodes.OK);
+        assertThat(nightly("--date=2026-11-20")).as(err.toString()).isEqualTo(ExitCode.OK.code());
+        assertThat(nightly("--date", "2026-11-21")).isEqualTo(ExitCode.OK.code());
         List<String> expected = new ArrayList<>(day(LocalDate.parse("2026-11-20")));
         expected.addAll(day(LocalDate.parse("2026-11-21")));
         assertThat(steps.calls).isEqualTo(expected);
@@ -90,7 +93,7 @@ class NightlyCommandTest {
     @Test
     void sinceRunsEveryPendingDayOldestFirst() {
         steps.pending = List.of(LocalDate.parse("2026-11-25"), LocalDate.parse("2026-11-27"));
-        assertThat(nightly("--since=2026-11-25")).isEqualTo(ExitCodes.OK);
+        assertThat(nightly("--since=2026-11-25")).isEqualTo(ExitCode.OK.code());
         List<String> expected = new ArrayList<>(List.of("pending 2026-11-25..2026-11-28"));
         expected.addAll(day(LocalDate.parse("2026-11-25")));
         expected.addAll(day(LocalDate.parse("2026-11-27")));
@@ -98,38 +101,62 @@ class NightlyCommandTest {
     }
 
     @Test
+    void sinceAlsoTakesANumberOfDaysBack() {
+        assertThat(nightly("--since", "4d")).as(err.toString()).isEqualTo(ExitCode.OK.code());
+        assertThat(steps.calls).containsExactly("pending 2026-11-25..2026-11-28");
+    }
+
+    @Test
+    void jsonIsOneObjectWithEachStepsCodeAndNothingElseOnStdout() {
+        steps.pending = List.of(LocalDate.parse("2026-11-26"), LocalDate.parse("2026-11-27"));
+        steps.compact.add(ExitCode.FAILED.code());
+        steps.reconcile.add(ExitCode.OK.code());
+        steps.reconcile.add(ExitCode.BEYOND_TOLERANCE.code());
+        assertThat(nightly("--since", "2026-11-26", "--json")).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
+        assertThat(out.toString().strip())
+                .isEqualTo("{\"dates\":[{\"date\":\"2026-11-26\",\"backfill\":0,\"compact\":1,\"reconcile\":0},"
+                        + "{\"date\":\"2026-11-27\",\"backfill\":0,\"compact\":0,\"reconcile\":3}],"
+                        + "\"exit_code\":3,\"outcome\":\"beyond tolerance\"}");
+    }
+
+    @Test
     void sinceWithNothingPendingDoesNothing() {
-        assertThat(nightly("--since", "2026-11-25")).isEqualTo(ExitCodes.OK);
+        assertThat(nightly("--since", "2026-11-25")).isEqualTo(ExitCode.OK.code());
         assertThat(steps.calls).containsExactly("pending 2026-11-25..2026-11-28");
         assertThat(out.toString()).contains("nothing to catch up since 2026-11-25");
     }
 
     @Test
     void usageErrorsExitTwoAndRunNothing() {
-        assertThat(nightly("--date", "2026-11-20", "--since", "2026-11-19")).isEqualTo(ExitCodes.USAGE);
+        assertThat(nightly("--date", "2026-11-20", "--since", "2026-11-19")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("give --date or --since, not both");
-        assertThat(nightly("--date=28.11.2026")).isEqualTo(ExitCodes.USAGE);
+        assertThat(nightly("--date=28.11.2026")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("cannot read date '28.11.2026'");
-        assertThat(nightly("--since", "2026-11-29")).isEqualTo(ExitCodes.USAGE);
+        assertThat(nightly("--since", "2026-11-29")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("is after yesterday (2026-11-28");
-        assertThat(nightly("--days", "3")).isEqualTo(ExitCodes.USAGE);
+        assertThat(nightly("--days", "3")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.toString()).contains("Unknown options: '--days'");
         assertThat(steps.calls).isEmpty();
     }
 
     @Test
     void helpPrintsTheOptionsAndTheExitCodes() {
-        assertThat(nightly("--help")).isEqualTo(ExitCodes.OK);
+        assertThat(nightly("--help")).isEqualTo(ExitCode.OK.code());
         assertThat(out.toString())
-                .contains("--date=D", "--since=D", "Exit codes:", "4   backfill refused", "9   compaction failed");
+                .contains(
+                        "--date=D",
+                        "--since=D",
+                        "Exit codes:",
+                        "4   refused: the backfill refused",
+                        "6   partly: compaction failed");
         assertThat(steps.calls).isEmpty();
     }
 
     @Test
     void aRefusedBackfillIsLakeIncompleteAndStopsBeforeLaterDays() {
         steps.pending = List.of(LocalDate.parse("2026-11-26"), LocalDate.parse("2026-11-27"));
-        steps.backfill.add(dev.recount.batch.ExitCodes.REFUSED_BY_BOUNDARY);
-        assertThat(nightly("--since", "2026-11-26")).isEqualTo(ExitCodes.LAKE_INCOMPLETE);
+        steps.backfill.add(ExitCode.REFUSED.code());
+        assertThat(nightly("--since", "2026-11-26")).isEqualTo(ExitCode.REFUSED.code());
         assertThat(steps.calls).containsExactly("pending 2026-11-26..2026-11-28", "backfill 2026-11-26");
         assertThat(err.toString()).contains("2026-11-26: backfill did not succeed (exit 4); later days not run");
     }
@@ -137,36 +164,36 @@ class NightlyCommandTest {
     @Test
     void beyondToleranceOnOneDayGoesOnAndIsTheResult() {
         steps.pending = List.of(LocalDate.parse("2026-11-26"), LocalDate.parse("2026-11-27"));
-        steps.reconcile.add(dev.recount.reconcile.ExitCodes.BEYOND_TOLERANCE);
-        assertThat(nightly("--since", "2026-11-26")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        steps.reconcile.add(ExitCode.BEYOND_TOLERANCE.code());
+        assertThat(nightly("--since", "2026-11-26")).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(steps.calls).hasSize(7);
     }
 
     @Test
     void aFailedCompactionGoesOnAndIsReportedOnlyWhenNothingWorseHappened() {
-        steps.compact.add(dev.recount.batch.ExitCodes.FAILED);
-        assertThat(nightly()).isEqualTo(ExitCodes.COMPACTION_FAILED);
+        steps.compact.add(ExitCode.FAILED.code());
+        assertThat(nightly()).isEqualTo(ExitCode.PARTLY.code());
         assertThat(steps.calls).isEqualTo(day(YESTERDAY));
 
-        steps.compact.add(dev.recount.batch.ExitCodes.LOCK_TIMEOUT);
-        steps.reconcile.add(dev.recount.reconcile.ExitCodes.BEYOND_TOLERANCE);
-        assertThat(nightly()).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        steps.compact.add(ExitCode.BUSY.code());
+        steps.reconcile.add(ExitCode.BEYOND_TOLERANCE.code());
+        assertThat(nightly()).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
     }
 
     @Test
     void aReconcileThatIsRefusedOrFailsStopsWithItsOwnCode() {
-        steps.reconcile.add(dev.recount.reconcile.ExitCodes.NOT_COVERED);
-        assertThat(nightly()).isEqualTo(ExitCodes.RECONCILE_REFUSED);
-        steps.reconcile.add(dev.recount.reconcile.ExitCodes.ERROR);
-        assertThat(nightly()).isEqualTo(ExitCodes.RECONCILE_FAILED);
+        steps.reconcile.add(ExitCode.REFUSED.code());
+        assertThat(nightly()).isEqualTo(ExitCode.REFUSED.code());
+        steps.reconcile.add(ExitCode.FAILED.code());
+        assertThat(nightly()).isEqualTo(ExitCode.FAILED.code());
     }
 
     @Test
     void backfillFailuresKeepTheirMeaning() {
-        steps.backfill.add(dev.recount.batch.ExitCodes.LOCK_TIMEOUT);
-        assertThat(nightly()).isEqualTo(ExitCodes.LOCK_TIMEOUT);
-        steps.backfill.add(dev.recount.batch.ExitCodes.FAILED);
-        assertThat(nightly()).isEqualTo(ExitCodes.BACKFILL_FAILED);
+        steps.backfill.add(ExitCode.BUSY.code());
+        assertThat(nightly()).isEqualTo(ExitCode.BUSY.code());
+        steps.backfill.add(ExitCode.FAILED.code());
+        assertThat(nightly()).isEqualTo(ExitCode.FAILED.code());
         assertThat(steps.calls).containsExactly("backfill " + YESTERDAY, "backfill " + YESTERDAY);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.recount.batch.testutils.BackfillTopic;
 import dev.recount.batch.testutils.LakeEvent;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.ReconciliationRunsTable;
 import dev.recount.ops.testutils.OpsStack;
@@ -48,7 +49,7 @@ class NightlyITCase {
         try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
             assertThat(t.runWith(pushgateway.environment(), "nightly"))
                     .as(t.lastErr)
-                    .isEqualTo(ExitCodes.OK);
+                    .isEqualTo(ExitCode.OK.code());
             // The backfill and the compaction it runs push as `backfill nightly` and `backfill compact` do.
             assertThat(pushgateway.pushes())
                     .extracting(RecordingPushgateway.Push::path)
@@ -73,7 +74,7 @@ class NightlyITCase {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-29T01:00:00Z"));
         t.stream(W1, "c1", "ch1", DefaultSet.values(1, 0, 0, 10, 1)); // the stream never counted the click
 
-        assertThat(t.run("nightly")).as(t.lastErr).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(t.run("nightly")).as(t.lastErr).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
 
         assertThat(t.lastOut).contains("BEYOND TOLERANCE");
         assertThat(t.lastErr).contains("2026-11-28: beyond tolerance (see the report); continuing");
@@ -87,12 +88,12 @@ class NightlyITCase {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-28T12:00:00Z")); // the stream is half a day behind
 
         try (RecordingPushgateway pushgateway = new RecordingPushgateway()) {
-            assertThat(t.runWith(pushgateway.environment(), "nightly")).isEqualTo(ExitCodes.LAKE_INCOMPLETE);
-            // Refused (backfill exit 3): no success recorded, and no compaction ran.
+            assertThat(t.runWith(pushgateway.environment(), "nightly")).isEqualTo(ExitCode.REFUSED.code());
+            // Refused (backfill exit 4): no success recorded, and no compaction ran.
             assertThat(pushgateway.pushes()).singleElement().satisfies(p -> {
                 assertThat(p.path()).isEqualTo("/metrics/job/recount_backfill_nightly");
                 assertThat(p.body())
-                        .contains("recount_backfill_nightly_last_exit_code 3\n")
+                        .contains("recount_backfill_nightly_last_exit_code " + ExitCode.REFUSED.code() + "\n")
                         .doesNotContain("last_success");
             });
         }
@@ -108,7 +109,7 @@ class NightlyITCase {
         t.batch.lakeCompleteUntil(Instant.parse("2026-11-29T01:00:00Z"));
         t.stream(W0, "c2", "ch1", DefaultSet.values(1, 0, 0, 7, 1));
 
-        assertThat(t.run("nightly", "--date=2026-11-27")).as(t.lastErr).isEqualTo(ExitCodes.OK);
+        assertThat(t.run("nightly", "--date=2026-11-27")).as(t.lastErr).isEqualTo(ExitCode.OK.code());
 
         assertThat(t.lastOut).contains("2026-11-27: reconcile").doesNotContain("recount nightly: 2026-11-28");
         ReconciliationRunsTable.Run reconciled = t.reconciliations().get(0);

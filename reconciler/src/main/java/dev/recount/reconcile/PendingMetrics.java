@@ -1,5 +1,6 @@
 package dev.recount.reconcile;
 
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.Pushgateway;
 import java.time.Instant;
 
@@ -12,7 +13,7 @@ record PendingMetrics(int exitCode, int reconciled, int beyond, int notCovered, 
 
     /** The run's outcome (a success for runs that reconciled: 0 or 3), then the days by what became of them. */
     Pushgateway gauges() {
-        boolean reconciledDays = exitCode == ExitCodes.WITHIN_TOLERANCE || exitCode == ExitCodes.BEYOND_TOLERANCE;
+        boolean reconciledDays = exitCode == ExitCode.OK.code() || exitCode == ExitCode.BEYOND_TOLERANCE.code();
         return Pushgateway.outcome(JOB, exitCode, reconciledDays, at)
                 .gauge("recount_reconcile_days_reconciled", reconciled)
                 .gauge("recount_reconcile_days_beyond_tolerance", beyond)

@@ -1,7 +1,10 @@
 package dev.recount.reconcile;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.cli.ExitCode;
+import dev.recount.core.cli.ExitsWith;
 import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.Progress;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.Instants;
 import dev.recount.core.config.RecountConfig;
@@ -45,6 +48,13 @@ import picocli.CommandLine.Spec;
             "A run whose process died (killed, out of memory) stays 'running' until the next run marks it failed"
                     + " ('abandoned: ...'); its transaction never committed, so it changed nothing."
         })
+@ExitsWith(
+        code = ExitCode.BEYOND_TOLERANCE,
+        when = "reconciled and corrected, but some key is beyond tolerance (alert; with --dry-run: nothing applied)")
+@ExitsWith(
+        code = ExitCode.REFUSED,
+        when = "no succeeded batch run covers the range yet for a metric set (run the backfill, then retry; any other"
+                + " set was reconciled), or stream and batch rows in it have different window sizes")
 public final class ReconcileCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -137,8 +147,7 @@ public final class ReconcileCommand implements Callable<Integer> {
                 }
             }
             RunResult r;
-            try (RunProgress progress =
-                    RunProgress.forCommand(RunProgress.onTerminal(), json.enabled(), System.err, cmd.getErr())) {
+            try (RunProgress progress = RunProgress.of(Progress.forCommand(spec, json.enabled()))) {
                 r = new Reconciler(pool, settings, env.clock())
                         .withProgress(progress)
                         .reconcile(scope, dryRun ? Reconciler.Mode.DRY_RUN : Reconciler.Mode.APPLY);
@@ -158,9 +167,9 @@ public final class ReconcileCommand implements Callable<Integer> {
      * retry), before within tolerance: `reconcile pending` counts the days the same way.
      */
     static int exitCode(RunResult r) {
-        if (r.verdict() == Verdict.BEYOND_TOLERANCE) return ExitCodes.BEYOND_TOLERANCE;
-        if (!r.notCovered().isEmpty()) return ExitCodes.NOT_COVERED;
-        return ExitCodes.WITHIN_TOLERANCE;
+        if (r.verdict() == Verdict.BEYOND_TOLERANCE) return ExitCode.BEYOND_TOLERANCE.code();
+        if (!r.notCovered().isEmpty()) return ExitCode.REFUSED.code();
+        return ExitCode.OK.code();
     }
 
     /**

@@ -1,12 +1,13 @@
 package dev.recount.reconcile;
 
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /**
  * Entry point of {@code ./recount reconcile}. Only wires and exits: the commands return their exit codes
- * (see {@link ExitCodes}); errors are the shared {@link RecountCli}'s one line.
+ * (recount's {@link ExitCode}); errors are the shared {@link RecountCli}'s one line.
  */
 public final class ReconcileMain {
     private ReconcileMain() {}
@@ -35,10 +36,6 @@ public final class ReconcileMain {
                 return CommandLine.defaultFactory().create(cls);
             }
         };
-        return RecountCli.configure(new CommandLine(ReconcileCommand.class, factory))
-                .exitCodes(ExitCodes.class)
-                .failureCodes(ex -> ex instanceof NotCoveredException ? ExitCodes.NOT_COVERED : ExitCodes.ERROR)
-                .reasons((ex, reason) -> (ex instanceof NotCoveredException ? "refused: " : "failed: ") + reason)
-                .commandLine();
+        return RecountCli.single(factory, ReconcileCommand.class).commandLine();
     }
 }

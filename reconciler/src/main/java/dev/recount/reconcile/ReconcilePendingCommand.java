@@ -1,11 +1,24 @@
 package dev.recount.reconcile;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.recount.core.cli.ExitCodeMeaning;
+import dev.recount.core.cli.Converters.DaysBackConverter;
+import dev.recount.core.cli.Converters.SinceConverter;
+import dev.recount.core.cli.ExitCode;
+import dev.recount.core.cli.ExitsWith;
+import dev.recount.core.cli.JsonOutput;
+import dev.recount.core.cli.OldName;
+import dev.recount.core.cli.Since;
+import dev.recount.core.cli.WaitOption;
+import dev.recount.core.cli.WaitsFor;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.MetricSets;
+import dev.recount.core.time.ProcessClock;
+import dev.recount.core.time.Wait;
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -15,8 +28,10 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -28,30 +43,29 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Reconciles, oldest first, every day of the last --days (up to yesterday in the configured time-zone) that no"
+            "Reconciles, oldest first, every day from --since (up to yesterday in the configured time-zone) that no"
                     + " succeeded reconciliation covers yet for some metric set, as `reconcile --date D` does. For a cluster whose"
                     + " backfill runs on its own schedule (`nightly` runs backfill and reconcile together).",
             "If the newest day has no succeeded backfill yet for some set (reconcile exit 4), retries every 5 minutes for up to"
-                    + " --wait-for-backfill. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
+                    + " --wait. A failed day stops the run. With $RECOUNT_PUSHGATEWAY_URL set, pushes the"
                     + " outcome as recount_reconcile_* metrics (job recount_reconcile)."
         })
+// Its own list (--help shows it instead of reconcile's): what a whole catch-up run means.
+@ExitsWith(code = ExitCode.OK, when = "every pending day reconciled within tolerance (or none pending)")
+@ExitsWith(code = ExitCode.FAILED, when = "a day's reconciliation failed; later days not run")
+@ExitsWith(code = ExitCode.BEYOND_TOLERANCE, when = "some day beyond tolerance (corrections applied; alert)")
+@ExitsWith(
+        code = ExitCode.REFUSED,
+        when = "some day still without a succeeded backfill (run: recount backfill nightly --date D)")
+@WaitsFor(value = "the newest day's backfill to succeed, retrying every 5 minutes", byDefault = "0s")
+@OldName(
+        name = "--days",
+        now = "--since",
+        converter = DaysBackConverter.class,
+        paramLabel = "N",
+        means = "--days N is --since Nd")
+@OldName(name = "--wait-for-backfill", now = "--wait")
 public final class ReconcilePendingCommand implements Callable<Integer> {
-    // Its own exit codes (RecountCli lists them in --help instead of reconcile's): what a whole catch-up run means.
-    @ExitCodeMeaning("every pending day reconciled within tolerance (or none pending)")
-    static final int ALL_WITHIN_TOLERANCE = ExitCodes.WITHIN_TOLERANCE;
-
-    @ExitCodeMeaning("error (a day's reconciliation failed; later days not run)")
-    static final int ERROR = ExitCodes.ERROR;
-
-    @ExitCodeMeaning("bad command line or configuration")
-    static final int USAGE = ExitCodes.USAGE;
-
-    @ExitCodeMeaning("some day beyond tolerance (corrections applied; alert)")
-    static final int SOME_DAY_BEYOND_TOLERANCE = ExitCodes.BEYOND_TOLERANCE;
-
-    @ExitCodeMeaning("some day still without a succeeded backfill (run: recount backfill nightly --date D)")
-    static final int SOME_DAY_NOT_COVERED = ExitCodes.NOT_COVERED;
-
     /** How long to wait between two tries of a day whose backfill has not succeeded yet. */
     static final Duration RETRY_EVERY = Duration.ofMinutes(5);
 
@@ -64,19 +78,19 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(
-            names = "--days",
-            paramLabel = "N",
-            defaultValue = "7",
-            description = "How many days back to look (default: ${DEFAULT-VALUE}).")
-    int days;
+            names = "--since",
+            paramLabel = "DATE|Nd",
+            defaultValue = "7d",
+            converter = SinceConverter.class,
+            description = "The first day to look at: a date, e.g. 2026-11-20, or a number of days back, e.g. 7d"
+                    + " (default: ${DEFAULT-VALUE}).")
+    Since since;
 
-    @Option(
-            names = "--wait-for-backfill",
-            paramLabel = "DURATION",
-            defaultValue = "0s",
-            description = "How long to keep retrying the newest day while its backfill has not succeeded, e.g. 3h"
-                    + " (default: ${DEFAULT-VALUE}: no waiting).")
-    String waitForBackfill;
+    @Mixin
+    WaitOption waitOption;
+
+    @Mixin
+    JsonOutput json;
 
     @Option(
             names = "--config",
@@ -92,6 +106,13 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
 
     private final CommandEnvironment env;
     private final Pause pause;
+    /** Where the run's text goes: stdout, or nowhere with --json. */
+    private PrintWriter out;
+    /** Each reconciled day's outcome, for --json. */
+    private final ArrayNode days = JsonOutput.object().arrayNode();
+
+    private LocalDate firstDay;
+    private LocalDate lastDay;
 
     public ReconcilePendingCommand(CommandEnvironment env) {
         this(env, d -> Thread.sleep(d.toMillis()));
@@ -105,17 +126,11 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cmd = spec.commandLine();
-        Duration wait;
-        try {
-            if (days < 1) throw new IllegalArgumentException("--days must be at least 1, got " + days);
-            wait = Durations.parse(waitForBackfill);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
-        }
+        Duration wait = waitOption.duration();
         RecountConfig config = env.config(cmd, configFile);
         ZoneId zone = config.timeZone();
         LocalDate yesterday = LocalDate.now(env.clock().withZone(zone)).minusDays(1);
-        LocalDate since = LocalDate.now(env.clock().withZone(ZoneOffset.UTC)).minusDays(days);
+        LocalDate since = this.since.first(LocalDate.now(env.clock().withZone(ZoneOffset.UTC)));
         MetricSets sets;
         try {
             sets = MetricSets.fromConfig(config);
@@ -128,39 +143,44 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
             pending = NightlyDates.pending(conn, since, yesterday, zone, sets);
         } catch (Exception e) {
             say(cmd.getErr(), "cannot list the pending days: " + Reconciler.oneLine(e));
-            return finish(ExitCodes.ERROR, 0, 0, 0);
+            return finish(ExitCode.FAILED.code(), 0, 0, 0);
         }
-        if (pending.isEmpty()) say(cmd.getOut(), "nothing to do since " + since);
+        // With --json, stdout is the one object finish() prints: the days' own reports stay off it.
+        out = json.enabled() ? new PrintWriter(Writer.nullWriter()) : cmd.getOut();
+        firstDay = since;
+        lastDay = yesterday;
+        if (pending.isEmpty()) say(out, "nothing to do since " + since);
         int reconciled = 0;
         int beyond = 0;
         int notCovered = 0;
         LocalDate newest = pending.isEmpty() ? null : pending.get(pending.size() - 1);
         for (LocalDate d : pending) {
-            long deadline = env.clock().millis() + wait.toMillis();
-            int rc;
-            while (true) {
-                say(cmd.getOut(), d + ": reconcile");
-                rc = reconcileDay(d);
-                // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
-                if (rc == ExitCodes.NOT_COVERED
-                        && d.equals(newest)
-                        && env.clock().millis() < deadline) {
-                    say(
-                            cmd.getErr(),
-                            d + ": no succeeded backfill covers it yet; retrying in " + Durations.format(RETRY_EVERY));
-                    pause.pause(RETRY_EVERY);
-                    continue;
-                }
-                break;
-            }
-            switch (rc) {
-                case ExitCodes.WITHIN_TOLERANCE -> reconciled++;
-                case ExitCodes.BEYOND_TOLERANCE -> {
+            // Only the newest day is worth waiting for: an older day without a backfill was missed, not late.
+            int rc = Wait.upTo(d.equals(newest) ? wait : Duration.ZERO)
+                    .every(RETRY_EVERY)
+                    .on(clock())
+                    .retry(
+                            () -> {
+                                say(out, d + ": reconcile");
+                                return reconcileDay(d);
+                            },
+                            code -> code != ExitCode.REFUSED.code(),
+                            (code, next) -> say(
+                                    cmd.getErr(),
+                                    d + ": no succeeded backfill covers it yet; retrying in "
+                                            + Durations.format(next)));
+            days.addObject()
+                    .put("date", d.toString())
+                    .put("exit_code", rc)
+                    .put("outcome", ExitCode.of(rc).label());
+            switch (ExitCode.of(rc)) {
+                case OK -> reconciled++;
+                case BEYOND_TOLERANCE -> {
                     reconciled++;
                     beyond++;
                     say(cmd.getErr(), d + ": beyond tolerance (corrections applied; see the report)");
                 }
-                case ExitCodes.NOT_COVERED -> {
+                case REFUSED -> {
                     notCovered++;
                     say(
                             cmd.getErr(),
@@ -174,9 +194,24 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
             }
         }
         int code = beyond > 0
-                ? ExitCodes.BEYOND_TOLERANCE
-                : notCovered > 0 ? ExitCodes.NOT_COVERED : ExitCodes.WITHIN_TOLERANCE;
+                ? ExitCode.BEYOND_TOLERANCE.code()
+                : notCovered > 0 ? ExitCode.REFUSED.code() : ExitCode.OK.code();
         return finish(code, reconciled, beyond, notCovered);
+    }
+
+    /** The command's clock for its waiting: the environment's time, and its pause (tests pass their own). */
+    private ProcessClock clock() {
+        return new ProcessClock() {
+            @Override
+            public long nanoTime() {
+                return TimeUnit.MILLISECONDS.toNanos(env.clock().millis());
+            }
+
+            @Override
+            public void pause(Duration d) throws InterruptedException {
+                pause.pause(d);
+            }
+        };
     }
 
     private int reconcileDay(LocalDate day) {
@@ -184,7 +219,7 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
         if (configFile != null) args.addAll(List.of("--config", configFile.toString()));
         if (reportDir != null) args.addAll(List.of("--report-dir", reportDir.toString()));
         CommandLine cmd = spec.commandLine();
-        return ReconcileMain.execute(env, cmd.getOut(), cmd.getErr(), args.toArray(String[]::new));
+        return ReconcileMain.execute(env, out, cmd.getErr(), args.toArray(String[]::new));
     }
 
     private int finish(int code, int reconciled, int beyond, int notCovered) {
@@ -193,6 +228,14 @@ public final class ReconcilePendingCommand implements Callable<Integer> {
                 .gauges()
                 .pushIfConfigured(env.variables());
         if (failed != null) say(spec.commandLine().getErr(), failed);
+        if (json.enabled() && code != ExitCode.FAILED.code()) {
+            ObjectNode o = JsonOutput.object();
+            o.put("since", String.valueOf(firstDay)).put("until", String.valueOf(lastDay));
+            o.set("days", days);
+            o.put("reconciled", reconciled).put("beyond_tolerance", beyond).put("not_covered", notCovered);
+            o.put("exit_code", code);
+            JsonOutput.print(spec.commandLine().getOut(), o);
+        }
         return code;
     }
 

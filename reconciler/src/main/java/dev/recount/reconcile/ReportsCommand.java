@@ -1,5 +1,8 @@
 package dev.recount.reconcile;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.recount.core.cli.JsonOutput;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.reconcile.report.ReportWriter;
@@ -8,6 +11,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -38,6 +42,9 @@ public final class ReportsCommand implements Callable<Integer> {
             description = "Config file (default: $RECOUNT_CONFIG, else built-in defaults).")
     Path configFile;
 
+    @Mixin
+    JsonOutput json;
+
     private final CommandEnvironment env;
 
     public ReportsCommand(CommandEnvironment env) {
@@ -54,7 +61,8 @@ public final class ReportsCommand implements Callable<Integer> {
     }
 
     static CommandLine commandLine(CommandEnvironment env) {
-        return RecountCli.configure(new CommandLine(new ReportsCommand(env))).commandLine();
+        return RecountCli.single(CommandLine.defaultFactory(), new ReportsCommand(env))
+                .commandLine();
     }
 
     @Override
@@ -70,6 +78,15 @@ public final class ReportsCommand implements Callable<Integer> {
         for (ReportIndex.Unreadable u : index.unreadable) {
             cmd.getErr().println(RecountCli.path(spec) + ": skipped " + u.dir() + ": " + u.reason());
         }
+        if (json.enabled()) {
+            ObjectNode o = JsonOutput.object().put("report_dir", root.toString());
+            ArrayNode all = o.putArray("reports");
+            index.reports.forEach(r -> json(all.addObject(), r));
+            ArrayNode latest = o.putArray("latest");
+            index.latestPerRange().forEach(r -> json(latest.addObject(), r));
+            JsonOutput.print(out, o);
+            return 0;
+        }
         if (index.reports.isEmpty()) {
             out.println("no reports in " + root);
             return 0;
@@ -79,6 +96,16 @@ public final class ReportsCommand implements Callable<Integer> {
         out.println("latest per range:");
         for (ReportIndex.Report r : index.latestPerRange()) out.println("  " + line(r));
         return 0;
+    }
+
+    /** A report as --json prints it: the facts of its line. */
+    private static void json(ObjectNode o, ReportIndex.Report r) {
+        o.put("from", r.from().toString()).put("to", r.to().toString()).put("run_id", r.runId());
+        o.put("verdict", r.verdict()).put("dry_run", r.dryRun());
+        ObjectNode sets = o.putObject("sets");
+        r.sets().forEach(sets::put);
+        o.put("generated_at", String.valueOf(r.generatedAt()));
+        o.put("report", r.dir().resolve(ReportWriter.HTML).toString());
     }
 
     /** A report's line; a run of several metric sets (or another than the default) also names each set's verdict. */

@@ -1,8 +1,6 @@
 package dev.recount.reconcile;
 
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.time.Duration;
+import dev.recount.core.cli.Progress;
 
 /**
  * What a reconciliation run tells the person (or log) waiting for it: the step it is on and, where it can count
@@ -31,22 +29,23 @@ public interface RunProgress extends AutoCloseable {
     @Override
     void close();
 
-    /**
-     * A bar on the terminal when there is one and the output is for a person (no {@code --json}); otherwise plain
-     * lines on {@code err}, at most one every {@link ProgressLines#EVERY}, so a log stays readable.
-     */
-    static RunProgress forCommand(boolean terminal, boolean json, PrintStream terminalErr, PrintWriter err) {
-        return terminal && !json ? new ProgressBarDisplay(terminalErr) : ProgressLines.start(err, ProgressLines.EVERY);
-    }
+    /** The one display of every recount command ({@link Progress}) as a run's progress: steps, and rows counted. */
+    static RunProgress of(Progress progress) {
+        return new RunProgress() {
+            @Override
+            public void stage(String name) {
+                progress.step(name);
+            }
 
-    /** Whether the process runs attached to a terminal ({@link System#console()}: stdin and stdout are one). */
-    static boolean onTerminal() {
-        return System.console() != null;
-    }
+            @Override
+            public void rows(long done, long total) {
+                progress.count(done, total, "rows");
+            }
 
-    /** Seconds, for people: "42 s", "3 min 05 s". */
-    static String elapsed(Duration d) {
-        long s = d.toSeconds();
-        return s < 60 ? s + " s" : String.format(java.util.Locale.ROOT, "%d min %02d s", s / 60, s % 60);
+            @Override
+            public void close() {
+                progress.close();
+            }
+        };
     }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.recount.core.attribution.AttributionMetrics;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.sets.MetricSet;
 import dev.recount.core.sets.MetricSets;
@@ -482,7 +483,7 @@ class MetricSetsReconcileITCase {
 
         // --set: that set alone; the others' objects untouched.
         String[] r = cli(config, "--date", "2026-11-28", "--set", "campaign_slot", "--json");
-        assertThat(r[0]).isEqualTo(String.valueOf(ExitCodes.BEYOND_TOLERANCE));
+        assertThat(r[0]).isEqualTo(String.valueOf(ExitCode.BEYOND_TOLERANCE.code()));
         JsonNode json = new ObjectMapper().readTree(r[1]);
         assertThat(json.get("metric_sets").toString()).isEqualTo("[\"campaign_slot\"]");
         assertThat(json.has("keys")).as("no default set in this run").isFalse();
@@ -497,7 +498,7 @@ class MetricSetsReconcileITCase {
 
         // Every set: channel_country has no backfill; the others are reconciled, the set is named, exit 4.
         r = cli(config, "--date", "2026-11-28");
-        assertThat(r[0]).isEqualTo(String.valueOf(ExitCodes.BEYOND_TOLERANCE));
+        assertThat(r[0]).isEqualTo(String.valueOf(ExitCode.BEYOND_TOLERANCE.code()));
         assertThat(r[1])
                 .contains("  set default: BEYOND TOLERANCE")
                 .contains("  set campaign_slot: BEYOND TOLERANCE")
@@ -516,13 +517,13 @@ class MetricSetsReconcileITCase {
                 Map.of(COUNTRY, batch().get(COUNTRY)),
                 true);
         r = cli(config, "--date", "2026-11-28", "--set", "channel_country");
-        assertThat(r[0]).isEqualTo(String.valueOf(ExitCodes.BEYOND_TOLERANCE));
+        assertThat(r[0]).isEqualTo(String.valueOf(ExitCode.BEYOND_TOLERANCE.code()));
         assertThat(r[1]).contains("  set channel_country: BEYOND TOLERANCE").doesNotContain("set default");
         dates = cli(config, "nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28");
         assertThat(dates[1]).isEmpty();
 
         r = cli(config, "--date", "2026-11-28", "--set", "no_such_set");
-        assertThat(r[0]).isEqualTo(String.valueOf(ExitCodes.USAGE));
+        assertThat(r[0]).isEqualTo(String.valueOf(ExitCode.USAGE.code()));
         assertThat(r[2]).contains("no metric set named 'no_such_set'");
 
         // A set declared since the schema was migrated has no tables yet: nothing is run or recorded.
@@ -537,7 +538,7 @@ class MetricSetsReconcileITCase {
             runs = count(conn, "SELECT count(*) FROM reconciliation_runs");
         }
         r = cli(config, "--date", "2026-11-28");
-        assertThat(r[0]).isEqualTo(String.valueOf(ExitCodes.USAGE));
+        assertThat(r[0]).isEqualTo(String.valueOf(ExitCode.USAGE.code()));
         assertThat(r[2]).contains("metric set late_set", "run ./recount migrate");
         try (Connection conn = db.admin()) {
             assertThat(count(conn, "SELECT count(*) FROM reconciliation_runs")).isEqualTo(runs);

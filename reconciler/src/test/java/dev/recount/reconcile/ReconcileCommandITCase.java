@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.reconcile.testutils.ReconcileDb;
@@ -94,7 +95,7 @@ class ReconcileCommandITCase {
         db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
         db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_009_000, 11)));
         // 9000 micros off on 1009000 = 0.89 %: within 1 %.
-        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.WITHIN_TOLERANCE);
+        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCode.OK.code());
         assertThat(err).isEmpty();
         assertThat(out)
                 .contains("WITHIN TOLERANCE")
@@ -103,7 +104,8 @@ class ReconcileCommandITCase {
 
         db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_020_000, 11)));
         // 20000 off on 1020000 = 1.96 %: beyond.
-        assertThat(run("--from", DAY_28.toString(), "--to", DAY_29.toString())).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(run("--from", DAY_28.toString(), "--to", DAY_29.toString()))
+                .isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(out).contains("BEYOND TOLERANCE").contains("1 beyond tolerance");
         Path report = tmp.resolve("reports");
         try (var dirs = Files.list(report)) {
@@ -123,7 +125,7 @@ class ReconcileCommandITCase {
         db.stream(k2, m(5, 0, 0, 100, 5), 1);
         db.batchRange(DAY_28, DAY_29, Map.of(K, big, k2, big));
 
-        assertThat(run("--date", "2026-11-28", "--json")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(run("--date", "2026-11-28", "--json")).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(err).isEmpty();
         assertThat(out.strip().lines()).as("exactly one JSON object on stdout").hasSize(1);
         JsonNode json = new ObjectMapper().readTree(out);
@@ -153,7 +155,7 @@ class ReconcileCommandITCase {
                         .toString());
 
         // A refusal stays one line on stderr, with nothing on stdout.
-        assertThat(run("--date", "2026-11-27", "--json")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(run("--date", "2026-11-27", "--json")).isEqualTo(ExitCode.REFUSED.code());
         assertThat(out).isEmpty();
         assertThat(err.strip()).startsWith("recount reconcile: refused:").doesNotContain("\n");
     }
@@ -161,7 +163,7 @@ class ReconcileCommandITCase {
     @Test
     void refusesADayTheBatchHasNotCovered() throws Exception {
         db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
-        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCode.REFUSED.code());
         assertThat(err.strip())
                 .startsWith("recount reconcile: refused: no succeeded batch run covers")
                 .doesNotContain("\n");
@@ -172,9 +174,9 @@ class ReconcileCommandITCase {
     void reconcilesTheWindowsOfABatchRun() throws Exception {
         db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
         long runId = db.batchRange(DAY_28, DAY_29, Map.of(K, m(10, 1, 0, 1_000_000, 11)));
-        assertThat(run("--batch-run", String.valueOf(runId))).isEqualTo(ExitCodes.WITHIN_TOLERANCE);
+        assertThat(run("--batch-run", String.valueOf(runId))).isEqualTo(ExitCode.OK.code());
         assertThat(out).contains("batch run " + runId).contains("1 match");
-        assertThat(run("--batch-run", "999")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(run("--batch-run", "999")).isEqualTo(ExitCode.REFUSED.code());
         assertThat(err).contains("batch run 999 does not exist");
     }
 
@@ -196,7 +198,7 @@ class ReconcileCommandITCase {
                 .isZero();
         assertThat(out.lines().toList()).containsExactly("2026-11-27");
         assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-27"))
-                .isEqualTo(ExitCodes.USAGE);
+                .isEqualTo(ExitCode.USAGE.code());
     }
 
     @Test
@@ -205,7 +207,9 @@ class ReconcileCommandITCase {
         db.batchRange(DAY_27, DAY_29, Map.of(K, m(10, 1, 0, 1_000_000, 11)));
 
         // The 27th and 28th are covered by the batch; yesterday (the 29th in New York) is not yet.
-        assertThat(run("pending", "--days", "3")).isEqualTo(ExitCodes.NOT_COVERED);
+        assertThat(run("pending", "--days", "3")).isEqualTo(ExitCode.REFUSED.code());
+        assertThat(err)
+                .contains("recount reconcile pending: --days is deprecated, use --since (--days N is --since Nd)");
         assertThat(out).contains("2026-11-27: reconcile", "2026-11-28: reconcile", "2026-11-29: reconcile");
         assertThat(err).contains("2026-11-29: not reconciled: no succeeded backfill covers it");
 
@@ -223,12 +227,12 @@ class ReconcileCommandITCase {
                 }));
         cmd.setOut(new PrintWriter(o, true));
         cmd.setErr(new PrintWriter(e, true));
-        assertThat(cmd.execute("--days", "3", "--wait-for-backfill", "3h", "--config", config.toString()))
+        assertThat(cmd.execute("--since", "3d", "--wait", "3h", "--config", config.toString()))
                 .as(e.toString())
-                .isEqualTo(ExitCodes.WITHIN_TOLERANCE);
+                .isEqualTo(ExitCode.OK.code());
         assertThat(o.toString()).contains("2026-11-29: reconcile").doesNotContain("2026-11-28: reconcile");
         assertThat(e.toString()).contains("2026-11-29: no succeeded backfill covers it yet; retrying in 5m");
-        assertThat(run("pending", "--days", "3")).isZero();
+        assertThat(run("pending", "--since", "3d")).isZero();
         assertThat(out).contains("nothing to do since 2026-11-27");
     }
 
@@ -236,7 +240,7 @@ class ReconcileCommandITCase {
     void dryRunExitsByVerdictAppliesNothingAndDoesNotCountAsReconciled() throws Exception {
         db.stream(K, m(10, 1, 0, 1_000_000, 11), 1);
         db.batchRange(DAY_27, DAY_29, Map.of(K, m(10, 1, 0, 1_020_000, 11)));
-        assertThat(run("--date", "2026-11-28", "--dry-run")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(run("--date", "2026-11-28", "--dry-run")).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(err).isEmpty();
         assertThat(out)
                 .contains("BEYOND TOLERANCE (DRY RUN: nothing applied)")
@@ -254,7 +258,7 @@ class ReconcileCommandITCase {
         assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28"))
                 .isZero();
         assertThat(out.lines().toList()).containsExactly("2026-11-28");
-        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(run("--date", "2026-11-28")).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(run("nightly-dates", "--since", "2026-11-28", "--until", "2026-11-28"))
                 .isZero();
         assertThat(out).isEmpty();
@@ -268,8 +272,11 @@ class ReconcileCommandITCase {
         Path blocker = tmp.resolve("blocked");
         Files.writeString(blocker, "not a directory");
         assertThat(run("--date", "2026-11-28", "--report-dir", blocker.toString()))
-                .isEqualTo(ExitCodes.ERROR);
-        assertThat(err.strip()).startsWith("recount reconcile: failed:").doesNotContain("\n");
+                .isEqualTo(ExitCode.FAILED.code());
+        assertThat(err.strip())
+                .startsWith("recount reconcile: ")
+                .contains("Not a directory")
+                .doesNotContain("\n");
         try (Connection c = db.admin();
                 Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SELECT status, error FROM reconciliation_runs")) {

@@ -2,6 +2,7 @@ package dev.recount.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.core.cli.ExitCode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -41,34 +42,34 @@ class ReconcileCommandTest {
                 .contains("--from", "--to", "--date", "--batch-run", "--report-dir", "--dry-run", "--config")
                 .contains("abandoned")
                 .contains("Exit codes:")
-                .contains("3   reconciled and corrected, but some key is beyond tolerance");
+                .contains("3   beyond tolerance: reconciled and corrected, but some key is beyond");
         assertThat(run("nightly-dates", "--help")).isZero();
         assertThat(out).contains("--since", "--until");
     }
 
     @Test
     void rejectsAMissingOrAmbiguousScope() {
-        assertThat(run()).isEqualTo(ExitCodes.USAGE);
+        assertThat(run()).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.strip())
                 .isEqualTo("recount reconcile: give the range to reconcile: --from T --to T, --date D or --batch-run ID"
                         + " (see recount reconcile --help)");
-        assertThat(run("--date", "2026-11-28", "--batch-run", "3")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--date", "2026-11-28", "--batch-run", "3")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("only one of");
-        assertThat(run("--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--from", "2026-11-28T00:00:00Z")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("--from and --to go together");
     }
 
     @Test
     void rejectsBadValuesInOneLine() {
-        assertThat(run("--from", "yesterday", "--to", "2026-11-28T00:00:00Z")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--from", "yesterday", "--to", "2026-11-28T00:00:00Z")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.strip()).contains("cannot read instant 'yesterday'").doesNotContain("\n");
         assertThat(run("--from", "2026-11-28T00:00:00Z", "--to", "2026-11-27T00:00:00Z"))
-                .isEqualTo(ExitCodes.USAGE);
+                .isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("must be after --from");
-        assertThat(run("--date", "28.11.2026")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--date", "28.11.2026")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("cannot read date");
-        assertThat(run("--batch-run", "x")).isEqualTo(ExitCodes.USAGE);
-        assertThat(run("nightly-dates", "--since", "29.11.2026")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--batch-run", "x")).isEqualTo(ExitCode.USAGE.code());
+        assertThat(run("nightly-dates", "--since", "29.11.2026")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("cannot read date");
     }
 
@@ -96,12 +97,19 @@ class ReconcileCommandTest {
     @Test
     void pendingRejectsBadOptionsBeforeConnecting() {
         assertThat(run("pending", "--help")).isZero();
-        assertThat(out).contains("--days", "--wait-for-backfill", "--report-dir", "4   some day still without");
-        assertThat(run("pending", "--days", "0")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err).contains("--days must be at least 1");
-        assertThat(run("pending", "--wait-for-backfill", "soon")).isEqualTo(ExitCodes.USAGE);
+        assertThat(out)
+                .contains("--since", "--wait", "--json", "--report-dir", "4   refused: some day still without")
+                .doesNotContain("--wait-for-backfill");
+        assertThat(run("pending", "--since", "0d")).isEqualTo(ExitCode.USAGE.code());
+        assertThat(err).contains("'0d' is not a whole number of days back");
+        assertThat(run("pending", "--wait", "soon")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("soon");
-        assertThat(run("pending", "--days", "x")).isEqualTo(ExitCodes.USAGE);
+        // The old spellings: still read (with a warning when they run), and checked as before.
+        assertThat(run("pending", "--days", "0")).isEqualTo(ExitCode.USAGE.code());
+        assertThat(err).contains("'0' is not a number of days of at least 1");
+        assertThat(run("pending", "--wait-for-backfill", "soon")).isEqualTo(ExitCode.USAGE.code());
+        assertThat(err).contains("soon");
+        assertThat(run("pending", "--days", "x")).isEqualTo(ExitCode.USAGE.code());
     }
 
     @Test
@@ -115,16 +123,16 @@ class ReconcileCommandTest {
     void rejectsABadConfigFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path cfg = dir.resolve("bad.properties");
         java.nio.file.Files.writeString(cfg, "reconcile.tolerance.clicks.relative=lots\n");
-        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("reconcile.tolerance.clicks.relative must be a decimal number");
         java.nio.file.Files.writeString(cfg, "reconcile.tolerance.clicks.absolute=-1\n");
-        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("absolute tolerance must be >= 0");
         java.nio.file.Files.writeString(cfg, "reconcile.tolerance.typo=1\n");
-        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("unknown setting 'reconcile.tolerance.typo'");
         java.nio.file.Files.writeString(cfg, "reconcile.work-mem=512MB'; DROP TABLE x; --\n");
-        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--date", "2026-11-28", "--config", cfg.toString())).isEqualTo(ExitCode.USAGE.code());
         assertThat(err).contains("reconcile.work-mem must be a size like 512MB");
     }
 }

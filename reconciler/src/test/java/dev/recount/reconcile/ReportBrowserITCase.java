@@ -4,6 +4,7 @@ import static dev.recount.reconcile.testutils.ReconcileDb.key;
 import static dev.recount.reconcile.testutils.ReconcileDb.m;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
 import dev.recount.reconcile.testutils.HeadlessChromium;
@@ -104,7 +105,7 @@ class ReportBrowserITCase {
 
     @Test
     void commandReportsBeyondTolerance() {
-        assertThat(exitCode).isEqualTo(ExitCodes.BEYOND_TOLERANCE);
+        assertThat(exitCode).isEqualTo(ExitCode.BEYOND_TOLERANCE.code());
         assertThat(cliOut)
                 .contains("BEYOND TOLERANCE")
                 .contains("keys 82: 78 match, 2 mismatch, 1 missing in stream, 1 missing in batch");

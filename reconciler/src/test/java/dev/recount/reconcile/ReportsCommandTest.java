@@ -52,6 +52,25 @@ class ReportsCommandTest {
     }
 
     @Test
+    void jsonIsOneObjectOfTheSameFacts() throws Exception {
+        report("run-3-20261128T000000Z", 3, false, DAY2_FROM, DAY2_TO, "beyond_tolerance", "2026-11-29T01:00:00Z");
+        report("run-4-20261128T000000Z", 4, true, DAY2_FROM, DAY2_TO, "within_tolerance", "2026-11-29T02:00:00Z");
+
+        assertThat(run("--report-dir", reports.toString(), "--json")).isZero();
+        assertThat(err).isEmpty();
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out);
+        assertThat(out.strip()).doesNotContain("\n");
+        assertThat(json.get("report_dir").asText()).isEqualTo(reports.toString());
+        assertThat(json.get("reports")).hasSize(2);
+        assertThat(json.get("reports").get(1).get("run_id").asLong()).isEqualTo(4);
+        assertThat(json.get("reports").get(1).get("dry_run").asBoolean()).isTrue();
+        assertThat(json.get("latest")).hasSize(1);
+        assertThat(json.get("latest").get(0).get("run_id").asLong()).isEqualTo(3);
+        assertThat(json.get("latest").get(0).get("from").asText()).isEqualTo(DAY2_FROM);
+        assertThat(json.get("latest").get(0).get("report").asText()).endsWith("run-3-20261128T000000Z/report.html");
+    }
+
+    @Test
     void listsEveryReportThenTheOneInForcePerRange() throws Exception {
         report("run-3-20261128T000000Z", 3, false, DAY2_FROM, DAY2_TO, "beyond_tolerance", "2026-11-29T01:00:00Z");
         report("run-1-20261127T000000Z", 1, false, DAY1_FROM, DAY1_TO, "within_tolerance", "2026-11-28T01:00:00Z");

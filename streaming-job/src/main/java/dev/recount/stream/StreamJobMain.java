@@ -3,23 +3,14 @@ package dev.recount.stream;
 import dev.recount.core.cli.RecountCli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * Entry point of the streaming module: {@code StreamJobMain stream [...]} (what {@code ./recount stream} runs) and,
  * with the same arguments, {@code flink run streaming-job-*-flink.jar stream [...]} on a cluster. Errors, exit codes
  * and {@code --version} are the shared {@link RecountCli}'s.
  */
-@Command(
-        name = "recount",
-        mixinStandardHelpOptions = true,
-        subcommands = {StreamCommand.class},
-        description = "recount's streaming job (the speed layer).")
-public final class StreamJobMain implements Runnable {
-    @Spec
-    CommandSpec spec;
+public final class StreamJobMain {
+    private StreamJobMain() {}
 
     public static void main(String[] args) {
         System.exit(RecountCli.execute(commandLine(), args));
@@ -32,7 +23,7 @@ public final class StreamJobMain implements Runnable {
 
     /** The configured command line (nothing is started until it executes). */
     public static CommandLine commandLine() {
-        return RecountCli.configure(new CommandLine(new StreamJobMain()))
+        return RecountCli.of("recount's streaming job (the speed layer).", StreamCommand.class)
                 .reasons((failure, reason) -> namingOurFlag(reason))
                 .commandLine();
     }
@@ -47,10 +38,5 @@ public final class StreamJobMain implements Runnable {
         return reason.replace(
                 "set the --allowNonRestoredState option on the CLI",
                 "start `recount stream` with --allow-non-restored-state");
-    }
-
-    @Override
-    public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: stream");
     }
 }

@@ -14,7 +14,8 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  * share one), and only strings cross between loaders.
  *
  * <p>Lines: {@code command <path>}, {@code option <path> <name>} (every name of every option),
- * {@code parameter <path> <label>} and {@code exit <path> <code>}, where path is how users type the command.
+ * {@code parameter <path> <label>}, {@code exit <path> <code>} and {@code alias <path> <old> <new>} (an
+ * {@link OldName}: an old spelling still accepted), where path is how users type the command.
  */
 public final class CommandTree {
     private CommandTree() {}
@@ -38,8 +39,15 @@ public final class CommandTree {
     private static void describe(CommandSpec spec, List<String> lines) {
         String path = RecountCli.path(spec);
         lines.add("command " + path);
+        java.util.Set<String> oldNames = new java.util.HashSet<>();
+        for (OldName old : RecountCli.oldNames(spec)) {
+            oldNames.add(old.name());
+            lines.add("alias " + path + " " + old.name() + " " + old.now());
+        }
         for (OptionSpec option : spec.options()) {
-            for (String name : option.names()) lines.add("option " + path + " " + name);
+            for (String name : option.names()) {
+                if (!oldNames.contains(name)) lines.add("option " + path + " " + name);
+            }
         }
         for (PositionalParamSpec parameter : spec.positionalParameters()) {
             lines.add("parameter " + path + " " + parameter.paramLabel());

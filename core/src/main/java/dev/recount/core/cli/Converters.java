@@ -51,4 +51,28 @@ public final class Converters {
             }
         }
     }
+
+    /** {@code --since}: a date or a number of days back ({@link Since}). */
+    public static final class SinceConverter implements ITypeConverter<Since> {
+        @Override
+        public Since convert(String value) {
+            try {
+                return Since.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** The old {@code --days N} of {@code reconcile pending}: N days back, as {@code --since Nd}. */
+    public static final class DaysBackConverter implements ITypeConverter<Since> {
+        @Override
+        public Since convert(String value) {
+            try {
+                return Since.daysBack(Long.parseLong(value.strip()));
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not a number of days of at least 1");
+            }
+        }
+    }
 }

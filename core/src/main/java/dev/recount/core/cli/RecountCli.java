@@ -2,65 +2,84 @@ package dev.recount.core.cli;
 
 import dev.recount.core.config.ConfigException;
 import java.io.PrintWriter;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
+import java.lang.reflect.Constructor;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
+import java.util.Set;
 import java.util.function.BiFunction;
-import java.util.function.ToIntFunction;
 import picocli.CommandLine;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
 
 /**
  * The command-line behaviour every recount command shares, so that {@code ./recount} is one tool:
  * <ul>
- *   <li>every usage error (unknown command or option, unreadable value, a bad setting, see {@link UsageException})
- *       exits {@link CommonExitCodes#USAGE 2};</li>
- *   <li>errors are one line on stderr: {@code recount <command>: <reason>};</li>
- *   <li>every command and subcommand has {@code --help} and {@code --version} (the build's version), and its
- *       {@code --help} lists the exit codes of the command's exit-code class ({@link ExitCodeMeaning}), or of its
- *       own class when that declares exit-code constants itself.</li>
+ *   <li>one root, {@code recount} ({@link RecountCommand}), under which each module's main puts its commands
+ *       ({@link #of});</li>
+ *   <li>one table of exit codes ({@link ExitCode}): a usage error (unknown command or option, unreadable value, a bad
+ *       setting, see {@link UsageException}) exits 2; a failure exits with its {@link CodedFailure} code, else 1;
+ *       {@code --help} lists each command's codes ({@link ExitsWith});</li>
+ *   <li>one way to say something on stderr: one line, {@code recount <command>: <reason>} ({@link #err});</li>
+ *   <li>every command and subcommand has {@code --help} and {@code --version} (the build's version);</li>
+ *   <li>old option spellings ({@link OldName}) still work, with one warning line; {@code --wait} reads the same
+ *       everywhere ({@link WaitsFor}).</li>
  * </ul>
- * A module's main builds its picocli {@link CommandLine}, passes it through {@link #configure}, and calls
- * {@link #execute}; {@code System.exit} happens only in the main.
+ * A module's main builds its tree with {@link #of}, and calls {@link #execute}; {@code System.exit} happens only in
+ * the main.
  */
 public final class RecountCli {
     private final CommandLine commandLine;
-    private Class<?> exitCodes = CommonExitCodes.class;
-    private ToIntFunction<Throwable> failureCodes = ex -> CommonExitCodes.FAILED;
     private BiFunction<Throwable, String, String> reasons = (failure, reason) -> reason;
+    /** The hidden options standing for old spellings, to warn about when used. */
+    private final Map<OptionSpec, OldName> oldNames = new IdentityHashMap<>();
 
     private RecountCli(CommandLine commandLine) {
         this.commandLine = Objects.requireNonNull(commandLine, "commandLine");
     }
 
-    /** Starts configuring {@code commandLine}, a command tree whose subcommands are all added already. */
-    public static RecountCli configure(CommandLine commandLine) {
-        return new RecountCli(commandLine);
+    /**
+     * The root {@code recount} with {@code commands} (command objects, or classes picocli instantiates) under it;
+     * {@code description} says what this module's commands are, in the root's {@code --help}.
+     */
+    public static RecountCli of(String description, Object... commands) {
+        return of(description, CommandLine.defaultFactory(), commands);
     }
 
-    /** The class whose {@link ExitCodeMeaning}-annotated constants are the command's exit codes (default: {@link CommonExitCodes}). */
-    public RecountCli exitCodes(Class<?> exitCodesClass) {
-        this.exitCodes = Objects.requireNonNull(exitCodesClass, "exitCodesClass");
-        exitCodeList(exitCodesClass); // fail now, not on the first --help, when the class is not well formed
-        return this;
+    /** {@link #of(String, Object...)} with {@code factory} creating the command classes (and their subcommands). */
+    public static RecountCli of(String description, CommandLine.IFactory factory, Object... commands) {
+        CommandLine root = new CommandLine(new RecountCommand(), factory);
+        root.getCommandSpec().usageMessage().description(description);
+        for (Object command : commands) root.addSubcommand(command);
+        return new RecountCli(root);
     }
 
     /**
-     * The exit code of a command that failed with an exception other than a usage error (default: always
-     * {@link CommonExitCodes#FAILED}); e.g. "refused" or "lock timeout" exceptions have codes of their own.
+     * A main that runs one command as its root ({@code recount backfill}, {@code recount reconcile}): its arguments
+     * start with the command's own subcommand or options, as its deployments call it ({@code BackfillMain nightly}
+     * in a SparkApplication). {@code command} is a command object or a class {@code factory} creates.
      */
-    public RecountCli failureCodes(ToIntFunction<Throwable> exitCodeOfFailure) {
-        this.failureCodes = Objects.requireNonNull(exitCodeOfFailure, "exitCodeOfFailure");
-        return this;
+    public static RecountCli single(CommandLine.IFactory factory, Object command) {
+        CommandLine root =
+                command instanceof Class<?> type ? new CommandLine(type, factory) : new CommandLine(command, factory);
+        // Its usage line says how users type it: "Usage: recount backfill range ...".
+        CommandSpec spec = root.getCommandSpec();
+        if (!spec.name().startsWith("recount ")) spec.name("recount " + spec.name());
+        return new RecountCli(root);
     }
 
     /**
      * Rewrites a failure's reason before it is printed, given the failure and its {@link #reason}: e.g. to name
-     * recount's flag where a framework names its own, or to say "refused" rather than "failed".
+     * recount's flag where a framework names its own.
      */
     public RecountCli reasons(BiFunction<Throwable, String, String> rewrite) {
         this.reasons = Objects.requireNonNull(rewrite, "rewrite");
@@ -69,30 +88,36 @@ public final class RecountCli {
 
     /** Applies the shared behaviour to every command of the tree and returns the command line. */
     public CommandLine commandLine() {
-        Map<String, String> codes = exitCodeList(exitCodes);
-        CommandSpec root = commandLine.getCommandSpec();
-        // A module's root (backfill, reconcile) is a command of ./recount: its usage line says so too.
-        if (!root.name().equals("recount") && !root.name().startsWith("recount ")) root.name("recount " + root.name());
-        applyToTree(root, codes);
+        applyToTree(commandLine.getCommandSpec(), exitCodeList(exitCodes(null)));
         commandLine.setParameterExceptionHandler((ex, args) -> {
             CommandLine failed = ex.getCommandLine();
             String path = path(failed.getCommandSpec());
             failed.getErr().println(path + ": " + oneLine(ex.getMessage()) + " (see " + path + " --help)");
             failed.getErr().flush();
-            return CommonExitCodes.USAGE;
+            return ExitCode.USAGE.code();
         });
-        commandLine.setExitCodeExceptionMapper(this::exitCodeOf);
+        commandLine.setExitCodeExceptionMapper(ex -> exitCodeOf(ex).code());
         commandLine.setExecutionExceptionHandler((ex, failed, parseResult) -> {
-            failed.getErr().println(path(failed.getCommandSpec()) + ": " + reasons.apply(ex, reason(ex)));
-            failed.getErr().flush();
-            return exitCodeOf(ex);
+            ExitCode code = exitCodeOf(ex);
+            String reason = reasons.apply(ex, reason(ex));
+            boolean labelled = code.isShared() || reason.startsWith(code.label() + ":");
+            err(failed.getCommandSpec(), labelled ? reason : code.label() + ": " + reason);
+            return code.code();
+        });
+        commandLine.setExecutionStrategy(parseResult -> {
+            warnAboutOldNames(parseResult);
+            return new CommandLine.RunLast().execute(parseResult);
         });
         return commandLine;
     }
 
-    private int exitCodeOf(Throwable ex) {
-        if (isUsageError(ex)) return CommonExitCodes.USAGE;
-        return failureCodes.applyAsInt(ex);
+    /** The code a failure exits with: 2 for the user's input, its {@link CodedFailure} code, else 1. */
+    public static ExitCode exitCodeOf(Throwable ex) {
+        if (isUsageError(ex)) return ExitCode.USAGE;
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof CodedFailure coded) return coded.exitCode();
+        }
+        return ExitCode.FAILED;
     }
 
     /** Runs {@code args} in-process with output and errors captured by {@code out} and {@code err}; returns the exit code. */
@@ -112,14 +137,31 @@ public final class RecountCli {
         return execute(commandLine, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
     }
 
-    /** How users type the command: {@code recount backfill range}, whatever its root is named inside its module. */
+    /** How users type the command: {@code recount backfill range}. */
     public static String path(CommandSpec spec) {
         String qualified = spec.qualifiedName(" ");
         return qualified.equals("recount") || qualified.startsWith("recount ") ? qualified : "recount " + qualified;
     }
 
+    /**
+     * The one way a command says something on stderr, an error or a warning: one line, {@code recount <command>:
+     * <line>}, flushed at once (so it is in order with what the process logs).
+     */
+    public static void err(CommandSpec spec, String line) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(path(spec) + ": " + oneLine(line));
+        err.flush();
+    }
+
+    /** A line of a command's text output on stdout, under its name as {@link #err} (never with {@code --json}). */
+    public static void out(CommandSpec spec, String line) {
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(path(spec) + ": " + line);
+        out.flush();
+    }
+
     /** True for a failure that is the user's input, not the run: it exits 2 like a parse error. */
-    static boolean isUsageError(Throwable ex) {
+    public static boolean isUsageError(Throwable ex) {
         for (Throwable t = ex; t != null; t = t.getCause()) {
             if (t instanceof UsageException || t instanceof ConfigException || t instanceof ParameterException)
                 return true;
@@ -151,41 +193,43 @@ public final class RecountCli {
         return message == null ? "" : message.replaceAll("\\s*\\R\\s*", " ").strip();
     }
 
-    /** The exit codes of {@code exitCodesClass}, code to meaning, in code order: what {@code --help} lists. */
-    public static Map<String, String> exitCodeList(Class<?> exitCodesClass) {
-        Map<Integer, String> byCode = new TreeMap<>();
-        for (Field f : exitCodesClass.getDeclaredFields()) {
-            int m = f.getModifiers();
-            if (!Modifier.isStatic(m) || !Modifier.isFinal(m) || f.getType() != int.class) continue;
-            ExitCodeMeaning meaning = f.getAnnotation(ExitCodeMeaning.class);
-            if (meaning == null) {
-                throw new IllegalArgumentException(exitCodesClass.getName() + "." + f.getName()
-                        + " has no @ExitCodeMeaning: every exit code must say what it means");
+    /**
+     * The exit codes of a command class, code to what it means for the command, in code order: the shared three,
+     * then what its {@link ExitsWith} annotations say (which may also say more of the shared three).
+     */
+    public static Map<ExitCode, String> exitCodes(Class<?> commandClass) {
+        Map<ExitCode, String> byCode = new EnumMap<>(ExitCode.class);
+        for (ExitCode shared : List.of(ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE))
+            byCode.put(shared, shared.meaning());
+        if (commandClass == null) return byCode;
+        Set<ExitCode> seen = EnumSet.noneOf(ExitCode.class);
+        for (ExitsWith e : commandClass.getAnnotationsByType(ExitsWith.class)) {
+            if (!seen.add(e.code())) {
+                throw new IllegalArgumentException(commandClass.getName() + " gives exit code "
+                        + e.code().code() + " (" + e.code().label() + ") two meanings");
             }
-            int code;
-            try {
-                f.setAccessible(true);
-                code = f.getInt(null);
-            } catch (IllegalAccessException e) {
-                throw new IllegalArgumentException("cannot read " + exitCodesClass.getName() + "." + f.getName(), e);
-            }
-            String earlier = byCode.put(code, meaning.value());
-            if (earlier != null) {
+            if (e.when().isBlank())
                 throw new IllegalArgumentException(
-                        exitCodesClass.getName() + " gives exit code " + code + " two meanings");
-            }
+                        commandClass.getName() + " says nothing of when it exits " + e.code());
+            byCode.put(e.code(), e.code().label() + ": " + e.when());
         }
-        for (int shared : new int[] {CommonExitCodes.OK, CommonExitCodes.FAILED, CommonExitCodes.USAGE}) {
-            if (!byCode.containsKey(shared)) {
-                throw new IllegalArgumentException(exitCodesClass.getName() + " lacks the shared exit code " + shared);
-            }
-        }
+        return byCode;
+    }
+
+    /** The list {@code --help} prints ("  4" to what it means). */
+    static Map<String, String> exitCodeList(Map<ExitCode, String> codes) {
         Map<String, String> list = new LinkedHashMap<>();
-        byCode.forEach((code, meaning) -> list.put(String.format("%3d", code), meaning));
+        codes.forEach((code, meaning) -> list.put(String.format("%3d", code.code()), meaning));
         return list;
     }
 
-    private static void applyToTree(CommandSpec spec, Map<String, String> codes) {
+    /** The old spellings of {@code spec}'s options, from its class's {@link OldName} annotations. */
+    static List<OldName> oldNames(CommandSpec spec) {
+        Class<?> type = commandClass(spec);
+        return type == null ? List.of() : List.of(type.getAnnotationsByType(OldName.class));
+    }
+
+    private void applyToTree(CommandSpec spec, Map<String, String> inheritedList) {
         if (spec.optionsMap().get("--version") == null && spec.optionsMap().get("--help") == null) {
             spec.mixinStandardHelpOptions(true);
         }
@@ -194,21 +238,92 @@ public final class RecountCli {
                     + RecountCli.class.getSimpleName() + " add both");
         }
         spec.versionProvider(new RecountVersion());
-        Map<String, String> own = ownExitCodes(spec);
-        Map<String, String> effective = own != null ? own : codes;
-        spec.usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(effective);
-        for (CommandLine sub : spec.subcommands().values()) applyToTree(sub.getCommandSpec(), effective);
+        Class<?> type = commandClass(spec);
+        Map<String, String> list = type != null && type.getAnnotationsByType(ExitsWith.class).length > 0
+                ? exitCodeList(exitCodes(type))
+                : inheritedList;
+        spec.usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(list);
+        describeWait(spec, type);
+        for (OldName old : oldNames(spec)) addOldName(spec, old);
+        for (CommandLine sub : new LinkedHashSet<>(spec.subcommands().values()))
+            applyToTree(sub.getCommandSpec(), list);
     }
 
-    /** A command class that declares {@link ExitCodeMeaning} constants itself has those codes (and its subcommands). */
-    private static Map<String, String> ownExitCodes(CommandSpec spec) {
+    /** Completes {@link WaitOption}'s {@code --wait} with what the command waits for and its default. */
+    private static void describeWait(CommandSpec spec, Class<?> type) {
+        OptionSpec wait = spec.findOption("--wait");
+        boolean mixedIn = spec.mixins().values().stream().anyMatch(m -> m.userObject() instanceof WaitOption);
+        if (!mixedIn) return;
+        WaitsFor waitsFor = type == null ? null : type.getAnnotation(WaitsFor.class);
+        if (waitsFor == null) {
+            throw new IllegalStateException(path(spec) + " takes --wait but does not say what for (@WaitsFor)");
+        }
+        OptionSpec described = wait.toBuilder()
+                .description("How long to wait for " + waitsFor.value() + " before giving up (default: "
+                        + waitsFor.byDefault() + ").")
+                .defaultValue(waitsFor.byDefault())
+                .build();
+        spec.remove(wait);
+        spec.addOption(described);
+    }
+
+    /** A hidden option for the old spelling that sets what the new option sets, converting its value if it must. */
+    private void addOldName(CommandSpec spec, OldName old) {
+        OptionSpec now = spec.findOption(old.now());
+        if (now == null) {
+            throw new IllegalStateException(path(spec) + ": @OldName " + old.name() + " names " + old.now()
+                    + ", which the command does not have");
+        }
+        if (spec.findOption(old.name()) != null) {
+            throw new IllegalStateException(path(spec) + ": " + old.name() + " is an option already");
+        }
+        OptionSpec.Builder alias = OptionSpec.builder(old.name())
+                .hidden(true)
+                .arity(now.arity().toString())
+                .type(now.type())
+                .auxiliaryTypes(now.auxiliaryTypes())
+                .paramLabel(old.paramLabel().isEmpty() ? now.paramLabel() : old.paramLabel())
+                .description("Deprecated: use " + old.now() + ".")
+                .hasInitialValue(false)
+                .getter(now.getter())
+                .setter(now.setter());
+        alias.converters(
+                old.converter() == OldName.SameValue.class
+                        ? now.converters()
+                        : new ITypeConverter<?>[] {instance(old)});
+        OptionSpec added = alias.build();
+        spec.addOption(added);
+        oldNames.put(added, old);
+    }
+
+    private static ITypeConverter<?> instance(OldName old) {
+        try {
+            Constructor<? extends ITypeConverter<?>> c = old.converter().getDeclaredConstructor();
+            c.setAccessible(true);
+            return c.newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot make the converter of " + old.name(), e);
+        }
+    }
+
+    /** One line per old spelling used: {@code recount reconcile pending: --days is deprecated, use --since}. */
+    private void warnAboutOldNames(ParseResult parseResult) {
+        for (ParseResult pr = parseResult; pr != null; pr = pr.subcommand()) {
+            List<String> said = new ArrayList<>();
+            for (OptionSpec matched : pr.matchedOptions()) {
+                OldName old = oldNames.get(matched);
+                if (old == null || said.contains(old.name())) continue;
+                said.add(old.name());
+                String how = old.means().isEmpty() ? "" : " (" + old.means() + ")";
+                err(pr.commandSpec(), old.name() + " is deprecated, use " + old.now() + how);
+            }
+        }
+    }
+
+    private static Class<?> commandClass(CommandSpec spec) {
         Object user = spec.userObject();
         if (user == null) return null;
-        Class<?> type = user instanceof Class<?> c ? c : user.getClass();
-        for (Field f : type.getDeclaredFields()) {
-            if (f.isAnnotationPresent(ExitCodeMeaning.class)) return exitCodeList(type);
-        }
-        return null;
+        return user instanceof Class<?> c ? c : user.getClass();
     }
 
     private static boolean hasMessage(Throwable t) {

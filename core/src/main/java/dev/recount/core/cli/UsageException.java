@@ -1,7 +1,7 @@
 package dev.recount.core.cli;
 
 /**
- * Bad input found only once a command runs (a setting, a combination of options): exits {@link CommonExitCodes#USAGE}
+ * Bad input found only once a command runs (a setting, a combination of options): exits {@link ExitCode#USAGE}
  * like a parse error, because nothing was run and rerunning unchanged cannot help.
  */
 public class UsageException extends IllegalArgumentException {

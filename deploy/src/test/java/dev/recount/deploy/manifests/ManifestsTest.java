@@ -2,6 +2,7 @@ package dev.recount.deploy.manifests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.config.Component;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.RecountConfig;
@@ -305,6 +306,21 @@ class ManifestsTest {
         Matcher cls = Pattern.compile("--class (\\S+)").matcher(submit);
         assertThat(cls.find()).as("spark-submit --class in " + submit).isTrue();
         checkProgram(cls.group(1), strings(backfill.get("command")), "compose backfill");
+    }
+
+    /**
+     * The reconcile CronJob fails its Job at once on the codes a retry cannot change, read from recount's one
+     * exit-code table: usage (2), beyond tolerance (3, the corrections are applied) and refused after waiting (4).
+     */
+    @Test
+    void theReconcileJobFailsAtOnceOnTheCodesARetryCannotChange() throws IOException {
+        List<Object> rules = list(at(
+                k8sObject("CronJob", "recount-reconcile"), "spec", "jobTemplate", "spec", "podFailurePolicy", "rules"));
+        assertThat(rules).hasSize(1);
+        assertThat(str(rules.get(0), "action")).isEqualTo("FailJob");
+        assertThat(str(rules.get(0), "onExitCodes", "operator")).isEqualTo("In");
+        assertThat(list(at(rules.get(0), "onExitCodes", "values")))
+                .containsExactly(ExitCode.USAGE.code(), ExitCode.BEYOND_TOLERANCE.code(), ExitCode.REFUSED.code());
     }
 
     // ---- config -----------------------------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ final class ContractDoc {
     final Map<String, String> settings = new TreeMap<>();
     /** The commands section up to its first command: what holds for every command. */
     final String commandsIntro;
+    /** The "Changes" section: what changed for users, old exit codes and option spellings among it. */
+    final String changes;
 
     ContractDoc(String markdown) {
         List<String> commandsSection = section(markdown, "Commands");
@@ -70,6 +72,7 @@ final class ContractDoc {
             }
         }
         commandsIntro = intro.toString();
+        changes = String.join("\n", section(markdown, "Changes"));
         for (String line : settingsSection) {
             if (!line.startsWith("|")) continue;
             Matcher c = CODE.matcher(firstCell(line));

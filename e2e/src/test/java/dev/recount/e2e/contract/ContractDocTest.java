@@ -2,7 +2,6 @@ package dev.recount.e2e.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.recount.core.cli.CommonExitCodes;
 import dev.recount.core.cli.RecountCli;
 import dev.recount.core.config.RecountConfig;
 import java.io.IOException;
@@ -38,12 +37,15 @@ class ContractDocTest {
 
     private static Path root;
     private static Map<String, LauncherCommands.Node> code;
+    private static List<LauncherCommands.Alias> aliases;
     private static ContractDoc doc;
 
     @BeforeAll
     static void read() throws Exception {
         root = Path.of(System.getProperty("recount.root")).toAbsolutePath().normalize();
-        code = LauncherCommands.read(root);
+        LauncherCommands commands = LauncherCommands.readAll(root);
+        code = commands.nodes();
+        aliases = commands.aliases();
         doc = new ContractDoc(Files.readString(root.resolve("docs/contract.md")));
     }
 
@@ -95,8 +97,8 @@ class ContractDocTest {
     @Test
     void everyExitCodeIsDocumentedAndEveryDocumentedExitCodeExists() {
         List<String> wrong = new ArrayList<>();
-        TreeSet<Integer> common = RecountCli.exitCodeList(CommonExitCodes.class).keySet().stream()
-                .map(k -> Integer.parseInt(k.strip()))
+        TreeSet<Integer> common = RecountCli.exitCodes(null).keySet().stream()
+                .map(c -> c.code())
                 .collect(Collectors.toCollection(TreeSet::new));
         assertThat(doc.exitCodesOf("recount"))
                 .as("the exit codes every command shares (### `recount`)")
@@ -122,6 +124,17 @@ class ContractDocTest {
             }
         });
         assertThat(wrong).isEmpty();
+    }
+
+    /** Each old spelling is a row of the "Changes" section: `recount X` | `--old` | `--new`. */
+    @Test
+    void everyOldSpellingIsListedInTheChanges() {
+        String changes = doc.changes;
+        List<String> missing = aliases.stream()
+                .filter(a -> !changes.contains("`" + a.path() + " " + a.old() + "`"))
+                .map(a -> a.path() + " " + a.old() + " (now " + a.now() + ")")
+                .collect(Collectors.toList());
+        assertThat(missing).isEmpty();
     }
 
     @Test

@@ -43,8 +43,12 @@ final class LauncherCommands {
 
     private static final Pattern SCRIPT_EXIT = Pattern.compile("\\bexit (\\d+)\\b");
 
+    /** An old option spelling still accepted ({@code @OldName}): {@code recount reconcile pending --days} is {@code --since}. */
+    record Alias(String path, String old, String now) {}
+
     private final Path root;
     private final Map<String, Node> nodes = new TreeMap<>();
+    private final List<Alias> aliases = new ArrayList<>();
 
     private LauncherCommands(Path root) {
         this.root = root;
@@ -52,9 +56,22 @@ final class LauncherCommands {
 
     /** Reads {@code root/recount} and everything it dispatches to. */
     static Map<String, Node> read(Path root) throws Exception {
+        return readAll(root).nodes;
+    }
+
+    /** The commands and the old spellings they accept. */
+    static LauncherCommands readAll(Path root) throws Exception {
         LauncherCommands commands = new LauncherCommands(root);
         commands.readLauncher(Files.readString(root.resolve("recount")));
-        return commands.nodes;
+        return commands;
+    }
+
+    Map<String, Node> nodes() {
+        return nodes;
+    }
+
+    List<Alias> aliases() {
+        return aliases;
     }
 
     private void readLauncher(String launcher) throws Exception {
@@ -122,6 +139,18 @@ final class LauncherCommands {
         for (String line : lines) {
             String[] parts = line.split(" ", 2);
             String rest = parts[1];
+            if (parts[0].equals("alias")) {
+                // alias <path> <old> <new>: an old spelling, listed in the contract's "Changes", not its tables.
+                String[] words = rest.split(" ");
+                String aliasPath = String.join(" ", java.util.Arrays.copyOf(words, words.length - 2));
+                if (aliasPath.equals(wanted) || aliasPath.startsWith(wanted + " ")) {
+                    aliases.add(new Alias(
+                            path + aliasPath.substring(wanted.length()),
+                            words[words.length - 2],
+                            words[words.length - 1]));
+                }
+                continue;
+            }
             String nodePath = parts[0].equals("command") ? rest : rest.substring(0, rest.lastIndexOf(' '));
             if (!nodePath.equals(wanted) && !nodePath.startsWith(wanted + " ")) continue;
             String userPath = path + nodePath.substring(wanted.length());

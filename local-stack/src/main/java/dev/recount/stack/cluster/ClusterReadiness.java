@@ -2,6 +2,7 @@ package dev.recount.stack.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.time.Wait;
 import dev.recount.stack.embedded.Ports;
 import dev.recount.stack.embedded.StackException;
 import java.io.IOException;
@@ -13,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /** How the local Flink and Spark clusters are waited for: their processes alive, and their own JSON saying ready. */
@@ -28,21 +28,23 @@ final class ClusterReadiness {
      */
     static void await(
             List<DetachedJvm> processes, BooleanSupplier ready, Duration timeout, String notReady, Path logs) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 100;
-        while (true) {
-            for (DetachedJvm p : processes) {
-                if (p.runningPid().isEmpty()) {
-                    throw new StackException("the " + p.name() + " exited during start-up; see " + logs);
-                }
-            }
-            if (ready.getAsBoolean()) return;
-            if (System.nanoTime() > deadline) {
-                throw new StackException(notReady + " within " + timeout.toSeconds() + " s; see " + logs);
-            }
-            LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
-            pause = Math.min(500, pause * 2);
+        boolean isReady;
+        try {
+            isReady = Wait.upTo(timeout)
+                    .backingOff(Duration.ofMillis(100), Duration.ofMillis(500))
+                    .until(() -> {
+                        for (DetachedJvm p : processes) {
+                            if (p.runningPid().isEmpty()) {
+                                throw new StackException("the " + p.name() + " exited during start-up; see " + logs);
+                            }
+                        }
+                        return ready.getAsBoolean();
+                    });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StackException("interrupted while waiting: " + notReady, e);
         }
+        if (!isReady) throw new StackException(notReady + " within " + timeout.toSeconds() + " s; see " + logs);
     }
 
     /** GET {@code path} from a local web UI or REST API: its JSON, or empty when nothing answers 200 there. */

@@ -1,5 +1,6 @@
 package dev.recount.stack.cluster;
 
+import dev.recount.core.time.Deadline;
 import dev.recount.stack.embedded.StackLayout;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -59,10 +60,9 @@ public final class LocalClusters {
             List<String> sparkStarted = spark.startMissing(classpaths.spark(), ports);
             sparkStarted.forEach(p -> progress.accept("starting the " + p));
             started.addAll(sparkStarted);
-            long deadline = System.nanoTime() + timeout.toNanos();
+            Deadline deadline = Deadline.after(timeout);
             flink.awaitReady(ports, timeout);
-            spark.awaitReady(
-                    ports, Duration.ofNanos(Math.max(Duration.ofSeconds(5).toNanos(), deadline - System.nanoTime())));
+            spark.awaitReady(ports, deadline.remaining(Duration.ofSeconds(5)));
             return new UpResult(started, ports);
         } catch (RuntimeException e) {
             // As `up` does for Kafka and PostgreSQL: what this call started goes again, what ran keeps running.

@@ -3,6 +3,7 @@ package dev.recount.stack.embedded;
 import dev.recount.core.config.ConfigException;
 import dev.recount.core.config.LocalEnvFile;
 import dev.recount.core.sets.MetricSets;
+import dev.recount.core.time.Deadline;
 import dev.recount.db.Migrations;
 import dev.recount.db.Role;
 import dev.recount.db.sets.MetricSetRegistry;
@@ -64,7 +65,7 @@ public final class EmbeddedStack {
             List<String> notes) {}
 
     public UpResult up(UpSettings settings) {
-        long deadline = System.nanoTime() + settings.timeout().toNanos();
+        Deadline deadline = Deadline.after(settings.timeout());
         try (StackLock lock = StackLock.acquire(layout, settings.timeout())) {
             createDirectories();
             Started started = new Started();
@@ -99,7 +100,7 @@ public final class EmbeddedStack {
         }
     }
 
-    private UpResult upLocked(UpSettings settings, long deadline, Started started) {
+    private UpResult upLocked(UpSettings settings, Deadline deadline, Started started) {
         StackState state = StackState.load(layout);
         OptionalLong kafkaPid = kafka.runningPid();
         Optional<PostgresServer.Running> pgRunning = postgres.running();
@@ -367,7 +368,8 @@ public final class EmbeddedStack {
         }
     }
 
-    private static Duration remaining(long deadline) {
-        return Duration.ofNanos(Math.max(Duration.ofSeconds(1).toNanos(), deadline - System.nanoTime()));
+    /** What is left of {@code up --wait} for the next step, at least a second (a fair chance to answer). */
+    private static Duration remaining(Deadline deadline) {
+        return deadline.remaining(Duration.ofSeconds(1));
     }
 }

@@ -1,5 +1,6 @@
 package dev.recount.stack.embedded;
 
+import dev.recount.core.time.Wait;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -146,21 +146,25 @@ public final class KafkaBroker {
 
     /** Waits until the broker answers a metadata request on {@code port}, or fails if its process exits. */
     public void awaitReady(int port, long pid, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 50;
-        while (true) {
-            if (!ProcessProbe.isAlive(pid)) {
-                throw new StackException("the Kafka broker exited during start-up: " + lastBrokerError() + "; see "
-                        + layout.logs().resolve("kafka.log"));
-            }
-            if (Ports.isOpen(port) && answers(port, Duration.ofSeconds(5))) return;
-            if (System.nanoTime() > deadline) {
-                throw new StackException("the Kafka broker (pid " + pid + ") did not answer on 127.0.0.1:" + port
-                        + " within " + timeout.toSeconds() + " s; see "
-                        + layout.logs().resolve("kafka.log"));
-            }
-            LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
-            pause = Math.min(500, pause * 2);
+        boolean ready;
+        try {
+            ready = Wait.upTo(timeout)
+                    .backingOff(Duration.ofMillis(50), Duration.ofMillis(500))
+                    .until(() -> {
+                        if (!ProcessProbe.isAlive(pid)) {
+                            throw new StackException("the Kafka broker exited during start-up: " + lastBrokerError()
+                                    + "; see " + layout.logs().resolve("kafka.log"));
+                        }
+                        return Ports.isOpen(port) && answers(port, Duration.ofSeconds(5));
+                    });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StackException("interrupted while waiting for the Kafka broker", e);
+        }
+        if (!ready) {
+            throw new StackException(
+                    "the Kafka broker (pid " + pid + ") did not answer on 127.0.0.1:" + port + " within "
+                            + timeout.toSeconds() + " s; see " + layout.logs().resolve("kafka.log"));
         }
     }
 

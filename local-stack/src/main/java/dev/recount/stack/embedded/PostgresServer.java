@@ -1,5 +1,6 @@
 package dev.recount.stack.embedded;
 
+import dev.recount.core.time.Wait;
 import dev.recount.db.Logins;
 import dev.recount.db.Role;
 import java.io.File;
@@ -23,7 +24,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -220,15 +220,18 @@ public final class PostgresServer {
 
     /** Polls {@link #answers} until it succeeds or {@code timeout} passes. */
     public boolean awaitAnswer(int port, String user, String password, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 50;
-        while (System.nanoTime() < deadline) {
-            if (answers(port, user, password)) return true;
-            if (running().isEmpty()) return false;
-            LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
-            pause = Math.min(500, pause * 2);
+        try {
+            // A server that is gone will never answer: the wait ends at once, as "not answering".
+            return Wait.upTo(timeout)
+                    .backingOff(Duration.ofMillis(50), Duration.ofMillis(500))
+                    .untilPresent(() -> answers(port, user, password)
+                            ? Optional.of(true)
+                            : running().isEmpty() ? Optional.of(false) : Optional.<Boolean>empty())
+                    .orElse(false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
-        return answers(port, user, password);
     }
 
     /** Creates {@code database} unless it exists. */

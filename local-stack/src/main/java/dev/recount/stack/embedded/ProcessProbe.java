@@ -1,5 +1,6 @@
 package dev.recount.stack.embedded;
 
+import dev.recount.core.time.Wait;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Looks at other processes through /proc (the stack runs on Linux only: the PostgreSQL binaries are Linux ones).
@@ -38,22 +38,23 @@ public final class ProcessProbe {
 
     /** Waits until {@code pid} is gone; true if it went within {@code timeout}. */
     public static boolean awaitExit(long pid, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pauseMillis = 10;
-        while (isAlive(pid)) {
-            if (System.nanoTime() > deadline) return false;
-            LockSupport.parkNanos(Duration.ofMillis(pauseMillis).toNanos());
-            pauseMillis = Math.min(200, pauseMillis * 2);
+        try {
+            return Wait.upTo(timeout)
+                    .backingOff(Duration.ofMillis(10), Duration.ofMillis(200))
+                    .until(() -> !isAlive(pid));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !isAlive(pid);
         }
-        return true;
     }
 
     /** Waits until a zombie {@code pid} has been reaped (or {@code timeout} passed): its pid file then means nothing. */
     static void awaitReaped(long pid, Duration timeout) {
         Path proc = Path.of("/proc", Long.toString(pid));
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (Files.exists(proc) && isZombieQuietly(proc) && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+        try {
+            Wait.upTo(timeout).every(Duration.ofMillis(50)).until(() -> !Files.exists(proc) || !isZombieQuietly(proc));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

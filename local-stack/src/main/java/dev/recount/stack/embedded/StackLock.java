@@ -1,5 +1,6 @@
 package dev.recount.stack.embedded;
 
+import dev.recount.core.time.Wait;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -7,7 +8,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
+import java.util.Optional;
 
 /** An OS file lock on {@code home/stack.lock} held by up and down: two of them never interleave on one home. */
 final class StackLock implements AutoCloseable {
@@ -24,22 +25,24 @@ final class StackLock implements AutoCloseable {
         try {
             Files.createDirectories(layout.home());
             channel = FileChannel.open(layout.lockFile(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (true) {
-                FileLock lock;
-                try {
-                    lock = channel.tryLock();
-                } catch (OverlappingFileLockException e) {
-                    lock = null; // held by this JVM (tests run commands in-process)
-                }
-                if (lock != null) return new StackLock(channel, lock);
-                if (System.nanoTime() > deadline) {
-                    channel.close();
-                    throw new StackException("another `recount up` or `recount down` is running on " + layout.home()
-                            + " (it holds " + layout.lockFile() + ")");
-                }
-                LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-            }
+            FileChannel locked = channel;
+            Optional<FileLock> lock = Wait.upTo(wait)
+                    .every(Duration.ofMillis(100))
+                    .untilPresent(() -> {
+                        try {
+                            return Optional.ofNullable(locked.tryLock());
+                        } catch (OverlappingFileLockException e) {
+                            return Optional.empty(); // held by this JVM (tests run commands in-process)
+                        }
+                    });
+            if (lock.isPresent()) return new StackLock(channel, lock.get());
+            channel.close();
+            throw new StackException("another `recount up` or `recount down` is running on " + layout.home()
+                    + " (it holds " + layout.lockFile() + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeQuietly(channel);
+            throw new StackException("interrupted while waiting for " + layout.lockFile(), e);
         } catch (IOException e) {
             closeQuietly(channel);
             throw new StackException("cannot lock " + layout.lockFile() + ": " + e.getMessage(), e);

@@ -1,16 +1,18 @@
 package dev.recount.stack.embedded;
 
 import dev.recount.core.config.Topics;
+import dev.recount.core.time.Wait;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -25,30 +27,34 @@ final class TopicSetup {
     /** @return every topic with its partition count, in the order input, dead-letter, backfill */
     static Map<String, Integer> ensure(String bootstrapServers, Topics topics, Duration timeout) {
         List<String> names = List.of(topics.input(), topics.deadLetter(), topics.backfill());
-        long deadline = System.nanoTime() + timeout.toNanos();
+        AtomicReference<ExecutionException> last = new AtomicReference<>();
         try (Admin admin = KafkaBroker.admin(bootstrapServers, Duration.ofSeconds(10))) {
-            while (true) {
-                try {
-                    return createMissing(admin, names, topics.inputPartitions());
-                } catch (ExecutionException e) {
-                    // A broker that has just started may not be registered yet ("0 brokers available").
-                    boolean transientError = e.getCause() instanceof RetriableException
-                            || e.getCause() instanceof InvalidReplicationFactorException;
-                    if (!transientError || System.nanoTime() > deadline) {
-                        throw new StackException(
-                                "cannot create topics " + names + ": "
-                                        + e.getCause().getMessage(),
-                                e);
-                    }
-                }
-                LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-            }
+            Optional<Map<String, Integer>> created = Wait.upTo(timeout)
+                    .every(Duration.ofMillis(200))
+                    .untilPresent(() -> {
+                        try {
+                            return Optional.of(createMissing(admin, names, topics.inputPartitions()));
+                        } catch (ExecutionException e) {
+                            // A broker that has just started may not be registered yet ("0 brokers available").
+                            boolean transientError = e.getCause() instanceof RetriableException
+                                    || e.getCause() instanceof InvalidReplicationFactorException;
+                            if (!transientError) throw cannotCreate(names, e);
+                            last.set(e);
+                            return Optional.<Map<String, Integer>>empty();
+                        } catch (TimeoutException e) {
+                            throw new StackException("Kafka did not answer while creating topics " + names, e);
+                        }
+                    });
+            return created.orElseThrow(() -> cannotCreate(names, last.get()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StackException("interrupted while creating topics", e);
-        } catch (TimeoutException e) {
-            throw new StackException("Kafka did not answer while creating topics " + names, e);
         }
+    }
+
+    private static StackException cannotCreate(List<String> names, ExecutionException e) {
+        return new StackException(
+                "cannot create topics " + names + ": " + e.getCause().getMessage(), e);
     }
 
     private static Map<String, Integer> createMissing(Admin admin, List<String> names, int partitions)

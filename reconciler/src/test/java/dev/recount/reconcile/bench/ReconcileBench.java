@@ -1,12 +1,12 @@
 package dev.recount.reconcile.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.config.PostgresSettings;
 import dev.recount.db.Database;
 import dev.recount.db.Role;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.WindowWritesTable;
-import dev.recount.reconcile.ExitCodes;
 import dev.recount.reconcile.Reconciler;
 import dev.recount.reconcile.RunProgress;
 import dev.recount.reconcile.RunResult;
@@ -137,7 +137,7 @@ public final class ReconcileBench {
         int exit = pb.start().waitFor();
         double wall = (System.nanoTime() - t0) / 1e9;
         // The day differs beyond the exact tolerance on purpose (1 % of its keys): such a run exits 3, and succeeded.
-        if (exit != ExitCodes.WITHIN_TOLERANCE && exit != ExitCodes.BEYOND_TOLERANCE) {
+        if (exit != ExitCode.OK.code() && exit != ExitCode.BEYOND_TOLERANCE.code()) {
             System.out.printf(
                     Locale.ROOT,
                     "| `./recount reconcile` rerun %d: exited %d (is the reconciler packaged? see %s) |%n",

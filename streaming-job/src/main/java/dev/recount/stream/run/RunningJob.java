@@ -1,8 +1,11 @@
 package dev.recount.stream.run;
 
+import dev.recount.core.time.Wait;
 import dev.recount.stream.window.WindowMetricsOperator;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.JobClient;
@@ -71,31 +74,39 @@ public final class RunningJob {
      * it went.
      */
     public void stopWithSavepointOrCancel(java.time.Duration patience, java.util.function.Consumer<String> log) {
-        long deadline = System.nanoTime() + patience.toNanos();
         CompletableFuture.runAsync(() -> {
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    log.accept("savepoint " + stopWithSavepoint().get());
-                    return;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (ExecutionException e) {
-                    if (client.getJobStatus().join().isTerminalState()) return;
-                    String reason =
-                            e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
-                    if (System.nanoTime() > deadline) {
-                        log.accept("no savepoint after " + attempt + " attempts (" + oneLine(reason) + "); cancelling: "
-                                + "the next start resumes from the last checkpoint");
-                        cancel();
-                        return;
-                    }
-                    log.accept("savepoint not possible yet (" + oneLine(reason) + "); trying again");
-                    java.util.concurrent.locks.LockSupport.parkNanos(
-                            java.time.Duration.ofSeconds(2).toNanos());
+            AtomicInteger attempts = new AtomicInteger();
+            try {
+                // Each try ends with null (a savepoint, or the job ended anyway) or why it was not possible yet.
+                String notPossible = Wait.upTo(patience)
+                        .every(java.time.Duration.ofSeconds(2))
+                        .retry(
+                                () -> {
+                                    attempts.incrementAndGet();
+                                    return trySavepoint(log);
+                                },
+                                Objects::isNull,
+                                (why, pause) -> log.accept("savepoint not possible yet (" + why + "); trying again"));
+                if (notPossible != null) {
+                    log.accept("no savepoint after " + attempts.get() + " attempts (" + notPossible + "); cancelling: "
+                            + "the next start resumes from the last checkpoint");
+                    cancel();
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         });
+    }
+
+    /** One stop with a savepoint: null when it was taken (or the job ended anyway), else why it was not possible. */
+    private String trySavepoint(java.util.function.Consumer<String> log) throws InterruptedException {
+        try {
+            log.accept("savepoint " + stopWithSavepoint().get());
+            return null;
+        } catch (ExecutionException e) {
+            if (client.getJobStatus().join().isTerminalState()) return null;
+            return oneLine(e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
+        }
     }
 
     private static String oneLine(String s) {

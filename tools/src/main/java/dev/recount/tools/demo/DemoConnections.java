@@ -1,5 +1,6 @@
 package dev.recount.tools.demo;
 
+import dev.recount.core.time.Wait;
 import dev.recount.db.tables.Timestamps;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -66,11 +67,20 @@ final class DemoConnections {
             consumer.seekToBeginning(parts);
             Map<TopicPartition, Long> end = consumer.endOffsets(parts);
             List<byte[]> values = new ArrayList<>();
-            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) throw new IllegalStateException("timed out reading " + topic);
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) values.add(r.value());
+            // The poll itself waits up to 500 ms: no pause between checks.
+            boolean read;
+            try {
+                read = Wait.upTo(Duration.ofMinutes(1)).every(Duration.ZERO).until(() -> {
+                    if (parts.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp))) return true;
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500)))
+                        values.add(r.value());
+                    return false;
+                });
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted reading " + topic, e);
             }
+            if (!read) throw new IllegalStateException("timed out reading " + topic);
             return values;
         }
     }

@@ -1,5 +1,6 @@
 package dev.recount.tools.demo;
 
+import dev.recount.core.cli.ExitCode;
 import dev.recount.core.config.Durations;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.config.Instants;
@@ -246,7 +247,7 @@ final class DemoRun {
                 workspace.reportDir().toString());
     }
 
-    /** @return reconcile's exit code: 0, or {@link ReconcileExit#BEYOND_TOLERANCE} (the demo's too-late events) */
+    /** @return reconcile's exit code: 0, or {@link ExitCode#BEYOND_TOLERANCE} (the demo's too-late events) */
     private int reconcile(Map<String, String> env, Range range, DemoWorkspace workspace) throws Exception {
         return launch(
                 env,
@@ -266,7 +267,7 @@ final class DemoRun {
 
     /**
      * {@code ./recount <command> <args>} in its own JVM, logged to the workspace's {@code <command>.log}; fails unless
-     * it exits 0 (or {@link ReconcileExit#BEYOND_TOLERANCE} when {@code beyondToleranceIsFine}).
+     * it exits 0 (or {@link ExitCode#BEYOND_TOLERANCE} when {@code beyondToleranceIsFine}).
      */
     private int launch(
             Map<String, String> env,
@@ -281,7 +282,7 @@ final class DemoRun {
         commandLine[0] = command;
         System.arraycopy(args, 0, commandLine, 1, args.length);
         int exit = ChildProcess.start(launcher, env, log, commandLine).await(timeout);
-        if (exit != 0 && !(beyondToleranceIsFine && exit == ReconcileExit.BEYOND_TOLERANCE)) {
+        if (exit != 0 && !(beyondToleranceIsFine && exit == ExitCode.BEYOND_TOLERANCE.code())) {
             throw new IllegalStateException(command + " exited " + exit + "; see " + log);
         }
         return exit;

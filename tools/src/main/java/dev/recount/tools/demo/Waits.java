@@ -1,10 +1,10 @@
 package dev.recount.tools.demo;
 
 import dev.recount.core.config.Durations;
+import dev.recount.core.time.Wait;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** Polling with a deadline and a growing pause: how the demo waits for the processes it started. */
 final class Waits {
@@ -24,22 +24,21 @@ final class Waits {
 
     /** Polls until {@code probe} has a value; an {@link IllegalStateException} (a process died) ends the wait at once. */
     static <T> T awaitValue(Duration timeout, String what, Probe<T> probe) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 50;
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                Optional<T> v = probe.get();
-                if (v.isPresent()) return v.get();
-            } catch (IllegalStateException e) {
-                throw e;
-            } catch (Exception e) {
-                last = e;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pause));
-            pause = Math.min(1000, pause * 2);
-        }
+        AtomicReference<Exception> last = new AtomicReference<>();
+        Optional<T> value = Wait.upTo(timeout)
+                .backingOff(Duration.ofMillis(50), Duration.ofSeconds(1))
+                .untilPresent(() -> {
+                    try {
+                        return probe.get();
+                    } catch (IllegalStateException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        last.set(e); // not there yet: a refused connection, say
+                        return Optional.<T>empty();
+                    }
+                });
+        if (value.isPresent()) return value.get();
         throw new IllegalStateException("timed out after " + Durations.format(timeout) + " waiting for " + what
-                + (last == null ? "" : " (last error: " + last.getMessage() + ")"));
+                + (last.get() == null ? "" : " (last error: " + last.get().getMessage() + ")"));
     }
 }

@@ -3,6 +3,7 @@ package dev.recount.tools.produce;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.recount.core.cli.OldName;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.tools.LocalConnection;
 import java.io.BufferedInputStream;
@@ -37,7 +38,7 @@ import picocli.CommandLine.Spec;
  * {@code --batch} lines (or one second), each of which also moves a progress marker — a consumer-group offset
  * holding the number of lines done, committed in the same transaction — for this file's content and topic. When
  * the broker goes away, `produce` stops and says how far it got; running the same command again continues after
- * the last committed line instead of sending the file again ({@code --from-start} does that deliberately).
+ * the last committed line instead of sending the file again ({@code --from-earliest} does that deliberately).
  * Consumers that read with isolation.level=read_committed (recount's stream job does) see each line once.
  * Blank lines carry no record and are skipped (and counted).
  */
@@ -49,6 +50,7 @@ import picocli.CommandLine.Spec;
             "Exactly once: if it stops (broker away, Ctrl-C), running the same command again continues after the "
                     + "last line that was committed."
         })
+@OldName(name = "--from-start", now = "--from-earliest")
 public final class ProduceCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(1);
@@ -83,7 +85,7 @@ public final class ProduceCommand implements Callable<Integer> {
     int batch;
 
     @Option(
-            names = "--from-start",
+            names = "--from-earliest",
             description = "Send the whole file again, even if an earlier run sent part or all of it.")
     boolean fromStart;
 
@@ -137,7 +139,7 @@ public final class ProduceCommand implements Callable<Integer> {
             if (done > 0) {
                 out.printf(
                         "produce: an earlier run sent lines 1-%,d of %s to %s already; continuing after them "
-                                + "(--from-start sends everything again)%n",
+                                + "(--from-earliest sends everything again)%n",
                         done, file, target);
             }
             long lineNo = 0;

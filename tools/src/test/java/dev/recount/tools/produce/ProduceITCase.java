@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * `produce` against a real broker: each line once, a rerun of the same file continues after the last committed
- * line (here: the whole file, so nothing is sent again), --from-start sends everything again, and --timestamp event
+ * line (here: the whole file, so nothing is sent again), --from-earliest sends everything again, and --timestamp event
  * stamps records with their event_ts (with a warning under the default when the events are old).
  */
 class ProduceITCase {
@@ -44,7 +44,7 @@ class ProduceITCase {
         assertThat(again.out()).contains("lines 1-30", "already", "produced 0 records");
         assertThat(read(topic)).hasSize(30);
 
-        CommandRun fromStart = produce(file, topic, "--from-start");
+        CommandRun fromStart = produce(file, topic, "--from-earliest");
         assertThat(fromStart.out()).contains("produced 30 records");
         assertThat(read(topic)).hasSize(60);
     }
@@ -56,7 +56,7 @@ class ProduceITCase {
 
         CommandRun now = produce(file, topic);
         assertThat(now.out()).contains("warning: line 1 has event_ts " + OLD, "--timestamp event", "3 line(s)");
-        CommandRun event = produce(file, topic, "--from-start", "--timestamp", "event");
+        CommandRun event = produce(file, topic, "--from-start", "--timestamp", "event"); // the old spelling still works
         assertThat(event.out()).doesNotContain("warning");
         List<ConsumerRecord<byte[], byte[]>> records = read(topic);
         assertThat(records.subList(3, 6))
