@@ -90,7 +90,7 @@ class ReconcileCommandTest {
                         ""));
         Path config = dir.resolve("recount.properties");
         Files.writeString(config, "metric-sets.file=" + sets + "\n");
-        assertThat(run("--config", config.toString(), "--date", "2026-11-28")).isEqualTo(ExitCodes.USAGE);
+        assertThat(run("--config", config.toString(), "--date", "2026-11-28")).isEqualTo(ExitCode.USAGE.code());
         assertThat(err.strip()).contains(sets + ":6").contains("campaign_id").doesNotContain("\n");
     }
 
