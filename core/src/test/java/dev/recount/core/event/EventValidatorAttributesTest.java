@@ -60,6 +60,26 @@ class EventValidatorAttributesTest {
                 .isEqualTo("{\"device\":\"web\",\"browser\":{\"name\":\"x\",\"v\":[1,2.50]},\"ab\":true}");
     }
 
+    /**
+     * A record with fields beyond the contract, scalar or nested, in the middle or at the end, is taken by the fast
+     * path with the same event the tree path makes: such records are the common case once sets use attributes.
+     */
+    @Test
+    void theFastPathTakesRecordsWithFieldsBeyondTheContract() {
+        for (String json : new String[] {
+            "{\"device\":\"ios\",\"slot_id\":\"top\"," + CONTRACT + ",\"quantity\":3}",
+            "{" + CONTRACT + ",\"device\":\"web\",\"browser\":{\"name\":\"x\",\"v\":[1,2.50]},\"ab\":true}",
+        }) {
+            byte[] value = json.getBytes(StandardCharsets.UTF_8);
+            AdEvent fast = VALIDATOR.acceptFastForTest(value, TS);
+            assertThat(fast).as(json).isNotNull();
+            AdEvent full = VALIDATOR.validate(value, TS, "t", 0, 0).event();
+            assertThat(fast.attributesJson).as(json).isEqualTo(full.attributesJson);
+            assertThat(fast.stringAttributes).as(json).containsExactly(full.stringAttributes);
+            assertThat(fast.integerAttributes).as(json).containsExactly(full.integerAttributes);
+        }
+    }
+
     @Test
     void aMissingRequiredAttributeIsASchemaDeadLetter() {
         ValidationResult r = validate("\"slot_id\":\"top\"");
