@@ -353,20 +353,21 @@ if wants sets; then
   for round in $(seq 1 "$SETS_ROUNDS"); do
     order=$SETS_ORDER
     [ $((round % 2)) -eq 0 ] && order=$(tr ' ' '\n' <<<"$SETS_ORDER" | tac | tr '\n' ' ')
-    declare -A SECONDS_OF=()
+    declare -A SECONDS_OF=() CPU_OF=()
     for config in $order; do
       name="s_${config}_${round}_$run_id"; cp_run="$STREAM_CP"; [ "$config" = prev ] && cp_run="$PREV_CP"
       echo "bench: sets round $round, configuration $config..." >&2
+      LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
       sets_run "$name" "$config" "$cp_run"
-      SECONDS_OF[$config]=$S
+      SECONDS_OF[$config]=$S; CPU_OF[$config]=$(cat "$OUT/$name.cpu")
       ROWS=$(java -cp "$DB_CP:$BENCH_CP" dev.recount.bench.Admin set-rows "bench_$name" $(sets_definitions "$config") 2>/dev/null \
         | awk '{printf "%s%s %s rows %s events", (NR>1?"; ":""), $1, $2, $5}')
-      record "sets_${config}_${round}_s" "$S" s "$(awk -v n="$SETS_RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; CPU $(cat "$OUT/$name.cpu") s; $(grep -o 'valid events [0-9,]*; invalid [0-9,]*' "$OUT/$name.log" | head -1); $(grep -o 'window firings [0-9,]*' "$OUT/$name.log" | head -1); $ROWS"
+      record "sets_${config}_${round}_s" "$S" s "$(awk -v n="$SETS_RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; CPU $(cat "$OUT/$name.cpu") s; $(grep -o 'valid events [0-9,]*; invalid [0-9,]*' "$OUT/$name.log" | head -1); $(grep -o 'window firings [0-9,]*' "$OUT/$name.log" | head -1); load average (1 min) $LOAD_BEFORE before, $(cut -d' ' -f1 /proc/loadavg) after; $ROWS"
     done
     if [ -n "${SECONDS_OF[1]:-}" ]; then
       for config in $SETS_ORDER; do
         [ "$config" = 1 ] && continue
-        record "sets_ratio_${config}_over_1_$round" "$(awk -v a="${SECONDS_OF[$config]}" -v b="${SECONDS_OF[1]}" 'BEGIN{printf "%.2f", b/a}')" x "throughput $config / throughput 1, round $round"
+        record "sets_ratio_${config}_over_1_$round" "$(awk -v a="${SECONDS_OF[$config]}" -v b="${SECONDS_OF[1]}" 'BEGIN{printf "%.2f", b/a}')" x "throughput $config / throughput 1, round $round; per CPU second: $(awk -v a="${CPU_OF[$config]}" -v b="${CPU_OF[1]}" 'BEGIN{printf "%.2f", b/a}')"
       done
     fi
   done
