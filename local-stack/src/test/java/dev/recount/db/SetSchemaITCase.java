@@ -3,12 +3,10 @@ package dev.recount.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.recount.core.attribution.AttributionMetrics;
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.Identifiers;
 import dev.recount.core.sets.MetricSet;
 import dev.recount.core.sets.MetricSets;
-import dev.recount.db.sets.SetSchema;
 import dev.recount.db.sets.SetTables;
 import dev.recount.testkit.LocalStack;
 import java.sql.Connection;
@@ -85,7 +83,7 @@ class SetSchemaITCase {
 
     /**
      * Next to a set's own columns (dimensions, measures, ratios), its tables and views have only columns the
-     * definitions may not take (SetSchema.OWN_COLUMNS, which core refuses, and the comparison's prefixed ones), so no
+     * definitions may not take (core's Identifiers.RESERVED_COLUMNS, which core refuses, and the comparison's prefixed ones), so no
      * definition can make a column twice.
      */
     @Test
@@ -105,10 +103,9 @@ class SetSchemaITCase {
             assertThat(columns).contains("slot_id", "units", "units_per_mille", "stream_units", "attributed_clicks");
             assertThat(columns)
                     .filteredOn(name -> !own.contains(name))
-                    .allSatisfy(name -> assertThat(SetSchema.OWN_COLUMNS.contains(name)
+                    .allSatisfy(name -> assertThat(Identifiers.RESERVED_COLUMNS.contains(name)
                                     || name.startsWith("stream_")
-                                    || name.startsWith("batch_")
-                                    || List.of(AttributionMetrics.COLUMNS).contains(name))
+                                    || name.startsWith("batch_"))
                             .as(name)
                             .isTrue());
         }

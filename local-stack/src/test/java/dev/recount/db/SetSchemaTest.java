@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.recount.core.config.RecountConfig;
 import dev.recount.core.sets.DefinitionException;
+import dev.recount.core.sets.Identifiers;
 import dev.recount.core.sets.MetricSet;
 import dev.recount.core.sets.MetricSets;
 import dev.recount.db.sets.SetSchema;
@@ -15,15 +16,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** What SetSchema generates without a database: names that cannot collide, nothing but names from a definition. */
 class SetSchemaTest {
-    /**
-     * The tables' own columns, and the names whose derived columns would meet one: a measure {@code keys} would make
-     * reconciled_windows' {@code batch_keys} twice; a dimension named like an attribution measure would sit next to it.
-     */
+    /** The columns the tables have besides a set's own, which the generator and its tests take from core. */
     static List<String> ownColumns() {
-        List<String> all = new java.util.ArrayList<>(SetSchema.OWN_COLUMNS);
-        all.addAll(List.of("keys", "fingerprint", "min_window_end", "max_window_end"));
-        all.addAll(List.of(dev.recount.core.attribution.AttributionMetrics.COLUMNS));
-        return all;
+        return Identifiers.RESERVED_COLUMNS.stream().sorted().toList();
     }
 
     static MetricSet set(String attributes, String declaration) {

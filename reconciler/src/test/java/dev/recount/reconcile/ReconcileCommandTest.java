@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Usage errors are caught before anything connects: exit 2 with a one-line reason. */
 class ReconcileCommandTest {
@@ -67,6 +70,27 @@ class ReconcileCommandTest {
         assertThat(run("--batch-run", "x")).isEqualTo(ExitCodes.USAGE);
         assertThat(run("nightly-dates", "--since", "29.11.2026")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("cannot read date");
+    }
+
+    /** A definitions file that breaks a rule is a usage error before anything connects, naming file and line. */
+    @Test
+    void aBadDefinitionsFileIsRefusedBeforeConnecting(@TempDir Path dir) throws Exception {
+        Path sets = dir.resolve("sets.yaml");
+        Files.writeString(
+                sets,
+                String.join(
+                        "\n",
+                        "version: 1",
+                        "sets:",
+                        "  - name: by_channel",
+                        "    dimensions: [channel_id]",
+                        "    measures:",
+                        "      - {name: spend, kind: sum, field: campaign_id}",
+                        ""));
+        Path config = dir.resolve("recount.properties");
+        Files.writeString(config, "metric-sets.file=" + sets + "\n");
+        assertThat(run("--config", config.toString(), "--date", "2026-11-28")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.strip()).contains(sets + ":6").contains("campaign_id").doesNotContain("\n");
     }
 
     @Test

@@ -35,54 +35,6 @@ import java.util.regex.Pattern;
 final class DefinitionsFile {
     static final String SCHEMA_RESOURCE = "/dev/recount/core/sets/metric-sets.schema.json";
 
-    /**
-     * Columns every set's tables, views and functions have besides its dimensions and measures; a dimension, measure
-     * or ratio of that name would collide with one of them. The db module's generator checks that every column it
-     * adds is in here.
-     */
-    static final Set<String> RESERVED_COLUMNS = Set.of(
-            "window_start",
-            "window_end",
-            "revision",
-            "updated_at",
-            "run_id",
-            "computed_at",
-            "removed",
-            "reconciliation_run_id",
-            "batch_run_id",
-            "finalized_at",
-            "source",
-            "is_final",
-            "status",
-            "within_tolerance",
-            "period_start",
-            "period_end",
-            "windows",
-            "log_id",
-            "metric",
-            "before_value",
-            "after_value",
-            "reason",
-            "logged_at",
-            "lake_rows",
-            "metric_set",
-            "write_id",
-            "side",
-            "written_at",
-            // reconciled_windows' batch_keys, batch_fingerprint, ...: a measure of these names would meet them
-            "keys",
-            "fingerprint",
-            "min_window_end",
-            "max_window_end",
-            // the attribution tables' measures, next to a set's dimensions
-            "attributed_clicks",
-            "attributed_conversions",
-            "unattributed_clicks",
-            "attributed_spend_micros");
-
-    /** Prefixes of the comparison's columns ({@code stream_clicks}, {@code batch_clicks}, {@code final_clicks}). */
-    static final List<String> RESERVED_PREFIXES = List.of("stream_", "batch_", "final_");
-
     private static final long DAY_MILLIS = 86_400_000L;
     private static final JsonSchema SCHEMA = loadSchema();
 
@@ -537,10 +489,10 @@ final class DefinitionsFile {
     private void checkColumnName(String name, String at) {
         String problem = Identifiers.problem(name, Identifiers.MAX_COLUMN_NAME);
         if (problem != null) throw problem(at, problem);
-        if (RESERVED_COLUMNS.contains(name)) {
+        if (Identifiers.RESERVED_COLUMNS.contains(name)) {
             throw problem(at, "'" + name + "' is a column every set's tables already have; choose another name");
         }
-        for (String prefix : RESERVED_PREFIXES) {
+        for (String prefix : Identifiers.RESERVED_PREFIXES) {
             if (name.startsWith(prefix)) {
                 throw problem(
                         at,

@@ -1,5 +1,7 @@
 package dev.recount.core.sets;
 
+import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -23,6 +25,54 @@ public final class Identifiers {
 
     /** Separates a set's name from the object it prefixes: set names never hold it, so no two sets' names meet. */
     public static final String SET_SEPARATOR = "__";
+
+    /**
+     * Columns every set's tables, views and functions have besides its dimensions and measures; a dimension, measure
+     * or ratio of that name would collide with one of them. The db module's generator takes its tables' own columns
+     * from here, and its tests check that every column it makes is a set's own or one of these.
+     */
+    public static final Set<String> RESERVED_COLUMNS = Set.of(
+            "window_start",
+            "window_end",
+            "revision",
+            "updated_at",
+            "run_id",
+            "computed_at",
+            "removed",
+            "reconciliation_run_id",
+            "batch_run_id",
+            "finalized_at",
+            "source",
+            "is_final",
+            "status",
+            "within_tolerance",
+            "period_start",
+            "period_end",
+            "windows",
+            "log_id",
+            "metric",
+            "before_value",
+            "after_value",
+            "reason",
+            "logged_at",
+            "lake_rows",
+            "metric_set",
+            "write_id",
+            "side",
+            "written_at",
+            // reconciled_windows' batch_keys, batch_fingerprint, ...: a measure of these names would meet them
+            "keys",
+            "fingerprint",
+            "min_window_end",
+            "max_window_end",
+            // the attribution tables' measures, next to a set's dimensions
+            "attributed_clicks",
+            "attributed_conversions",
+            "unattributed_clicks",
+            "attributed_spend_micros");
+
+    /** Prefixes of the comparison's columns ({@code stream_clicks}, {@code batch_clicks}, {@code final_clicks}). */
+    public static final List<String> RESERVED_PREFIXES = List.of("stream_", "batch_", "final_");
 
     private Identifiers() {}
 

@@ -35,38 +35,6 @@ import java.util.stream.Stream;
  * {@code Identifiers}), so they are written unquoted; nothing else from a definition (a filter's values) reaches DDL.
  */
 public final class SetSchema {
-    /**
-     * Columns the set's tables have besides its dimensions and measures, unprefixed: core's definitions refuse a
-     * dimension, measure or ratio of any of these names ({@code SetSchemaTest} holds the two lists together).
-     */
-    public static final List<String> OWN_COLUMNS = List.of(
-            "window_start",
-            "window_end",
-            "revision",
-            "updated_at",
-            "run_id",
-            "computed_at",
-            "removed",
-            "reconciliation_run_id",
-            "batch_run_id",
-            "finalized_at",
-            "source",
-            "is_final",
-            "status",
-            "within_tolerance",
-            "period_start",
-            "period_end",
-            "windows",
-            "log_id",
-            "metric",
-            "before_value",
-            "after_value",
-            "reason",
-            "logged_at",
-            "write_id",
-            "side",
-            "written_at");
-
     /** reconciled_windows' own {@code batch_*} columns, next to which the set's {@code batch_<measure>} columns go. */
     private static final List<String> RECONCILED_WINDOWS_BATCH_COLUMNS =
             List.of("batch_keys", "batch_fingerprint", "batch_min_window_end", "batch_max_window_end");

@@ -83,15 +83,17 @@ public final class BackfillWaitingTable {
 
     /**
      * Records that still wait after run {@code runId} checked them: new ones are added, known ones keep the time
-     * they started waiting and get the new reason.
+     * they started waiting and get the new reason and record (a run that settled some of a record's metric sets keeps
+     * it naming only the others, so that no later run recomputes a set's window again).
      */
     public static void keep(Connection conn, String topic, long runId, Collection<Waiting> waiting)
             throws SQLException {
         if (waiting.isEmpty()) return;
-        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + TABLE
-                + " (topic, kafka_partition, kafka_offset, record, reason, last_checked_by) VALUES (?, ?, ?, ?, ?, ?)"
-                + " ON CONFLICT (topic, kafka_partition, kafka_offset) DO UPDATE"
-                + " SET reason = EXCLUDED.reason, last_checked_by = EXCLUDED.last_checked_by")) {
+        try (PreparedStatement ps = conn.prepareStatement(
+                "INSERT INTO " + TABLE
+                        + " (topic, kafka_partition, kafka_offset, record, reason, last_checked_by) VALUES (?, ?, ?, ?, ?, ?)"
+                        + " ON CONFLICT (topic, kafka_partition, kafka_offset) DO UPDATE"
+                        + " SET record = EXCLUDED.record, reason = EXCLUDED.reason, last_checked_by = EXCLUDED.last_checked_by")) {
             for (Waiting w : waiting) {
                 ps.setString(1, topic);
                 ps.setInt(2, w.position().partition());

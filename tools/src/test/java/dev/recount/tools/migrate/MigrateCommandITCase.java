@@ -129,6 +129,40 @@ class MigrateCommandITCase {
         }
     }
 
+    /**
+     * A definitions file that breaks a rule stops migrate before it touches the database: exit 2, one line naming the
+     * file, the line and the rule, and not even the migration history is created.
+     */
+    @Test
+    void aBadDefinitionsFileIsRefusedBeforeAnythingIsWritten() throws Exception {
+        String schema = stack.createSchema("migrate");
+        Path sets = dir.resolve("bad-sets.yaml");
+        Files.writeString(
+                sets,
+                String.join(
+                        "\n",
+                        "version: 1",
+                        "sets:",
+                        "  - name: by_slot",
+                        "    dimensions: [campaign_id, slot_id]",
+                        "    measures:",
+                        "      - {name: clicks, kind: count, where: {event_type: click}}",
+                        ""));
+        Path config = config(schema);
+        Files.writeString(config, Files.readString(config) + "metric-sets.file=" + sets + "\n");
+
+        CommandRun run = CommandRun.of("migrate", "--config", config.toString());
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.errIsOneLine()).as(run.err()).isTrue();
+        assertThat(run.err()).contains(sets + ":4").contains("slot_id");
+        try (Connection c = stack.adminConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_tables WHERE schemaname = '" + schema + "'")) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("tables in " + schema).isZero();
+        }
+    }
+
     @Test
     void aWrongPasswordFailsWithOneLine() throws Exception {
         String schema = stack.createSchema("migrate");
