@@ -8,9 +8,11 @@
 #                [--batch-rounds N] [--lever-rounds N]   (levers and compact run only when named in --only)
 #                [--stream-rounds N] [--memory-xmx SIZE] [--checkpoint-interval D] [--fresh-modes window-close,interval]
 #                [--kstreams-grace D]   (k's grace, default 3h: a replay needs the topic's span; see KafkaStreamsBench)
-#   sections not in the default --only: cluster (the job on the local standalone Flink cluster vs the embedded
-#   MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per connection,
-#   the batch's replace of a day)
+#                [--sets-rounds N] [--sets-configs prev,1,1a,3,10] [--sets-baseline-rev REV] [--sets-profile CONFIGS]
+#   sections not in the default --only: sets (throughput and checkpointed state with 1, 3 and 10 metric sets on one
+#   topic, against the job before metric sets), cluster (the job on the local standalone Flink cluster vs the
+#   embedded MiniCluster: needs `./recount up --cluster --home DIR`), postgres (the stream's UPSERT rows/s per
+#   connection, the batch's replace of a day)
 #   stream runs (c) (c2) (b) (b2) (k) (a); kstreams alone runs only (k), the Kafka Streams peer, on a fresh topic
 #
 # Needs: the modules built (./recount build), a running local stack (`./recount up --home DIR`; its local.env is
@@ -26,6 +28,7 @@ HOME_DIR="$ROOT/.recount"; PAR=2; FRESH_SECONDS=240
 BASELINE_REV=b924c0e; IMPROVE_ROUNDS=2
 CLUSTER_ROUNDS=2; PG_PRELOAD=10000000; PG_ROWS=200000; RECONCILE_CHANNELS=7
 STREAM_ROUNDS=1; MEMORY_XMX=512m; CHECKPOINT_INTERVAL=""; FRESH_MODES=window-close; KSTREAMS_GRACE=3h
+SETS_ROUNDS=2; SETS_CONFIGS="prev,1,1a,3,10"; SETS_BASELINE_REV=8aaacc3; SETS_PROFILE=
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) EVENTS="$2"; shift 2;; --batch-events) BATCH_EVENTS="$2"; shift 2;;
@@ -36,7 +39,9 @@ while [ $# -gt 0 ]; do
     --stream-rounds) STREAM_ROUNDS="$2"; shift 2;; --memory-xmx) MEMORY_XMX="$2"; shift 2;;
     --checkpoint-interval) CHECKPOINT_INTERVAL="$2"; shift 2;; --fresh-modes) FRESH_MODES="$2"; shift 2;;
     --kstreams-grace) KSTREAMS_GRACE="$2"; shift 2;;
-    -h|--help) sed -n 2,17p "$0"; exit 0;;
+    --sets-rounds) SETS_ROUNDS="$2"; shift 2;; --sets-configs) SETS_CONFIGS="$2"; shift 2;;
+    --sets-baseline-rev) SETS_BASELINE_REV="$2"; shift 2;; --sets-profile) SETS_PROFILE="$2"; shift 2;;
+    -h|--help) sed -n 2,19p "$0"; exit 0;;
     *) echo "bench: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -73,7 +78,8 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b-a}'; }
 run_id=$(date +%s | tail -c 6)
 
-fresh_schema() { java -cp "$DB_CP:$BENCH_CP" dev.recount.bench.Admin schema "$1" >>"$OUT/admin.log" 2>&1; }
+# fresh_schema NAME [DEFINITIONS]: a new schema, migrated, with the objects of the definitions file's metric sets.
+fresh_schema() { java -cp "$DB_CP:$BENCH_CP" dev.recount.bench.Admin schema "$@" >>"$OUT/admin.log" 2>&1; }
 new_topics() { java -cp "$BENCH_CP" dev.recount.bench.Admin topics 3 "$@" >>"$OUT/admin.log" 2>&1; }
 stream_config() {  # file topic schema dir
   cat > "$1" <<CFG
@@ -105,6 +111,20 @@ bounded_stream_run() {
   fresh_schema "bench_$name"; stream_config "$OUT/$name.properties" "$TOPIC" "bench_$name" "$OUT/$name"
   cpu_of "$OUT/$name" java -Xmx2g "$@" -cp "$cp" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
     --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
+}
+
+# baseline_job_cp REV DIR: the streaming job of git revision REV, built in DIR once (`git archive`, then the module with
+# the modules it needs, offline); prints its classpath.
+baseline_job_cp() {
+  local rev="$1" dir="$2"
+  if [ ! -f "$dir/streaming-job/target/streaming-job-$V.jar" ]; then
+    echo "bench: building the streaming job at $rev..." >&2
+    rm -rf "$dir"; mkdir -p "$dir"
+    (cd "$ROOT" && git archive "$rev") | tar -x -C "$dir"
+    (cd "$dir" && mvn -q -o -pl streaming-job -am package -DskipTests) >"$dir.build.log" 2>&1 \
+      || { echo "bench: building the streaming job at $rev failed; see $dir.build.log" >&2; exit 1; }
+  fi
+  echo "$dir/streaming-job/target/streaming-job-$V.jar:$(cat "$dir/streaming-job/target/runtime.classpath")"
 }
 
 # ---------------------------------------------------------------- 1. stream throughput (a) (b) (c) (k)
@@ -209,19 +229,26 @@ if wants postgres; then
   done < <(grep '^RESULT replace' "$OUT/replace.log")
 fi
 
+# jfr_summary JFR SAMPLES PREFIX: a recording's samples (64 frames deep: the default 5 cannot tell operators apart) into
+# SAMPLES, then the top frames by self time (PREFIX-top-self.txt), the recount frame nearest the top of each sample
+# (who is busy, PREFIX-top-recount.txt) and the samples per thread (PREFIX-threads.txt).
+jfr_summary() {
+  local jfr="$1" samples="$2" prefix="$3"
+  jfr print --stack-depth 64 --events jdk.ExecutionSample "$jfr" > "$samples"
+  awk '/stackTrace = \[/{getline; sub(/^[ \t]+/,""); sub(/line:.*/,""); top[$0]++; n++} END{for(f in top) printf "%6.2f%%  %s\n", 100*top[f]/n, f}' \
+    "$samples" | sort -rn | head -25 > "$prefix-top-self.txt"
+  awk '/stackTrace = \[/{inst=1; got=0; next} inst && /dev\.recount\./ && !got {sub(/^[ \t]+/,""); sub(/line:.*/,""); own[$0]++; got=1} /^\]/{inst=0} /^jdk.ExecutionSample/{n++} END{for(f in own) printf "%6.2f%%  %s\n", 100*own[f]/n, f}' \
+    "$samples" | sort -rn | head -20 > "$prefix-top-recount.txt"
+  awk '/sampledThread = /{t=$0; sub(/.*sampledThread = "/,"",t); sub(/".*/,"",t); gsub(/[0-9]+/,"N",t); th[t]++; n++} END{for(x in th) printf "%6.2f%%  %s\n", 100*th[x]/n, x}' \
+    "$samples" | sort -rn | head -15 > "$prefix-threads.txt"
+}
+
 # ---------------------------------------------------------------- 6. profile (a) with JFR
 if wants profile; then
   echo "bench: profiling (a) with JFR..." >&2
   t0=$(now); bounded_stream_run "p_$run_id" "$STREAM_CP" -XX:StartFlightRecording=filename="$OUT/a.jfr",settings=profile
   record a_with_jfr_s "$(secs "$t0" "$(now)")" s "JFR profile settings on"
-  jfr print --events jdk.ExecutionSample "$OUT/a.jfr" > "$OUT/samples.txt"
-  # Top frames (self time) and the recount/Flink frame nearest the top (who is busy).
-  awk '/stackTrace = \[/{getline; sub(/^[ \t]+/,""); sub(/line:.*/,""); top[$0]++; n++} END{for(f in top) printf "%6.2f%%  %s\n", 100*top[f]/n, f}' \
-    "$OUT/samples.txt" | sort -rn | head -25 > "$OUT/profile-top-self.txt"
-  awk '/stackTrace = \[/{inst=1; got=0; next} inst && /dev\.recount\./ && !got {sub(/^[ \t]+/,""); sub(/line:.*/,""); own[$0]++; got=1} /^\]/{inst=0} /^jdk.ExecutionSample/{n++} END{for(f in own) printf "%6.2f%%  %s\n", 100*own[f]/n, f}' \
-    "$OUT/samples.txt" | sort -rn | head -20 > "$OUT/profile-top-recount.txt"
-  awk '/sampledThread = /{t=$0; sub(/.*sampledThread = "/,"",t); sub(/".*/,"",t); gsub(/[0-9]+/,"N",t); th[t]++; n++} END{for(x in th) printf "%6.2f%%  %s\n", 100*th[x]/n, x}' \
-    "$OUT/samples.txt" | sort -rn | head -15 > "$OUT/profile-threads.txt"
+  jfr_summary "$OUT/a.jfr" "$OUT/samples.txt" "$OUT/profile"
 fi
 
 # ---------------------------------------------------------------- 6b. the profiled improvement, before/after
@@ -229,14 +256,7 @@ fi
 # de-dup), "after" is the snapshot of the current build. They run alternately, $IMPROVE_ROUNDS times each, on the
 # same preloaded topic, each into a fresh schema.
 if wants improve; then
-  BASE_SRC="$OUT/baseline-src"
-  if [ ! -f "$BASE_SRC/streaming-job/target/streaming-job-$V.jar" ]; then
-    echo "bench: building the baseline streaming job at $BASELINE_REV..." >&2
-    rm -rf "$BASE_SRC"; mkdir -p "$BASE_SRC"
-    (cd "$ROOT" && git archive "$BASELINE_REV") | tar -x -C "$BASE_SRC"
-    (cd "$BASE_SRC" && mvn -q -o -pl streaming-job -am package -DskipTests) >"$OUT/baseline-build.log" 2>&1
-  fi
-  BASE_CP="$BASE_SRC/streaming-job/target/streaming-job-$V.jar:$(cat "$BASE_SRC/streaming-job/target/runtime.classpath")"
+  BASE_CP=$(baseline_job_cp "$BASELINE_REV" "$OUT/baseline-src")
   for round in $(seq 1 "$IMPROVE_ROUNDS"); do
     for variant in before after; do
       cp_run="$STREAM_CP"; [ "$variant" = before ] && cp_run="$BASE_CP"
@@ -247,6 +267,137 @@ if wants improve; then
       ROWS=$(java -cp "$BENCH_CP" dev.recount.bench.Admin count "bench_$name.stream_window_metrics" 2>/dev/null | tail -1)
       record "improve_${variant}_${round}_s" "$S" s "$(awk -v n="$RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; CPU $(cat "$OUT/$name.cpu") s; rows/events: $ROWS; $(grep -o 'duplicates dropped [0-9,]*' "$OUT/$name.log")"
     done
+  done
+fi
+
+# ---------------------------------------------------------------- 6c. metric sets: 1, 3 and 10 sets on the same topic
+# One topic of events with the generator's attributes (slot_id, country, device, values drawn from the demo's
+# definitions), then the streaming job bounded over it, each configuration in its own JVM into a fresh schema migrated
+# for its sets, alternating (odd rounds in the order given, even rounds reversed: both ends see the same drift):
+#   prev  the job before metric sets ($SETS_BASELINE_REV), the built-in definitions' tables (the default set's)
+#   1     the default set alone, as an existing deployment runs it (the built-in definitions, no attribute declared)
+#   1a    the default set alone with the demo's attributes declared (bench/metric-sets/one-with-attributes.yaml)
+#   3     the demo's three sets (config/demo/metric-sets.yaml)
+#   10    the default set and nine others (bench/metric-sets/ten.yaml)
+# Per run: events/s (Kafka records / process wall), CPU seconds, and its throughput over the 1-set run's of the same
+# round; after the rounds, the median ratio per configuration. From each run's largest retained checkpoint (hard-linked
+# while the job runs, so Flink's own cleanup does not take it): the state per operator and, per set, its live window
+# keys (window start + dimension values) and the checkpoint's bytes per window key (SetStateSizes). --sets-profile CONFIGS runs those
+# configurations once more with JFR (the profile section's summaries, per configuration).
+sets_definitions() {  # configuration -> its definitions file; none for the built-in ones
+  case "$1" in
+    prev|1) echo "";;
+    1a) echo "$ROOT/bench/metric-sets/one-with-attributes.yaml";;
+    3) echo "$ROOT/config/demo/metric-sets.yaml";;
+    10) echo "$ROOT/bench/metric-sets/ten.yaml";;
+    *) echo "bench: unknown sets configuration $1 (prev, 1, 1a, 3, 10)" >&2; return 1;;
+  esac
+}
+# keep_checkpoints FROM TO: while it runs, hard-links every completed checkpoint under FROM (a chk-N with its _metadata,
+# written once every state file is) into TO. A link costs no copy, and the files outlive Flink's deletion of the
+# checkpoints a later one subsumes.
+keep_checkpoints() {
+  local from="$1" to="$2" m c n
+  mkdir -p "$to"
+  while :; do
+    for m in "$from"/*/chk-*/_metadata; do
+      [ -f "$m" ] || continue
+      c=$(dirname "$m"); n=$(basename "$c")
+      [ -d "$to/$n" ] && continue
+      if cp -al "$c" "$to/$n.part" 2>/dev/null; then mv "$to/$n.part" "$to/$n"; else rm -rf "$to/$n.part"; fi
+    done
+    sleep 1
+  done
+}
+# sets_run NAME CONFIGURATION CLASSPATH [java options...]: one bounded run; writes $OUT/NAME.{properties,log,cpu} and
+# $OUT/NAME.state (the largest checkpoint's state, read by SetStateSizes); sets S (process wall seconds).
+sets_run() {
+  local name="$1" config="$2" cp="$3" defs; shift 3
+  defs=$(sets_definitions "$config")
+  # shellcheck disable=SC2086 # no definitions file: no argument
+  fresh_schema "bench_$name" $defs
+  stream_config "$OUT/$name.properties" "$SETS_TOPIC" "bench_$name" "$OUT/$name"
+  [ -n "$defs" ] && echo "metric-sets.file=$defs" >>"$OUT/$name.properties"
+  keep_checkpoints "$OUT/$name/checkpoints" "$OUT/$name.kept" & local keeper=$!
+  local t0; t0=$(now)
+  cpu_of "$OUT/$name" java -Xmx2g "$@" -cp "$cp" dev.recount.stream.StreamJobMain stream --bounded --from-earliest \
+    --config "$OUT/$name.properties" >"$OUT/$name.log" 2>&1
+  S=$(secs "$t0" "$(now)")
+  kill "$keeper"; wait "$keeper" 2>/dev/null || true
+  # The largest of the checkpoints kept; the rest go. Not the middle one by number: on the loaded machine of
+  # 2026-12-08 that was the first checkpoint (nothing open yet) or one after every window had fired in 4 of 10 runs.
+  # The largest is mid-replay, when the de-dup and the windows hold the most.
+  local kept largest
+  kept=$(find "$OUT/$name.kept" -maxdepth 1 -name 'chk-*' | sort -t- -k2 -n)
+  largest=$( (for c in $kept; do du -sb "$c"; done) | sort -n | tail -1 | cut -f2)
+  for c in $kept; do [ "$c" = "$largest" ] || rm -rf "$c"; done
+  rm -rf "$OUT/$name/checkpoints"
+  if [ -n "$largest" ]; then
+    java -cp "$STREAM_CP:$ROOT/bench/target/bench-$V.jar" dev.recount.bench.SetStateSizes "$largest" >"$OUT/$name.state" 2>&1 || true
+  else
+    echo "no checkpoint completed" >"$OUT/$name.state"
+  fi
+}
+if wants sets; then
+  SETS_TOPIC="bench-sets-$run_id"
+  new_topics "$SETS_TOPIC" "$SETS_TOPIC-dlq" "$SETS_TOPIC-late"
+  echo "bench: preloading $EVENTS events with attributes into $SETS_TOPIC (./recount generate, the demo's definitions)..." >&2
+  echo "metric-sets.file=$ROOT/config/demo/metric-sets.yaml" >"$OUT/sets-generate.properties"
+  t0=$(now)
+  RECOUNT_NO_BUILD=1 RECOUNT_NO_LOCAL_ENV=1 "$ROOT/recount" generate --events "$EVENTS" --span 2h --start 2026-11-29T00:00:00Z --rate 0 \
+    --topic "$SETS_TOPIC" --truth-dir "$OUT/sets-truth" --config "$OUT/sets-generate.properties" >"$OUT/sets-generate.log" 2>&1
+  SETS_RECORDS=$(java -cp "$BENCH_CP" dev.recount.bench.Topics "$SETS_TOPIC" 2>/dev/null | tail -1)
+  record sets_preload_s "$(secs "$t0" "$(now)")" s "$SETS_RECORDS records in $SETS_TOPIC, 3 partitions, with slot_id, country, device"
+  SETS_ORDER=${SETS_CONFIGS//,/ }
+  if [[ " $SETS_ORDER " == *" prev "* ]]; then
+    PREV_CP=$(baseline_job_cp "$SETS_BASELINE_REV" "$OUT/sets-baseline-src")
+  fi
+  for round in $(seq 1 "$SETS_ROUNDS"); do
+    order=$SETS_ORDER
+    [ $((round % 2)) -eq 0 ] && order=$(tr ' ' '\n' <<<"$SETS_ORDER" | tac | tr '\n' ' ')
+    declare -A SECONDS_OF=() CPU_OF=()
+    for config in $order; do
+      name="s_${config}_${round}_$run_id"; cp_run="$STREAM_CP"; [ "$config" = prev ] && cp_run="$PREV_CP"
+      echo "bench: sets round $round, configuration $config..." >&2
+      LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
+      sets_run "$name" "$config" "$cp_run"
+      SECONDS_OF[$config]=$S; CPU_OF[$config]=$(cat "$OUT/$name.cpu")
+      ROWS=$(java -cp "$DB_CP:$BENCH_CP" dev.recount.bench.Admin set-rows "bench_$name" $(sets_definitions "$config") 2>/dev/null \
+        | awk '{printf "%s%s %s rows %s events", (NR>1?"; ":""), $1, $2, $5}')
+      record "sets_${config}_${round}_s" "$S" s "$(awk -v n="$SETS_RECORDS" -v s="$S" 'BEGIN{printf "%.0f", n/s}') events/s; CPU $(cat "$OUT/$name.cpu") s; $(grep -o 'valid events [0-9,]*; invalid [0-9,]*' "$OUT/$name.log" | head -1); $(grep -o 'window firings [0-9,]*' "$OUT/$name.log" | head -1); load average (1 min) $LOAD_BEFORE before, $(cut -d' ' -f1 /proc/loadavg) after; $ROWS"
+    done
+    if [ -n "${SECONDS_OF[1]:-}" ]; then
+      for config in $SETS_ORDER; do
+        [ "$config" = 1 ] && continue
+        record "sets_ratio_${config}_over_1_$round" "$(awk -v a="${SECONDS_OF[$config]}" -v b="${SECONDS_OF[1]}" 'BEGIN{printf "%.2f", b/a}')" x "throughput $config / throughput 1, round $round; per CPU second: $(awk -v a="${CPU_OF[$config]}" -v b="${CPU_OF[1]}" 'BEGIN{printf "%.2f", b/a}')"
+      done
+    fi
+  done
+  for config in $SETS_ORDER; do
+    [ "$config" = 1 ] && continue
+    MEDIAN=$(awk -v c="$config" '$1 ~ "^sets_ratio_"c"_over_1_[0-9]+$" {print $2}' "$RESULTS" | sort -n \
+      | awk '{a[NR]=$1} END{if (NR) printf "%.2f", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+    record "sets_ratio_${config}_over_1" "$MEDIAN" x "median over $SETS_ROUNDS rounds of throughput $config / throughput 1 in the same round$([ "$config" = 3 ] && echo '; target >= 0.6 (a second job: 0.5)')"
+  done
+  # State: the checkpoint of the last round whose checkpoint held live windows (the last round's if none did).
+  for config in $SETS_ORDER; do
+    st="$OUT/s_${config}_${SETS_ROUNDS}_$run_id.state"
+    for round in $(seq "$SETS_ROUNDS" -1 1); do
+      grep -q '^RESULT set ' "$OUT/s_${config}_${round}_$run_id.state" 2>/dev/null && { st="$OUT/s_${config}_${round}_$run_id.state"; break; }
+    done
+    CHK=$(awk -v r="$(basename "$st" .state)" '$2=="checkpoint"{printf "%s checkpoint %s: %.1f MB", r, $3, $4/1e6}' "$st")
+    OPS=$(awk '$2=="operator" && $4>=1000 {printf "%s%s %.3f MB", (n++?", ":""), $3, $4/1e6}' "$st")
+    record "sets_state_${config}" "$(awk '$2=="checkpoint"{printf "%.1f", $4/1e6}' "$st")" MB "${CHK:-$(head -c 300 "$st")}; operators of 1 kB or more: $OPS"
+    while read -r _ _ set window_keys entries bytes per_window_key per_entry; do
+      record "sets_state_${config}_${set}_bytes_per_window_key" "$per_window_key" B "$window_keys live window keys (window start + dimension values) in $entries state entries (one per dimension values, $per_entry B each), $bytes bytes of the window operator's checkpointed state"
+    done < <(grep '^RESULT set ' "$st")
+  done
+  for config in ${SETS_PROFILE//,/ }; do
+    name="sp_${config}_$run_id"; cp_run="$STREAM_CP"; [ "$config" = prev ] && cp_run="$PREV_CP"
+    echo "bench: sets, configuration $config with JFR..." >&2
+    sets_run "$name" "$config" "$cp_run" -XX:StartFlightRecording=filename="$OUT/$name.jfr",settings=profile
+    jfr_summary "$OUT/$name.jfr" "$OUT/$name-samples.txt" "$OUT/sets-profile-$config"
+    record "sets_${config}_with_jfr_s" "$S" s "JFR profile settings on; CPU $(cat "$OUT/$name.cpu") s; top frames: $OUT/sets-profile-$config-*.txt"
   done
 fi
 

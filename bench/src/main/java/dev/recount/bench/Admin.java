@@ -1,7 +1,13 @@
 package dev.recount.bench;
 
+import dev.recount.core.config.RecountConfig;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.db.Logins;
 import dev.recount.db.Migrations;
+import dev.recount.db.sets.SetTables;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,8 +21,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * Set-up steps of bench/run.sh: {@code schema NAME} (fresh schema + migrations + component logins), {@code topics PARTITIONS T...},
- * {@code count TABLE} (rows and summed events).
+ * Set-up steps of bench/run.sh: {@code schema NAME [DEFINITIONS]} (fresh schema + migrations, and the objects of the
+ * metric sets of a definitions file as {@code ./recount migrate} creates them, + component logins), {@code topics
+ * PARTITIONS T...}, {@code count TABLE} (rows and summed events), {@code set-rows SCHEMA [DEFINITIONS]} (the same for
+ * every set's stream table).
  */
 public final class Admin {
     /**
@@ -37,6 +45,12 @@ public final class Admin {
         return c;
     }
 
+    /** The definitions file {@code args[at]} names, with the documented settings; the built-in ones without. */
+    private static MetricSets definitions(String[] args, int at) throws IOException {
+        if (args.length <= at) return MetricSets.defaults();
+        return MetricSets.parse(Files.readString(Path.of(args[at])), args[at], RecountConfig.defaults());
+    }
+
     public static void main(String[] args) throws Exception {
         String url = System.getenv("RECOUNT_JDBC_URL");
         String user = System.getenv("PGUSER");
@@ -48,7 +62,7 @@ public final class Admin {
                     s.execute("DROP SCHEMA IF EXISTS " + args[1] + " CASCADE");
                     s.execute("CREATE SCHEMA " + args[1]);
                 }
-                Migrations.apply(url, user, password, args[1]);
+                Migrations.apply(url, user, password, args[1], definitions(args, 2));
                 // The stream job logs in as the schema's own login, as `./recount stream` does; its password goes
                 // where local.env's RECOUNT_PGPASSWORD_DIR points.
                 try (Connection c = DriverManager.getConnection(url, user, password)) {
@@ -70,6 +84,21 @@ public final class Admin {
                         ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + args[1])) {
                     rs.next();
                     System.out.println(rs.getLong(1) + " rows / " + rs.getLong(2) + " events");
+                }
+            }
+            case "set-rows" -> {
+                // Per metric set of a definitions file (the built-in ones without): its stream table's rows and
+                // events, one line each.
+                try (Connection c = DriverManager.getConnection(url, user, password);
+                        Statement s = c.createStatement()) {
+                    for (MetricSet set : definitions(args, 2).sets()) {
+                        String table = args[1] + "." + new SetTables(set).streamWindowMetrics();
+                        try (ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events), 0) FROM " + table)) {
+                            rs.next();
+                            System.out.println(
+                                    set.name() + " " + rs.getLong(1) + " rows / " + rs.getLong(2) + " events");
+                        }
+                    }
                 }
             }
             default -> throw new IllegalArgumentException("unknown step " + args[0]);

@@ -1,5 +1,6 @@
 package dev.recount.bench;
 
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.BatchRunsTable;
 import dev.recount.db.tables.BatchWindowMetricsTable;
 import java.sql.Connection;
@@ -28,6 +29,7 @@ public final class BatchReplaceBench {
         int campaigns = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         long from = DAY.toEpochMilli();
         long to = from + 86_400_000L;
+        BatchWindowMetricsTable table = new BatchWindowMetricsTable(new SetTables(DefaultSet.SET));
         try (Connection c = Admin.connectTo(schema);
                 Statement s = c.createStatement()) {
             for (int round = 0; round < ROUNDS.length; round++) {
@@ -38,7 +40,7 @@ public final class BatchReplaceBench {
                 s.execute("SET LOCAL enable_nestloop = off");
                 long t0 = System.nanoTime();
                 BatchWindowMetricsTable.ReplaceResult r =
-                        BatchWindowMetricsTable.replaceFromStaging(c, new BatchWindowMetricsTable.Range(from, to), run);
+                        table.replaceFromStaging(c, new BatchWindowMetricsTable.Range(from, to), run);
                 BatchRunsTable.succeed(c, run, staged, r.written(), r.deleted(), null, null, null);
                 c.commit();
                 double seconds = (System.nanoTime() - t0) / 1e9;

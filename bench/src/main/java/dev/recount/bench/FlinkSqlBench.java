@@ -1,6 +1,6 @@
 package dev.recount.bench;
 
-import dev.recount.core.metrics.Metric;
+import dev.recount.core.sets.Measure;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -101,7 +101,7 @@ public final class FlinkSqlBench {
                 + " 'json.fail-on-missing-field' = 'false')");
         t.executeSql("CREATE TABLE sink (window_start TIMESTAMP(3), window_end TIMESTAMP(3), campaign_id STRING,"
                 + " channel_id STRING, impressions BIGINT, clicks BIGINT, conversions BIGINT, spend_micros "
-                + Metric.SPEND_SQL_TYPE + ", events BIGINT,"
+                + Measure.SUM_SQL_TYPE + ", events BIGINT,"
                 + " PRIMARY KEY (window_start, campaign_id, channel_id) NOT ENFORCED"
                 + ") WITH ('connector' = 'jdbc', 'url' = '" + url + "', 'table-name' = '" + schema
                 + ".sql_window_metrics',"

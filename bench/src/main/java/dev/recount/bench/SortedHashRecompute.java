@@ -3,13 +3,14 @@ package dev.recount.bench;
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.negate;
+import static org.apache.spark.sql.functions.shiftright;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.xxhash64;
 
 import dev.recount.batch.WindowAggregation;
-import dev.recount.batch.WindowAggregation.Recomputed;
 import dev.recount.core.lake.LakeLayout;
-import dev.recount.core.metrics.Metric;
+import dev.recount.core.sets.Measure;
 import dev.recount.core.window.WindowAlignment;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -38,13 +39,24 @@ final class SortedHashRecompute {
     private static final String ID_HASH = "id_hash";
     private static final String KEPT = "kept";
     /** Suffixes of the two BIGINT halves a spend sum is added up in ({@link #sumPerWindowKey}). */
-    private static final String HIGH_BITS = WindowAggregation.HIGH_BITS;
+    private static final String HIGH_BITS = "_high32";
 
-    private static final String LOW_BITS = WindowAggregation.LOW_BITS;
+    private static final String LOW_BITS = "_low32";
+
+    private static final long LOW_32_BITS = 0xFFFF_FFFFL;
     /** Up to this many repeated id hashes are broadcast (~16 bytes each in the hash relation). */
     static final long MAX_BROADCAST_HASHES = 4_000_000;
 
     private SortedHashRecompute() {}
+
+    /** The window rows of the default set and the cached sets they read; {@link #close()} frees them. */
+    record Recomputed(Dataset<Row> rows, Dataset<Row> repeated, Dataset<Row> copies) implements AutoCloseable {
+        @Override
+        public void close() {
+            copies.unpersist();
+            repeated.unpersist();
+        }
+    }
 
     /** The plan of {@code WindowAggregation.recompute} before this change (see the class comment). */
     public static Recomputed recompute(Dataset<Row> lakeRows, WindowAlignment windows) {
@@ -68,13 +80,37 @@ final class SortedHashRecompute {
                         "left_semi")
                 .persist(StorageLevel.MEMORY_AND_DISK());
 
-        Dataset<Row> signed = WindowAggregation.contributions(
-                        WindowAggregation.asSingleCopies(lakeRows), windows, false)
-                .unionByName(WindowAggregation.contributions(WindowAggregation.asSingleCopies(copies), windows, true))
-                .unionByName(WindowAggregation.contributions(WindowAggregation.keepLowest(copies), windows, false));
-        Dataset<Row> rows =
-                sumPerWindowKey(signed).filter(col(Metric.EVENTS.column()).gt(0));
-        return new Recomputed(rows, repeated, copies, repeatedHashes);
+        Dataset<Row> signed = contributions(PreviousRecompute.asSingleCopies(lakeRows), windows, false)
+                .unionByName(contributions(PreviousRecompute.asSingleCopies(copies), windows, true))
+                .unionByName(contributions(PreviousRecompute.keepLowest(copies), windows, false));
+        Dataset<Row> rows = sumPerWindowKey(signed).filter(col(Measure.EVENTS).gt(0));
+        return new Recomputed(rows, repeated, copies);
+    }
+
+    /**
+     * Per event (one copy each, with {@link #LAKE_ROWS}): its window key and what it adds to each measure of the
+     * default set, a sum as its two BIGINT halves, negated if {@code negate}.
+     */
+    private static Dataset<Row> contributions(Dataset<Row> events, WindowAlignment windows, boolean negate) {
+        List<Column> out = new ArrayList<>();
+        out.add(WindowAggregation.windowStart(LakeLayout.EVENT_TS, windows).as(WINDOW_START));
+        out.add(col(LakeLayout.CAMPAIGN_ID));
+        out.add(col(LakeLayout.CHANNEL_ID));
+        for (Measure m : DefaultSet.SET.measures()) {
+            Column value = expr(DefaultSet.sqlContribution(m, Measure.COUNT_SQL_TYPE));
+            if (m.isCount()) {
+                out.add(signed(value, negate).as(m.name()));
+            } else {
+                out.add(signed(shiftright(value, 32), negate).as(m.name() + HIGH_BITS));
+                out.add(signed(value.bitwiseAND(LOW_32_BITS), negate).as(m.name() + LOW_BITS));
+            }
+        }
+        out.add(signed(col(LAKE_ROWS), negate).as(LAKE_ROWS));
+        return events.select(out.toArray(Column[]::new));
+    }
+
+    private static Column signed(Column c, boolean negate) {
+        return negate ? negate(c) : c;
     }
 
     private static List<Column> keyColumns() {
@@ -82,7 +118,7 @@ final class SortedHashRecompute {
     }
 
     /**
-     * {@link WindowAggregation#contributions} summed per window key, columns as {@link #aggregate} documents.
+     * {@link #contributions} summed per window key: the key, each measure, {@code lake_rows}.
      *
      * <p>Spend: a value v is {@code (v >> 32) * 2^32 + (v & 0xFFFFFFFF)} exactly (arithmetic shift, so for negative
      * values too), hence its sum is {@code sum(high) * 2^32 + sum(low)}, put together as DECIMAL(38,0) once per key.
@@ -93,18 +129,18 @@ final class SortedHashRecompute {
     private static Dataset<Row> sumPerWindowKey(Dataset<Row> contributions) {
         List<Column> sums = new ArrayList<>();
         List<Column> out = new ArrayList<>(keyColumns());
-        for (Metric m : Metric.values()) {
+        for (Measure m : DefaultSet.SET.measures()) {
             if (m.isCount()) {
-                sums.add(sum(col(m.column())).as(m.column()));
-                out.add(col(m.column()));
+                sums.add(sum(col(m.name())).as(m.name()));
+                out.add(col(m.name()));
             } else {
-                String high = m.column() + HIGH_BITS;
-                String low = m.column() + LOW_BITS;
+                String high = m.name() + HIGH_BITS;
+                String low = m.name() + LOW_BITS;
                 sums.add(sum(col(high)).as(high));
                 sums.add(sum(col(low)).as(low));
                 out.add(expr("CAST(CAST(" + high + " AS " + m.sqlType() + ") * " + (1L << 32) + " + CAST(" + low
                                 + " AS " + m.sqlType() + ") AS " + m.sqlType() + ")")
-                        .as(m.column()));
+                        .as(m.name()));
             }
         }
         sums.add(sum(col(LAKE_ROWS)).as(LAKE_ROWS));

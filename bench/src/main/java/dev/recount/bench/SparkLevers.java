@@ -72,14 +72,14 @@ public final class SparkLevers {
                     Dataset<Row> lakeRows = new LakeReader(spark, lake).read(List.of(range));
                     Row r;
                     if (variant.startsWith("before")) {
-                        r = totals(WindowAggregation.aggregate(rankEveryRow(lakeRows), minute));
+                        r = totals(PreviousRecompute.aggregate(rankEveryRow(lakeRows), minute));
                     } else if (variant.startsWith("sort")) {
                         r = SortedHashRecompute.totals(lakeRows, minute);
                     } else if (variant.startsWith("previous")) {
                         r = PreviousRecompute.totals(lakeRows, minute);
                     } else {
-                        try (WindowAggregation.Recomputed windows = WindowAggregation.recompute(lakeRows, minute)) {
-                            r = totals(windows.rows());
+                        try (WindowAggregation.Recomputed windows = SparkLakeQuery.recount(lakeRows)) {
+                            r = totals(SparkLakeQuery.storedRows(windows));
                         }
                     }
                     double seconds = (System.nanoTime() - t0) / 1e9;

@@ -1,7 +1,8 @@
 package dev.recount.bench;
 
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureValues;
 import dev.recount.core.window.WindowKey;
+import dev.recount.db.sets.SetTables;
 import dev.recount.db.tables.StreamWindowMetricsTable;
 import dev.recount.db.tables.WindowRow;
 import dev.recount.db.tables.WindowWritesTable;
@@ -18,7 +19,7 @@ import java.util.concurrent.Future;
 
 /**
  * The PostgreSQL side of docs/scaling.md: how many window rows per second the stream's sink can write, with exactly
- * its statement ({@link StreamWindowMetricsTable#UPSERT}, the revision guard included) issued as its committer does —
+ * its statement ({@link StreamWindowMetricsTable#upsert} of the default set, the revision guard included) issued as its committer does —
  * one JDBC batch per checkpoint and connection, committed as one transaction — into a table that already holds
  * {@code preload} rows (the size a serving table reaches). Two phases: new keys (INSERT path) and the same keys
  * fired again with revision 2 (the UPDATE path, what late events cost), each with 1, then 2 connections.
@@ -29,6 +30,9 @@ import java.util.concurrent.Future;
  */
 public final class UpsertBench {
     private static final long MINUTE = 60_000L;
+
+    /** The default set's table: measures impressions, clicks, conversions, spend_micros, events. */
+    private static final StreamWindowMetricsTable TABLE = new StreamWindowMetricsTable(new SetTables(DefaultSet.SET));
 
     public static void main(String[] args) throws Exception {
         String schema = args[0];
@@ -89,22 +93,16 @@ public final class UpsertBench {
 
     private static StreamWindowMetricsTable.Row row(long firstWindowMinute, int i, int revision) {
         long start = (firstWindowMinute + i / 10_000) * MINUTE;
-        WindowKey key = new WindowKey(start, "cmp-" + (i % 1000), "ch-" + (i % 10_000 / 1000));
+        WindowKey key = WindowKey.of(start, "cmp-" + (i % 1000), "ch-" + (i % 10_000 / 1000));
         return new StreamWindowMetricsTable.Row(
-                new WindowRow(key, start + MINUTE, new WindowMetrics(10, 1, 0, 12345L, 11)), revision);
+                new WindowRow(key, start + MINUTE, MeasureValues.of(10, 1, 0, 12345L, 11)), revision);
     }
 
     private static WindowRow bump(WindowRow w) {
-        WindowMetrics m = w.metrics();
-        return new WindowRow(
-                w.key(),
-                w.windowEndMillis(),
-                new WindowMetrics(
-                        m.impressions() + 1,
-                        m.clicks(),
-                        m.conversions(),
-                        m.spendMicros().longValueExact(),
-                        m.events() + 1));
+        long[] oneMoreImpression = new long[DefaultSet.SET.measures().size()];
+        oneMoreImpression[DefaultSet.SET.measureIndex("impressions")] = 1;
+        oneMoreImpression[DefaultSet.SET.eventsIndex()] = 1;
+        return new WindowRow(w.key(), w.windowEndMillis(), w.values().plus(MeasureValues.of(oneMoreImpression)));
     }
 
     /** Seconds for every connection to write its rows, {@code batch} rows per transaction. */
@@ -133,8 +131,8 @@ public final class UpsertBench {
                 List<StreamWindowMetricsTable.Row> mine = perConnection.get(i);
                 done.add(pool.submit(() -> {
                     for (int from = 0; from < mine.size(); from += batch) {
-                        List<StreamWindowMetricsTable.Row> notApplied = StreamWindowMetricsTable.upsert(
-                                c, mine.subList(from, Math.min(mine.size(), from + batch)));
+                        List<StreamWindowMetricsTable.Row> notApplied =
+                                TABLE.upsert(c, mine.subList(from, Math.min(mine.size(), from + batch)));
                         if (!notApplied.isEmpty())
                             throw new IllegalStateException(notApplied.size() + " rows not applied");
                         c.commit();

@@ -1,12 +1,12 @@
 package dev.recount.bench;
 
-import dev.recount.core.metrics.Metric;
+import dev.recount.core.sets.Measure;
 import dev.recount.core.window.WindowAlignment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The window metrics as SQL select items, built from core's {@link Metric#sqlContribution} so that Flink SQL,
+ * The window metrics as SQL select items, built from the default set's {@link Measure#sqlContribution} ({@link DefaultSet}) so that Flink SQL,
  * DuckDB and Spark SQL sum exactly what the shipped jobs sum (no second copy of the definitions).
  */
 final class WindowSql {
@@ -20,8 +20,8 @@ final class WindowSql {
     /** {@code SUM(<contribution>) AS impressions, ...} over columns {@code event_type} and {@code cost_micros}. */
     static String metricSums() {
         List<String> items = new ArrayList<>();
-        for (Metric m : Metric.values()) {
-            items.add("SUM(" + m.sqlContribution("event_type", "cost_micros") + ") AS " + m.column());
+        for (Measure m : DefaultSet.SET.measures()) {
+            items.add("SUM(" + DefaultSet.sqlContribution(m, m.sqlType()) + ") AS " + m.name());
         }
         return String.join(", ", items);
     }

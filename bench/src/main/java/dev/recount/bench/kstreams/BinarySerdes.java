@@ -1,8 +1,9 @@
 package dev.recount.bench.kstreams;
 
+import dev.recount.bench.DefaultSet;
 import dev.recount.core.event.AdEvent;
 import dev.recount.core.event.EventType;
-import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.sets.MeasureSums;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -19,7 +20,7 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 final class BinarySerdes {
     private static final EventType[] TYPES = EventType.values();
-    private static final int ACCUMULATOR_LONGS = new MetricsAccumulator().sums.length;
+    private static final int MEASURES = DefaultSet.SET.measures().size();
 
     private BinarySerdes() {}
 
@@ -27,7 +28,8 @@ final class BinarySerdes {
         return Serdes.serdeFrom(EVENT_SERIALIZER, EVENT_DESERIALIZER);
     }
 
-    static Serde<MetricsAccumulator> accumulators() {
+    /** The default set's running sums: every slot, then every carry (the set sums spend_micros, so it has them). */
+    static Serde<MeasureSums> accumulators() {
         return Serdes.serdeFrom(ACCUMULATOR_SERIALIZER, ACCUMULATOR_DESERIALIZER);
     }
 
@@ -57,19 +59,20 @@ final class BinarySerdes {
         return e;
     };
 
-    private static final Serializer<MetricsAccumulator> ACCUMULATOR_SERIALIZER = (topic, acc) -> {
+    private static final Serializer<MeasureSums> ACCUMULATOR_SERIALIZER = (topic, acc) -> {
         if (acc == null) return null;
-        ByteBuffer b = ByteBuffer.allocate(8 * (ACCUMULATOR_LONGS + 1));
+        ByteBuffer b = ByteBuffer.allocate(8 * 2 * MEASURES);
         for (long sum : acc.sums) b.putLong(sum);
-        return b.putLong(acc.spendCarry).array();
+        for (long carry : acc.carries) b.putLong(carry);
+        return b.array();
     };
 
-    private static final Deserializer<MetricsAccumulator> ACCUMULATOR_DESERIALIZER = (topic, bytes) -> {
+    private static final Deserializer<MeasureSums> ACCUMULATOR_DESERIALIZER = (topic, bytes) -> {
         if (bytes == null) return null;
         ByteBuffer b = ByteBuffer.wrap(bytes);
-        MetricsAccumulator acc = new MetricsAccumulator();
-        for (int i = 0; i < ACCUMULATOR_LONGS; i++) acc.sums[i] = b.getLong();
-        acc.spendCarry = b.getLong();
+        MeasureSums acc = DefaultSet.SET.newSums();
+        for (int i = 0; i < MEASURES; i++) acc.sums[i] = b.getLong();
+        for (int i = 0; i < MEASURES; i++) acc.carries[i] = b.getLong();
         return acc;
     };
 

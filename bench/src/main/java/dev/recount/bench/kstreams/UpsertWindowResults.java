@@ -1,7 +1,8 @@
 package dev.recount.bench.kstreams;
 
+import dev.recount.bench.DefaultSet;
 import dev.recount.bench.kstreams.WindowResultsTable.WindowRow;
-import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.sets.MeasureSums;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -31,7 +32,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * writes those results and reports this task drained. (A plain close would not do: Kafka Streams closes the
  * processors before its final commit flushes the cache.)
  */
-public final class UpsertWindowResults implements Processor<Windowed<String>, MetricsAccumulator, Void, Void> {
+public final class UpsertWindowResults implements Processor<Windowed<String>, MeasureSums, Void, Void> {
     private final String jdbcUrl;
     private final String user;
     private final String password;
@@ -79,14 +80,14 @@ public final class UpsertWindowResults implements Processor<Windowed<String>, Me
     }
 
     @Override
-    public void process(Record<Windowed<String>, MetricsAccumulator> result) {
+    public void process(Record<Windowed<String>, MeasureSums> result) {
         Windowed<String> key = result.key();
         WindowRow row = new WindowRow(
                 key.window().start(),
                 key.window().end(),
                 CampaignChannel.campaign(key.key()),
                 CampaignChannel.channel(key.key()),
-                result.value().toMetrics());
+                DefaultSet.SET.values(result.value()));
         pending.put(new WindowedKey(row.windowStart(), key.key()), row);
         if (pending.size() >= batchRows) flush();
     }

@@ -1,8 +1,9 @@
 package dev.recount.bench.kstreams;
 
+import dev.recount.bench.DefaultSet;
 import dev.recount.core.config.EventTimeSettings;
 import dev.recount.core.event.EventValidator;
-import dev.recount.core.metrics.MetricsAccumulator;
+import dev.recount.core.sets.MeasureSums;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -20,8 +21,8 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * The window metrics as a Kafka Streams user would write them for recount's answer: validate (core's
  * EventValidator), repartition by event_id, drop repeated ids (a key-value store of the ids seen, forgotten after
- * the de-dup horizon), repartition by (campaign, channel), tumbling event-time windows with a grace period, core's MetricsAccumulator as the
- * aggregate, and each window result upserted into PostgreSQL by {@code sink}.
+ * the de-dup horizon), repartition by (campaign, channel), tumbling event-time windows with a grace period, the default set's
+ * running sums (core's MetricSet.add) as the aggregate, and each window result upserted into PostgreSQL by {@code sink}.
  *
  * <p>Stores are in memory (changelogged to Kafka, so they are restored after a failure), the counterpart of the
  * heap state the Flink jobs keep. The window store keeps Kafka Streams' record cache (on by default): results reach
@@ -40,7 +41,7 @@ public final class WindowMetricsTopology {
             EventTimeSettings time,
             Duration grace,
             RunProgress progress,
-            ProcessorSupplier<Windowed<String>, MetricsAccumulator, Void, Void> sink) {
+            ProcessorSupplier<Windowed<String>, MeasureSums, Void, Void> sink) {
         EventValidator validator = new EventValidator(time.validation());
         Duration window = time.windowSize();
         Duration horizon = dedupHorizon(time, grace);
@@ -66,10 +67,10 @@ public final class WindowMetricsTopology {
                 .groupByKey(Grouped.with(Serdes.String(), BinarySerdes.events()))
                 .windowedBy(TimeWindows.ofSizeAndGrace(window, grace))
                 .aggregate(
-                        MetricsAccumulator::new,
-                        (key, event, acc) -> acc.add(event),
+                        DefaultSet.SET::newSums,
+                        (key, event, acc) -> DefaultSet.SET.add(acc, event),
                         Named.as("window-metrics"),
-                        Materialized.<String, MetricsAccumulator>as(
+                        Materialized.<String, MeasureSums>as(
                                         Stores.inMemoryWindowStore("window-metrics", window.plus(grace), window, false))
                                 .withKeySerde(Serdes.String())
                                 .withValueSerde(BinarySerdes.accumulators()))

@@ -1,6 +1,8 @@
 package dev.recount.bench.kstreams;
 
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.bench.DefaultSet;
+import dev.recount.core.sets.Measure;
+import dev.recount.core.sets.MeasureValues;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,10 +11,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 
 /**
  * {@code <schema>.kstreams_window_metrics}: the Kafka Streams peer's window rows, shaped like the Flink SQL peer's
- * {@code sql_window_metrics} (timestamps in UTC, spend {@code numeric(38,0)}), keyed by (window_start, campaign,
+ * {@code sql_window_metrics} (timestamps in UTC, measures as the default set declares them, a sum {@code numeric(38,0)}), keyed by (window_start, campaign,
  * channel); a later result for a key replaces the row.
  */
 public final class WindowResultsTable {
@@ -24,34 +27,37 @@ public final class WindowResultsTable {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
             s.execute("DROP TABLE IF EXISTS " + schema + "." + NAME);
-            s.execute(
-                    "CREATE TABLE " + schema + "." + NAME
-                            + " (window_start timestamp NOT NULL, window_end timestamp NOT NULL,"
-                            + " campaign_id text NOT NULL, channel_id text NOT NULL, impressions bigint, clicks bigint, conversions bigint,"
-                            + " spend_micros numeric(38,0), events bigint, PRIMARY KEY (window_start, campaign_id, channel_id))");
+            s.execute("CREATE TABLE " + schema + "." + NAME
+                    + " (window_start timestamp NOT NULL, window_end timestamp NOT NULL,"
+                    + " campaign_id text NOT NULL, channel_id text NOT NULL, "
+                    + measureColumns(m -> m.name() + " " + m.sqlType())
+                    + ", PRIMARY KEY (window_start, campaign_id, channel_id))");
         }
     }
 
     static String upsert(String schema) {
         return "INSERT INTO " + schema + "." + NAME
-                + " (window_start, window_end, campaign_id, channel_id, impressions,"
-                + " clicks, conversions, spend_micros, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                + " ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET window_end = EXCLUDED.window_end,"
-                + " impressions = EXCLUDED.impressions, clicks = EXCLUDED.clicks, conversions = EXCLUDED.conversions,"
-                + " spend_micros = EXCLUDED.spend_micros, events = EXCLUDED.events";
+                + " (window_start, window_end, campaign_id, channel_id, " + measureColumns(Measure::name)
+                + ") VALUES (?, ?, ?, ?, "
+                + measureColumns(m -> "?") + ") ON CONFLICT (window_start, campaign_id, channel_id) DO UPDATE SET"
+                + " window_end = EXCLUDED.window_end, " + measureColumns(m -> m.name() + " = EXCLUDED." + m.name());
     }
 
     static void bind(PreparedStatement upsert, WindowRow row) throws SQLException {
-        WindowMetrics m = row.metrics();
         upsert.setObject(1, utc(row.windowStart()));
         upsert.setObject(2, utc(row.windowEnd()));
         upsert.setString(3, row.campaignId());
         upsert.setString(4, row.channelId());
-        upsert.setLong(5, m.impressions());
-        upsert.setLong(6, m.clicks());
-        upsert.setLong(7, m.conversions());
-        upsert.setBigDecimal(8, new BigDecimal(m.spendMicros()));
-        upsert.setLong(9, m.events());
+        List<Measure> measures = DefaultSet.SET.measures();
+        for (int i = 0; i < measures.size(); i++) {
+            if (measures.get(i).isCount()) upsert.setLong(5 + i, row.values().count(i));
+            else upsert.setBigDecimal(5 + i, new BigDecimal(row.values().get(i)));
+        }
+    }
+
+    /** The default set's measures, each as {@code column} writes it, comma-separated, in the set's order. */
+    private static String measureColumns(java.util.function.Function<Measure, String> column) {
+        return String.join(", ", DefaultSet.SET.measures().stream().map(column).toList());
     }
 
     /** "rows, events" of the table. */
@@ -70,5 +76,5 @@ public final class WindowResultsTable {
     }
 
     /** One window result. */
-    record WindowRow(long windowStart, long windowEnd, String campaignId, String channelId, WindowMetrics metrics) {}
+    record WindowRow(long windowStart, long windowEnd, String campaignId, String channelId, MeasureValues values) {}
 }

@@ -2,9 +2,10 @@ package dev.recount.bench.kstreams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.recount.bench.DefaultSet;
 import dev.recount.core.config.EventTimeSettings;
-import dev.recount.core.metrics.MetricsAccumulator;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.MeasureSums;
+import dev.recount.core.sets.MeasureValues;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,7 @@ class WindowMetricsTopologyTest {
     @TempDir
     Path stateDir;
     /** Latest result per "window_start campaign channel", as the upsert table would hold it. */
-    private final Map<String, WindowMetrics> table = new HashMap<>();
+    private final Map<String, MeasureValues> table = new HashMap<>();
 
     private RunProgress progress;
     private TopologyTestDriver driver;
@@ -69,9 +70,9 @@ class WindowMetricsTopologyTest {
         send("e6", "impression", 240, 1); // stream time 4:00: the first window is closed
         send("e7", "impression", 40, 9); // too late: dropped
 
-        assertThat(table.get(key(0))).isEqualTo(new WindowMetrics(1, 1, 1, 1150, 3));
-        assertThat(table.get(key(60))).isEqualTo(new WindowMetrics(1, 0, 0, 7, 1));
-        assertThat(table.get(key(180))).isEqualTo(new WindowMetrics(1, 0, 0, 1, 1));
+        assertThat(table.get(key(0))).isEqualTo(MeasureValues.of(1, 1, 1, 1150, 3));
+        assertThat(table.get(key(60))).isEqualTo(MeasureValues.of(1, 0, 0, 7, 1));
+        assertThat(table.get(key(180))).isEqualTo(MeasureValues.of(1, 0, 0, 1, 1));
         assertThat(progress.invalid()).isEqualTo(1);
         assertThat(progress.summary()).contains("duplicates dropped 1,");
     }
@@ -82,7 +83,7 @@ class WindowMetricsTopologyTest {
         send("e2", "impression", 10 + TIME.dedupHorizon().toSeconds() + 60, 1);
         send("e1", "impression", 10, 100); // id forgotten, but its window closed long ago: not counted again
 
-        assertThat(table.get(key(0))).isEqualTo(new WindowMetrics(1, 0, 0, 100, 1));
+        assertThat(table.get(key(0))).isEqualTo(MeasureValues.of(1, 0, 0, 100, 1));
     }
 
     private void send(String id, String type, long secondsAfterT0, long costMicros) {
@@ -97,15 +98,15 @@ class WindowMetricsTopologyTest {
     }
 
     /** Stands in for the PostgreSQL upsert: the latest result per window key. */
-    private record Capture(Map<String, WindowMetrics> table)
-            implements Processor<Windowed<String>, MetricsAccumulator, Void, Void> {
+    private record Capture(Map<String, MeasureValues> table)
+            implements Processor<Windowed<String>, MeasureSums, Void, Void> {
         @Override
-        public void process(Record<Windowed<String>, MetricsAccumulator> result) {
+        public void process(Record<Windowed<String>, MeasureSums> result) {
             Windowed<String> k = result.key();
             table.put(
                     k.window().start() + " " + CampaignChannel.campaign(k.key()) + " "
                             + CampaignChannel.channel(k.key()),
-                    result.value().toMetrics());
+                    DefaultSet.SET.values(result.value()));
         }
     }
 }
