@@ -58,7 +58,9 @@ final class ReliabilityReport {
             List<Duration> recoveries = new ArrayList<>();
             rs.forEach(r -> recoveries.addAll(r.recoveries()));
             recoveries.sort(null);
-            md.append("| ")
+            md.append("| `")
+                    .append(fault.name())
+                    .append("`: ")
                     .append(fault.description)
                     .append(" | ")
                     .append(rs.size())

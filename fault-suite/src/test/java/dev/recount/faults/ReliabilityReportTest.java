@@ -40,7 +40,7 @@ class ReliabilityReportTest {
                 .contains("| KILL_STREAM_ONCE | default | 0 | 0 | 0 | 0 / - | yes |")
                 .contains("| KILL_STREAM_ONCE | channel_country | 0 | 0 | 0 | 0 / 0 | yes |")
                 .contains("| KILL_STREAM | campaign_slot | 1 | 0 | 1 | 0 / - | **no** |")
-                .contains("| " + Fault.BROKER_RESTART.description
+                .contains("| `BROKER_RESTART`: " + Fault.BROKER_RESTART.description
                         + " | 1 | 0 | 0 / 0 / 0 / 0 | 0 / 0 / 0 | 0 / 0 / 0 / 0 | 1" + " | - | **no** |")
                 .contains("round did not complete: boom");
     }
