@@ -10,9 +10,11 @@ import dev.recount.core.event.DeadLetterRecord;
 import dev.recount.core.event.EventType;
 import dev.recount.core.event.InvalidReason;
 import dev.recount.core.lake.LakeLayout;
-import dev.recount.core.metrics.Metric;
-import dev.recount.core.metrics.MetricsAccumulator;
-import dev.recount.core.metrics.WindowMetrics;
+import dev.recount.core.sets.Measure;
+import dev.recount.core.sets.MeasureSums;
+import dev.recount.core.sets.MeasureValues;
+import dev.recount.core.sets.MetricSet;
+import dev.recount.core.sets.MetricSets;
 import dev.recount.core.window.EventTime;
 import dev.recount.core.window.WindowAlignment;
 import java.nio.charset.StandardCharsets;
@@ -64,62 +66,47 @@ class DefinitionsTest {
     }
 
     @Test
-    void metricsCountByTypeAndSumSpendOverAllTypes() {
-        MetricsAccumulator acc = new MetricsAccumulator()
-                .add(event(EventType.IMPRESSION, 10))
-                .add(event(EventType.IMPRESSION, 20))
-                .add(event(EventType.CLICK, 300))
-                .add(event(EventType.CONVERSION, 4000));
+    void theDefaultSetCountsByTypeAndSumsSpendOverAllTypes() {
+        MetricSet set = MetricSets.defaults().defaultSet().orElseThrow();
+        MeasureSums acc = set.newSums();
+        set.add(acc, event(EventType.IMPRESSION, 10));
+        set.add(acc, event(EventType.IMPRESSION, 20));
+        set.add(acc, event(EventType.CLICK, 300));
+        set.add(acc, event(EventType.CONVERSION, 4000));
 
-        assertThat(acc.toMetrics()).isEqualTo(new WindowMetrics(2, 1, 1, 4330, 4));
-        assertThat(new MetricsAccumulator().merge(acc).merge(acc).toMetrics())
-                .isEqualTo(new WindowMetrics(4, 2, 2, 8660, 8));
+        assertThat(set.values(acc)).isEqualTo(MeasureValues.of(2, 1, 1, 4330, 4));
+        assertThat(set.values(set.merge(set.merge(set.newSums(), acc), acc)))
+                .isEqualTo(MeasureValues.of(4, 2, 2, 8660, 8));
     }
 
     @Test
     void sqlContributionStatesTheSameRuleAsJava() {
-        // Evaluate each SQL expression for one event by hand-substitution: the expression shapes are fixed.
+        // Evaluate each SQL expression for one event by hand-substitution: the default set's shapes are fixed.
+        MetricSet set = MetricSets.defaults().defaultSet().orElseThrow();
         for (EventType type : EventType.values()) {
-            for (Metric m : Metric.values()) {
-                String sql = m.sqlContribution("t", "c");
+            for (Measure m : set.measures()) {
+                String sql = m.sqlContribution(c -> c.equals("event_type") ? "t" : "c", v -> "'" + v + "'", "BIGINT");
                 long expected = m.contribution(event(type, 77));
-                long sqlValue = evaluate(sql, m.sqlType(), type.wireName(), 77);
-                assertThat(sqlValue).as(m + " for " + type + ": " + sql).isEqualTo(expected);
-                String asBigint = m.sqlContributionAsBigint("t", "c");
-                assertThat(evaluate(asBigint, "BIGINT", type.wireName(), 77))
-                        .as(m + " as BIGINT for " + type + ": " + asBigint)
+                assertThat(evaluate(sql, "BIGINT", type.wireName(), 77))
+                        .as(m + " for " + type + ": " + sql)
                         .isEqualTo(expected);
             }
         }
+        assertThat(set.measures().stream().map(Measure::sqlType))
+                .containsExactly("BIGINT", "BIGINT", "BIGINT", "DECIMAL(38,0)", "BIGINT");
     }
 
-    @Test
-    void spendIsSummedAsAnExactDecimalInSqlAndCountsAsBigint() {
-        assertThat(Metric.SPEND_MICROS.sqlContribution("t", "c")).isEqualTo("CAST(c AS DECIMAL(38,0))");
-        assertThat(Metric.EVENTS.sqlContribution("t", "c")).isEqualTo("CAST(1 AS BIGINT)");
-        for (Metric m : Metric.values()) {
-            assertThat(m.isCount()).as(m.column()).isEqualTo(m != Metric.SPEND_MICROS);
-            assertThat(m.sqlType()).as(m.column()).isEqualTo(m.isCount() ? "BIGINT" : "DECIMAL(38,0)");
-        }
-    }
-
-    /** A tiny evaluator for exactly the two shapes Metric emits, with {@code type} their cast target. */
+    /** A tiny evaluator for exactly the shapes the default set's measures emit, with {@code type} their cast target. */
     static long evaluate(String sql, String type, String typeValue, long cost) {
         String s = sql.replace("CAST(c AS " + type + ")", Long.toString(cost))
                 .replace("CAST(1 AS " + type + ")", "1")
                 .replace("CAST(0 AS " + type + ")", "0");
-        if (s.startsWith("CASE WHEN t = '")) {
-            String wanted = s.substring("CASE WHEN t = '".length(), s.indexOf("' THEN "));
+        if (s.startsWith("CASE WHEN t IN ('")) {
+            String wanted = s.substring("CASE WHEN t IN ('".length(), s.indexOf("') THEN "));
             String then = s.substring(s.indexOf(" THEN ") + 6, s.indexOf(" ELSE "));
             return wanted.equals(typeValue) ? Long.parseLong(then) : 0;
         }
         return Long.parseLong(s);
-    }
-
-    @Test
-    void countOverflowIsAnErrorNotAWrongNumber() {
-        MetricsAccumulator acc = MetricsAccumulator.of(new WindowMetrics(0, 0, 0, 0, Long.MAX_VALUE));
-        assertThatThrownBy(() -> acc.add(event(EventType.CLICK, 1))).isInstanceOf(ArithmeticException.class);
     }
 
     @Test

@@ -146,17 +146,41 @@ final class KnownMetrics {
 
     static void checkRegisteredByTheJob(String suffix, String jobSources, String where) {
         // <group>_..._<name>: a metric name registered with counter(..)/gauge(..), under groups added with
-        // addGroup(..).
-        String[] parts = suffix.split("_");
-        String name = parts[parts.length - 1];
+        // addGroup(..) (a group's key may hold '_' itself: metric_set).
+        int last = suffix.lastIndexOf('_');
+        String name = suffix.substring(last + 1);
         assertThat(jobSources)
                 .as("%s: metric %s is registered by the streaming job", where, name)
                 .contains("\"" + name + "\"");
-        for (int i = 0; i < parts.length - 1; i++) {
-            assertThat(jobSources)
-                    .as("%s: metric group %s is added by the streaming job", where, parts[i])
-                    .contains("addGroup(\"" + parts[i] + "\"");
+        if (last < 0) return;
+        String groups = suffix.substring(0, last);
+        Set<String> added = groupsAdded(jobSources);
+        assertThat(splitsInto(groups, added))
+                .as("%s: metric groups %s are added by the streaming job (it adds %s)", where, groups, added)
+                .isTrue();
+    }
+
+    /** The group names the sources pass to addGroup: as a literal, or as a constant whose literal they define. */
+    static Set<String> groupsAdded(String sources) {
+        Set<String> groups = new TreeSet<>();
+        Matcher literal = Pattern.compile("addGroup\\(\"([^\"]+)\"").matcher(sources);
+        while (literal.find()) groups.add(literal.group(1));
+        Matcher constant = Pattern.compile("addGroup\\(([A-Z_][A-Z0-9_]*)\\s*,").matcher(sources);
+        while (constant.find()) {
+            Matcher value = Pattern.compile("\\b" + constant.group(1) + "\\s*=\\s*\"([^\"]+)\"")
+                    .matcher(sources);
+            if (value.find()) groups.add(value.group(1));
         }
+        return groups;
+    }
+
+    /** Whether {@code groups} is one or more of {@code added} joined by '_'. */
+    private static boolean splitsInto(String groups, Set<String> added) {
+        if (added.contains(groups)) return true;
+        for (String g : added) {
+            if (groups.startsWith(g + "_") && splitsInto(groups.substring(g.length() + 1), added)) return true;
+        }
+        return false;
     }
 
     /**

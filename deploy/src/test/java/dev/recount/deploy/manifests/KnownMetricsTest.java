@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /** The PromQL reader and the known-metric checks that the alert rules and the dashboards are held to. */
 class KnownMetricsTest {
     static final KnownMetrics KNOWN = new KnownMetrics(
-            "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");",
+            "getMetricGroup().counter(\"validEvents\"); group.addGroup(\"reason\", r).counter(\"invalidEvents\");"
+                    + " SET_VARIABLE = \"metric_set\"; op.addGroup(SET_VARIABLE, set).counter(\"tooLateEvents\");",
             ".gauge(\"recount_reconcile_last_exit_code\", exitCode) .gauge(\"recount_correct_last_exit_code\", code)"
                     + " .gauge(\"recount_backfill_nightly_last_success_timestamp_seconds\", now)"
                     + " Pushgateway.outcome(COMPACT_JOB, code, code == 0, at) COMPACT_JOB = \"recount_lake_compact\"",
@@ -53,7 +54,11 @@ class KnownMetricsTest {
         assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_job_task_operator_validEvent", "panel P"))
                 .hasMessageContaining("panel P: metric validEvent is registered by the streaming job");
         assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_job_task_operator_kind_invalidEvents", "here"))
-                .hasMessageContaining("metric group kind is added");
+                .hasMessageContaining("metric groups kind are added");
+        // A group added by a constant, whose key holds '_' itself: metric_set.
+        KNOWN.check("flink_taskmanager_job_task_operator_metric_set_tooLateEvents", "here");
+        assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_job_task_operator_metric_kind_tooLateEvents", "here"))
+                .hasMessageContaining("metric groups metric_kind are added");
         assertThatThrownBy(() -> KNOWN.check("flink_jobmanager_job_numberOfRestarts", "here"))
                 .hasMessageContaining("JobManager's job metrics");
         assertThatThrownBy(() -> KNOWN.check("flink_taskmanager_Status_JVM_Memory_NonHeap_Used", "here"))

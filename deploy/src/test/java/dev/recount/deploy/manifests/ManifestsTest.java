@@ -387,14 +387,20 @@ class ManifestsTest {
         assertThat(strings(cronJobContainer().get("args")))
                 .containsSubsequence("--report-dir", c.get("reconcile.report-dir"));
 
-        List<String> flyway =
-                strings(container(map(at(k8sObject("Job", "recount-migrate"), "spec", "template", "spec")), "flyway")
-                        .get("args"));
-        assertThat(flyway)
-                .contains(
-                        "-url=" + c.get("postgres.jdbc-url"),
-                        "-schemas=" + c.get("postgres.schema"),
-                        "-defaultSchema=" + c.get("postgres.schema"));
+        // The migrate Job runs recount's own migrate (Flyway, then the metric sets of the config's metric-sets.file,
+        // which the ConfigMap carries beside the config).
+        Map<String, Object> migrateSpec = map(at(k8sObject("Job", "recount-migrate"), "spec", "template", "spec"));
+        assertThat(strings(container(migrateSpec, "migrate").get("args")))
+                .containsExactly("migrate", "--config", "/etc/recount/recount.properties");
+        checkConfigMounted(migrateSpec, "migrate", "migrate Job");
+        assertThat(c.get("metric-sets.file")).isEqualTo("/etc/recount/metric-sets.yaml");
+        assertThat(K8S.resolve("config/metric-sets.yaml")).isRegularFile();
+        assertThat(dev.recount.core.sets.MetricSets.parse(
+                                java.nio.file.Files.readString(K8S.resolve("config/metric-sets.yaml")),
+                                "deploy/k8s/config/metric-sets.yaml",
+                                c)
+                        .sets())
+                .isNotEmpty();
 
         // Every pod that is given --config mounts the ConfigMap there.
         checkConfigMounted(map(at(flink, "spec", "podTemplate", "spec")), "flink-main-container", "FlinkDeployment");

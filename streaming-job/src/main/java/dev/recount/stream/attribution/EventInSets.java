@@ -4,12 +4,12 @@ import dev.recount.core.event.AdEvent;
 import dev.recount.stream.types.AdEventSerializer;
 import dev.recount.stream.types.CompactStrings;
 import dev.recount.stream.types.SerializerTypeInfo;
+import dev.recount.stream.types.VariableLengthSerializer;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -49,10 +49,15 @@ public final class EventInSets {
     }
 
     /** The set names (count, then each), then the event (AdEventSerializer's format 2). */
-    public static final class Serializer extends TypeSerializer<EventInSets> {
+    public static final class Serializer extends VariableLengthSerializer<EventInSets> {
         private static final long serialVersionUID = 1L;
+
+        @Override
+        protected VariableLengthSerializer<EventInSets> newInstance() {
+            return new Serializer(); // scratch buffers: one instance per thread
+        }
+
         private final AdEventSerializer events = new AdEventSerializer();
-        private transient CompactStrings strings;
 
         @Override
         public boolean isImmutableType() {
@@ -60,28 +65,8 @@ public final class EventInSets {
         }
 
         @Override
-        public TypeSerializer<EventInSets> duplicate() {
-            return new Serializer();
-        }
-
-        @Override
-        public EventInSets createInstance() {
-            return null;
-        }
-
-        @Override
         public EventInSets copy(EventInSets from) {
             return new EventInSets(from.event.copy(), from.sets.clone());
-        }
-
-        @Override
-        public EventInSets copy(EventInSets from, EventInSets reuse) {
-            return copy(from);
-        }
-
-        @Override
-        public int getLength() {
-            return -1;
         }
 
         @Override
@@ -98,31 +83,6 @@ public final class EventInSets {
             String[] sets = new String[n];
             for (int i = 0; i < n; i++) sets[i] = strings().read(in);
             return new EventInSets(events.deserialize(in), sets);
-        }
-
-        @Override
-        public EventInSets deserialize(EventInSets reuse, DataInputView in) throws IOException {
-            return deserialize(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            serialize(deserialize(in), out);
-        }
-
-        private CompactStrings strings() {
-            if (strings == null) strings = new CompactStrings();
-            return strings;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Serializer;
-        }
-
-        @Override
-        public int hashCode() {
-            return Serializer.class.hashCode();
         }
 
         @Override

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -19,14 +18,18 @@ import org.apache.flink.core.memory.DataOutputView;
  * the Kafka coordinates. Hand-written because the record's list of sets has no Flink type of its own (it would fall to
  * Kryo, which the job switches off).
  */
-public final class BackfillRecordSerializer extends TypeSerializer<BackfillRecord> {
+public final class BackfillRecordSerializer extends VariableLengthSerializer<BackfillRecord> {
     private static final long serialVersionUID = 1L;
 
     public static final TypeInformation<BackfillRecord> TYPE =
             new SerializerTypeInfo<>(BackfillRecord.class, new BackfillRecordSerializer());
 
     private final AdEventSerializer events = new AdEventSerializer();
-    private transient CompactStrings strings;
+
+    @Override
+    protected VariableLengthSerializer<BackfillRecord> newInstance() {
+        return new BackfillRecordSerializer();
+    }
 
     @Override
     public boolean isImmutableType() {
@@ -34,28 +37,8 @@ public final class BackfillRecordSerializer extends TypeSerializer<BackfillRecor
     }
 
     @Override
-    public TypeSerializer<BackfillRecord> duplicate() {
-        return new BackfillRecordSerializer();
-    }
-
-    @Override
-    public BackfillRecord createInstance() {
-        return null;
-    }
-
-    @Override
     public BackfillRecord copy(BackfillRecord from) {
         return from;
-    }
-
-    @Override
-    public BackfillRecord copy(BackfillRecord from, BackfillRecord reuse) {
-        return from;
-    }
-
-    @Override
-    public int getLength() {
-        return -1;
     }
 
     @Override
@@ -81,31 +64,6 @@ public final class BackfillRecordSerializer extends TypeSerializer<BackfillRecor
         List<SetWindow> sets = new ArrayList<>(n);
         for (int i = 0; i < n; i++) sets.add(new SetWindow(strings().read(in), in.readLong(), in.readLong()));
         return new BackfillRecord(event, sets, in.readLong(), strings().read(in), in.readInt(), in.readLong());
-    }
-
-    @Override
-    public BackfillRecord deserialize(BackfillRecord reuse, DataInputView in) throws IOException {
-        return deserialize(in);
-    }
-
-    @Override
-    public void copy(DataInputView in, DataOutputView out) throws IOException {
-        serialize(deserialize(in), out);
-    }
-
-    private CompactStrings strings() {
-        if (strings == null) strings = new CompactStrings();
-        return strings;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof BackfillRecordSerializer;
-    }
-
-    @Override
-    public int hashCode() {
-        return BackfillRecordSerializer.class.hashCode();
     }
 
     @Override

@@ -5,12 +5,12 @@ import dev.recount.core.sets.MeasureSums;
 import dev.recount.stream.types.AdEventSerializer;
 import dev.recount.stream.types.CompactStrings;
 import dev.recount.stream.types.SerializerTypeInfo;
+import dev.recount.stream.types.VariableLengthSerializer;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -75,25 +75,19 @@ public final class SetPartial {
      * Set, window start, dimension values, the sums (measure count, the sums, then the carries when there are any)
      * and the event when there is one.
      */
-    public static final class Serializer extends TypeSerializer<SetPartial> {
+    public static final class Serializer extends VariableLengthSerializer<SetPartial> {
         private static final long serialVersionUID = 1L;
 
-        private transient CompactStrings strings;
+        @Override
+        protected VariableLengthSerializer<SetPartial> newInstance() {
+            return new Serializer(); // scratch buffers: one instance per thread
+        }
+
         private transient AdEventSerializer events;
 
         @Override
         public boolean isImmutableType() {
             return false;
-        }
-
-        @Override
-        public TypeSerializer<SetPartial> duplicate() {
-            return new Serializer(); // scratch buffers: one instance per thread
-        }
-
-        @Override
-        public SetPartial createInstance() {
-            return null;
         }
 
         @Override
@@ -104,16 +98,6 @@ public final class SetPartial {
                     from.dimensions.clone(),
                     from.sums.copy(),
                     from.event == null ? null : from.event.copy());
-        }
-
-        @Override
-        public SetPartial copy(SetPartial from, SetPartial reuse) {
-            return copy(from);
-        }
-
-        @Override
-        public int getLength() {
-            return -1;
         }
 
         @Override
@@ -142,34 +126,9 @@ public final class SetPartial {
             return new SetPartial(set, windowStart, dims, sums, event);
         }
 
-        @Override
-        public SetPartial deserialize(SetPartial reuse, DataInputView in) throws IOException {
-            return deserialize(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            serialize(deserialize(in), out);
-        }
-
-        private CompactStrings strings() {
-            if (strings == null) strings = new CompactStrings();
-            return strings;
-        }
-
         private AdEventSerializer events() {
             if (events == null) events = new AdEventSerializer();
             return events;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Serializer;
-        }
-
-        @Override
-        public int hashCode() {
-            return Serializer.class.hashCode();
         }
 
         @Override
