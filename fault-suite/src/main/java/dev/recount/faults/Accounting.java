@@ -267,11 +267,13 @@ final class Accounting {
         Backfill backfill = backfill(sent, out.backfill());
         List<SetCount> counts = new ArrayList<>();
         for (SetTruth truth : sent.truth().sets()) {
-            counts.add(count(
-                    truth,
-                    out.streamRows().getOrDefault(truth.name(), Collections.emptySortedMap()),
-                    backfill.counted().getOrDefault(truth.name(), Collections.emptySortedMap()),
-                    countedFrom.getOrDefault(truth.name(), Long.MIN_VALUE)));
+            SortedMap<Key, List<BigInteger>> stream =
+                    out.streamRows().getOrDefault(truth.name(), Collections.emptySortedMap());
+            SortedMap<Key, List<BigInteger>> late =
+                    backfill.counted().getOrDefault(truth.name(), Collections.emptySortedMap());
+            SetCount c = count(truth, stream, late, countedFrom.getOrDefault(truth.name(), Long.MIN_VALUE));
+            if (c.eventsDoubled() > 0) c = withDoubledExplained(c, truth, stream, late, sent, out);
+            counts.add(c);
         }
         for (String set : out.streamRows().keySet()) {
             if (counts.stream().noneMatch(c -> c.set().equals(set)))
@@ -318,6 +320,59 @@ final class Accounting {
         long rows =
                 stream.keySet().stream().filter(k -> k.windowStart() >= from).count();
         return new SetCount(truth.name(), keys.size(), rows, lost, doubled, differing, examples);
+    }
+
+    /**
+     * {@code c} with, for its first doubled key, where the key's backfill records came from and every lake copy of
+     * their ids: whether a second copy outlived the de-dup horizon, or one record was routed both ways.
+     */
+    private static SetCount withDoubledExplained(
+            SetCount c,
+            SetTruth truth,
+            SortedMap<Key, List<BigInteger>> stream,
+            SortedMap<Key, List<BigInteger>> late,
+            Sent sent,
+            Outputs.AfterDrain out) {
+        SetCounter keys = new SetCounter(truth.set());
+        EventReader reader = new EventReader(sent.definitions().attributes(), sent.settings());
+        int events = truth.set().measureNames().indexOf(Definitions.EVENTS);
+        Key doubled = null;
+        List<String> detail = new ArrayList<>();
+        for (TopicRecord r : out.backfill()) {
+            BackfillEntry b;
+            try {
+                b = parseBackfill(r.value());
+            } catch (IllegalArgumentException e) {
+                continue;
+            }
+            if (b.sets().stream().noneMatch(w -> w.set().equals(truth.name()))) continue;
+            EventReader.Reading reading = reader.read(
+                    b.event().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    b.event().path("event_ts").asLong());
+            if (!reading.isValid()) continue;
+            Key k = keys.keyOf(reading.event());
+            BigInteger counted = eventsOf(stream.get(k), events).add(eventsOf(late.get(k), events));
+            boolean over = stream.containsKey(k)
+                    && counted.compareTo(eventsOf(truth.rows().get(k), events)) > 0;
+            if (!over || (doubled != null && !doubled.equals(k))) continue;
+            doubled = k;
+            String id = reading.event().eventId();
+            List<String> copies = new ArrayList<>();
+            for (LakeRow l : out.lake()) {
+                if (l.eventId().equals(id)) copies.add(l.at() + " sent " + instant(l.recordTs()));
+            }
+            detail.add("backfill " + id + " read at " + b.readAt() + ", judged at watermark " + instant(b.watermark())
+                    + ", lake copies " + copies);
+        }
+        if (detail.isEmpty()) return c;
+        List<String> examples = new ArrayList<>(c.examples());
+        examples.add(truth.name() + " " + describe(doubled) + " has a stream row and: " + String.join("; ", detail));
+        return new SetCount(
+                c.set(), c.keys(), c.streamRows(), c.eventsLost(), c.eventsDoubled(), c.keysDiffering(), examples);
+    }
+
+    private static BigInteger eventsOf(List<BigInteger> row, int events) {
+        return row == null ? BigInteger.ZERO : row.get(events);
     }
 
     /** A record of the backfill topic as the judge reads it: its own fields, nothing of recount's parser. */

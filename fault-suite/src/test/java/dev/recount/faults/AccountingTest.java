@@ -70,9 +70,15 @@ class AccountingTest {
             assertThat(c.eventsLost()).as(c.set()).isZero();
         }
         assertThat(r.counts().get(1).examples())
-                .singleElement()
+                .first()
                 .asString()
                 .contains("campaign_slot 2026-12-01T10:00:00Z cmp-2/video-pre");
+        // Where the doubled key's backfill record came from, and every lake copy of its id.
+        assertThat(r.counts().get(1).examples())
+                .last()
+                .asString()
+                .contains("backfill e3 read at faults-in/0/2, judged at watermark 2026-12-01T10:06:00Z, lake copies"
+                        + " [faults-in/0/2 sent 2026-12-01T10:01:12Z]");
     }
 
     @Test
