@@ -7,7 +7,7 @@
 #   fault-suite/run.sh [--rounds 3] [--faults KILL_STREAM,POSTGRES_FROZEN,...] [--events 30000] [--rate 500]
 #                      [--work DIR] [--report FILE]
 #
-# Builds first (unless RECOUNT_NO_BUILD=1). Takes about 3 minutes per round on a 2-core machine.
+# Builds first (unless RECOUNT_NO_BUILD=1). Takes 3 to 7 minutes per round on a 2-core machine (run of 2026-12-08: 60 minutes for 12 rounds).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
