@@ -1,8 +1,6 @@
 package dev.recount.faults;
 
 import dev.recount.core.config.LocalEnvFile;
-import dev.recount.testkit.LocalStack;
-import dev.recount.testkit.Poll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,11 +19,11 @@ import java.util.Optional;
 final class ClusterControl {
     private static final Duration WAIT = Duration.ofMinutes(3);
 
-    private final LocalStack stack;
+    private final Stack stack;
     private final Launcher launcher;
     private final Path log;
 
-    ClusterControl(LocalStack stack, Launcher launcher, Path log) {
+    ClusterControl(Stack stack, Launcher launcher, Path log) {
         this.stack = stack;
         this.launcher = launcher;
         this.log = log;
@@ -63,7 +61,7 @@ final class ClusterControl {
         for (String process : List.of(
                 "flink-jobmanager", "flink-taskmanager-1", "flink-taskmanager-2", "spark-master", "spark-worker")) {
             long pid = readPid(root.resolve(process + ".pid"));
-            for (String address : dev.recount.testkit.ListeningSockets.of(pid)) {
+            for (String address : ListeningSockets.of(pid)) {
                 if (!address.startsWith("127.0.0.1:")) beyond.add(process + " " + address);
             }
         }
@@ -164,7 +162,7 @@ final class ClusterControl {
                         "executor " + executor + " of " + app + " ran a task but has no process"));
         List<String> listening;
         try {
-            listening = dev.recount.testkit.ListeningSockets.of(pid);
+            listening = ListeningSockets.of(pid);
         } catch (IOException e) {
             listening = List.of("(unreadable: " + e.getMessage() + ")");
         }

@@ -23,7 +23,11 @@ enum Fault {
             "on the local standalone clusters (`up --cluster`, `stream --cluster`, `backfill --cluster`): "
                     + "kill -9 of one Flink TaskManager while traffic flows (the job fails over to the other), then of both "
                     + "at once (started again 15 s later), then of the JobManager (`stream --cluster` run again), and of "
-                    + "a Spark executor while it runs a task of `backfill range`");
+                    + "a Spark executor while it runs a task of `backfill range`"),
+    SET_ADDED("a metric set added to a running deployment: the stream stopped with a savepoint after half the traffic, "
+            + "a third set declared and migrated, the stream started again (the set counts from its next window), "
+            + "then `backfill range --set` and `reconcile --set` of the set over the history, and the usual backfill and "
+            + "reconcile of every set");
 
     final String description;
 

@@ -1,6 +1,5 @@
 package dev.recount.faults;
 
-import dev.recount.testkit.LocalStack;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +63,7 @@ public final class FaultSuiteMain implements Callable<Integer> {
         Path home = work != null ? Files.createDirectories(work) : Files.createTempDirectory("recount-faults-");
         List<Fault> chosen = faults == null || faults.isEmpty() ? List.of(Fault.values()) : faults;
         out.println("fault suite: " + rounds + " round(s) of " + chosen + " in " + home);
-        LocalStack stack = LocalStack.start(home.resolve("stack"));
+        Stack stack = Stack.start(home.resolve("stack"));
         List<RoundResult> results = new ArrayList<>();
         try {
             int n = 0;
@@ -83,19 +82,7 @@ public final class FaultSuiteMain implements Callable<Integer> {
                                 fault,
                                 0,
                                 List.of(),
-                                new Accounting.Result(
-                                        0,
-                                        0,
-                                        0,
-                                        0,
-                                        0,
-                                        0,
-                                        0,
-                                        0,
-                                        0,
-                                        List.of("round did not complete: " + e),
-                                        List.of(),
-                                        ""),
+                                Accounting.Result.notJudged("round did not complete: " + e),
                                 List.of("see " + dir),
                                 java.time.Duration.ZERO));
                     }

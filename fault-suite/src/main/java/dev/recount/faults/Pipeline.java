@@ -1,8 +1,6 @@
 package dev.recount.faults;
 
-import dev.recount.testkit.LocalStack;
-import dev.recount.testkit.Poll;
-import dev.recount.testkit.TestNames;
+import dev.recount.db.Logins;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -25,20 +23,23 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * One isolated recount deployment on the shared stack — its own topics, schema, lake, checkpoints and config file
- * — and the commands a user runs against it, each a real process: the stream job (started, killed, stopped,
- * drained), produce, backfill and reconcile.
+ * One isolated recount deployment on the shared stack — its own topics, schema, lake, checkpoints, metric-sets file
+ * and config file — and the commands a user runs against it, each a real process: migrate, the stream job (started,
+ * killed, stopped, drained), produce, backfill and reconcile.
  */
 final class Pipeline {
     static final Duration WAIT = Duration.ofMinutes(5);
 
     final Path dir;
     final Path config;
+    /** The metric-sets file the config names: every command reads it, the oracle too. */
+    final Path metricSets;
+
     final String schema;
     final String input;
     final String deadLetter;
     final String backfill;
-    private final LocalStack stack;
+    private final Stack stack;
     private final Launcher launcher;
     private Process stream;
     private int streamStarts;
@@ -49,14 +50,16 @@ final class Pipeline {
 
     private Pipeline(
             Path dir,
-            LocalStack stack,
+            Stack stack,
             Launcher launcher,
             String schema,
             String input,
             String deadLetter,
             String backfill,
-            Path config) {
+            Path config,
+            Path metricSets) {
         this.dir = dir;
+        this.metricSets = metricSets;
         this.stack = stack;
         this.launcher = launcher;
         this.schema = schema;
@@ -66,9 +69,15 @@ final class Pipeline {
         this.config = config;
     }
 
-    /** @param settings recount settings on top of the suite's (window, watermark and checkpoint settings) */
-    static Pipeline create(Path dir, LocalStack stack, Map<String, String> settings) throws IOException {
-        return create(dir, stack, settings, stack.environment());
+    /**
+     * A deployment migrated for the sets of {@code metricSetsYaml}, with a login per component.
+     *
+     * @param settings recount settings on top of the suite's (window, watermark and checkpoint settings)
+     * @param metricSetsYaml the metric-sets file's text
+     */
+    static Pipeline create(Path dir, Stack stack, Map<String, String> settings, String metricSetsYaml)
+            throws IOException {
+        return create(dir, stack, settings, metricSetsYaml, stack.environment());
     }
 
     /**
@@ -78,21 +87,22 @@ final class Pipeline {
      */
     static Pipeline onClusters(
             Path dir,
-            LocalStack stack,
+            Stack stack,
             Map<String, String> settings,
+            String metricSetsYaml,
             Map<String, String> environment,
             java.util.concurrent.Callable<String> clusterLogs)
             throws IOException {
-        Pipeline p = create(dir, stack, settings, environment);
+        Pipeline p = create(dir, stack, settings, metricSetsYaml, environment);
         p.onClusters = true;
         p.clusterLogs = clusterLogs;
         return p;
     }
 
     private static Pipeline create(
-            Path dir, LocalStack stack, Map<String, String> settings, Map<String, String> environment)
+            Path dir, Stack stack, Map<String, String> settings, String metricSetsYaml, Map<String, String> environment)
             throws IOException {
-        String input = TestNames.unique("faults-in");
+        String input = Names.unique("faults-in");
         String dlq = input + "-dlq";
         String late = input + "-late";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
@@ -108,9 +118,10 @@ final class Pipeline {
         } catch (Exception e) {
             throw new IllegalStateException("cannot create the topics of " + input, e);
         }
-        // Migrated, with a login per component (passwords in the stack's password directory, which local.env's
-        // RECOUNT_PGPASSWORD_DIR names): the commands log in as their own logins, as after `./recount up`.
-        String schema = stack.createMigratedSchema("faults");
+        String schema = stack.createSchema("faults");
+        Files.createDirectories(dir);
+        Path metricSets = dir.resolve("metric-sets.yaml");
+        Files.writeString(metricSets, metricSetsYaml, StandardCharsets.UTF_8);
 
         Map<String, String> values = new TreeMap<>();
         values.put("topics.input", input);
@@ -121,16 +132,47 @@ final class Pipeline {
         values.put("stream.checkpoint-dir", dir.resolve("checkpoints").toString());
         values.put("stream.web-ui-port", "0");
         values.put("reconcile.report-dir", dir.resolve("reports").toString());
+        values.put("metric-sets.file", metricSets.toString());
         values.putAll(settings);
-        Files.createDirectories(dir);
         Path config = dir.resolve("recount.properties");
         Properties p = new Properties();
         p.putAll(values);
         try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
             p.store(w, "fault suite round");
         }
-        return new Pipeline(
-                dir, stack, new Launcher(Launcher.repositoryRoot(), environment), schema, input, dlq, late, config);
+        Pipeline pipeline = new Pipeline(
+                dir,
+                stack,
+                new Launcher(Launcher.repositoryRoot(), environment),
+                schema,
+                input,
+                dlq,
+                late,
+                config,
+                metricSets);
+        pipeline.migrate();
+        // A login per component (passwords in the stack's password directory, which local.env's
+        // RECOUNT_PGPASSWORD_DIR names): the commands log in as their own logins, as after `./recount up`.
+        try (Connection c = stack.adminConnection()) {
+            Logins.ensureLocal(c, schema, stack.passwordDir());
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the logins of schema " + schema, e);
+        }
+        return pipeline;
+    }
+
+    /**
+     * `./recount migrate` as the administrator: the migrations, and the tables of every set of the metric-sets file
+     * that has none yet (how a user adds a set to a running deployment).
+     */
+    void migrate() {
+        int exit = launcher.run(log("migrate"), WAIT, "migrate", "--config", config.toString());
+        if (exit != 0) throw new IllegalStateException("migrate exited " + exit + "; see " + log("migrate"));
+    }
+
+    /** Replaces the metric-sets file (every command started from now on reads the new one). */
+    void writeMetricSets(String yaml) throws IOException {
+        Files.writeString(metricSets, yaml, StandardCharsets.UTF_8);
     }
 
     Path log(String name) {
@@ -146,6 +188,41 @@ final class Pipeline {
 
     Process stream() {
         return stream;
+    }
+
+    /** The log of the stream job started last. */
+    Path streamLog() {
+        return log("stream-" + streamStarts);
+    }
+
+    /** Waits until the stream job started last says that its job runs; fails at once if it exited. */
+    void awaitRunning() {
+        Path logFile = streamLog();
+        Poll.until(Duration.ofMinutes(3), "the stream job to run (" + logFile + ")", () -> {
+            if (!stream.isAlive()) {
+                throw new IllegalStateException(
+                        "the stream job exited " + stream.exitValue() + ": " + Logs.lastLines(logFile));
+            }
+            return Files.exists(logFile) && Files.readString(logFile).contains(" running");
+        });
+    }
+
+    /** Sends records with their own keys and record timestamps (a producer whose clock is off, a huge key). */
+    void sendDirect(List<PoisonCorpus.Direct> records) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", stack.bootstrapServers());
+        p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("acks", "all");
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
+            for (PoisonCorpus.Direct d : records) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                                input, null, d.recordTs(), d.key(), d.value()))
+                        .get(30, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot send the direct records", e);
+        }
     }
 
     int streamStarts() {
@@ -168,8 +245,7 @@ final class Pipeline {
         stream.destroy();
         if (!stream.waitFor(3, TimeUnit.MINUTES)) {
             stream.destroyForcibly();
-            throw new IllegalStateException(
-                    "the stream job did not stop on SIGTERM within 3 min; see " + log("stream-" + streamStarts));
+            throw new IllegalStateException("the stream job did not stop on SIGTERM within 3 min; see " + streamLog());
         }
     }
 
@@ -197,8 +273,8 @@ final class Pipeline {
      * `backfill range --force`: the drain ended with every window flushed, so the lake is complete although the last
      * real watermark (what stream_progress records) lies before the tail's windows.
      */
-    int backfillRange(Instant from, Instant to) {
-        return launcher.run(log("backfill"), WAIT, backfillRangeArgs(from, to));
+    int backfillRange(Instant from, Instant to, String... options) {
+        return launcher.run(log("backfill"), WAIT, backfillRangeArgs(from, to, options));
     }
 
     /** `backfill range --force` running in the background (to inject a fault while it runs). */
@@ -206,8 +282,8 @@ final class Pipeline {
         return launcher.start(log("backfill"), backfillRangeArgs(from, to));
     }
 
-    private String[] backfillRangeArgs(Instant from, Instant to) {
-        return withCluster(
+    private String[] backfillRangeArgs(Instant from, Instant to, String... options) {
+        List<String> args = new java.util.ArrayList<>(List.of(
                 "backfill",
                 "range",
                 "--from",
@@ -216,7 +292,9 @@ final class Pipeline {
                 to.toString(),
                 "--force",
                 "--config",
-                config.toString());
+                config.toString()));
+        args.addAll(List.of(options));
+        return withCluster(args.toArray(String[]::new));
     }
 
     private String[] withCluster(String... args) {
@@ -226,20 +304,15 @@ final class Pipeline {
         return all;
     }
 
-    Process startReconcile(Instant from, Instant to) {
-        return launcher.start(
-                log("reconcile"),
-                "reconcile",
-                "--from",
-                from.toString(),
-                "--to",
-                to.toString(),
-                "--config",
-                config.toString());
+    Process startReconcile(Instant from, Instant to, String... options) {
+        List<String> args = new java.util.ArrayList<>(
+                List.of("reconcile", "--from", from.toString(), "--to", to.toString(), "--config", config.toString()));
+        args.addAll(List.of(options));
+        return launcher.start(log("reconcile"), args.toArray(String[]::new));
     }
 
-    int reconcile(Instant from, Instant to) throws InterruptedException {
-        Process p = startReconcile(from, to);
+    int reconcile(Instant from, Instant to, String... options) throws InterruptedException {
+        Process p = startReconcile(from, to, options);
         if (!p.waitFor(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
             throw new IllegalStateException("reconcile did not finish within " + WAIT);
@@ -292,13 +365,12 @@ final class Pipeline {
      * entries of /jobs/&lt;id&gt;/exceptions. The URL and the job id are the ones `stream` printed.
      */
     int failuresOfRunningJob() throws IOException, InterruptedException {
-        String log = Files.readString(log("stream-" + streamStarts), StandardCharsets.UTF_8);
+        String log = Files.readString(streamLog(), StandardCharsets.UTF_8);
         java.util.regex.Matcher ui =
                 java.util.regex.Pattern.compile("Web UI: (http://[^\\s]+)").matcher(log);
         java.util.regex.Matcher job =
                 java.util.regex.Pattern.compile("job ([0-9a-f]{32}) running").matcher(log);
-        if (!ui.find() || !job.find())
-            throw new IllegalStateException("no Web UI or job id in " + log("stream-" + streamStarts));
+        if (!ui.find() || !job.find()) throw new IllegalStateException("no Web UI or job id in " + streamLog());
         java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient()
                 .send(
                         java.net.http.HttpRequest.newBuilder(java.net.URI.create(

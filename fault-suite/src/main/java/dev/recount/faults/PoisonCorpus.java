@@ -13,6 +13,8 @@ import java.util.List;
  * a producer whose clock runs 50 minutes ahead (valid: judged against its own record timestamp); a record with a
  * 700 KB key and 64 KB of control bytes (its dead letter once exceeded Kafka's 1 MiB limit, and the job failed over
  * on it forever); and an event stamped near 2^63 by its producer (once valid, with a window end that overflowed).
+ * With the suite's metric sets, the integer attribute {@code quantity} too: 2^63 - 1 twice in one window (a sum beyond
+ * 64 bits), and negative, beyond 64 bits and as a string (schema dead letters).
  */
 final class PoisonCorpus {
     /** Event time of the poison events: inside the traffic's range, so they fall in its windows. */
@@ -44,6 +46,16 @@ final class PoisonCorpus {
         l.add(event("p-negative", "click", at, "cmp-poison", "ch-a", -1));
         l.add("{\"event_id\":\"p-2^63\",\"event_type\":\"click\",\"event_ts\":" + at
                 + ",\"campaign_id\":\"cmp-poison\",\"channel_id\":\"ch-a\",\"cost_micros\":9223372036854775808}");
+        l.add(withMembers(
+                event("p-qty-max-1", "click", at, "cmp-poison", "ch-qty", 1),
+                ",\"country\":\"DE\",\"quantity\":" + Long.MAX_VALUE));
+        l.add(withMembers(
+                event("p-qty-max-2", "click", at, "cmp-poison", "ch-qty", 1),
+                ",\"country\":\"DE\",\"quantity\":" + Long.MAX_VALUE));
+        l.add(withMembers(event("p-qty-negative", "click", at, "cmp-poison", "ch-qty", 1), ",\"quantity\":-1"));
+        l.add(withMembers(
+                event("p-qty-beyond", "click", at, "cmp-poison", "ch-qty", 1), ",\"quantity\":9223372036854775808"));
+        l.add(withMembers(event("p-qty-string", "click", at, "cmp-poison", "ch-qty", 1), ",\"quantity\":\"3\""));
         l.add(event("i".repeat(256), "impression", at, "cmp-poison", "ch-long", 1));
         l.add(event("j".repeat(257), "impression", at, "cmp-poison", "ch-long", 1));
         l.add("[1,2,3]");
@@ -84,6 +96,11 @@ final class PoisonCorpus {
                         .getBytes(StandardCharsets.UTF_8),
                 farTs));
         return d;
+    }
+
+    /** {@code event} with {@code members} (",\"a\":1") added inside its object. */
+    private static String withMembers(String event, String members) {
+        return event.substring(0, event.length() - 1) + members + "}";
     }
 
     private static String event(String id, String type, long ts, String campaign, String channel, long cost) {

@@ -10,11 +10,15 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.ToLongFunction;
 
 /**
- * The suite's figures as Markdown: one row per fault over all its rounds, then every round. Written into the
+ * The suite's figures as Markdown: one row per fault over all its rounds, one per fault and metric set, then every
+ * round. Written into the
  * generated section (between the markers) of a file of the run's own under fault-suite/results/, or of the file
  * {@code --report} names, so any text around it stays hand-written. docs/reliability.md is never written by a run.
  */
@@ -42,37 +46,48 @@ final class ReliabilityReport {
                 .append("Reproduce: `")
                 .append(command)
                 .append("`\n\n");
-        md.append("| fault | rounds | injections | events lost | events double-counted | dead letters lost / extra "
-                + "| lake missing / duplicated | window_metrics keys wrong after reconcile | time to recover (median / max) "
-                + "| all exact |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|\n");
         Map<Fault, List<RoundResult>> byFault = new EnumMap<>(Fault.class);
         for (RoundResult r : rounds)
             byFault.computeIfAbsent(r.fault(), f -> new ArrayList<>()).add(r);
+
+        md.append("| fault | rounds | injections | backfill records twice / unknown / wrong payload / wrong window "
+                + "| dead letters lost / extra / wrong reason | lake rows missing / twice / extra / wrong | other problems "
+                + "| time to recover (median / max) | all exact |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|\n");
         byFault.forEach((fault, rs) -> {
             List<Duration> recoveries = new ArrayList<>();
             rs.forEach(r -> recoveries.addAll(r.recoveries()));
             recoveries.sort(null);
-            md.append("| ")
+            md.append("| `")
+                    .append(fault.name())
+                    .append("`: ")
                     .append(fault.description)
                     .append(" | ")
                     .append(rs.size())
                     .append(" | ")
                     .append(rs.stream().mapToInt(RoundResult::injections).sum())
                     .append(" | ")
-                    .append(sum(rs, a -> a.eventsLost()))
+                    .append(sums(
+                            rs,
+                            a -> a.backfill().duplicates(),
+                            a -> a.backfill().unknown(),
+                            a -> a.backfill().wrongPayload(),
+                            a -> a.backfill().wrongWindow()))
                     .append(" | ")
-                    .append(sum(rs, a -> a.eventsDoubled() + a.backfillDuplicates() + a.backfillUnknown()))
+                    .append(sums(
+                            rs,
+                            a -> a.deadLetters().lost(),
+                            a -> a.deadLetters().extra(),
+                            a -> a.deadLetters().wrongReason()))
                     .append(" | ")
-                    .append(sum(rs, Accounting.Result::deadLettersLost))
-                    .append(" / ")
-                    .append(sum(rs, Accounting.Result::deadLettersExtra))
+                    .append(sums(
+                            rs,
+                            a -> a.lake().missing(),
+                            a -> a.lake().duplicated(),
+                            a -> a.lake().extra(),
+                            a -> a.lake().wrong()))
                     .append(" | ")
-                    .append(sum(rs, Accounting.Result::lakeMissing))
-                    .append(" / ")
-                    .append(sum(rs, Accounting.Result::lakeDuplicates))
-                    .append(" | ")
-                    .append(sum(rs, Accounting.Result::finalKeysWrong))
+                    .append(sums(rs, a -> a.problems().size()))
                     .append(" | ")
                     .append(
                             recoveries.isEmpty()
@@ -83,6 +98,62 @@ final class ReliabilityReport {
                     .append(rs.stream().allMatch(RoundResult::passed) ? "yes" : "**no**")
                     .append(" |\n");
         });
+
+        md.append("\nPer metric set: stream rows + the set's events on the backfill topic against the truth after the"
+                + " drain; the serving views against the truth after backfill and reconcile.\n\n");
+        md.append(
+                "| fault | set | events lost | events double-counted | keys differing | served keys wrong (window_metrics"
+                        + " / attribution) | exact |\n");
+        md.append("|---|---|---|---|---|---|---|\n");
+        byFault.forEach((fault, rs) -> {
+            Set<String> sets = new LinkedHashSet<>();
+            rs.forEach(r -> sets.addAll(r.accounting().sets()));
+            for (String set : sets) {
+                List<Accounting.SetCount> counts = rs.stream()
+                        .flatMap(r -> r.accounting().counts().stream())
+                        .filter(c -> c.set().equals(set))
+                        .toList();
+                List<Accounting.SetServed> served = rs.stream()
+                        .flatMap(r -> r.accounting().served(set).stream())
+                        .toList();
+                boolean attribution = served.stream().anyMatch(v -> v.attributionKeysWrong() >= 0);
+                boolean exact = counts.size() == rs.size()
+                        && served.size() == rs.size()
+                        && counts.stream().allMatch(Accounting.SetCount::clean)
+                        && served.stream().allMatch(Accounting.SetServed::clean);
+                md.append("| ")
+                        .append(fault.name())
+                        .append(" | ")
+                        .append(set)
+                        .append(" | ")
+                        .append(counts.stream()
+                                .mapToLong(Accounting.SetCount::eventsLost)
+                                .sum())
+                        .append(" | ")
+                        .append(counts.stream()
+                                .mapToLong(Accounting.SetCount::eventsDoubled)
+                                .sum())
+                        .append(" | ")
+                        .append(counts.stream()
+                                .mapToLong(Accounting.SetCount::keysDiffering)
+                                .sum())
+                        .append(" | ")
+                        .append(served.stream()
+                                .mapToLong(Accounting.SetServed::keysWrong)
+                                .sum())
+                        .append(" / ")
+                        .append(
+                                attribution
+                                        ? Long.toString(served.stream()
+                                                .mapToLong(v -> Math.max(0, v.attributionKeysWrong()))
+                                                .sum())
+                                        : "-")
+                        .append(" | ")
+                        .append(exact ? "yes" : "**no**")
+                        .append(" |\n");
+            }
+        });
+
         md.append("\nEvery round:\n\n");
         for (RoundResult r : rounds) {
             md.append("- ")
@@ -118,8 +189,15 @@ final class ReliabilityReport {
         Files.writeString(doc, updated, StandardCharsets.UTF_8);
     }
 
-    private static long sum(List<RoundResult> rs, java.util.function.ToLongFunction<Accounting.Result> f) {
-        return rs.stream().mapToLong(r -> f.applyAsLong(r.accounting())).sum();
+    /** Each of {@code parts} summed over the rounds, joined by " / ". */
+    @SafeVarargs
+    private static String sums(List<RoundResult> rs, ToLongFunction<Accounting.Result>... parts) {
+        List<String> out = new ArrayList<>();
+        for (ToLongFunction<Accounting.Result> f : parts) {
+            out.add(Long.toString(
+                    rs.stream().mapToLong(r -> f.applyAsLong(r.accounting())).sum()));
+        }
+        return String.join(" / ", out);
     }
 
     private static String seconds(Duration d) {

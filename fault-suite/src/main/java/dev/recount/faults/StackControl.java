@@ -1,7 +1,5 @@
 package dev.recount.faults;
 
-import dev.recount.testkit.LocalStack;
-import dev.recount.testkit.Poll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,11 +18,11 @@ import java.util.Optional;
 final class StackControl {
     private static final Duration WAIT = Duration.ofMinutes(2);
 
-    private final LocalStack stack;
+    private final Stack stack;
     private final Launcher launcher;
     private final Path log;
 
-    StackControl(LocalStack stack, Launcher launcher, Path log) {
+    StackControl(Stack stack, Launcher launcher, Path log) {
         this.stack = stack;
         this.launcher = launcher;
         this.log = log;
