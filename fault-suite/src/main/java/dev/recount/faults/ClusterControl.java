@@ -47,8 +47,8 @@ final class ClusterControl {
     /** Stops the clusters only; Kafka and PostgreSQL keep running for the other tests. */
     void down() {
         int exit = launcher.run(
-                log, WAIT, "down", "--cluster", "--home", stack.home().toString());
-        if (exit != 0) throw new IllegalStateException("`recount down --cluster` exited " + exit + "; see " + log);
+                log, WAIT, "down", "--clusters-only", "--home", stack.home().toString());
+        if (exit != 0) throw new IllegalStateException("`recount down --clusters-only` exited " + exit + "; see " + log);
     }
 
     /**
