@@ -69,7 +69,7 @@ final class StatusCommand implements Callable<Integer> {
         }
         boolean clustersPartly = false;
         if (clusters.configured()) {
-            // A cluster stopped cleanly (`down --cluster`) is not "partly running"; one a kill took is.
+            // A cluster stopped cleanly (`down --clusters-only`) is not "partly running"; one a kill took is.
             clustersPartly = !clusters.allRunning()
                     && (!clusters.noneRunning()
                             || clusters.status().stream()
