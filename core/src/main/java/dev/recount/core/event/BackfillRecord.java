@@ -125,7 +125,7 @@ public record BackfillRecord(
                     e, sets(n), integer(n, "watermark", Long.MIN_VALUE, Long.MAX_VALUE), topic, partition, offset);
         } catch (JsonProcessingException | IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    EventValidator.printable("not a backfill record: " + e.getMessage(), MAX_REASON), e);
+                    IdRule.printable("not a backfill record: " + e.getMessage(), MAX_REASON), e);
         }
     }
 

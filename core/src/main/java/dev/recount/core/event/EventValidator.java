@@ -98,15 +98,13 @@ public final class EventValidator implements Serializable {
             Instant.parse("9999-01-01T00:00:00Z").toEpochMilli();
 
     /** Longest id accepted (event_id, campaign_id, channel_id, request_id), in UTF-8 bytes. */
-    public static final int MAX_ID_BYTES = 256;
+    public static final int MAX_ID_BYTES = IdRule.MAX_ID_BYTES;
     /** Whether an id may be absent or JSON null (request_id) or not (the other ids), for {@link #idProblem}. */
     private static final boolean OPTIONAL = true;
 
     private static final boolean REQUIRED = false;
     /** Most fields outside the contract that the fast path reads; a record with more takes the tree path. */
     private static final int MAX_IGNORED_FAST = 16;
-    /** Longest piece of an offending value quoted in a detail, in characters. */
-    private static final int QUOTE_CHARS = 80;
     /** Longest JSON parser message in a detail, in characters (it may quote a 50,000-character key). */
     private static final int QUOTE_JSON_ERROR_CHARS = 400;
 
@@ -180,13 +178,14 @@ public final class EventValidator implements Serializable {
             // Jackson quotes the offending input (a duplicate key, an unexpected character, possibly half a pair).
             return ValidationResult.invalid(
                     InvalidReason.MALFORMED,
-                    "not valid JSON: " + printable(String.valueOf(e.getOriginalMessage()), QUOTE_JSON_ERROR_CHARS));
+                    "not valid JSON: "
+                            + IdRule.printable(String.valueOf(e.getOriginalMessage()), QUOTE_JSON_ERROR_CHARS));
         } catch (NumberFormatException e) {
             // JSON, but a number whose exponent no decimal holds (1e4007550807): it could not be kept exactly.
             return ValidationResult.invalid(
                     InvalidReason.MALFORMED,
                     "a number cannot be read exactly: "
-                            + printable(String.valueOf(e.getMessage()), QUOTE_JSON_ERROR_CHARS));
+                            + IdRule.printable(String.valueOf(e.getMessage()), QUOTE_JSON_ERROR_CHARS));
         } catch (IOException e) {
             throw new UncheckedIOException("reading an in-memory value cannot fail: " + e.getMessage(), e);
         }
@@ -412,7 +411,7 @@ public final class EventValidator implements Serializable {
 
     /** What {@link #idProblem} accepts for a present string. */
     private static boolean isValidId(String id) {
-        return id != null && idProblem("id", id) == null;
+        return id != null && IdRule.problem("id", id) == null;
     }
 
     private static String textProblem(JsonNode root, String field) {
@@ -441,42 +440,7 @@ public final class EventValidator implements Serializable {
         if (n == null || n.isNull()) return optional ? null : field + " is missing";
         if (!n.isTextual())
             return field + " must be a string, got " + n.getNodeType().name().toLowerCase();
-        return idProblem(field, n.textValue());
-    }
-
-    /**
-     * The id rule for a present string (no control character, no unpaired surrogate, not blank, at most
-     * {@link #MAX_ID_BYTES} UTF-8 bytes); null when it holds, else the problem, naming {@code field}. Declared string
-     * attributes and the values a definitions file filters on are held to it too.
-     */
-    public static String idRuleProblem(String field, String id) {
-        return idProblem(field, id);
-    }
-
-    /** The id rule for a present string id; null when it holds. */
-    private static String idProblem(String field, String id) {
-        int utf8Bytes = 0;
-        for (int i = 0; i < id.length(); i++) {
-            char c = id.charAt(i);
-            if (c >= 0x20 && c < 0x7F) { // printable ASCII: nearly every character of nearly every id
-                utf8Bytes++;
-            } else if (Character.isISOControl(c)) {
-                return field + " has control character " + codePoint(c) + " at index " + i + " in " + quote(id);
-            } else if (Character.isHighSurrogate(c)
-                    && i + 1 < id.length()
-                    && Character.isLowSurrogate(id.charAt(i + 1))) {
-                utf8Bytes += 4;
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return field + " has unpaired surrogate " + codePoint(c) + " at index " + i + " in " + quote(id);
-            } else {
-                utf8Bytes += c < 0x800 ? 2 : 3;
-            }
-        }
-        if (id.isBlank()) return field + " is empty";
-        if (utf8Bytes > MAX_ID_BYTES)
-            return field + " is " + utf8Bytes + " bytes long; at most " + MAX_ID_BYTES + " are accepted";
-        return null;
+        return IdRule.problem(field, n.textValue());
     }
 
     private static String integerProblem(JsonNode root, String field) {
@@ -514,40 +478,8 @@ public final class EventValidator implements Serializable {
         }
     }
 
-    private static String codePoint(char c) {
-        return String.format("U+%04X", (int) c);
-    }
-
-    private static String quote(String s) {
-        return "'" + abbreviate(s) + "'";
-    }
-
     private static String abbreviate(String s) {
-        return printable(s, QUOTE_CHARS);
-    }
-
-    /**
-     * {@code s} for a detail: whole when it fits {@code max} characters, else its start and "..."; control characters
-     * and unpaired surrogates spelled <code>&#92;uXXXX</code>. The detail travels as JSON to the dead-letter topic,
-     * where a raw lone surrogate would arrive as '?'. Never cuts a pair or an escape in half, and reads at most
-     * {@code max} characters of a huge value.
-     */
-    public static String printable(String s, int max) {
-        StringBuilder out = new StringBuilder(Math.min(s.length(), max) + 8);
-        int cut = 0; // the longest whole-character prefix that leaves room for "..."
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                out.append(c).append(s.charAt(++i));
-            } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-            if (out.length() > max) return out.substring(0, cut) + "...";
-            if (out.length() <= max - 3) cut = out.length();
-        }
-        return out.toString();
+        return IdRule.printable(s, IdRule.QUOTE_CHARS);
     }
 
     private static long saturatedSubtract(long a, long b) {

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.recount.core.event.EventValidator;
+import dev.recount.core.event.IdRule;
 import java.io.Serializable;
 import java.util.List;
 
@@ -84,7 +84,7 @@ public final class AttributeResolver implements Serializable {
                                 + shown(a.values().toString());
                     }
                 } else {
-                    String problem = EventValidator.idRuleProblem(a.name(), text);
+                    String problem = IdRule.problem(a.name(), text);
                     if (problem != null) return problem;
                 }
                 strings[slots[i]] = text;
@@ -130,6 +130,6 @@ public final class AttributeResolver implements Serializable {
     }
 
     private static String shown(String s) {
-        return EventValidator.printable(s, 80);
+        return IdRule.printable(s, 80);
     }
 }

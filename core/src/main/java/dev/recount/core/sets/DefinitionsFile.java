@@ -7,7 +7,7 @@ import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import dev.recount.core.config.Durations;
 import dev.recount.core.event.EventType;
-import dev.recount.core.event.EventValidator;
+import dev.recount.core.event.IdRule;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -230,7 +230,7 @@ final class DefinitionsFile {
                 if (type != FieldType.STRING) throw problem(at + "/values", "only a string attribute lists values");
                 int i = 0;
                 for (JsonNode v : a.get("values")) {
-                    String idProblem = EventValidator.idRuleProblem(name, v.textValue());
+                    String idProblem = IdRule.problem(name, v.textValue());
                     if (idProblem != null)
                         throw problem(at + "/values/" + i, "a value must be a valid id: " + idProblem);
                     values.add(v.textValue());
@@ -242,7 +242,7 @@ final class DefinitionsFile {
                 JsonNode d = a.get("default");
                 if (type == FieldType.STRING) {
                     if (!d.isTextual()) throw problem(at + "/default", "the default of a string attribute is a string");
-                    String idProblem = EventValidator.idRuleProblem(name, d.textValue());
+                    String idProblem = IdRule.problem(name, d.textValue());
                     if (idProblem != null)
                         throw problem(at + "/default", "the default must be a valid id: " + idProblem);
                     if (!values.isEmpty() && !values.contains(d.textValue())) {
@@ -391,7 +391,7 @@ final class DefinitionsFile {
                                 + ": the filter could never match");
             }
         }
-        String idProblem = EventValidator.idRuleProblem(f.name(), value);
+        String idProblem = IdRule.problem(f.name(), value);
         if (idProblem != null) throw problem(at, "a filter value must be a valid id: " + idProblem);
     }
 
