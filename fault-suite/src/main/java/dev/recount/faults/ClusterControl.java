@@ -48,7 +48,8 @@ final class ClusterControl {
     void down() {
         int exit = launcher.run(
                 log, WAIT, "down", "--clusters-only", "--home", stack.home().toString());
-        if (exit != 0) throw new IllegalStateException("`recount down --clusters-only` exited " + exit + "; see " + log);
+        if (exit != 0)
+            throw new IllegalStateException("`recount down --clusters-only` exited " + exit + "; see " + log);
     }
 
     /**
